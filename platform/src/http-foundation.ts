@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger, FastifyInstance, FastifyHttpOptions, FastifyError } from 'fastify';
+import type { Server } from 'node:http';
+import { LogController } from 'fastify';
+import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import type { Logger } from 'pino';
+import { HttpError, errorJson, sendError } from './errors.js';
+import { serverLimits } from './server-limits.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set once shutdown begins; readiness and new requests consult it. */
+    lifecycle: { draining: boolean };
+  }
+}
+
+const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** Keeps a client's X-Request-Id when it is short visible ASCII, so it can be logged and forwarded safely. */
+export function requestIdFor(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+/** Node writes its own bodies for errors before routing (timeouts, bad header syntax); give them our shape. */
+function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, error] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request timeout']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request header fields too large']
+        : [400, 'bad request'];
+  this.log.debug({ err }, 'client error');
+  if (socket.writable) {
+    const body = errorJson(code, error);
+    socket.write(
+      `HTTP/1.1 ${code} ${error}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/** Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers. */
+export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, FastifyBaseLogger> {
+  return {
+    loggerInstance: logger,
+    // One line per request is written at completion (see httpFoundation); Fastify's two lines cost throughput.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    bodyLimit: serverLimits.bodyLimitBytes,
+    keepAliveTimeout: serverLimits.idleTimeoutMs,
+    // Passed to http.createServer: Fastify's own requestTimeout is applied too late to move headersTimeout.
+    http: {
+      requestTimeout: serverLimits.readTimeoutMs,
+      headersTimeout: serverLimits.readTimeoutMs,
+      connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
+      keepAliveTimeout: serverLimits.idleTimeoutMs,
+    },
+    // Fastify's 503 body is not an ErrorResponse; httpFoundation answers it instead.
+    return503OnClosing: false,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (err, _request, reply) => {
+      void sendError(reply, 400, 'bad request', err.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : '');
+    },
+  };
+}
+
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Root hooks and handlers both processes need: 503 while draining, request-id echo, the write timeout,
+ * one log line per request, ErrorResponse bodies for 404/405/500, and 405 + Allow from the route table.
+ * Register before any route so the route table is complete.
+ */
+export const httpFoundation = fp(
+  async (app: FastifyInstance) => {
+    app.decorate('lifecycle', { draining: false });
+    app.addHook('preClose', async () => {
+      app.lifecycle.draining = true;
+    });
+
+    // A mirror of the route table answers "which methods does this path allow?" for 405 responses.
+    const routePaths = FindMyWay<FindMyWay.HTTPVersion.V1>();
+    const methodsByUrl = new Map<string, string[]>();
+    app.addHook('onRoute', (route) => {
+      const methods = methodsByUrl.get(route.url);
+      const added = ([] as string[]).concat(route.method);
+      if (methods === undefined) {
+        methodsByUrl.set(route.url, added);
+        routePaths.on('GET', route.url, () => undefined, { url: route.url });
+      } else {
+        for (const method of added) if (!methods.includes(method)) methods.push(method);
+      }
+    });
+
+    app.addHook('onRequest', (request, reply, done) => {
+      void reply.header('x-request-id', request.id);
+      if (app.lifecycle.draining) {
+        void sendError(reply, 503, 'service unavailable', 'shutting down');
+        return;
+      }
+      // Go-style write deadline: a response not finished 10 s after the headers arrived loses its connection.
+      const deadline = setTimeout(() => {
+        request.log.warn('write timeout exceeded, closing connection');
+        request.raw.socket.destroy();
+      }, serverLimits.writeTimeoutMs);
+      reply.raw.once('close', () => clearTimeout(deadline));
+      done();
+    });
+
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+          statusCode: reply.statusCode,
+          responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request completed',
+      );
+      done();
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?', 1)[0] ?? '/';
+      const match = routePaths.find('GET', path) as { store: { url: string } } | null;
+      const allowed = match === null ? undefined : methodsByUrl.get(match.store.url);
+      if (allowed !== undefined) {
+        void reply.header('allow', allowed.join(', '));
+        return sendError(reply, 405, 'method not allowed');
+      }
+      return sendError(reply, 404, 'not found');
+    });
+
+    app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
+      if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
+      const status = err.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        // Framework-detected client errors (e.g. a malformed header) keep their status, in our shape.
+        return sendError(reply, status, (STATUS_CODES[status] ?? 'bad request').toLowerCase(), err.message);
+      }
+      request.log.error({ err }, 'unhandled error');
+      return sendError(reply, 500, 'internal error');
+    });
+  },
+  { name: 'http-foundation' },
+);

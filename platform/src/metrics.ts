@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { UNMATCHED_ROUTE } from './http-foundation.js';
+
+/** Metric names are an interface (DESIGN "Metrics"): ops/ rules and dashboards query them. */
+export const httpMetricNames = {
+  requests: 'http_requests_total',
+  duration: 'http_request_duration_seconds',
+} as const;
+
+const LABELS = ['method', 'route', 'status_code'] as const;
+
+/** A registry per app instance, so tests can build many apps in one process. */
+export function createRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Counts and times every response by route pattern (never the raw URL, which would explode cardinality). */
+export const httpMetrics = fp<{ registry: Registry }>(
+  async (app: FastifyInstance, { registry }) => {
+    const requests = new Counter({
+      name: httpMetricNames.requests,
+      help: 'HTTP responses sent, by method, route pattern and status code.',
+      labelNames: LABELS,
+      registers: [registry],
+    });
+    const duration = new Histogram({
+      name: httpMetricNames.duration,
+      help: 'Time from request arrival to response end, by method, route pattern and status code.',
+      labelNames: LABELS,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    app.addHook('onResponse', (request, reply, done) => {
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+        status_code: String(reply.statusCode),
+      };
+      requests.inc(labels);
+      duration.observe(labels, reply.elapsedTime / 1000);
+      done();
+    });
+  },
+  { name: 'http-metrics' },
+);

@@ -1,0 +1,81 @@
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.js';
+import { baseServerOptions, httpFoundation, requestIdFor } from '../src/http-foundation.js';
+import { HttpError } from '../src/errors.js';
+
+async function buildTestApp() {
+  const app = Fastify(baseServerOptions(createLogger('silent', 'test')));
+  await app.register(httpFoundation);
+  app.get('/things/:id', async () => ({ ok: true }));
+  app.put('/things/:id', async () => ({ ok: true }));
+  app.get('/teapot', async () => {
+    throw new HttpError(418, 'teapot', 'short and stout');
+  });
+  app.get('/boom', async () => {
+    throw new Error('secret internal detail at /srv/db');
+  });
+  return app;
+}
+
+let app: Awaited<ReturnType<typeof buildTestApp>>;
+afterEach(async () => {
+  await app.close();
+});
+
+describe('httpFoundation', () => {
+  it('answers an unmatched path with a JSON 404', async () => {
+    app = await buildTestApp();
+    const res = await app.inject({ method: 'GET', url: '/nowhere' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual({ error: 'not found', code: 404 });
+  });
+
+  it('answers a known path with another method 405 and an Allow header from the route table', async () => {
+    app = await buildTestApp();
+    const res = await app.inject({ method: 'PATCH', url: '/things/7?x=1' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, PUT');
+    expect(res.json()).toEqual({ error: 'method not allowed', code: 405 });
+  });
+
+  it('turns an HttpError into the ErrorResponse with details', async () => {
+    app = await buildTestApp();
+    const res = await app.inject({ method: 'GET', url: '/teapot' });
+    expect(res.statusCode).toBe(418);
+    expect(res.json()).toEqual({ error: 'teapot', code: 418, details: 'short and stout' });
+  });
+
+  it('hides the text of an unhandled failure behind 500 internal error', async () => {
+    app = await buildTestApp();
+    const res = await app.inject({ method: 'GET', url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'internal error', code: 500 });
+    expect(res.body).not.toContain('secret');
+  });
+
+  it('echoes a sane X-Request-Id and replaces an unsafe one', async () => {
+    app = await buildTestApp();
+    const kept = await app.inject({ method: 'GET', url: '/things/1', headers: { 'x-request-id': 'abc-123' } });
+    expect(kept.headers['x-request-id']).toBe('abc-123');
+    const replaced = await app.inject({ method: 'GET', url: '/things/1', headers: { 'x-request-id': 'x'.repeat(129) } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('accepts request ids of 1..128 visible ASCII characters only', () => {
+    const idFor = (value: string) => requestIdFor({ headers: { 'x-request-id': value } } as never);
+    expect(idFor('a'.repeat(128))).toBe('a'.repeat(128));
+    expect(idFor('has space')).not.toBe('has space');
+    expect(idFor('')).not.toBe('');
+  });
+
+  it('answers 503 service unavailable in the ErrorResponse shape while draining', async () => {
+    app = await buildTestApp();
+    await app.ready();
+    app.lifecycle.draining = true;
+    const res = await app.inject({ method: 'GET', url: '/things/1' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ error: 'service unavailable', code: 503, details: 'shutting down' });
+  });
+});
