@@ -1,0 +1,32 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { baseServerOptions, httpFoundation } from '../../../platform/src/http-foundation.js';
+import { createRegistry, httpMetrics } from '../../../platform/src/metrics.js';
+import type { Order } from './orders/order.js';
+import { orderRoutes } from './orders/routes.js';
+import { OrderService } from './orders/service.js';
+import { bodyReader } from './users/body-reader.js';
+import { userRoutes } from './users/routes.js';
+import { MemoryUserStore, type UserStore } from './users/store.js';
+
+export interface BuildAppOptions {
+  logger: Logger;
+  /** Where the HTTP metrics go; one per app so tests can build many. */
+  registry?: Registry;
+  store?: UserStore;
+  orders: readonly Order[];
+  clock?: () => Date;
+}
+
+/** The backend's public API (DESIGN "Shape"), not listening: main.ts listens, tests inject. */
+export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock = () => new Date() }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify(baseServerOptions(logger));
+  // First, so its onRoute mirror sees every route (405 + Allow).
+  await app.register(httpFoundation);
+  await app.register(httpMetrics, { registry });
+  await app.register(bodyReader);
+  await app.register(userRoutes, { store, now: () => clock().toISOString() });
+  await app.register(orderRoutes, { orders: new OrderService(orders) });
+  return app;
+}

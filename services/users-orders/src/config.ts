@@ -1,0 +1,36 @@
+import { hostSchema, logLevelSchema, portSchema, readEnv } from '../../../platform/src/config.js';
+import { z } from 'zod';
+
+export interface BackendConfig {
+  host: string;
+  port: number;
+  adminPort: number;
+  ordersFile: string;
+  logLevel: z.output<typeof logLevelSchema>;
+}
+
+const fileSchema = z.string().min(1, 'must name a file');
+
+/** DESIGN "Configuration": pure, so tests can pass any environment; throws ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
+  const vars = readEnv(env, {
+    BACKEND_HOST: { schema: hostSchema, default: '127.0.0.1' },
+    BACKEND_PORT: { schema: portSchema, default: '8081' },
+    BACKEND_ADMIN_PORT: { schema: portSchema, default: '9465' },
+    // Relative paths resolve against the working directory (the repository root under npm start).
+    ORDERS_FILE: { schema: fileSchema, default: 'ops/seed/orders.json' },
+    LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
+  });
+  return {
+    host: vars.BACKEND_HOST,
+    port: vars.BACKEND_PORT,
+    adminPort: vars.BACKEND_ADMIN_PORT,
+    ordersFile: vars.ORDERS_FILE,
+    logLevel: vars.LOG_LEVEL,
+  };
+}
+
+/** The one place the process environment is read. */
+export function loadProcessConfig(): BackendConfig {
+  return loadConfig(process.env);
+}

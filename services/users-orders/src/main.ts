@@ -1,0 +1,17 @@
+import { buildAdminApp } from '../../../platform/src/admin.js';
+import { createLogger } from '../../../platform/src/logger.js';
+import { createRegistry } from '../../../platform/src/metrics.js';
+import { runProcess } from '../../../platform/src/run-process.js';
+import { buildApp } from './app.js';
+import { loadProcessConfig } from './config.js';
+import { loadOrders } from './orders/order.js';
+
+await runProcess(async () => {
+  const config = loadProcessConfig();
+  const orders = loadOrders(config.ordersFile);
+  const logger = createLogger(config.logLevel, 'users-orders');
+  const registry = createRegistry();
+  const app = await buildApp({ logger, registry, orders });
+  const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.draining });
+  return { app, admin, logger, host: config.host, port: config.port, adminPort: config.adminPort };
+});

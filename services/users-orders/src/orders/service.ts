@@ -1,0 +1,14 @@
+import type { Order } from './order.js';
+
+/** The version-independent business logic; presenters alone differ per version (SPEC "Deprecation and retention" 4). */
+export class OrderService {
+  private readonly byId: ReadonlyMap<string, Order>;
+
+  constructor(orders: readonly Order[]) {
+    this.byId = new Map(orders.map((order) => [order.id, order]));
+  }
+
+  find(id: string): Order | undefined {
+    return this.byId.get(id);
+  }
+}
