@@ -1,0 +1,115 @@
+/**
+ * Every PromQL expression of the Grafana dashboards and of ops/prometheus/rules.yml parses and
+ * names only metrics the gateway or the backend really exports (read from their live /metrics)
+ * or that a recording rule of rules.yml produces. A renamed metric breaks this test.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  dashboardExpressions,
+  exportedSeriesNames,
+  loadDashboards,
+  loadRules,
+  metricNamesIn,
+  ruleFileContents,
+  unknownMetrics,
+} from './promql.js';
+
+describe('metricNamesIn (lezer-promql)', () => {
+  it('finds the selectors of aggregations, functions, binary operations and histograms', () => {
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{job="gateway"}[$__rate_interval])))' +
+          ' / on () group_left () sum(api:version_requests:rate5m) or vector(0)',
+      ).sort(),
+    ).toEqual(['api:version_requests:rate5m', 'http_request_duration_seconds_bucket']);
+  });
+
+  it('reads names given as __name__ matchers and in the quoted UTF-8 form', () => {
+    expect(metricNamesIn('{__name__="process_cpu_seconds_total", job="backend"} + {"nodejs_heap_size_total_bytes"}').sort()).toEqual([
+      'nodejs_heap_size_total_bytes',
+      'process_cpu_seconds_total',
+    ]);
+  });
+
+  it('does not take label names, label values or function names for metrics', () => {
+    expect(metricNamesIn('label_replace(up{version="http_requests_total"}, "x", "$1", "job", "(.*)")')).toEqual(['up']);
+  });
+
+  it('rejects a syntax error and a __name__ regex it cannot check', () => {
+    expect(() => metricNamesIn('sum(rate(http_requests_total[5m])')).toThrow(/syntax error/);
+    expect(() => metricNamesIn('{__name__=~"http_.*"}')).toThrow(/non-equality __name__/);
+    expect(() => metricNamesIn('rate(x[$my_custom_variable])')).toThrow(/unsupported Grafana variable/);
+  });
+});
+
+describe('exportedSeriesNames', () => {
+  const exposition = [
+    '# HELP http_request_duration_seconds Time.',
+    '# TYPE http_request_duration_seconds histogram',
+    'http_request_duration_seconds_bucket{le="0.005",method="GET",route="/v1/orders/:id",status_code="200"} 1',
+    'http_request_duration_seconds_sum{method="GET",route="/v1/orders/:id",status_code="200"} 0.002',
+    'http_request_duration_seconds_count{method="GET",route="/v1/orders/:id",status_code="200"} 1',
+    '# HELP api_version_requests_total Requests.',
+    '# TYPE api_version_requests_total counter',
+    '# TYPE process_cpu_seconds_total counter',
+    'process_cpu_seconds_total 0.5',
+    '',
+  ].join('\n');
+
+  it('offers histograms as _bucket/_sum/_count and counts declared metrics without samples', () => {
+    const names = exportedSeriesNames(exposition);
+    expect([...names].sort()).toEqual([
+      'api_version_requests_total',
+      'http_request_duration_seconds_bucket',
+      'http_request_duration_seconds_count',
+      'http_request_duration_seconds_sum',
+      'process_cpu_seconds_total',
+    ]);
+  });
+
+  it('reports a metric that is neither exported nor recorded, and where it is used', () => {
+    const { expressions, recorded } = ruleFileContents(
+      [
+        'groups:',
+        '  - name: g',
+        '    rules:',
+        '      - record: job:x:rate5m',
+        '        expr: sum(rate(api_version_requests_total[5m]))',
+        '      - alert: A',
+        '        expr: job:x:rate5m > 0 and http_requests_total > 0',
+      ].join('\n'),
+      'inline.yml',
+    );
+    expect(unknownMetrics(expressions, exportedSeriesNames(exposition), recorded)).toEqual([
+      { source: 'inline.yml › g › A', metric: 'http_requests_total' },
+    ]);
+  });
+});
+
+describe('ops/ PromQL', () => {
+  const rules = loadRules();
+  const dashboards = loadDashboards();
+  const dashboardExprs = dashboards.flatMap(({ file, dashboard }) => dashboardExpressions(dashboard, file));
+
+  it('has the "API versions" dashboard with its panels, and rules with expressions', () => {
+    expect(dashboards.map(({ dashboard }) => dashboard.title)).toContain('API versions');
+    expect(dashboardExprs.length).toBeGreaterThanOrEqual(9);
+    expect(rules.expressions.length).toBe(5);
+    expect([...rules.recorded].sort()).toEqual(['api:deprecated_version_share:ratio_rate5m', 'api:version_requests:rate5m']);
+  });
+
+  it('parses every expression and names a metric in each', () => {
+    for (const { source, expr } of [...dashboardExprs, ...rules.expressions]) {
+      expect(metricNamesIn(expr), source).not.toHaveLength(0);
+    }
+  });
+
+  it('uses only recording rules that rules.yml defines', () => {
+    const recordedLooking = [...dashboardExprs, ...rules.expressions].flatMap(({ source, expr }) =>
+      metricNamesIn(expr)
+        .filter((metric) => metric.includes(':'))
+        .map((metric) => ({ source, metric })),
+    );
+    expect(recordedLooking.filter(({ metric }) => !rules.recorded.has(metric))).toEqual([]);
+  });
+});
