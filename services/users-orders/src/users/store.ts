@@ -1,7 +1,9 @@
-import sortedBTree from 'sorted-btree';
+import { createRequire } from 'node:module';
+import type sortedBTree from 'sorted-btree';
 
-// sorted-btree is CommonJS with `exports.default`; under Node's ESM interop the class sits on `.default`.
-const BTree = sortedBTree.default;
+// sorted-btree is CommonJS exporting `exports.default`. An ESM default import yields the exports object
+// under Node but the class under vitest's interop; require() gives the same object in both.
+const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBTree).default;
 
 /** SPEC "User". Timestamps are RFC 3339 UTC with milliseconds (DESIGN "Users"). */
 export interface User {

@@ -1,0 +1,49 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../platform/src/config.js';
+import { loadConfig } from '../src/config.js';
+
+export const builtMain = 'dist/services/users-orders/src/main.js';
+
+describe('loadConfig', () => {
+  it('applies DESIGN defaults to an empty environment', () => {
+    expect(loadConfig({})).toEqual({ host: '127.0.0.1', port: 8081, adminPort: 9465, ordersFile: 'ops/seed/orders.json', logLevel: 'info' });
+  });
+
+  it('reads every variable', () => {
+    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', LOG_LEVEL: 'silent' };
+    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminPort: 65535, ordersFile: '/data/o.json', logLevel: 'silent' });
+  });
+
+  it.each([
+    ['BACKEND_PORT', 'abc'],
+    ['BACKEND_PORT', '-1'],
+    ['BACKEND_PORT', '65536'],
+    ['BACKEND_ADMIN_PORT', '8080x'],
+    ['BACKEND_HOST', ''],
+    ['ORDERS_FILE', ''],
+    ['LOG_LEVEL', 'loud'],
+  ])('throws a ConfigError naming %s for %j', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));
+  });
+});
+
+describe('the built process with a bad configuration', () => {
+  it.each([
+    [{ BACKEND_PORT: 'abc' }, 'BACKEND_PORT'],
+    [{ ORDERS_FILE: 'no/such/orders.json' }, 'ORDERS_FILE'],
+  ])('exits 1 with one stderr line naming the variable (%j)', (env, name) => {
+    expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);
+    const result = spawnSync(process.execPath, [builtMain], {
+      env: { ...process.env, BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^invalid configuration: ${name}: `));
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../platform/src/config.js';
+import { loadOrders } from '../src/orders/order.js';
+import { JSON_TYPE, testApp } from './helpers.js';
+
+describe('GET order representations', () => {
+  it.each(['', '/api'])('answers %s/v1/orders/:id with exactly id, user_id and total = cents / 100', async (prefix) => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'GET', url: `${prefix}/v1/orders/ord-1001` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toStrictEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
+    // The gateway owns the version policy; the backend adds no deprecation headers.
+    expect(res.headers).not.toHaveProperty('deprecation');
+    expect(res.headers).not.toHaveProperty('sunset');
+    expect(res.headers).not.toHaveProperty('link');
+  });
+
+  it.each(['', '/api'])('answers %s/v2/orders/:id with exactly id, customer_id, total_cents and currency', async (prefix) => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'GET', url: `${prefix}/v2/orders/ord-1002` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toStrictEqual({ id: 'ord-1002', customer_id: 'user-2', total_cents: 5, currency: 'USD' });
+  });
+
+  it('presents 5 cents as 0.05 in version 1', async () => {
+    const app = await testApp();
+    expect((await app.inject({ method: 'GET', url: '/v1/orders/ord-1002' })).json()).toMatchObject({ total: 0.05 });
+  });
+
+  it.each(['v1', 'v2'])('answers an unknown order under /api/%s with 404 text/plain order not found', async (version) => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'GET', url: `/api/${version}/orders/ord-9999` });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.body).toBe('order not found');
+  });
+
+  it.each(['v1', 'v2'])('answers an unknown order under bare /%s with the JSON ErrorResponse', async (version) => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'GET', url: `/${version}/orders/ord-9999` });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toEqual({ error: 'order not found', code: 404 });
+  });
+
+  it('serves the orders it was built with', async () => {
+    const app = await testApp({ orders: [{ id: 'x-1', customer_id: 'user-9', total_cents: 100, currency: 'GBP' }] });
+    expect((await app.inject({ method: 'GET', url: '/v2/orders/x-1' })).json()).toMatchObject({ currency: 'GBP' });
+    expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).statusCode).toBe(404);
+  });
+});
+
+describe('loadOrders (ORDERS_FILE)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orders-'));
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('loads the shipped demo file: ord-1001..ord-1010', () => {
+    const orders = loadOrders('ops/seed/orders.json');
+    expect(orders.map((order) => order.id)).toEqual(Array.from({ length: 10 }, (_, i) => `ord-${1001 + i}`));
+    expect(orders.find((order) => order.id === 'ord-1001')).toEqual({ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' });
+  });
+
+  it.each([
+    ['missing', join(dir, 'absent.json'), /^ORDERS_FILE: cannot read .*absent\.json \(ENOENT\)$/],
+    ['not JSON', file('bad.json', '[{'), /^ORDERS_FILE: .* is not valid JSON/],
+    ['not an array', file('object.json', '{}'), /^ORDERS_FILE: .* is invalid/],
+    ['fractional cents', file('cents.json', '[{"id":"o","customer_id":"c","total_cents":1.5,"currency":"EUR"}]'), /^ORDERS_FILE: .* is invalid at 0\.total_cents/],
+    ['missing currency', file('currency.json', '[{"id":"o","customer_id":"c","total_cents":1}]'), /^ORDERS_FILE: .* is invalid at 0\.currency/],
+    ['an unknown field', file('extra.json', '[{"id":"o","customer_id":"c","total_cents":1,"currency":"EUR","user_id":"c"}]'), /^ORDERS_FILE: .* is invalid/],
+    [
+      'duplicate ids',
+      file('dupes.json', '[{"id":"o","customer_id":"c","total_cents":1,"currency":"EUR"},{"id":"o","customer_id":"d","total_cents":2,"currency":"EUR"}]'),
+      /^ORDERS_FILE: .* is invalid at 1\.id: duplicate order id "o"$/,
+    ],
+  ])('refuses a %s file with a ConfigError naming ORDERS_FILE', (_what, path, message) => {
+    expect(() => loadOrders(path)).toThrow(ConfigError);
+    expect(() => loadOrders(path)).toThrow(message);
+  });
+});

@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryUserStore, type User, type UserFields } from '../src/users/store.js';
+import { JSON_TYPE, manualClock, testApp } from './helpers.js';
+
+const alice = { name: 'Alice', email: 'alice@example.com' };
+
+async function createUser(app: Awaited<ReturnType<typeof testApp>>, fields: UserFields = alice): Promise<User> {
+  const res = await app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify(fields) });
+  expect(res.statusCode).toBe(201);
+  return res.json<User>();
+}
+
+describe('GET /api/users', () => {
+  it('answers an empty JSON array when there are no users', async () => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'GET', url: '/api/users' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toEqual([]);
+  });
+
+  it('lists every user', async () => {
+    const app = await testApp();
+    await createUser(app);
+    await createUser(app, { name: 'Bob', email: 'bob@example.com' });
+    const res = await app.inject({ method: 'GET', url: '/api/users' });
+    expect(res.json<User[]>().map((user) => user.id).sort()).toEqual(['user-1', 'user-2']);
+  });
+
+  it('answers a storage failure 500 listing users with the store error as details', async () => {
+    const store = new (class extends MemoryUserStore {
+      override list(): User[] {
+        throw new Error('replica unreachable');
+      }
+    })();
+    const app = await testApp({ store });
+    const res = await app.inject({ method: 'GET', url: '/api/users' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'listing users', code: 500, details: 'replica unreachable' });
+  });
+});
+
+describe('POST /api/users', () => {
+  it('creates a user: 201, Location, id user-1, created_at = updated_at from the clock', async () => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify(alice) });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.headers.location).toBe('/api/users/user-1');
+    expect(res.json()).toStrictEqual({
+      id: 'user-1',
+      name: 'Alice',
+      email: 'alice@example.com',
+      created_at: '2026-11-22T10:00:00.000Z',
+      updated_at: '2026-11-22T10:00:00.000Z',
+    });
+  });
+
+  it.each([
+    ['{}', 'name is required'],
+    ['{"email":"a@example.com"}', 'name is required'],
+    ['{"name":"","email":""}', 'name is required'],
+    ['{"name":"Alice"}', 'email is required'],
+    ['{"name":"Alice","email":""}', 'email is required'],
+  ])('answers %s with 422 validation failed, name checked before email', async (payload, details) => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'POST', url: '/api/users', payload });
+    expect(res.statusCode).toBe(422);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toEqual({ error: 'validation failed', code: 422, details });
+  });
+
+  it('never reuses an id after deletion', async () => {
+    const app = await testApp();
+    await createUser(app);
+    await createUser(app);
+    expect((await app.inject({ method: 'DELETE', url: '/api/users/user-2' })).statusCode).toBe(204);
+    expect((await createUser(app)).id).toBe('user-3');
+  });
+
+  it('gives 200 concurrent creations 200 distinct, gap-free ids', async () => {
+    const app = await testApp();
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }) }),
+      ),
+    );
+    expect(responses.every((res) => res.statusCode === 201)).toBe(true);
+    const ids = new Set(responses.map((res) => res.json<User>().id));
+    expect(ids).toEqual(new Set(Array.from({ length: 200 }, (_, i) => `user-${i + 1}`)));
+  });
+
+  it('hides the text of an unexpected store failure behind 500 internal error', async () => {
+    const store = new (class extends MemoryUserStore {
+      override create(): User {
+        throw new Error('secret: /var/lib/users.db corrupt');
+      }
+    })();
+    const app = await testApp({ store });
+    const res = await app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify(alice) });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'internal error', code: 500 });
+    expect(res.body).not.toContain('secret');
+  });
+});
+
+describe('GET /api/users/:id', () => {
+  it('answers the user', async () => {
+    const app = await testApp();
+    const created = await createUser(app);
+    const res = await app.inject({ method: 'GET', url: '/api/users/user-1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toStrictEqual(created);
+  });
+
+  it.each(['user-9', 'user-01', 'user-0', 'nobody', 'user-99999999999999999999'])('answers %s with 404 user not found', async (id) => {
+    const app = await testApp();
+    await createUser(app);
+    const res = await app.inject({ method: 'GET', url: `/api/users/${id}` });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toEqual({ error: 'user not found', code: 404 });
+  });
+});
+
+describe('PUT /api/users/:id', () => {
+  it('updates only the fields present and moves updated_at, never created_at', async () => {
+    const { clock, advance } = manualClock();
+    const app = await testApp({ clock });
+    await createUser(app);
+    advance(1_500);
+    const res = await app.inject({ method: 'PUT', url: '/api/users/user-1', payload: '{"email":"new@example.com"}' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    const expected = {
+      id: 'user-1',
+      name: 'Alice',
+      email: 'new@example.com',
+      created_at: '2026-11-22T10:00:00.000Z',
+      updated_at: '2026-11-22T10:00:01.500Z',
+    };
+    expect(res.json()).toStrictEqual(expected);
+    expect((await app.inject({ method: 'GET', url: '/api/users/user-1' })).json()).toStrictEqual(expected);
+  });
+
+  it('does not check present values for emptiness, and an empty object changes only updated_at', async () => {
+    const app = await testApp();
+    await createUser(app);
+    const emptied = await app.inject({ method: 'PUT', url: '/api/users/user-1', payload: '{"name":""}' });
+    expect(emptied.statusCode).toBe(200);
+    expect(emptied.json()).toMatchObject({ name: '', email: 'alice@example.com' });
+    const unchanged = await app.inject({ method: 'PUT', url: '/api/users/user-1', payload: '{}' });
+    expect(unchanged.statusCode).toBe(200);
+    expect(unchanged.json()).toMatchObject({ name: '', email: 'alice@example.com' });
+  });
+
+  it('decodes before looking up: an undecodable body for an unknown id is 400, a valid one 404', async () => {
+    const app = await testApp();
+    const undecodable = await app.inject({ method: 'PUT', url: '/api/users/user-42', payload: '{"nickname":"x"}' });
+    expect(undecodable.statusCode).toBe(400);
+    expect(undecodable.json()).toEqual({ error: 'invalid JSON', code: 400, details: 'unknown field "nickname"' });
+    const valid = await app.inject({ method: 'PUT', url: '/api/users/user-42', payload: '{"name":"x"}' });
+    expect(valid.statusCode).toBe(404);
+    expect(valid.json()).toEqual({ error: 'user not found', code: 404 });
+  });
+
+  it('rejects an empty body with 400 invalid JSON', async () => {
+    const app = await testApp();
+    await createUser(app);
+    const res = await app.inject({ method: 'PUT', url: '/api/users/user-1' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid JSON', code: 400, details: 'body is empty' });
+  });
+});
+
+describe('DELETE /api/users/:id', () => {
+  it('answers 204 with an empty body, after which the user is gone', async () => {
+    const app = await testApp();
+    await createUser(app);
+    const res = await app.inject({ method: 'DELETE', url: '/api/users/user-1' });
+    expect(res.statusCode).toBe(204);
+    expect(res.body).toBe('');
+    expect(res.headers['content-length']).toBeUndefined();
+    expect((await app.inject({ method: 'GET', url: '/api/users/user-1' })).statusCode).toBe(404);
+    const again = await app.inject({ method: 'DELETE', url: '/api/users/user-1' });
+    expect(again.statusCode).toBe(404);
+    expect(again.json()).toEqual({ error: 'user not found', code: 404 });
+  });
+});
+
+describe('errors outside the handlers', () => {
+  it.each([
+    ['PATCH', '/api/users/user-1', 'GET, HEAD, PUT, DELETE'],
+    ['POST', '/api/users/user-1', 'GET, HEAD, PUT, DELETE'],
+    ['DELETE', '/api/users', 'GET, HEAD, POST'],
+    ['PATCH', '/api/users/page', 'GET, HEAD'],
+    ['POST', '/api/users/page?limit=5', 'GET, HEAD'],
+    ['POST', '/v1/orders/ord-1001', 'GET, HEAD'],
+    ['DELETE', '/api/v2/orders/ord-1001', 'GET, HEAD'],
+  ])('answers %s %s with 405 and Allow: %s', async (method, url, allow) => {
+    const app = await testApp();
+    const res = await app.inject({ method: method as 'PATCH', url, payload: method === 'POST' ? '{}' : undefined });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toEqual({ error: 'method not allowed', code: 405 });
+  });
+
+  it.each(['/api/user', '/api/users/user-1/orders', '/v3/orders/ord-1001', '/'])('answers the unmatched path %s with JSON 404 not found', async (url) => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(JSON_TYPE);
+    expect(res.json()).toEqual({ error: 'not found', code: 404 });
+  });
+});
