@@ -1,0 +1,76 @@
+# syntax=docker/dockerfile:1
+#
+# One Dockerfile, one image per service:
+#   docker build --target gateway -t version-router-gateway .
+#   docker build --target backend -t version-router-backend .
+# Both targets share every layer but the last, so building both costs one build.
+#
+# Base: Node 24 (LTS, supported until 2028-04) on Debian 13 "trixie" slim. Node 20 is
+# end-of-life; 22 leaves maintenance in 2027-04. The code also runs on Node 20 (our machines),
+# and `npm run test:e2e:image-node` runs the end-to-end suite under this major as well
+# (it reads the major from the FROM line below, so keep that line's form `node:<major>-...`).
+ARG NODE_IMAGE=node:24-trixie-slim
+
+# ---- build: all dependencies, compile TypeScript to dist/ ------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY platform/src platform/src
+COPY services services
+COPY gateway gateway
+RUN npm run build
+
+# ---- prod-deps: production dependencies only ------------------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --no-audit --no-fund
+
+# ---- runtime: what both services run on ------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Files stay owned by root and are not writable by the `node` user that runs the process.
+# package.json is needed at run time: its "type": "module" makes dist/*.js ES modules.
+COPY package.json ./
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Defaults baked in so `docker run` works without mounts; docker-compose.yml mounts ops/
+# read-only over them so an operator changes the version policy or seed without a rebuild.
+COPY ops/versions.json ops/versions.json
+COPY ops/seed ops/seed
+USER node
+# Node is PID 1 and receives SIGTERM itself (exec-form CMD, no npm or shell in between);
+# runProcess installs the handler that drains for up to 10 s and exits 0. Give `docker stop`
+# more than that (`--stop-timeout 15`, compose `stop_grace_period: 15s`): Docker's default 10 s
+# would SIGKILL a drain that uses its full budget. compose also sets `init: true` so signals
+# are handled and children reaped even before the handler is installed.
+STOPSIGNAL SIGTERM
+
+# ---- backend (internal service: never published) --------------------------------------------
+FROM runtime AS backend
+ENV BACKEND_HOST=0.0.0.0 \
+    BACKEND_PORT=8081 \
+    BACKEND_ADMIN_PORT=9465 \
+    ORDERS_FILE=/app/ops/seed/orders.json
+EXPOSE 8081 9465
+# Readiness on the admin port; slim images have no curl, so Node's fetch does the probe.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.BACKEND_ADMIN_PORT || 9465) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/services/users-orders/src/main.js"]
+
+# ---- gateway (public; the default target) ----------------------------------------------------
+FROM runtime AS gateway
+ENV GATEWAY_HOST=0.0.0.0 \
+    GATEWAY_PORT=8080 \
+    GATEWAY_ADMIN_PORT=9464 \
+    API_VERSIONS_FILE=/app/ops/versions.json
+EXPOSE 8080 9464
+# /readyz: healthy means "can serve", i.e. the backend answers too (DESIGN "Health").
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_ADMIN_PORT || 9464) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/gateway/src/main.js"]

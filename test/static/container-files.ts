@@ -1,0 +1,196 @@
+/**
+ * Readers for the container definitions (Dockerfile, docker-compose.yml and its test overlay),
+ * used by the static checks in containers.test.ts. Deliberately small: they understand the
+ * syntax these files use, and fail loudly on anything they do not understand.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, type CollectionTag } from 'yaml';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const paths = {
+  dockerfile: join(repoRoot, 'Dockerfile'),
+  dockerignore: join(repoRoot, '.dockerignore'),
+  compose: join(repoRoot, 'docker-compose.yml'),
+  composeTest: join(repoRoot, 'test', 'containers', 'compose.test.yml'),
+  composeSchema: join(repoRoot, 'node_modules', 'dclint', 'schemas', 'compose.schema.json'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Dockerfile
+
+export interface Instruction {
+  keyword: string;
+  args: string;
+  line: number;
+}
+
+export interface Stage {
+  name: string | undefined;
+  /** The FROM argument with build arguments substituted. */
+  from: string;
+  /** The stage this one builds on, when FROM names an earlier stage. */
+  parent: Stage | undefined;
+  instructions: Instruction[];
+}
+
+/** Splits a Dockerfile into stages; continuation lines are joined, comments and the parser directive dropped. */
+export function parseDockerfile(text: string): Stage[] {
+  const logical: Instruction[] = [];
+  let pending = '';
+  let start = 0;
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (pending === '' && (line === '' || line.startsWith('#'))) return;
+    if (pending !== '' && line.startsWith('#')) return; // comment inside a continuation
+    if (pending === '') start = index + 1;
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      return;
+    }
+    const full = (pending + line).trim();
+    pending = '';
+    const match = /^(\S+)\s*(.*)$/s.exec(full);
+    if (match === null) return;
+    logical.push({ keyword: match[1]!.toUpperCase(), args: match[2]!.trim(), line: start });
+  });
+  if (pending !== '') throw new Error('Dockerfile ends inside a line continuation');
+
+  const globalArgs = new Map<string, string>();
+  const stages: Stage[] = [];
+  for (const instruction of logical) {
+    if (instruction.keyword === 'FROM') {
+      const match = /^(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(instruction.args);
+      if (match === null) throw new Error(`cannot read FROM on line ${instruction.line}: ${instruction.args}`);
+      const from = match[1]!.replace(/\$\{?(\w+)\}?/g, (_all, name: string) => {
+        const value = globalArgs.get(name);
+        if (value === undefined) throw new Error(`FROM on line ${instruction.line} uses ARG ${name} without a default`);
+        return value;
+      });
+      const parent = stages.find((stage) => stage.name !== undefined && stage.name === from);
+      stages.push({ name: match[2], from, parent, instructions: [] });
+    } else if (stages.length === 0) {
+      if (instruction.keyword !== 'ARG') throw new Error(`${instruction.keyword} before the first FROM`);
+      const match = /^(\w+)=(\S+)$/.exec(instruction.args);
+      if (match !== null) globalArgs.set(match[1]!, match[2]!.replace(/^"(.*)"$/, '$1'));
+    } else {
+      stages[stages.length - 1]!.instructions.push(instruction);
+    }
+  }
+  return stages;
+}
+
+/** The instructions that apply to a stage: its ancestors' first, then its own. */
+export function effectiveInstructions(stage: Stage): Instruction[] {
+  return stage.parent === undefined ? stage.instructions : [...effectiveInstructions(stage.parent), ...stage.instructions];
+}
+
+/** The last instruction with this keyword that applies to the stage (USER, CMD, HEALTHCHECK…). */
+export function lastInstruction(stage: Stage, keyword: string): Instruction | undefined {
+  return effectiveInstructions(stage).filter((instruction) => instruction.keyword === keyword).at(-1);
+}
+
+/** The external base image a stage starts from, following earlier stages. */
+export function baseImage(stage: Stage): string {
+  return stage.parent === undefined ? stage.from : baseImage(stage.parent);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compose
+
+/** Compose's merge tags (`!override`, `!reset`) in overlay files; for checking, the value as written. */
+const composeTags: CollectionTag[] = (['!override', '!reset'] as const).flatMap((tag) =>
+  (['seq', 'map'] as const).map((collection): CollectionTag => ({ tag, collection, resolve: (value) => value })),
+);
+
+export function readYaml(file: string): unknown {
+  // `merge: true`: compose files use YAML merge keys (`<<: *anchor`).
+  return parse(readFileSync(file, 'utf8'), { merge: true, customTags: composeTags });
+}
+
+export interface ComposeService {
+  image?: string;
+  build?: string | { context?: string; target?: string; dockerfile?: string };
+  ports?: (string | number | { target: number | string; published?: number | string; host_ip?: string })[];
+  expose?: (string | number)[];
+  networks?: string[] | Record<string, unknown>;
+  volumes?: (string | { type: string; source?: string; target: string; read_only?: boolean })[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  depends_on?: string[] | Record<string, { condition: string }>;
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  stop_grace_period?: string;
+  init?: boolean;
+  user?: string;
+  command?: string | string[];
+}
+
+export interface ComposeFile {
+  name?: string;
+  services: Record<string, ComposeService>;
+  networks?: Record<string, { internal?: boolean } | null>;
+  volumes?: Record<string, unknown>;
+}
+
+export function readCompose(file: string): ComposeFile {
+  const value = readYaml(file);
+  if (typeof value !== 'object' || value === null || !('services' in value)) throw new Error(`${file}: no services`);
+  return value as ComposeFile;
+}
+
+export function serviceNetworks(service: ComposeService): string[] {
+  if (service.networks === undefined) return ['default'];
+  return Array.isArray(service.networks) ? service.networks : Object.keys(service.networks);
+}
+
+export function environment(service: ComposeService): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(env.map((entry) => [entry.split('=')[0]!, entry.split('=').slice(1).join('=')]));
+  }
+  return Object.fromEntries(Object.entries(env).map(([key, value]) => [key, String(value)]));
+}
+
+export interface Mount {
+  source: string;
+  target: string;
+  readOnly: boolean;
+  /** A path on the host (bind mount), as opposed to a named volume or tmpfs. */
+  bind: boolean;
+}
+
+export function mounts(service: ComposeService): Mount[] {
+  return (service.volumes ?? []).map((volume): Mount => {
+    if (typeof volume === 'string') {
+      const [source = '', target = '', mode = ''] = volume.split(':');
+      return { source, target, readOnly: mode.split(',').includes('ro'), bind: /^[./~]/.test(source) };
+    }
+    return { source: volume.source ?? '', target: volume.target, readOnly: volume.read_only === true, bind: volume.type === 'bind' };
+  });
+}
+
+export interface PublishedPort {
+  target: number;
+  hostIp: string | undefined;
+  published: string | undefined;
+}
+
+/** Reads the short (`[ip:]host:container`, `container`) and long port syntaxes. */
+export function publishedPorts(service: ComposeService): PublishedPort[] {
+  return (service.ports ?? []).map((port): PublishedPort => {
+    if (typeof port === 'object') {
+      return { target: Number(port.target), published: port.published === undefined ? undefined : String(port.published), hostIp: port.host_ip };
+    }
+    const parts = String(port).replace(/\/(tcp|udp)$/, '').split(':');
+    const target = Number(parts.at(-1));
+    if (!Number.isInteger(target)) throw new Error(`cannot read port ${String(port)}`);
+    if (parts.length === 1) return { target, published: undefined, hostIp: undefined };
+    if (parts.length === 2) return { target, published: parts[0], hostIp: undefined };
+    return { target, published: parts.at(-2), hostIp: parts.slice(0, -2).join(':') };
+  });
+}
+
+export function exists(relativeToRoot: string): boolean {
+  return existsSync(join(repoRoot, relativeToRoot));
+}

