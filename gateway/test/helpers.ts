@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { Registry } from 'prom-client';
+import { createRegistry } from '../../platform/src/metrics.js';
+import { buildApp } from '../src/app.js';
+import { versionPolicyFileSchema } from '../src/versions/policy-file.js';
+import { VersionPolicy } from '../src/versions/policy.js';
+
+/** DESIGN's example policy (ops/versions.json). */
+export const designPolicyFile = {
+  default_version: 1,
+  versions: [
+    { version: 1, status: 'deprecated', announced: '2026-06-01', sunset: '2027-01-01T00:00:00Z', successor: 2 },
+    { version: 2, status: 'current' },
+  ],
+};
+
+export const policyFrom = (file: unknown): VersionPolicy => new VersionPolicy(versionPolicyFileSchema.parse(file));
+
+export const at = (iso: string): number => Date.parse(iso);
+/** Inside v1's Warn period (after 2026-06-01, before 2027-01-01). */
+export const TODAY = at('2026-11-22T12:00:00Z');
+export const V1_SUNSET = at('2027-01-01T00:00:00Z');
+
+export interface TestGateway {
+  app: FastifyInstance;
+  registry: Registry;
+  /** Parsed JSON log lines the app wrote. */
+  logs: Record<string, unknown>[];
+  /** Moves the injected clock. */
+  setNow(epochMs: number): void;
+}
+
+export async function buildTestGateway(
+  backendUrl: string,
+  { now = TODAY, backendTimeoutMs = 2_000, policy = policyFrom(designPolicyFile) } = {},
+): Promise<TestGateway> {
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  let clockMs = now;
+  const registry = createRegistry();
+  const app = await buildApp({
+    config: { backendTimeoutMs },
+    policy,
+    clock: () => clockMs,
+    backendUrl,
+    logger: pino({ level: 'info' }, sink),
+    registry,
+  });
+  return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs) };
+}
