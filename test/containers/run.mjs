@@ -1,0 +1,29 @@
+// `npm run test:containers`: the container suite needs a Docker engine (and Compose v2).
+// Without one it prints a single line saying so and exits 0, before vitest starts, so no test
+// is reported at all, let alone as passed. With one it runs the suite (vitest.config.ts here).
+// The engine is looked up the way testcontainers looks it up (DOCKER_HOST,
+// ~/.testcontainers.properties, the default sockets), so "reachable" means the same for both.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { getContainerRuntimeClient } from 'testcontainers';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+let engine;
+try {
+  const client = await getContainerRuntimeClient();
+  engine = `${client.info.containerRuntime.host} (${client.info.containerRuntime.operatingSystem})`;
+} catch (err) {
+  process.stdout.write(
+    `container suite SKIPPED, no test run: no Docker engine reachable (${err instanceof Error ? err.message : String(err)})\n`,
+  );
+  process.exit(0);
+}
+
+process.stdout.write(`container suite: Docker engine at ${engine}; building and starting the compose stack\n`);
+const result = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url)), 'run', '--config', 'test/containers/vitest.config.ts', ...process.argv.slice(2)],
+  { cwd: root, stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

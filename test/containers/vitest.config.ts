@@ -1,0 +1,14 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:containers` (through run.mjs): builds the images and starts the compose stack
+// once for the whole suite, so one file, no parallelism, and timeouts sized for a cold build.
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['test/containers/**/*.test.ts'],
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 20 * 60_000,
+  },
+});
