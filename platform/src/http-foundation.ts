@@ -113,6 +113,13 @@ export const httpFoundation = fp(
       done();
     });
 
+    // A request that was in flight when shutdown began must not leave its keep-alive connection open:
+    // close() would then wait for the client (up to the grace period) although nothing is in flight.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (app.lifecycle.draining) void reply.header('connection', 'close');
+      done(null, payload);
+    });
+
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info(
         {
