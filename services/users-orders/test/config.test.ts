@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../platform/src/config.js';
 import { loadConfig } from '../src/config.js';
-
-export const builtMain = 'dist/services/users-orders/src/main.js';
+import { builtMain } from './process.js';
 
 describe('loadConfig', () => {
   it('applies DESIGN defaults to an empty environment', () => {

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+
+export const builtMain = 'dist/services/users-orders/src/main.js';
+
+export interface BackendProcess {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the built backend on ephemeral ports and resolves once its 'listening' log line names the API address. */
+export async function startBackend(): Promise<BackendProcess> {
+  if (!existsSync(builtMain)) throw new Error(`${builtMain} is missing: run npm run build first`);
+  const child = spawn(process.execPath, [builtMain], {
+    env: { ...process.env, BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Drained so a chatty child never blocks on a full pipe; only config errors go there.
+  child.stderr?.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('backend did not log "listening" within 10 s')), 10_000);
+    void exited.then(({ code }) => reject(new Error(`backend exited with ${code} before listening`)));
+    if (child.stdout === null) throw new Error('spawned without a stdout pipe');
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg?: string; api?: string };
+      if (entry.msg === 'listening' && entry.api !== undefined) {
+        clearTimeout(timer);
+        resolve(Number(new URL(entry.api).port));
+      }
+    });
+  });
+  return { child, port, exited };
+}
+
+export function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Reads successive HTTP/1.1 responses (Content-Length framed, interim 1xx included) from one socket. */
+export class ResponseReader {
+  private buffer = Buffer.alloc(0);
+  private waiting: (() => void) | undefined;
+  closed = false;
+
+  constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.waiting?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.waiting?.();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  async next(timeoutMs = 5_000): Promise<RawResponse> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const parsed = this.take();
+      if (parsed !== undefined) return parsed;
+      if (this.closed) throw new Error('connection closed before a complete response');
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error('no complete response in time');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.waiting = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private take(): RawResponse | undefined {
+    const end = this.buffer.indexOf('\r\n\r\n');
+    if (end < 0) return undefined;
+    const [statusLine = '', ...lines] = this.buffer.subarray(0, end).toString('latin1').split('\r\n');
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length'] ?? 0);
+    if (this.buffer.length < end + 4 + length) return undefined;
+    const body = this.buffer.subarray(end + 4, end + 4 + length).toString('utf8');
+    this.buffer = this.buffer.subarray(end + 4 + length);
+    return { status: Number(statusLine.split(' ')[1]), headers, body };
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
