@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '../../platform/src/config.js';
+import { serverLimits } from '../../platform/src/server-limits.js';
+import { versionPolicyFileSchema } from './versions/policy-file.js';
+import { VersionPolicy } from './versions/policy.js';
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  adminPort: number;
+  backendUrl: string;
+  backendTimeoutMs: number;
+  policy: VersionPolicy;
+  logLevel: z.output<typeof logLevelSchema>;
+}
+
+/** An http origin (no path, query or credentials): the gateway appends the request's own path. */
+const backendUrlSchema = z
+  .string()
+  .refine((text) => URL.canParse(text), 'must be an http:// URL such as http://127.0.0.1:8081')
+  .transform((text) => new URL(text))
+  .refine((url) => url.protocol === 'http:', 'must use http://')
+  .refine((url) => url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '', 'must be an origin only (no path, query or credentials)')
+  .transform((url) => url.origin);
+
+/**
+ * undici checks its header/body timeouts on a ~0.5 s tick, so the 504 leaves up to ~0.5 s after the limit;
+ * capped a second below the 10 s write deadline so the client gets the 504 rather than a cut connection.
+ */
+const MAX_BACKEND_TIMEOUT_MS = serverLimits.writeTimeoutMs - 1_000;
+const backendTimeoutSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of milliseconds')
+  .transform(Number)
+  .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
+
+const fileSchema = z.string().min(1, 'must name a file');
+
+/** DESIGN "Configuration": pure, so tests can pass any environment; throws ConfigError naming the variable or file. */
+export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
+  const vars = readEnv(env, {
+    GATEWAY_HOST: { schema: hostSchema, default: '0.0.0.0' },
+    GATEWAY_PORT: { schema: portSchema, default: '8080' },
+    GATEWAY_ADMIN_PORT: { schema: portSchema, default: '9464' },
+    BACKEND_URL: { schema: backendUrlSchema, default: 'http://127.0.0.1:8081' },
+    BACKEND_TIMEOUT_MS: { schema: backendTimeoutSchema, default: '9000' },
+    // Relative paths resolve against the working directory (the repository root under npm start).
+    API_VERSIONS_FILE: { schema: fileSchema, default: 'ops/versions.json' },
+    LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
+  });
+  return {
+    host: vars.GATEWAY_HOST,
+    port: vars.GATEWAY_PORT,
+    adminPort: vars.GATEWAY_ADMIN_PORT,
+    backendUrl: vars.BACKEND_URL,
+    backendTimeoutMs: vars.BACKEND_TIMEOUT_MS,
+    policy: new VersionPolicy(readJsonFile('API_VERSIONS_FILE', vars.API_VERSIONS_FILE, versionPolicyFileSchema)),
+    logLevel: vars.LOG_LEVEL,
+  };
+}
+
+/** The one place the process environment is read. */
+export function loadProcessConfig(): GatewayConfig {
+  return loadConfig(process.env);
+}

@@ -1,0 +1,91 @@
+import type { FastifyReplyFromHooks } from '@fastify/reply-from';
+import type { FastifyReply } from 'fastify';
+import { Pool } from 'undici';
+import { sendError } from '../../../platform/src/errors.js';
+
+/** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
+const CONNECT_TIMEOUT_CAP_MS = 2_000;
+
+/**
+ * One keep-alive pool to the backend, shared by every proxied route. undici's defaults wait 300 s for
+ * headers and body; DESIGN wants a 504 after BACKEND_TIMEOUT_MS, below the 10 s write deadline.
+ */
+export function createBackendPool(backendUrl: string, timeoutMs: number): Pool {
+  return new Pool(backendUrl, {
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_CAP_MS) },
+    // Bounded so a burst cannot open unbounded sockets to the backend.
+    connections: 128,
+  });
+}
+
+/**
+ * Headers the backend gets: the gateway's request id (the client's when sane, DESIGN), the
+ * X-Forwarded-* trio, and none that undici refuses to send. undici throws on `Expect` (curl sends
+ * `Expect: 100-continue` for larger bodies; Node already answered 100 to the client), on `Keep-Alive`
+ * and on `Upgrade`, which would turn an ordinary request into a 502.
+ */
+const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (request, headers) => {
+  const raw = request.raw.headers;
+  const clientIp = request.ip;
+  const forwardedFor = raw['x-forwarded-for'];
+  headers['x-request-id'] = request.id;
+  headers['x-forwarded-for'] = forwardedFor === undefined ? clientIp : `${String(forwardedFor)}, ${clientIp}`;
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-host'] = raw.host;
+  headers.expect = undefined;
+  headers['keep-alive'] = undefined;
+  headers.upgrade = undefined;
+  if (request.body === undefined) {
+    // Fastify does not read bodies of GET/HEAD; announcing one would make undici fail on the mismatch.
+    headers['content-length'] = undefined;
+    headers['transfer-encoding'] = undefined;
+  }
+  return headers;
+};
+
+/**
+ * reply-from maps a refused connection to a 500 whose message holds the backend's address, and only
+ * timeouts to 504. DESIGN: refused/reset → 502 `bad gateway`, no answer in time → 504 `gateway timeout`,
+ * both without internal details (reply-from has already logged the cause).
+ */
+const answerBackendFailure: FastifyReplyFromHooks['onError'] = (reply, { error }) => {
+  // Our server is plain HTTP/1.1, so the reply is the default one.
+  const ours = reply as FastifyReply;
+  const timedOut = (error as { statusCode?: number }).statusCode === 504;
+  void (timedOut ? sendError(ours, 504, 'gateway timeout') : sendError(ours, 502, 'bad gateway'));
+};
+
+/**
+ * Hop-by-hop headers describe the backend connection, not the response (RFC 9110 §7.6.1); reply-from
+ * copies them, so a backend `Connection: close` or `Keep-Alive: timeout=…` would reach the client.
+ */
+export const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHeaders']> = (headers) => {
+  const connection = headers.connection;
+  if (connection !== undefined) {
+    for (const name of String(connection).split(',')) delete headers[name.trim().toLowerCase()];
+    delete headers.connection;
+  }
+  if (headers['keep-alive'] !== undefined) delete headers['keep-alive'];
+  if (headers['proxy-connection'] !== undefined) delete headers['proxy-connection'];
+  if (headers.upgrade !== undefined) delete headers.upgrade;
+  if (headers.trailer !== undefined) delete headers.trailer;
+  return headers;
+};
+
+/** reply-from retries GETs on 503 up to 10 times even with maxRetriesOn503: 0 (`|| 10`); null turns it off. */
+const noRetry = (): null => null;
+
+/** reply.from options every proxied route shares. */
+export const backendReplyOptions: FastifyReplyFromHooks = {
+  rewriteRequestHeaders,
+  rewriteHeaders: dropHopByHopHeaders,
+  onError: answerBackendFailure,
+  retryDelay: noRetry,
+};
+
+/** reply-from plugin options: our pool, and no per-request log lines of its own (one line per request is enough). */
+export function replyFromOptions(backendUrl: string, pool: Pool) {
+  return { base: backendUrl, undici: pool, disableRequestLogging: true };
+}

@@ -1,0 +1,63 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the stub saw of one proxied request. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface StubBackend {
+  url: string;
+  seen: SeenRequest[];
+  /** Delay before answering, to provoke the gateway's 504. */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+function answer(req: SeenRequest): { status: number; headers: Record<string, string>; body: string } {
+  const path = req.url.split('?', 1)[0] ?? '';
+  if (path.endsWith('/orders/missing')) {
+    // Mirrors the backend's two not-found forms (DESIGN "Orders").
+    return path.startsWith('/api/')
+      ? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'order not found' }
+      : { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"order not found","code":404}' };
+  }
+  if (path.endsWith('/orders/unavailable')) return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
+  if (path.endsWith('/orders/varied')) return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', deprecation: 'false' }, body: '{}' };
+  if (path.startsWith('/api/users') && req.method === 'PATCH') {
+    return { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, HEAD, POST' }, body: '{"error":"method not allowed","code":405}' };
+  }
+  const echo = { method: req.method, url: req.url, contentType: req.headers['content-type'] ?? null, bodyBytes: req.body.length };
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(echo) };
+}
+
+/** A stand-in for the users-orders backend on an ephemeral loopback port: echoes what it received. */
+export async function startStubBackend(): Promise<StubBackend> {
+  const seen: SeenRequest[] = [];
+  const stub = { seen, delayMs: 0 } as StubBackend;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      seen.push(request);
+      const { status, headers, body } = answer(request);
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(status, headers).end(body);
+      }, stub.delayMs);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stub.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return stub;
+}
