@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { RunningStack } from './stack.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+/** The built entry points, as `npm start` runs them (run `npm run build` first). */
+export const entries = {
+  backend: 'dist/services/users-orders/src/main.js',
+  gateway: 'dist/gateway/src/main.js',
+} as const;
+
+const START_TIMEOUT_MS = 15_000;
+
+/** One spawned service: its addresses from the 'listening' log line, and every JSON line it logged. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  apiUrl: string;
+  adminUrl: string;
+  logs: Record<string, unknown>[];
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then the exit; resolves at once when it already exited. */
+  stop(): Promise<number | string>;
+}
+
+export async function startService(name: keyof typeof entries, env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [entries[name]], {
+    cwd: root,
+    // LOG_LEVEL info at least: the bound ports are read from the 'listening' line.
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+
+  const addresses = new Promise<{ api: string; admin: string }>((resolve, reject) => {
+    let pending = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === 'listening') resolve({ api: String(entry.api), admin: String(entry.admin) });
+      }
+    });
+    void exited.then((code) => reject(new Error(`${name} exited (${code}) before listening: ${stderr.trim()}`)));
+    setTimeout(() => reject(new Error(`${name} did not log 'listening' within ${START_TIMEOUT_MS} ms: ${stderr.trim()}`)), START_TIMEOUT_MS).unref();
+  });
+
+  let addressesFound: { api: string; admin: string };
+  try {
+    addressesFound = await addresses;
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    child,
+    apiUrl: addressesFound.api,
+    adminUrl: addressesFound.admin,
+    logs,
+    exited,
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Loopback and port 0 everywhere, so suites can run side by side. */
+const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' };
+const gatewayEnv = { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' };
+
+export function startGateway(backendUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  return startService('gateway', { ...gatewayEnv, BACKEND_URL: backendUrl, ...env });
+}
+
+export interface ProcessStackOptions {
+  /** Extra environment for the gateway, e.g. API_VERSIONS_FILE. */
+  gatewayEnv?: Record<string, string>;
+  backendEnv?: Record<string, string>;
+}
+
+export interface ProcessStack extends RunningStack {
+  backend: ServiceProcess;
+  gateway: ServiceProcess;
+}
+
+/** The real built backend and gateway as two processes, like `npm start`, on ephemeral loopback ports. */
+export async function startProcessStack(options: ProcessStackOptions = {}): Promise<ProcessStack> {
+  const backend = await startService('backend', { ...backendEnv, ...options.backendEnv });
+  let gateway: ServiceProcess;
+  try {
+    gateway = await startGateway(backend.apiUrl, options.gatewayEnv);
+  } catch (err) {
+    await backend.stop();
+    throw err;
+  }
+  return {
+    backend,
+    gateway,
+    gatewayUrl: gateway.apiUrl,
+    gatewayAdminUrl: gateway.adminUrl,
+    backendAdminUrl: backend.adminUrl,
+    async stop() {
+      await Promise.all([gateway.stop(), backend.stop()]);
+    },
+  };
+}

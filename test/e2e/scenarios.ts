@@ -1,0 +1,242 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import type { StackEndpoints } from './stack.js';
+
+/**
+ * The end-to-end scenarios, written once against StackEndpoints: the process suite (stack.e2e.test.ts)
+ * and the docker compose suite (test/containers) both run them. They only use the public gateway and the
+ * admin listeners, never the backend's API, and they measure metrics as deltas, so a stack that already
+ * served traffic is fine.
+ */
+
+const json = 'application/json';
+const DEMO_ORDER = 'ord-1001';
+/** The demo order (ops/seed/orders.json) in SPEC's two representations. */
+const V1_ORDER = { id: DEMO_ORDER, user_id: 'user-1', total: 19.99 };
+const V2_ORDER = { id: DEMO_ORDER, customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
+
+interface Created {
+  id: string;
+  name: string;
+  email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** api_version_requests_total by its labels, from a /metrics text. */
+async function versionCounts(adminUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^api_version_requests_total\{(.*)\} (\S+)$/.exec(line);
+    if (match?.[1] !== undefined && match[2] !== undefined) counts.set(match[1], Number(match[2]));
+  }
+  return counts;
+}
+
+const series = (version: string, deprecated: string, selectedBy: string, status: number) =>
+  `version="${version}",deprecated="${deprecated}",selected_by="${selectedBy}",status_code="${status}"`;
+
+/** A POST with `Expect: 100-continue`, sending the body only after the 100, as curl does for large bodies. */
+function postExpectingContinue(url: string, body: Buffer, contentType: string): Promise<{ status: number; body: string; sawContinue: boolean }> {
+  return new Promise((resolve, reject) => {
+    let sawContinue = false;
+    const req = request(url, { method: 'POST', headers: { 'content-type': contentType, 'content-length': String(body.length), expect: '100-continue' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), sawContinue }));
+    });
+    req.on('error', reject);
+    req.on('continue', () => {
+      sawContinue = true;
+      req.end(body);
+    });
+  });
+}
+
+/** A JSON user body padded with spaces to exactly `size` bytes. */
+function userBodyOfSize(size: number): Buffer {
+  const core = `{"name":"Big","email":"big@example.com"}`;
+  return Buffer.from(`${core.slice(0, -1)}${' '.repeat(size - core.length)}}`);
+}
+
+export function registerScenarios(getStack: () => StackEndpoints): void {
+  const gateway = (path: string, init?: RequestInit) => fetch(`${getStack().gatewayUrl}${path}`, init);
+  const postUser = (body: string, contentType = json) => gateway('/api/users', { method: 'POST', headers: { 'content-type': contentType }, body });
+
+  describe('health', () => {
+    it('answers /healthz and /readyz on both admin listeners', async () => {
+      for (const admin of [getStack().gatewayAdminUrl, getStack().backendAdminUrl]) {
+        expect((await fetch(`${admin}/healthz`)).status).toBe(200);
+        expect((await fetch(`${admin}/readyz`)).status).toBe(200);
+      }
+    });
+  });
+
+  describe('users through the gateway', () => {
+    it('creates, reads, updates, lists and deletes a user', async () => {
+      const created = await postUser('{"name":"Ada","email":"ada@example.com"}');
+      expect(created.status).toBe(201);
+      expect(created.headers.get('content-type')).toMatch(/^application\/json/);
+      const user = (await created.json()) as Created;
+      expect(user.id).toMatch(/^user-\d+$/);
+      expect(user.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(user).toEqual({ id: user.id, name: 'Ada', email: 'ada@example.com', created_at: user.created_at, updated_at: user.created_at });
+      expect(created.headers.get('location')).toBe(`/api/users/${user.id}`);
+
+      expect(await (await gateway(`/api/users/${user.id}`)).json()).toEqual(user);
+      const updated = await gateway(`/api/users/${user.id}`, { method: 'PUT', headers: { 'content-type': json }, body: '{"email":"ada@lovelace.org"}' });
+      expect(updated.status).toBe(200);
+      expect(await updated.json()).toMatchObject({ id: user.id, name: 'Ada', email: 'ada@lovelace.org', created_at: user.created_at });
+      const all = (await (await gateway('/api/users')).json()) as Created[];
+      expect(all.map(({ id }) => id)).toContain(user.id);
+
+      const deleted = await gateway(`/api/users/${user.id}`, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      expect(await deleted.text()).toBe('');
+      const gone = await gateway(`/api/users/${user.id}`);
+      expect(gone.status).toBe(404);
+      expect(await gone.json()).toEqual({ error: 'user not found', code: 404 });
+    });
+
+    it('answers the handler errors unchanged: 400 invalid JSON, 422 validation failed, 404 on PUT/DELETE', async () => {
+      const garbage = await postUser('{not json');
+      expect(garbage.status).toBe(400);
+      expect(await garbage.json()).toMatchObject({ error: 'invalid JSON', code: 400 });
+      const unknown = await postUser('{"name":"a","email":"b","x":1}');
+      expect(unknown.status).toBe(400);
+      expect(await unknown.json()).toMatchObject({ error: 'invalid JSON', code: 400 });
+      const noName = await postUser('{"email":"b@example.com"}');
+      expect(noName.status).toBe(422);
+      expect(await noName.json()).toEqual({ error: 'validation failed', code: 422, details: 'name is required' });
+      const noEmail = await postUser('{"name":"b"}');
+      expect(await noEmail.json()).toEqual({ error: 'validation failed', code: 422, details: 'email is required' });
+      for (const method of ['PUT', 'DELETE']) {
+        const missing = await gateway('/api/users/user-999999', { method, headers: { 'content-type': json }, body: method === 'PUT' ? '{}' : undefined });
+        expect(missing.status).toBe(404);
+        expect(await missing.json()).toEqual({ error: 'user not found', code: 404 });
+      }
+    });
+
+    it('decodes the body as JSON whatever its Content-Type, a malformed one included', async () => {
+      for (const contentType of ['application/x-www-form-urlencoded', 'foo']) {
+        const res = await postUser('{"name":"Form","email":"form@example.com"}', contentType);
+        expect(res.status).toBe(201);
+      }
+    });
+
+    it('accepts a body of exactly 1 MiB and answers 400 invalid JSON to a larger one', async () => {
+      expect((await postUser(userBodyOfSize(1_048_576).toString())).status).toBe(201);
+      const tooLarge = await postUser(userBodyOfSize(1_048_577).toString());
+      expect(tooLarge.status).toBe(400);
+      expect(await tooLarge.json()).toMatchObject({ error: 'invalid JSON', code: 400 });
+    });
+
+    it('works with Expect: 100-continue uploads, as curl -d @big.json sends them', async () => {
+      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), 'application/x-www-form-urlencoded');
+      expect(res.sawContinue).toBe(true);
+      expect(res.status).toBe(201);
+    });
+
+    it('passes the backend 405 with its Allow header', async () => {
+      const res = await gateway('/api/users', { method: 'PATCH', headers: { 'content-type': json }, body: '{}' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toMatch(/GET/);
+      expect(res.headers.get('allow')).toMatch(/POST/);
+      expect(await res.json()).toEqual({ error: 'method not allowed', code: 405 });
+    });
+
+    it('pages through users with the PageResponse envelope', async () => {
+      for (const n of [1, 2, 3]) await postUser(`{"name":"Page${n}","email":"p${n}@example.com"}`);
+      const first = (await (await gateway('/api/users/page?limit=2')).json()) as { items: Created[]; next_cursor?: string; has_more: boolean };
+      expect(first.items).toHaveLength(2);
+      expect(first.has_more).toBe(true);
+      expect(typeof first.next_cursor).toBe('string');
+      const next = await gateway(`/api/users/page?limit=2&cursor=${encodeURIComponent(first.next_cursor ?? '')}`);
+      expect(next.status).toBe(200);
+      const second = (await next.json()) as { items: Created[] };
+      expect(second.items[0]?.id).not.toBe(first.items[1]?.id);
+    });
+
+    it('echoes a sane X-Request-Id and generates one otherwise', async () => {
+      expect((await gateway('/api/users', { headers: { 'x-request-id': 'e2e-req-1' } })).headers.get('x-request-id')).toBe('e2e-req-1');
+      expect((await gateway('/api/users', { headers: { 'x-request-id': 'x'.repeat(129) } })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('orders: the version policy of ops/versions.json (v1 deprecated, sunset 2027-01-01; v2 current; default 1)', () => {
+    const V1_HEADERS = { deprecation: 'true', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' };
+
+    it.each([
+      ['/v1/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
+      ['/api/v1/orders/ord-1001', undefined, V1_ORDER, '</api/v2/orders/ord-1001>; rel="successor-version"'],
+      ['/orders/ord-1001', '1', V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
+      ['/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
+      ['/v2/orders/ord-1001', undefined, V2_ORDER, null],
+      ['/api/v2/orders/ord-1001', undefined, V2_ORDER, null],
+      ['/orders/ord-1001', '2', V2_ORDER, null],
+    ])('GET %s with API-Version %s → the right representation and headers', async (path, version, body, link) => {
+      const res = await gateway(path, { headers: version === undefined ? {} : { 'api-version': version } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual(body);
+      expect(res.headers.get('vary')).toMatch(/API-Version/);
+      expect(res.headers.get('link')).toBe(link);
+      expect(res.headers.get('deprecation')).toBe(link === null ? null : V1_HEADERS.deprecation);
+      expect(res.headers.get('sunset')).toBe(link === null ? null : V1_HEADERS.sunset);
+    });
+
+    it('keeps the deprecation headers on a 404 of v1 (JSON bare, text/plain under /api)', async () => {
+      const bare = await gateway('/v1/orders/ord-missing');
+      expect(bare.status).toBe(404);
+      expect(await bare.json()).toEqual({ error: 'order not found', code: 404 });
+      expect(bare.headers.get('deprecation')).toBe('true');
+      expect(bare.headers.get('link')).toBe('</v2/orders/ord-missing>; rel="successor-version"');
+      const api = await gateway('/api/v1/orders/ord-missing');
+      expect(api.status).toBe(404);
+      expect(api.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await api.text()).toBe('order not found');
+      expect(api.headers.get('sunset')).toBe(V1_HEADERS.sunset);
+      expect(api.headers.get('vary')).toMatch(/API-Version/);
+    });
+
+    it.each(['3', '0', 'abc', '1.0', '2, 1', ''])('answers API-Version %j with 406 unsupported_version and Vary', async (value) => {
+      const res = await gateway('/orders/ord-1001', { headers: { 'api-version': value } });
+      expect(res.status).toBe(406);
+      expect(res.headers.get('vary')).toBe('API-Version');
+      expect(await res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'supported versions: 1, 2' });
+    });
+
+    it('answers a path version contradicted by API-Version with 400 conflicting_version, and accepts the same version', async () => {
+      const conflict = await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '1' } });
+      expect(conflict.status).toBe(400);
+      expect(conflict.headers.get('vary')).toBe('API-Version');
+      expect(await conflict.json()).toMatchObject({ error: 'conflicting_version', code: 400 });
+      expect((await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '2' } })).status).toBe(200);
+    });
+
+    it('answers an unknown path version with the JSON 404', async () => {
+      const res = await gateway('/v9/orders/ord-1001');
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: 'not found', code: 404 });
+    });
+
+    it('counts requests per version, deprecation, selection and status on the gateway /metrics', async () => {
+      const admin = getStack().gatewayAdminUrl;
+      const before = await versionCounts(admin);
+      for (let i = 0; i < 3; i++) await gateway('/v1/orders/ord-1001');
+      for (let i = 0; i < 2; i++) await gateway('/orders/ord-1001', { headers: { 'api-version': '2' } });
+      await gateway('/orders/ord-1001');
+      await gateway('/orders/ord-1001', { headers: { 'api-version': 'x' } });
+      const after = await versionCounts(admin);
+      const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+      expect(delta(series('1', 'true', 'path', 200))).toBe(3);
+      expect(delta(series('2', 'false', 'header', 200))).toBe(2);
+      expect(delta(series('1', 'true', 'default', 200))).toBe(1);
+      expect(delta(series('invalid', 'false', 'header', 406))).toBe(1);
+      const text = await (await fetch(`${admin}/metrics`)).text();
+      expect(text).toContain('api_version_sunset_timestamp_seconds{version="1"} 1798761600');
+      expect(text).toMatch(/^http_requests_total\{method="GET",route="\/v1\/orders\/:id",status_code="200"\} \d+/m);
+    });
+  });
+}

@@ -1,0 +1,96 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from './process-stack.js';
+import { registerScenarios } from './scenarios.js';
+
+/**
+ * The real built processes (`npm run build` first), as `npm start` runs them, on ephemeral loopback
+ * ports. Runs the shared scenarios, then what needs process control: a policy past its sunset (a
+ * second gateway on a fixture policy), the consumer log, the backend stopped, and SIGTERM.
+ */
+let stack: ProcessStack;
+
+beforeAll(async () => {
+  stack = await startProcessStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('process stack: shared scenarios', () => {
+  registerScenarios(() => stack);
+});
+
+describe('process stack: a version past its sunset', () => {
+  const removedPolicy = fileURLToPath(new URL('../fixtures/versions-v1-removed.json', import.meta.url));
+  let removedGateway: ServiceProcess;
+  beforeAll(async () => {
+    removedGateway = await startGateway(stack.backend.apiUrl, { API_VERSIONS_FILE: removedPolicy });
+  });
+  afterAll(async () => {
+    await removedGateway?.stop();
+  });
+
+  it.each([
+    ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"'],
+    ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>; rel="successor-version"'],
+    ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>; rel="successor-version"'],
+    ['/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"'],
+  ])('answers GET %s %j with 410 version_removed, Sunset, Link and Vary', async (path, headers, link) => {
+    const res = await fetch(`${removedGateway.apiUrl}${path}`, { headers });
+    expect(res.status).toBe(410);
+    expect(await res.json()).toEqual({ error: 'version_removed', code: 410, details: 'version 1 was removed on Thu, 01 Jan 2026 00:00:00 GMT; use version 2' });
+    expect(res.headers.get('sunset')).toBe('Thu, 01 Jan 2026 00:00:00 GMT');
+    expect(res.headers.get('link')).toBe(link);
+    expect(res.headers.get('vary')).toBe('API-Version');
+  });
+
+  it('still serves v2 and counts the 410s under the removed version', async () => {
+    expect((await fetch(`${removedGateway.apiUrl}/v2/orders/ord-1001`)).status).toBe(200);
+    const metrics = await (await fetch(`${removedGateway.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^api_version_requests_total\{version="1",deprecated="true",selected_by="path",status_code="410"\} 2$/m);
+    expect(metrics).toMatch(/^api_version_requests_total\{version="1",deprecated="true",selected_by="default",status_code="410"\} 1$/m);
+  });
+});
+
+describe('process stack: consumer log', () => {
+  it('logs "deprecated api version used" with version, route, status, User-Agent and X-Client-Id', async () => {
+    await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, { headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' } });
+    await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lines = stack.gateway.logs.filter((line) => line.msg === 'deprecated api version used');
+    expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
+      level: 30,
+      version: 1,
+      route: '/api/v1/orders/:id',
+      status: 200,
+      userAgent: 'shop-app/3.1',
+      clientId: 'shop-frontend',
+    });
+    expect(lines.some((line) => line.userAgent === 'migrated-app/1.0')).toBe(false);
+  });
+});
+
+describe('process stack: process control', () => {
+  it('answers 502 bad gateway and reports not ready while the backend is down', async () => {
+    const stopping = Date.now();
+    expect(await stack.backend.stop()).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    for (const path of ['/v1/orders/ord-1001', '/api/users']) {
+      const res = await fetch(`${stack.gatewayUrl}${path}`);
+      expect(res.status).toBe(502);
+      const body = await res.text();
+      expect(JSON.parse(body)).toEqual({ error: 'bad gateway', code: 502 });
+      expect(body).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
+    }
+    expect((await fetch(`${stack.gatewayAdminUrl}/readyz`)).status).toBe(503);
+    expect((await fetch(`${stack.gatewayAdminUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('stops the gateway within 10 s of SIGTERM with exit code 0 (the backend did above)', async () => {
+    const started = Date.now();
+    expect(await stack.gateway.stop()).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(stack.gateway.logs.at(-1)?.msg).toBe('stopped');
+  });
+});
