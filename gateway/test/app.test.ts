@@ -279,12 +279,13 @@ describe('metrics and consumer log', () => {
     await get('/api/v1/orders/x', { 'user-agent': 'late-app' });
     const lines = gateway.logs.filter((line) => line.msg === 'deprecated api version used');
     expect(lines.map(({ version, route, status, userAgent, clientId, selectedBy }) => ({ version, route, status, userAgent, clientId, selectedBy }))).toEqual([
-      { version: 1, route: '/v1/orders/:id', status: 200, userAgent: 'shop-app/3.1', clientId: 'shop', selectedBy: undefined },
-      { version: 1, route: '/orders/:id', status: 200, userAgent: 'curl/8', clientId: undefined, selectedBy: undefined },
-      { version: 1, route: '/api/v1/orders/:id', status: 410, userAgent: 'late-app', clientId: undefined, selectedBy: undefined },
+      { version: 1, route: '/v1/orders/:id', status: 200, userAgent: 'shop-app/3.1', clientId: 'shop', selectedBy: 'path' },
+      { version: 1, route: '/orders/:id', status: 200, userAgent: 'curl/8', clientId: undefined, selectedBy: 'default' },
+      { version: 1, route: '/api/v1/orders/:id', status: 410, userAgent: 'late-app', clientId: undefined, selectedBy: 'path' },
     ]);
     expect(lines[1]).not.toHaveProperty('clientId');
-    expect(lines[0]?.reqId).toEqual(expect.any(String));
+    expect(lines[0]?.level).toBe(30);
+    expect(typeof lines[0]?.reqId).toBe('string');
   });
 
   it('does not log consumers of a version before its announcement', async () => {

@@ -90,6 +90,8 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, {
         request.log.info(
           {
             version: resolution.version,
+            // "default" marks clients that send no API-Version and will move when default_version does.
+            selectedBy: resolution.selectedBy,
             route: request.routeOptions.url,
             status: reply.statusCode,
             userAgent: request.headers['user-agent'],
