@@ -1,0 +1,82 @@
+// Page latency of GET /api/users/page at 1,000 and 1,000,000 users (DESIGN: O(log n + limit) per page).
+// Runs the built JavaScript (npm run build first; `npm run bench:pagination` does both). Each page goes
+// through app.inject: routing, hooks, cursor decoding, the B+ tree range read and JSON serialisation, no
+// sockets. The "store" column times the store's range read alone (MemoryUserStore.listAfter).
+import { buildApp } from '../dist/services/users-orders/src/app.js';
+import { encodeCursor } from '../dist/services/users-orders/src/pagination/cursor.js';
+import { MemoryUserStore } from '../dist/services/users-orders/src/users/store.js';
+import { createLogger } from '../dist/platform/src/logger.js';
+
+const SIZES = [1_000, 1_000_000];
+const LIMITS = [20, 100];
+const PAGES = 10_000;
+const WARMUP = 2_000;
+
+function fill(count) {
+  const store = new MemoryUserStore();
+  const now = '2026-11-22T10:00:00.000Z';
+  // Fields come from JSON.parse as in the service; template strings would be cons strings that V8
+  // flattens (allocates) on first serialisation, which skews the larger store's numbers.
+  for (let i = 1; i <= count; i++) store.create(JSON.parse(`{"name":"User ${i}","email":"user${i}@example.com"}`), now);
+  return store;
+}
+
+/** Cursors spread over the whole id range (a fixed LCG, so runs are comparable). */
+function cursors(count, users) {
+  let seed = 12_345;
+  return Array.from({ length: count }, () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return encodeCursor(`user-${1 + (seed % users)}`);
+  });
+}
+
+function stats(samplesNs) {
+  const sorted = [...samplesNs].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1_000;
+  return { median: at(0.5), p99: at(0.99) };
+}
+
+async function measure(app, store, users, limit) {
+  const positions = cursors(WARMUP + PAGES, users);
+  const http = [];
+  const range = [];
+  for (const [index, cursor] of positions.entries()) {
+    const started = process.hrtime.bigint();
+    const res = await app.inject({ method: 'GET', url: `/api/users/page?limit=${limit}&cursor=${cursor}` });
+    const elapsed = Number(process.hrtime.bigint() - started);
+    if (res.statusCode !== 200) throw new Error(`page answered ${res.statusCode}: ${res.body}`);
+    const afterSeq = Number(Buffer.from(cursor, 'base64url').toString().slice('user-'.length));
+    const storeStarted = process.hrtime.bigint();
+    store.listAfter(afterSeq, limit + 1);
+    const storeElapsed = Number(process.hrtime.bigint() - storeStarted);
+    // Let the event loop turn, as it does between requests on a real socket: inject alone never reaches
+    // the check phase, so each response's deferred 'close' work (and its memory) would pile up.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (index >= WARMUP) {
+      http.push(elapsed);
+      range.push(storeElapsed);
+    }
+  }
+  return { http: stats(http), store: stats(range) };
+}
+
+const rows = [];
+for (const users of SIZES) {
+  const store = fill(users);
+  const app = await buildApp({ logger: createLogger('silent', 'bench'), store, orders: [] });
+  await app.ready();
+  for (const limit of LIMITS) rows.push({ users, limit, ...(await measure(app, store, users, limit)) });
+  await app.close();
+}
+
+const fmt = (us) => us.toFixed(1).padStart(8);
+console.log(`node ${process.version}, ${PAGES} pages per row after ${WARMUP} warm-up pages, cursors spread over all ids\n`);
+console.log('|     users | limit | inject median µs | inject p99 µs | store median µs | median vs 1,000 users |');
+console.log('|----------:|------:|-----------------:|--------------:|----------------:|----------------------:|');
+for (const row of rows) {
+  const base = rows.find((other) => other.users === SIZES[0] && other.limit === row.limit);
+  const ratio = (row.http.median / base.http.median).toFixed(2);
+  console.log(
+    `| ${row.users.toLocaleString('en-US').padStart(9)} | ${String(row.limit).padStart(5)} | ${fmt(row.http.median).padStart(16)} | ${fmt(row.http.p99).padStart(13)} | ${fmt(row.store.median).padStart(15)} | ${`${ratio}×`.padStart(21)} |`,
+  );
+}
