@@ -3,7 +3,9 @@
  * names only metrics the gateway or the backend really exports (read from their live /metrics)
  * or that a recording rule of rules.yml produces. A renamed metric breaks this test.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProcessStack } from '../e2e/process-stack.js';
+import type { RunningStack } from '../e2e/stack.js';
 import {
   dashboardExpressions,
   exportedSeriesNames,
@@ -111,5 +113,64 @@ describe('ops/ PromQL', () => {
         .map((metric) => ({ source, metric })),
     );
     expect(recordedLooking.filter(({ metric }) => !rules.recorded.has(metric))).toEqual([]);
+  });
+});
+
+describe('ops/ PromQL against the live /metrics of the built gateway and backend', () => {
+  let stack: RunningStack | undefined;
+  const exported = { gateway: new Set<string>(), backend: new Set<string>() };
+
+  beforeAll(async () => {
+    stack = await startProcessStack();
+    const { gatewayUrl } = stack;
+    // Labelled series exist only once used: one request of each kind the dashboard looks at.
+    const requests: [string, RequestInit?][] = [
+      ['/v1/orders/ord-1001'],
+      ['/v2/orders/ord-1002'],
+      ['/api/v1/orders/ord-1003'],
+      ['/orders/ord-1004', { headers: { 'api-version': '2' } }],
+      ['/orders/ord-1005'],
+      ['/orders/ord-1006', { headers: { 'api-version': 'x' } }],
+      ['/v2/orders/ord-9999'],
+      ['/api/users'],
+      ['/api/users', { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }) }],
+      ['/no/such/route'],
+    ];
+    for (const [path, init] of requests) await (await fetch(`${gatewayUrl}${path}`, init)).arrayBuffer();
+    const read = async (adminUrl: string) => {
+      const response = await fetch(`${adminUrl}/metrics`);
+      expect(response.status).toBe(200);
+      return exportedSeriesNames(await response.text());
+    };
+    exported.gateway = await read(stack.gatewayAdminUrl);
+    exported.backend = await read(stack.backendAdminUrl);
+  }, 30_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 20_000);
+
+  it('exports DESIGN\'s metric names from the right process', () => {
+    for (const name of ['http_requests_total', 'http_request_duration_seconds_bucket', 'process_cpu_seconds_total']) {
+      expect(exported.gateway, name).toContain(name);
+      expect(exported.backend, name).toContain(name);
+    }
+    for (const name of ['api_version_requests_total', 'api_version_sunset_timestamp_seconds']) {
+      expect(exported.gateway, name).toContain(name);
+      expect(exported.backend, name).not.toContain(name);
+    }
+  });
+
+  it('names in every dashboard and rule expression only metrics a service exports or a rule records', () => {
+    const rules = loadRules();
+    const expressions = [...loadDashboards().flatMap(({ file, dashboard }) => dashboardExpressions(dashboard, file)), ...rules.expressions];
+    const either = new Set([...exported.gateway, ...exported.backend]);
+    expect(unknownMetrics(expressions, either, rules.recorded)).toEqual([]);
+  });
+
+  it('would report a renamed metric', () => {
+    const renamed = [{ source: 'probe', expr: 'sum by (version) (rate(api_version_request_total[5m]))' }];
+    const either = new Set([...exported.gateway, ...exported.backend]);
+    expect(unknownMetrics(renamed, either, loadRules().recorded)).toEqual([{ source: 'probe', metric: 'api_version_request_total' }]);
   });
 });
