@@ -96,7 +96,7 @@ describe('ops/ PromQL', () => {
   it('has the "API versions" dashboard with its panels, and rules with expressions', () => {
     expect(dashboards.map(({ dashboard }) => dashboard.title)).toContain('API versions');
     expect(dashboardExprs.length).toBeGreaterThanOrEqual(9);
-    expect(rules.expressions.length).toBe(5);
+    expect(rules.expressions.length).toBe(6);
     expect([...rules.recorded].sort()).toEqual(['api:deprecated_version_share:ratio_rate5m', 'api:version_requests:rate5m']);
   });
 
