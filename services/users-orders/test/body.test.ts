@@ -53,6 +53,15 @@ describe('request body decoding (SPEC "Users" rule 4, DESIGN "Users")', () => {
     expectInvalidJson(res, 'body exceeds 1048576 bytes');
   });
 
+  it('stops reading past the 16 MiB drain bound and closes the connection after the 400', async () => {
+    const app = await testApp();
+    const { Readable } = await import('node:stream');
+    const chunks = Array.from({ length: 17 }, () => Buffer.alloc(MiB, 0x20));
+    const res = await app.inject({ method: 'POST', url: '/api/users', payload: Readable.from([...chunks, Buffer.from('x')]) });
+    expectInvalidJson(res, 'body exceeds 1048576 bytes');
+    expect(res.headers.connection).toBe('close');
+  });
+
   it.each([
     ['trailing data after the object', '{"name":"a","email":"b"} {"name":"c"}', /after JSON/],
     ['a trailing garbage character', '{"name":"a","email":"b"}x', /after JSON/],
