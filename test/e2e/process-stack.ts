@@ -33,7 +33,8 @@ export async function startService(name: keyof typeof entries, env: Record<strin
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // 'close', not 'exit': 'exit' can fire before the last stdout lines (e.g. 'stopped') have been read.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
 
   const addresses = new Promise<{ api: string; admin: string }>((resolve, reject) => {
     let pending = '';
