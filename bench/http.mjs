@@ -1,0 +1,354 @@
+// Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx) and the
+// backend alone (issue 6). Runs the built JavaScript (`npm run bench` builds first). Everything listens on
+// 127.0.0.1 only. The servers share core 0 (as backend and proxy would on a small host); wrk runs on core 1
+// so the load generator does not steal the servers' CPU. Targets are loaded in turn, A B C A B C, so a
+// slow drift of the machine (other jobs, thermal) spreads over all three instead of biasing one.
+//
+// Environment: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
+// BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SERVER_CPU = '0';
+const LOAD_CPU = '1';
+const SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
+
+const ROUTES = [
+  { name: 'GET /v2/orders/ord-1001', method: 'GET', path: '/v2/orders/ord-1001', headers: {}, status: 200 },
+  { name: 'GET /v1/orders/ord-1001', method: 'GET', path: '/v1/orders/ord-1001', headers: {}, status: 200 },
+  { name: 'GET /orders/ord-1001 (API-Version: 2)', method: 'GET', path: '/orders/ord-1001', headers: { 'API-Version': '2' }, status: 200 },
+  {
+    name: 'POST /api/users',
+    method: 'POST',
+    path: '/api/users',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"name":"Bench User","email":"bench@example.com"}',
+    status: 201,
+  },
+];
+
+/** Direct has no header-form route: it gets the path form the proxies forward to. */
+const pathFor = (targetName, route) => (targetName === 'direct' && route.path.startsWith('/orders/') ? `/v2${route.path}` : route.path);
+
+function need(command, hint) {
+  try {
+    shell(`command -v ${command}`);
+  } catch {
+    process.stderr.write(`${command} not found: ${hint}\n`);
+    process.exit(1);
+  }
+}
+
+const pinning = cpus().length >= 2;
+const pinned = (cpu, command, args) => (pinning ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a built service with its log going to a file (pino writes as in production), resolves its API URL. */
+async function startNode(dir, name, entry, env, nodeOptions = '') {
+  const logPath = join(dir, `${name}.log`);
+  const out = openSync(logPath, 'w');
+  const [command, args] = pinned(SERVER_CPU, process.execPath, [...nodeOptions.split(' ').filter(Boolean), entry]);
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const line = readFileSync(logPath, 'utf8')
+      .split('\n')
+      .find((text) => text.includes('"msg":"listening"'));
+    if (line !== undefined) return { child, url: JSON.parse(line).api };
+    if (child.exitCode !== null) break;
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not start`);
+}
+
+/**
+ * nginx as a keep-alive reverse proxy doing what the gateway does for these routes: the path forms with
+ * Vary (and the v1 deprecation headers), the header form mapped to a path version (406 for other values),
+ * the users API passed through, X-Forwarded-* and X-Request-Id added.
+ */
+function nginxConfig(dir, port, backendPort) {
+  const link = '"</v2/orders/$order_id>; rel=\\"successor-version\\""';
+  return `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream backend { server 127.0.0.1:${backendPort}; keepalive 128; }
+  map $http_api_version $api_version { "" 1; "1" 1; "2" 2; default invalid; }
+  map $api_version $header_deprecation { 1 true; default ""; }
+  map $api_version $header_sunset { 1 "${SUNSET}"; default ""; }
+  map $api_version $header_link { 1 ${link}; default ""; }
+  server {
+    listen 127.0.0.1:${port} backlog=4096;
+    keepalive_requests 1000000;
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+    proxy_set_header X-Forwarded-Proto $scheme;
+    proxy_set_header X-Forwarded-Host $host;
+    proxy_set_header X-Request-Id $request_id;
+    add_header X-Request-Id $request_id always;
+    location ~ ^/v1/orders/(?<order_id>[^/]+)$ {
+      if ($http_api_version !~ "^(1)?$") { return 400; }
+      proxy_hide_header Deprecation; proxy_hide_header Sunset; proxy_hide_header Link;
+      add_header X-Request-Id $request_id always;
+      add_header Vary API-Version always;
+      add_header Deprecation true always;
+      add_header Sunset "${SUNSET}" always;
+      add_header Link ${link} always;
+      proxy_pass http://backend;
+    }
+    location ~ ^/v2/orders/[^/]+$ {
+      if ($http_api_version !~ "^(2)?$") { return 400; }
+      add_header X-Request-Id $request_id always;
+      add_header Vary API-Version always;
+      proxy_pass http://backend;
+    }
+    location ~ ^/orders/(?<order_id>[^/]+)$ {
+      if ($api_version = invalid) { return 406; }
+      add_header X-Request-Id $request_id always;
+      add_header Vary API-Version always;
+      add_header Deprecation $header_deprecation always;
+      add_header Sunset $header_sunset always;
+      add_header Link $header_link always;
+      rewrite ^ /v$api_version/orders/$order_id break;
+      proxy_pass http://backend;
+    }
+    location /api/users { proxy_pass http://backend; }
+    location / { return 404; }
+  }
+}
+`;
+}
+
+async function startNginx(dir, backendUrl) {
+  const port = await freePort();
+  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(conf, nginxConfig(dir, port, new URL(backendUrl).port));
+  const [command, args] = pinned(SERVER_CPU, 'nginx', ['-p', dir, '-c', conf, '-e', join(dir, 'nginx-error.log')]);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(`${url}/v2/orders/ord-1001`);
+      return { child, url };
+    } catch {
+      await sleep(50);
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('nginx did not start');
+}
+
+/** One request per route and target before loading: the same status, and the proxies' version headers. */
+async function checkAnswers(targets) {
+  for (const route of ROUTES) {
+    for (const target of targets) {
+      const res = await fetch(`${target.url}${pathFor(target.name, route)}`, { method: route.method, headers: route.headers, body: route.body });
+      await res.arrayBuffer();
+      if (res.status !== route.status) throw new Error(`${target.name} ${route.name}: ${res.status}, expected ${route.status}`);
+      if (target.name === 'direct') continue;
+      const versioned = route.path.includes('orders');
+      if (versioned && res.headers.get('vary') !== 'API-Version') throw new Error(`${target.name} ${route.name}: Vary ${res.headers.get('vary')}`);
+      const v1 = route.path.startsWith('/v1/');
+      if (v1 && (res.headers.get('deprecation') !== 'true' || res.headers.get('sunset') !== SUNSET || res.headers.get('link') === null)) {
+        throw new Error(`${target.name} ${route.name}: deprecation headers missing`);
+      }
+      if (res.headers.get('x-request-id') === null) throw new Error(`${target.name} ${route.name}: no X-Request-Id`);
+    }
+  }
+}
+
+/** wrk's Lua hooks: the request is built once (static), and done() prints the summary as one JSON line. */
+function wrkScript(dir, route, requestPath) {
+  const path = join(dir, `route-${ROUTES.indexOf(route)}${requestPath === route.path ? '' : '-direct'}.lua`);
+  const headers = Object.entries(route.headers)
+    .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+    .join('\n');
+  writeFileSync(
+    path,
+    `wrk.method = ${JSON.stringify(route.method)}
+wrk.path = ${JSON.stringify(requestPath)}
+${route.body === undefined ? '' : `wrk.body = ${JSON.stringify(route.body)}`}
+${headers}
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
+end
+`,
+  );
+  return path;
+}
+
+function load(url, script, connections, seconds) {
+  const [command, args] = pinned(LOAD_CPU, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script, url]);
+  const out = execFileSync(command, args, { encoding: 'utf8' });
+  const line = out.split('\n').find((text) => text.startsWith('RESULT '));
+  if (line === undefined) throw new Error(`wrk printed no result:\n${out}`);
+  const r = JSON.parse(line.slice('RESULT '.length));
+  const errors = r.connect + r.read + r.write + r.status + r.timeout;
+  return { rps: r.requests / (r.duration_us / 1e6), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, requests: r.requests, errors };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf8' }).trim();
+
+need('nginx', 'apt-get install -y nginx');
+need('wrk', 'apt-get install -y wrk');
+if (pinning) need('taskset', 'apt-get install -y util-linux');
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-http-'));
+const children = [];
+const stopAll = () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+};
+process.on('exit', stopAll);
+
+try {
+  const backend = await startNode(dir, 'backend', 'dist/services/users-orders/src/main.js', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' });
+  children.push(backend.child);
+  const gateway = await startNode(
+    dir,
+    'gateway',
+    'dist/gateway/src/main.js',
+    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
+    process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '',
+  );
+  children.push(gateway.child);
+  const nginx = await startNginx(dir, backend.url);
+  children.push(nginx.child);
+  const targets = [
+    { name: 'direct', url: backend.url },
+    { name: 'gateway', url: gateway.url },
+    { name: 'nginx', url: nginx.url },
+  ];
+  await checkAnswers(targets);
+
+  const runs = [];
+  for (const route of ROUTES) {
+    const scripts = { proxy: wrkScript(dir, route, route.path), direct: wrkScript(dir, route, pathFor('direct', route)) };
+    const scriptFor = (target) => (target.name === 'direct' ? scripts.direct : scripts.proxy);
+    for (const target of targets) load(target.url, scriptFor(target), CONNECTIONS, 1); // warm-up (JIT, pools)
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of targets) {
+        const many = load(target.url, scriptFor(target), CONNECTIONS, SECONDS);
+        const one = load(target.url, scriptFor(target), 1, SECONDS);
+        runs.push({ route: route.name, target: target.name, round, connections: CONNECTIONS, ...many, single: one });
+        process.stdout.write(
+          `${route.name.padEnd(40)} ${target.name.padEnd(8)} ${many.rps.toFixed(0).padStart(7)} req/s  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
+        );
+      }
+    }
+  }
+
+  const summary = ROUTES.map((route) => {
+    const of = (target, pick) => median(runs.filter((run) => run.route === route.name && run.target === target).map(pick));
+    const row = { route: route.name };
+    for (const { name } of targets) {
+      row[name] = {
+        rps: of(name, (run) => run.rps),
+        p50Ms: of(name, (run) => run.p50Ms),
+        p99Ms: of(name, (run) => run.p99Ms),
+        singleP50Ms: of(name, (run) => run.single.p50Ms),
+        errors: runs.filter((run) => run.route === route.name && run.target === name).reduce((sum, run) => sum + run.errors + run.single.errors, 0),
+      };
+    }
+    row.gatewayPerNginx = row.gateway.rps / row.nginx.rps;
+    row.gatewayPerDirect = row.gateway.rps / row.direct.rps;
+    row.addedP50MsOverNginx = row.gateway.singleP50Ms - row.nginx.singleP50Ms;
+    return row;
+  });
+
+  const date = new Date().toISOString().slice(0, 10);
+  const machine = {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    node: process.version,
+    nginx: shell('nginx -v 2>&1'),
+    wrk: shell('wrk -v 2>&1 | head -1'),
+    fastify: JSON.parse(readFileSync(join(root, 'node_modules/fastify/package.json'), 'utf8')).version,
+    undici: JSON.parse(readFileSync(join(root, 'node_modules/undici/package.json'), 'utf8')).version,
+    loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+  };
+  const settings = { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, serverCpu: pinning ? SERVER_CPU : 'any', loadCpu: pinning ? LOAD_CPU : 'any' };
+  const command = 'npm run bench';
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const resultPath = join(root, 'bench/results', `${date}.json`);
+  writeFileSync(resultPath, `${JSON.stringify({ date, command, machine, settings, summary, runs }, null, 2)}\n`);
+  refreshReadme({ date, command, machine, settings, summary });
+  process.stdout.write(`wrote ${resultPath} and bench/README.md\n`);
+} finally {
+  stopAll();
+  await sleep(300);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function refreshReadme({ date, command, machine, settings, summary }) {
+  const f0 = (n) => n.toFixed(0);
+  const f2 = (n) => n.toFixed(2);
+  const lines = [
+    `Results of \`${command}\` on ${date}: Node ${machine.node}, ${machine.nginx.replace('nginx version: ', '')}, ${machine.wrk.split(' [')[0]},`,
+    `fastify ${machine.fastify}, undici ${machine.undici}; ${machine.cores} × ${machine.cpu}; load average at the end ${machine.loadAverage}.`,
+    `${settings.connections} connections (and 1 for the "1 conn" column), ${settings.seconds} s per run, median of ${settings.rounds} rounds;`,
+    `servers on CPU ${settings.serverCpu}, wrk on CPU ${settings.loadCpu}. Latencies in ms.`,
+    '',
+    '| route | target | req/s | p50 | p99 | 1 conn p50 | errors |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of summary) {
+    for (const target of ['direct', 'gateway', 'nginx']) {
+      const t = row[target];
+      lines.push(`| ${row.route} | ${target} | ${f0(t.rps)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`);
+    }
+  }
+  lines.push('', '| route | gateway/nginx req/s | gateway/direct req/s | gateway p50 − nginx p50 at 1 conn (ms) |', '|---|---:|---:|---:|');
+  for (const row of summary) {
+    lines.push(`| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${f2(row.gatewayPerDirect)}× | ${row.addedP50MsOverNginx.toFixed(3)} |`);
+  }
+  const geo = (pick) => Math.exp(summary.reduce((sum, row) => sum + Math.log(pick(row)), 0) / summary.length);
+  lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${f2(geo((row) => row.gatewayPerDirect))}× | |`);
+
+  const readmePath = join(root, 'bench/README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const start = '<!-- http-bench:start -->';
+  const end = '<!-- http-bench:end -->';
+  const block = `${start}\n${lines.join('\n')}\n${end}`;
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  const next = from === -1 || to === -1 ? `${readme.trimEnd()}\n\n## Gateway vs nginx\n\n${block}\n` : `${readme.slice(0, from)}${block}${readme.slice(to + end.length)}`;
+  writeFileSync(readmePath, next);
+}
