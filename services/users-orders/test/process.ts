@@ -1,41 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { createInterface } from 'node:readline';
+import { entries, startService, type ServiceProcess } from '../../../test/e2e/process-stack.js';
 
-export const builtMain = 'dist/services/users-orders/src/main.js';
+export const builtMain = entries.backend;
 
-export interface BackendProcess {
-  child: ChildProcess;
+export interface BackendProcess extends ServiceProcess {
   port: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the built backend on ephemeral ports and resolves once its 'listening' log line names the API address. */
+/** The built backend on ephemeral loopback ports, started by the same harness as the end-to-end suite. */
 export async function startBackend(): Promise<BackendProcess> {
-  if (!existsSync(builtMain)) throw new Error(`${builtMain} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [builtMain], {
-    env: { ...process.env, BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  // Drained so a chatty child never blocks on a full pipe; only config errors go there.
-  child.stderr?.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('backend did not log "listening" within 10 s')), 10_000);
-    void exited.then(({ code }) => reject(new Error(`backend exited with ${code} before listening`)));
-    if (child.stdout === null) throw new Error('spawned without a stdout pipe');
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; api?: string };
-      if (entry.msg === 'listening' && entry.api !== undefined) {
-        clearTimeout(timer);
-        resolve(Number(new URL(entry.api).port));
-      }
-    });
-  });
-  return { child, port, exited };
+  const backend = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' });
+  return { ...backend, port: Number(new URL(backend.apiUrl).port) };
 }
 
 export function open(port: number): Promise<Socket> {

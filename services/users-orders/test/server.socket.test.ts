@@ -120,7 +120,7 @@ describe('shutdown on SIGTERM', () => {
     expect(res.status).toBe(201);
     expect(JSON.parse(res.body)).toMatchObject({ id: 'user-1', name: 'Ada', email: 'ada@example.com' });
 
-    const { code } = await backend.exited;
+    const code = await backend.exited;
     expect(code).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(10_000);
     socket.destroy();
