@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startProcessStack, startService, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
+import { sleep, startLoad, waitUntil, type Outcome } from './load.js';
+
+/**
+ * Issue 6, "the backend is killed under load" (real built processes, `npm run build` first): the gateway
+ * answers 502 JSON quickly instead of hanging, /readyz turns 503, and once the backend is back on the
+ * same port everything recovers within 2 s.
+ */
+const PATHS = ['/v2/orders/ord-1001', '/v1/orders/ord-1001', '/orders/ord-1002', '/api/users/page?limit=2'];
+const WORKERS = 8;
+const BAD_GATEWAY_WITHIN_MS = 100;
+const RECOVERED_WITHIN_MS = 2_000;
+
+let stack: ProcessStack;
+let restarted: ServiceProcess | undefined;
+
+beforeAll(async () => {
+  stack = await startProcessStack();
+});
+afterAll(async () => {
+  await Promise.all([stack?.stop(), restarted?.stop()]);
+});
+
+const readyStatus = async (): Promise<number> => (await fetch(`${stack.gatewayAdminUrl}/readyz`)).status;
+const between = (outcomes: Outcome[], from: number, to: number) => outcomes.filter((o) => o.startedAt >= from && o.startedAt < to);
+
+it('answers 502 JSON at once while the backend is dead, turns not ready, and recovers within 2 s of its restart', async () => {
+  const load = startLoad(stack.gatewayUrl, PATHS, WORKERS);
+  await sleep(500);
+
+  const killedAt = performance.now();
+  stack.backend.child.kill('SIGKILL');
+  await stack.backend.exited;
+  const deadAt = performance.now();
+  await waitUntil(async () => (await readyStatus()) === 503, 2_000, '/readyz 503 after the kill');
+  await sleep(700);
+
+  const restarting = performance.now();
+  restarted = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: new URL(stack.backend.apiUrl).port, BACKEND_ADMIN_PORT: '0' });
+  const restartedAt = performance.now();
+  await waitUntil(async () => (await readyStatus()) === 200, RECOVERED_WITHIN_MS, '/readyz 200 after the restart');
+  await sleep(RECOVERED_WITHIN_MS + 500 - (performance.now() - restartedAt));
+  const outcomes = await load.stop();
+
+  // Before the kill: the normal answers.
+  const healthy = outcomes.filter((o) => o.endedAt < killedAt);
+  expect(healthy.length).toBeGreaterThan(50);
+  expect(healthy.every((o) => o.status === 200)).toBe(true);
+
+  // Backend dead: every request gets our 502 body, without internal addresses, quickly; none hangs or is reset.
+  const whileDead = between(outcomes, deadAt, restarting);
+  expect(whileDead.length).toBeGreaterThan(20);
+  for (const outcome of whileDead) {
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe(502);
+    expect(outcome.contentType).toMatch(/^application\/json/);
+    expect(JSON.parse(outcome.body ?? '')).toEqual({ error: 'bad gateway', code: 502 });
+  }
+  const slowest = Math.max(...whileDead.map((o) => o.endedAt - o.startedAt));
+  expect(slowest).toBeLessThan(BAD_GATEWAY_WITHIN_MS);
+
+  // After the restart: from 2 s on, only normal answers (and nothing but 200/502 in between).
+  const afterRestart = between(outcomes, restartedAt, Number.POSITIVE_INFINITY);
+  expect(afterRestart.every((o) => o.status === 200 || o.status === 502)).toBe(true);
+  const recovered = between(outcomes, restartedAt + RECOVERED_WITHIN_MS, Number.POSITIVE_INFINITY);
+  expect(recovered.length).toBeGreaterThan(20);
+  expect(recovered.every((o) => o.status === 200 && o.error === undefined)).toBe(true);
+});
