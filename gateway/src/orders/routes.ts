@@ -1,8 +1,8 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'undici';
 import { sendError } from '../../../platform/src/errors.js';
-import { forwardWithoutBody } from '../proxy/backend.js';
+import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
 import type { VersionMetrics } from '../versions/metrics.js';
 import { VARY_VALUE, VERSION_HEADER, type PathPrefix, type Resolution, type VersionPolicy } from '../versions/policy.js';
 
@@ -28,7 +28,8 @@ const PREFIXES: readonly PathPrefix[] = ['', '/api'];
  * The gateway owns the version headers: the backend's own, if it sent any, must not contradict the
  * policy. Vary is merged, since the backend may vary on something else too.
  */
-const keepPolicyHeaders = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
+const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeaders, request) => {
+  const headers = dropHopByHopHeaders(backendHeaders, request);
   headers.vary = headers.vary === undefined ? VARY_VALUE : `${headers.vary}, ${VARY_VALUE}`;
   if (headers.deprecation !== undefined) delete headers.deprecation;
   if (headers.sunset !== undefined) delete headers.sunset;
@@ -36,17 +37,19 @@ const keepPolicyHeaders = (headers: IncomingHttpHeaders): IncomingHttpHeaders =>
   return headers;
 };
 
+const orderReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
+
 /**
  * SPEC "Orders" and "Header-selected version": `{prefix}/v{n}/orders/{id}` for the policy's versions
  * (other versions are unmatched: JSON 404) and `/orders/{id}` with `API-Version`. The policy decides;
  * this only writes its answer and proxies what is to be served.
  */
 export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, { policy, clock, metrics, backendUrl, pool }) => {
-  const backendHost = new URL(backendUrl).host;
+  await app.register(replyFrom, replyFromOptions(backendUrl, pool));
   app.decorateRequest('apiVersion', null);
 
   // Handlers are synchronous (no promise per request) and so must not return the reply: Fastify would send it.
-  function answer(request: FastifyRequest, reply: FastifyReply, resolution: Resolution, prefix: PathPrefix, upstreamPath: string): void {
+  function answer(request: FastifyRequest, reply: FastifyReply, resolution: Resolution, prefix: PathPrefix, upstreamPath?: string): void {
     request.apiVersion = resolution;
     void reply.header('vary', VARY_VALUE);
     if (resolution.deprecation) void reply.header('deprecation', 'true');
@@ -55,17 +58,17 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, {
     if (link !== undefined) void reply.header('link', link);
     const { failure } = resolution;
     if (failure !== undefined) void sendError(reply, failure.status, failure.error, failure.details);
-    else forwardWithoutBody(pool, backendHost, request, reply, upstreamPath, keepPolicyHeaders);
+    else void reply.from(upstreamPath, orderReplyOptions);
   }
 
   const versionHeader = (request: FastifyRequest) => request.headers[VERSION_HEADER] as string | undefined;
 
   for (const version of policy.versions) {
     for (const prefix of PREFIXES) {
-      // Forwarded as requested (the request's own path and query), so the backend's `/api` form answers
-      // its text/plain 404 as SPEC says.
+      // Forwarded as requested (undefined source = the request's own path and query), so the backend's
+      // `/api` form answers its text/plain 404 as SPEC says.
       app.get(`${prefix}/v${version.version}/orders/:id`, (request, reply) => {
-        answer(request, reply, policy.resolvePath(version, versionHeader(request), clock()), prefix, request.url);
+        answer(request, reply, policy.resolvePath(version, versionHeader(request), clock()), prefix);
       });
     }
   }
@@ -74,7 +77,7 @@ export const orderRoutes: FastifyPluginAsync<OrderRoutesOptions> = async (app, {
   const upstreamPrefix = new Map(policy.versions.map(({ version }) => [version, `/v${version}`]));
   app.get('/orders/:id', (request, reply) => {
     const resolution = policy.resolveHeader(versionHeader(request), clock());
-    const upstream = resolution.version === undefined ? '' : `${upstreamPrefix.get(resolution.version)}${request.url}`;
+    const upstream = resolution.version === undefined ? undefined : `${upstreamPrefix.get(resolution.version)}${request.url}`;
     answer(request, reply, resolution, '', upstream);
   });
 

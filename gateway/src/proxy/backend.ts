@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Pool } from 'undici';
 import { sendError } from '../../../platform/src/errors.js';
 
@@ -27,7 +26,7 @@ export function createBackendPool(backendUrl: string, timeoutMs: number): Pool {
  * `Expect: 100-continue` for larger bodies; Node already answered 100 to the client), on `Keep-Alive`
  * and on `Upgrade`, which would turn an ordinary request into a 502.
  */
-const rewriteRequestHeaders = (request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders => {
+const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (request, headers) => {
   const raw = request.raw.headers;
   const clientIp = request.ip;
   const forwardedFor = raw['x-forwarded-for'];
@@ -62,7 +61,7 @@ const answerBackendFailure: FastifyReplyFromHooks['onError'] = (reply, { error }
  * Hop-by-hop headers describe the backend connection, not the response (RFC 9110 §7.6.1); reply-from
  * copies them, so a backend `Connection: close` or `Keep-Alive: timeout=…` would reach the client.
  */
-export const dropHopByHopHeaders = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
+export const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHeaders']> = (headers) => {
   const connection = headers.connection;
   if (connection !== undefined) {
     for (const name of String(connection).split(',')) delete headers[name.trim().toLowerCase()];
@@ -80,69 +79,11 @@ const noRetry = (): null => null;
 
 /** reply.from options every proxied route shares. */
 export const backendReplyOptions: FastifyReplyFromHooks = {
-  // Our server is plain HTTP/1.1, so the request and its headers are the HTTP/1 ones.
-  rewriteRequestHeaders: (request, headers) => rewriteRequestHeaders(request as FastifyRequest, headers),
+  rewriteRequestHeaders,
   rewriteHeaders: dropHopByHopHeaders,
   onError: answerBackendFailure,
   retryDelay: noRetry,
 };
-
-/** The 502/504 of a request that never got the backend's response headers; the cause goes to the log only. */
-function answerFailure(request: FastifyRequest, reply: FastifyReply, error: Error & { code?: string }): void {
-  request.log.warn({ err: error }, 'backend request failed');
-  if (reply.sent) return;
-  if (error.code === 'UND_ERR_HEADERS_TIMEOUT') void sendError(reply, 504, 'gateway timeout');
-  else void sendError(reply, 502, 'bad gateway');
-}
-
-/**
- * The order routes' proxy, on the pool directly rather than through reply-from (issue 6: reply-from's
- * per-request options merging, retry wrapper and header copies were a measurable share of the gateway's
- * CPU). Same behaviour as `backendReplyOptions`: the request's own method and headers minus the client's
- * Connection-listed ones, Host set to the backend, X-Request-Id and X-Forwarded-*; no retries (undici's
- * request never retries); 502/504 in our shape; hop-by-hop response headers dropped, then `rewriteHeaders`;
- * the body streamed as it arrives. Only for requests without a body (the order routes are GET/HEAD).
- */
-export function forwardWithoutBody(
-  pool: Pool,
-  backendHost: string,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  path: string,
-  rewriteHeaders: (headers: IncomingHttpHeaders) => IncomingHttpHeaders,
-): void {
-  const headers: IncomingHttpHeaders = { ...request.raw.headers };
-  const connection = headers.connection;
-  if (connection !== undefined) {
-    // Names a client lists in Connection are hop-by-hop for its own connection (RFC 9110 §7.6.1).
-    for (const name of connection.split(',')) delete headers[name.trim().toLowerCase()];
-    delete headers.connection;
-  }
-  headers.host = backendHost;
-  rewriteRequestHeaders(request, headers);
-  const options = { method: request.method, path, headers };
-  pool.request(options, (error, response) => {
-    if (error !== null) {
-      answerFailure(request, reply, error);
-      return;
-    }
-    if (reply.raw.destroyed) {
-      // The client left while the backend answered: nothing to send, and the socket must go back clean.
-      response.body.destroy();
-      return;
-    }
-    if (response.statusCode < 200 || response.statusCode > 599) {
-      // Fastify refuses such a status; reply-from answered 502 for it too.
-      response.body.destroy();
-      answerFailure(request, reply, new Error(`backend answered status ${response.statusCode}`));
-      return;
-    }
-    void reply
-      .headers(rewriteHeaders(dropHopByHopHeaders(response.headers as IncomingHttpHeaders)))
-      .code(response.statusCode)
-      .send(response.body);
-  });
-}
 
 /** reply-from plugin options: our pool, and no per-request log lines of its own (one line per request is enough). */
 export function replyFromOptions(backendUrl: string, pool: Pool) {
