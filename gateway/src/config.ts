@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '../../platform/src/config.js';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '../../platform/src/config.js';
 import { serverLimits } from '../../platform/src/server-limits.js';
 import { versionPolicyFileSchema } from './versions/policy-file.js';
 import { VersionPolicy } from './versions/policy.js';
@@ -34,8 +34,6 @@ const backendTimeoutSchema = z
   .transform(Number)
   .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
 
-const fileSchema = z.string().min(1, 'must name a file');
-
 /** DESIGN "Configuration": pure, so tests can pass any environment; throws ConfigError naming the variable or file. */
 export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
@@ -45,7 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     BACKEND_URL: { schema: backendUrlSchema, default: 'http://127.0.0.1:8081' },
     BACKEND_TIMEOUT_MS: { schema: backendTimeoutSchema, default: '9000' },
     // Relative paths resolve against the working directory (the repository root under npm start).
-    API_VERSIONS_FILE: { schema: fileSchema, default: 'ops/versions.json' },
+    API_VERSIONS_FILE: { schema: filePathSchema, default: 'ops/versions.json' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
   });
   return {

@@ -14,6 +14,8 @@ export const portSchema = z
 
 export const hostSchema = z.string().min(1, 'must not be empty');
 
+export const filePathSchema = z.string().min(1, 'must name a file');
+
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**

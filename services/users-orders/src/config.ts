@@ -1,4 +1,4 @@
-import { hostSchema, logLevelSchema, portSchema, readEnv } from '../../../platform/src/config.js';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv } from '../../../platform/src/config.js';
 import { z } from 'zod';
 
 export interface BackendConfig {
@@ -9,8 +9,6 @@ export interface BackendConfig {
   logLevel: z.output<typeof logLevelSchema>;
 }
 
-const fileSchema = z.string().min(1, 'must name a file');
-
 /** DESIGN "Configuration": pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   const vars = readEnv(env, {
@@ -18,7 +16,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     BACKEND_PORT: { schema: portSchema, default: '8081' },
     BACKEND_ADMIN_PORT: { schema: portSchema, default: '9465' },
     // Relative paths resolve against the working directory (the repository root under npm start).
-    ORDERS_FILE: { schema: fileSchema, default: 'ops/seed/orders.json' },
+    ORDERS_FILE: { schema: filePathSchema, default: 'ops/seed/orders.json' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
   });
   return {
