@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startProcessStack, startService, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { sleep, startLoad, waitUntil, type Outcome } from './load.js';
+import { startLoad, waitUntil, type Outcome } from './load.js';
 
 /**
  * Issue 6, "the backend is killed under load" (real built processes, `npm run build` first): the gateway

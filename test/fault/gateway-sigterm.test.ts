@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type ServiceProcess } from '../e2e/process-stack.js';
-import { sleep, startLoad, waitUntil } from './load.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startLoad, waitUntil } from './load.js';
 
 /**
  * Issue 6, "SIGTERM to the gateway under load" (the real built gateway, `npm run build` first). The

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 
 /** One request of a load run: when it started and ended (ms, performance.now()), and what came back. */
@@ -42,7 +43,7 @@ export function startLoad(baseUrl: string, paths: readonly string[], workers: nu
       } catch (err) {
         outcome.error = (err as { code?: string }).code ?? (err as Error).message;
         // A refused connection fails at once; pausing keeps a worker from spinning through thousands.
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
       }
       outcome.endedAt = performance.now();
       outcomes.push(outcome);
@@ -59,8 +60,6 @@ export function startLoad(baseUrl: string, paths: readonly string[], workers: nu
     },
   };
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every 20 ms until it holds; resolves with the time it first held, or rejects after `withinMs`. */
 export async function waitUntil(check: () => Promise<boolean>, withinMs: number, what: string): Promise<number> {

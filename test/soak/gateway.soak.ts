@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { sleep, startLoad } from '../fault/load.js';
+import { startLoad } from '../fault/load.js';
 
 /**
  * Issue 6 soak (real built processes, `npm run test:soak` builds first): 50 connections through the

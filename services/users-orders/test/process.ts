@@ -75,4 +75,3 @@ export class ResponseReader {
   }
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

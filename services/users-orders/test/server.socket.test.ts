@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResponseReader, open, sleep, startBackend, type BackendProcess } from './process.js';
+import { ResponseReader, open, startBackend, type BackendProcess } from './process.js';
 
 // Real sockets against the built process (npm run build first): timeouts, keep-alive and shutdown only exist there.
 
