@@ -1,25 +1,23 @@
 // Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx) and the
 // backend alone (issue 6). Runs the built JavaScript (`npm run bench` builds first). Everything listens on
 // 127.0.0.1 only. The servers share core 0 (as backend and proxy would on a small host); wrk runs on core 1
-// so the load generator does not steal the servers' CPU. Targets are loaded in turn, A B C A B C, so a
-// slow drift of the machine (other jobs, thermal) spreads over all three instead of biasing one.
+// so the load generator does not steal the servers' CPU (bench/harness.mjs). Targets are loaded in turn,
+// A B C A B C, so a slow drift of the machine (other jobs, thermal) spreads over all three instead of
+// biasing one.
 //
 // Environment: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
 // BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes).
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LOAD_CPU, SERVER_CPU, load, need, pinned, pinning, root, shell, startNode, wrkScript } from './harness.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const SERVER_CPU = '0';
-const LOAD_CPU = '1';
 const SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
 
 const ROUTES = [
@@ -39,18 +37,6 @@ const ROUTES = [
 /** Direct has no header-form route: it gets the path form the proxies forward to. */
 const pathFor = (targetName, route) => (targetName === 'direct' && route.path.startsWith('/orders/') ? `/v2${route.path}` : route.path);
 
-function need(command, hint) {
-  try {
-    shell(`command -v ${command}`);
-  } catch {
-    process.stderr.write(`${command} not found: ${hint}\n`);
-    process.exit(1);
-  }
-}
-
-const pinning = cpus().length >= 2;
-const pinned = (cpu, command, args) => (pinning ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
-
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -60,25 +46,6 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** Starts a built service with its log going to a file (pino writes as in production), resolves its API URL. */
-async function startNode(dir, name, entry, env, nodeOptions = '') {
-  const logPath = join(dir, `${name}.log`);
-  const out = openSync(logPath, 'w');
-  const [command, args] = pinned(SERVER_CPU, process.execPath, [...nodeOptions.split(' ').filter(Boolean), entry]);
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const line = readFileSync(logPath, 'utf8')
-      .split('\n')
-      .find((text) => text.includes('"msg":"listening"'));
-    if (line !== undefined) return { child, url: JSON.parse(line).api };
-    if (child.exitCode !== null) break;
-    await sleep(50);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${name} did not start`);
 }
 
 /**
@@ -188,44 +155,11 @@ async function checkAnswers(targets) {
   }
 }
 
-/** wrk's Lua hooks: the request is built once (static), and done() prints the summary as one JSON line. */
-function wrkScript(dir, route, requestPath) {
-  const path = join(dir, `route-${ROUTES.indexOf(route)}${requestPath === route.path ? '' : '-direct'}.lua`);
-  const headers = Object.entries(route.headers)
-    .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
-    .join('\n');
-  writeFileSync(
-    path,
-    `wrk.method = ${JSON.stringify(route.method)}
-wrk.path = ${JSON.stringify(requestPath)}
-${route.body === undefined ? '' : `wrk.body = ${JSON.stringify(route.body)}`}
-${headers}
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
-end
-`,
-  );
-  return path;
-}
-
-function load(url, script, connections, seconds) {
-  const [command, args] = pinned(LOAD_CPU, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script, url]);
-  const out = execFileSync(command, args, { encoding: 'utf8' });
-  const line = out.split('\n').find((text) => text.startsWith('RESULT '));
-  if (line === undefined) throw new Error(`wrk printed no result:\n${out}`);
-  const r = JSON.parse(line.slice('RESULT '.length));
-  const errors = r.connect + r.read + r.write + r.status + r.timeout;
-  return { rps: r.requests / (r.duration_us / 1e6), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, requests: r.requests, errors };
-}
-
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf8' }).trim();
 
 need('nginx', 'apt-get install -y nginx');
 need('wrk', 'apt-get install -y wrk');
@@ -246,7 +180,7 @@ try {
     'gateway',
     'dist/gateway/src/main.js',
     { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
-    process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '',
+    { nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
   );
   children.push(gateway.child);
   const nginx = await startNginx(dir, backend.url);
@@ -260,13 +194,14 @@ try {
 
   const runs = [];
   for (const route of ROUTES) {
-    const scripts = { proxy: wrkScript(dir, route, route.path), direct: wrkScript(dir, route, pathFor('direct', route)) };
+    const script = (suffix, path) => wrkScript(join(dir, `route-${ROUTES.indexOf(route)}${suffix}.lua`), { ...route, path });
+    const scripts = { proxy: script('', route.path), direct: script('-direct', pathFor('direct', route)) };
     const scriptFor = (target) => (target.name === 'direct' ? scripts.direct : scripts.proxy);
-    for (const target of targets) load(target.url, scriptFor(target), CONNECTIONS, 1); // warm-up (JIT, pools)
+    for (const target of targets) await load(target.url, scriptFor(target), CONNECTIONS, 1); // warm-up (JIT, pools)
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
-        const many = load(target.url, scriptFor(target), CONNECTIONS, SECONDS);
-        const one = load(target.url, scriptFor(target), 1, SECONDS);
+        const many = await load(target.url, scriptFor(target), CONNECTIONS, SECONDS);
+        const one = await load(target.url, scriptFor(target), 1, SECONDS);
         runs.push({ route: route.name, target: target.name, round, connections: CONNECTIONS, ...many, single: one });
         process.stdout.write(
           `${route.name.padEnd(40)} ${target.name.padEnd(8)} ${many.rps.toFixed(0).padStart(7)} req/s  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,

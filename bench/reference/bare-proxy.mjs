@@ -1,6 +1,6 @@
 // Reference for bench/README.md "What limits it": the least a Node proxy does per request — node:http
 // in, one undici Pool to the backend, body buffered and passed on. No framework, logging or metrics.
-// Run by bench/ab.sh with GATEWAY_PORT and BACKEND_URL set.
+// Run by bench/ab.mjs with GATEWAY_PORT and BACKEND_URL set.
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
 
@@ -16,5 +16,8 @@ const server = createServer(async (req, res) => {
     res.writeHead(502).end();
   }
 });
-server.listen(Number(process.env.GATEWAY_PORT), '127.0.0.1', () => process.stdout.write('{"msg":"listening"}\n'));
+server.listen(Number(process.env.GATEWAY_PORT), '127.0.0.1', () => {
+  // The line bench/harness.mjs waits for, shaped like the services' own.
+  process.stdout.write(`${JSON.stringify({ msg: 'listening', api: `http://127.0.0.1:${server.address().port}` })}\n`);
+});
 process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,88 @@
+// What the bench scripts share: starting a built service pinned to a core and waiting for its 'listening'
+// line, and loading a URL with wrk pinned to another core. Everything listens on 127.0.0.1 only.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+/** The servers' core: backend and proxy share it, as they would on a small host. */
+export const SERVER_CPU = '0';
+/** The load generator's core, so wrk does not steal the servers' CPU. */
+export const LOAD_CPU = '1';
+export const pinning = cpus().length >= 2;
+export const pinned = (cpu, command, args) => (pinning ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
+
+export const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf8' }).trim();
+
+/** Exits with the install command when a tool the bench runs is missing. */
+export function need(command, hint) {
+  try {
+    shell(`command -v ${command}`);
+  } catch {
+    process.stderr.write(`${command} not found: ${hint}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Starts a built service (or a bench/reference build) with its log going to a file (pino writes as in
+ * production) and resolves with the child and the API URL from its 'listening' line.
+ */
+export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeOptions = '' } = {}) {
+  const logPath = join(dir, `${name}.log`);
+  const out = openSync(logPath, 'w');
+  const [command, args] = pinned(cpu, process.execPath, [...nodeOptions.split(' ').filter(Boolean), entry]);
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const line = readFileSync(logPath, 'utf8')
+      .split('\n')
+      .find((text) => text.includes('"msg":"listening"'));
+    if (line !== undefined) return { child, url: JSON.parse(line).api };
+    if (child.exitCode !== null) break;
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not start`);
+}
+
+/**
+ * Writes wrk's Lua hooks to `file`: the request ({ method, path, headers, body? }) is built once (static),
+ * and done() prints the summary as one JSON line.
+ */
+export function wrkScript(file, request) {
+  const headers = Object.entries(request.headers)
+    .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+    .join('\n');
+  writeFileSync(
+    file,
+    `wrk.method = ${JSON.stringify(request.method)}
+wrk.path = ${JSON.stringify(request.path)}
+${request.body === undefined ? '' : `wrk.body = ${JSON.stringify(request.body)}`}
+${headers}
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
+end
+`,
+  );
+  return file;
+}
+
+const execFileAsync = promisify(execFile);
+
+/** One wrk run (one thread) on the load core with a script from wrkScript. */
+export async function load(url, script, connections, seconds) {
+  const [command, args] = pinned(LOAD_CPU, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script, url]);
+  const { stdout } = await execFileAsync(command, args, { encoding: 'utf8' });
+  const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
+  if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`);
+  const r = JSON.parse(line.slice('RESULT '.length));
+  const errors = r.connect + r.read + r.write + r.status + r.timeout;
+  return { rps: r.requests / (r.duration_us / 1e6), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, requests: r.requests, errors };
+}
