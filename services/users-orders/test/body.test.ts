@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { JSON_TYPE, testApp } from './helpers.js';
 
@@ -48,14 +49,12 @@ describe('request body decoding (SPEC "Users" rule 4, DESIGN "Users")', () => {
 
   it('rejects an oversized body even when Content-Length claims nothing (chunked upload)', async () => {
     const app = await testApp();
-    const { Readable } = await import('node:stream');
     const res = await app.inject({ method: 'POST', url: '/api/users', payload: Readable.from([Buffer.alloc(MiB, 0x20), Buffer.from('{}')]) });
     expectInvalidJson(res, 'body exceeds 1048576 bytes');
   });
 
   it('stops reading past the 16 MiB drain bound and closes the connection after the 400', async () => {
     const app = await testApp();
-    const { Readable } = await import('node:stream');
     const chunks = Array.from({ length: 17 }, () => Buffer.alloc(MiB, 0x20));
     const res = await app.inject({ method: 'POST', url: '/api/users', payload: Readable.from([...chunks, Buffer.from('x')]) });
     expectInvalidJson(res, 'body exceeds 1048576 bytes');
