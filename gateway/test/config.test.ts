@@ -37,8 +37,8 @@ describe('gateway configuration', () => {
       backendTimeoutMs: 9000,
       logLevel: 'info',
     });
-    expect(config.policy.defaultVersion).toBe(1);
-    expect(config.policy.versions.map(({ version }) => version)).toEqual([1, 2]);
+    expect(config.policyFile.default_version).toBe(1);
+    expect(config.policyFile.versions.map(({ version }) => version)).toEqual([1, 2]);
   });
 
   it('reads every variable', () => {

@@ -215,6 +215,30 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       expect((await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '2' } })).status).toBe(200);
     });
 
+    it('tells clients which versions exist: discovery headers on every versioned answer, and GET /versions', async () => {
+      const v1 = await gateway('/v1/orders/ord-1001');
+      const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': '7' } });
+      const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
+      for (const res of [v1, refused, missing]) {
+        expect(res.headers.get('api-supported-versions')).toBe('2');
+        expect(res.headers.get('api-deprecated-versions')).toBe('1');
+      }
+      expect(v1.headers.get('api-version')).toBe('1');
+      expect(missing.headers.get('api-version')).toBe('2');
+      expect(refused.headers.get('api-version')).toBeNull();
+
+      const versions = await gateway('/versions');
+      expect(versions.status).toBe(200);
+      expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await versions.json()).toEqual({
+        default_version: 1,
+        versions: [
+          { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
+          { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
+        ],
+      });
+    });
+
     it('answers an unknown path version with the JSON 404', async () => {
       const res = await gateway('/v9/orders/ord-1001');
       expect(res.status).toBe(404);
