@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, type TestGateway } from './helpers.js';
-import { startStubBackend, type StubBackend } from './stub-backend.js';
+import { STUB_OPENAPI, startStubBackend, type StubBackend } from './stub-backend.js';
 
 /** The shipped policy plus a second resource (`/orders`), the RFC 9745 date form, links and two brownouts. */
 const lifecyclePolicy = {
@@ -87,7 +87,7 @@ describe('versioned resources from the policy file', () => {
     ] as const) {
       const res = await get(url, headers);
       expect(res.statusCode).toBe(200);
-      expect(res.json<{ url: string }>().url).toBe(upstream);
+      expect(stub.seen.at(-1)?.url).toBe(upstream);
       expect(res.headers.vary).toBe('API-Version');
     }
   });
@@ -301,5 +301,59 @@ describe('reloading the policy without a restart', () => {
     const res = await (await gateway.admin()).inject({ method: 'GET', url: '/-/reload' });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('POST');
+  });
+});
+
+describe('the OpenAPI document of a deprecated version', () => {
+  const ANNOTATED = {
+    ...STUB_OPENAPI,
+    'x-sunset': '2027-01-01T00:00:00.000Z',
+    'x-successor-version': 2,
+    paths: {
+      '/orders/{id}': {
+        summary: 'an order',
+        get: { responses: { 200: { description: 'ok' } }, deprecated: true },
+        delete: { deprecated: true, responses: {} },
+      },
+    },
+  };
+
+  beforeEach(async () => {
+    gateway = await buildTestGateway(stub.url);
+  });
+
+  it('marks every operation deprecated and adds x-sunset and x-successor-version from the policy, in every form', async () => {
+    for (const [url, headers] of [
+      ['/v1/openapi.json', {}],
+      ['/api/v1/openapi.json', {}],
+      ['/openapi.json', {}],
+      ['/openapi.json', { 'api-version': '1' }],
+    ] as const) {
+      const res = await get(url, headers);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(ANNOTATED);
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+      expect(res.headers).toMatchObject({ deprecation: 'true', 'api-version': '1' });
+    }
+  });
+
+  it('passes a current version\'s document through untouched, and a deprecated one before its announcement', async () => {
+    const current = await get('/openapi.json', { 'api-version': '2' });
+    expect(current.json()).toEqual(STUB_OPENAPI);
+    gateway.setNow(at('2026-05-01'));
+    expect((await get('/v1/openapi.json')).json()).toEqual(STUB_OPENAPI);
+  });
+
+  it('follows a reloaded policy: a later sunset shows in x-sunset at once', async () => {
+    expect((await get('/v1/openapi.json')).json()).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z' });
+    gateway.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], sunset: '2027-03-01T00:00:00Z' }, designPolicyFile.versions[1]] });
+    expect((await (await gateway.admin()).inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
+    expect((await get('/v1/openapi.json')).json()).toMatchObject({ 'x-sunset': '2027-03-01T00:00:00.000Z' });
+  });
+
+  it('answers HEAD without a body', async () => {
+    const res = await request('HEAD', '/v1/openapi.json');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('');
   });
 });

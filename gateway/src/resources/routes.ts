@@ -9,6 +9,7 @@ import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-throug
 import { POLICY_HEADERS, VARY_VALUE, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import type { PolicyStore } from '../versions/policy-store.js';
 import type { VersionAnswer } from '../versions/policy.js';
+import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import { successorPath } from './router.js';
 
 declare module 'fastify' {
@@ -39,6 +40,7 @@ const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeade
 };
 
 const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
+const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
 /**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
@@ -89,7 +91,8 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     }
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the header form maps to the bare path form.
-    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, versionedReplyOptions);
+    const options = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE ? deprecatedDocumentReplyOptions : versionedReplyOptions;
+    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);
   });
 
   app.addHook('onResponse', (request, reply, done) => {

@@ -28,6 +28,8 @@ export interface VersionAnswer {
   readonly failure: Failure | null;
   /** Response headers, Link aside (its target is the request's own path, which the route knows). */
   readonly headers: readonly (readonly [PolicyHeader, string])[];
+  /** The version's sunset (epoch ms), when it has one. */
+  readonly sunset: number | null;
   /** The successor version a `rel="successor-version"` Link points to, when one is due. */
   readonly successor: number | null;
   /** Further Link entries (`rel="deprecation"`, `rel="sunset"`), each preceded by ", "; "" when none. */
@@ -130,6 +132,7 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs:
     phase: null,
     failure,
     headers: discovery,
+    sunset: null,
     successor: null,
     extraLinks: '',
     labels: invalidLabels(selectedBy),
@@ -162,6 +165,7 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs:
       phase,
       failure,
       headers,
+      sunset: entry.sunset ?? null,
       successor: warned ? (entry.successor ?? null) : null,
       extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
       labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
