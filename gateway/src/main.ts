@@ -7,7 +7,7 @@ import { loadProcessConfig, readPolicyFile } from './config.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
-  const logger = createLogger(config.logLevel, 'gateway');
+  const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   const app = await buildApp({
     config: { backendTimeoutMs: config.backendTimeoutMs },
