@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { postExpectingContinue } from '../support/expect-continue.js';
 import type { StackEndpoints } from './stack.js';
 
 /**
@@ -36,23 +36,6 @@ async function versionCounts(adminUrl: string): Promise<Map<string, number>> {
 
 const series = (version: string, deprecated: string, selectedBy: string, status: number) =>
   `version="${version}",deprecated="${deprecated}",selected_by="${selectedBy}",status_code="${status}"`;
-
-/** A POST with `Expect: 100-continue`, sending the body only after the 100, as curl does for large bodies. */
-function postExpectingContinue(url: string, body: Buffer, contentType: string): Promise<{ status: number; body: string; sawContinue: boolean }> {
-  return new Promise((resolve, reject) => {
-    let sawContinue = false;
-    const req = request(url, { method: 'POST', headers: { 'content-type': contentType, 'content-length': String(body.length), expect: '100-continue' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), sawContinue }));
-    });
-    req.on('error', reject);
-    req.on('continue', () => {
-      sawContinue = true;
-      req.end(body);
-    });
-  });
-}
 
 /** A JSON user body padded with spaces to exactly `size` bytes. */
 function userBodyOfSize(size: number): Buffer {
@@ -133,7 +116,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
     });
 
     it('works with Expect: 100-continue uploads, as curl -d @big.json sends them', async () => {
-      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), 'application/x-www-form-urlencoded');
+      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), { 'content-type': 'application/x-www-form-urlencoded' });
       expect(res.sawContinue).toBe(true);
       expect(res.status).toBe(201);
     });
