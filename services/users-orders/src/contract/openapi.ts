@@ -64,6 +64,9 @@ export const apiContract = fp(
         transform: onlyThisVersion,
       });
 
+      // Generated on first request, not at start: it costs a few hundred ms per app, and tests build many
+      // apps that never ask for it. The snapshot test generates every document, so a schema that cannot
+      // be documented fails `npm test`, not a client's request.
       let document: string | undefined;
       for (const path of documentPaths(version)) {
         app.get(path, { schema: { hide: true } }, async (_request, reply) => {
