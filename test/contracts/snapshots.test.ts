@@ -7,7 +7,7 @@ import { orderPresenters, orderV1Schema, orderV2Schema, presenter, type OrderPre
 const committed = fileURLToPath(new URL('../../openapi', import.meta.url));
 
 const HOW_TO_FIX =
-  'The API documents differ from the committed openapi/v{n}.json (above, each difference classified).\n' +
+  'The API documents differ from the committed openapi/v{n}.json; each difference is listed with its classification.\n' +
   'Non-breaking only: run `npm run openapi:update` and commit the snapshots. Breaking: keep the published ' +
   'version as it is and put the change in a new major version (README "API contracts").';
 

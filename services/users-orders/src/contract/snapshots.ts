@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { createLogger } from '../../../../platform/src/logger.js';
 import { buildApp } from '../app.js';
 import { compareDocuments, type ContractChange } from './compatibility.js';
@@ -86,13 +86,13 @@ export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number
   });
 }
 
-/** One line per difference, breaking ones first, as the test and `npm run openapi:update` print them. */
+/** One line per difference, breaking ones first, as the test and `npm run openapi:update` print them (paths relative to the working directory). */
 export function describeDiffs(diffs: readonly SnapshotDiff[]): string {
   const lines: string[] = [];
   for (const diff of diffs) {
     const ordered = [...diff.changes].sort((a, b) => Number(b.compatibility === 'breaking') - Number(a.compatibility === 'breaking'));
     for (const change of ordered) {
-      lines.push(`${diff.file}: ${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`);
+      lines.push(`${relative(process.cwd(), diff.file)}: ${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`);
     }
   }
   return lines.join('\n');
