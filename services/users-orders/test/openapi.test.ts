@@ -75,7 +75,7 @@ describe('GET /v{n}/openapi.json', () => {
     });
   });
 
-  it('documents the Location header of 201 and the versioned order representations with SPEC examples', async () => {
+  it('documents the Location header of 201 and the versioned order representations with their examples', async () => {
     const [v1, v2] = [await documentOf(1), await documentOf(2)];
     const created = v1.paths?.['/api/users']?.post?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
     expect(Object.keys(created.headers ?? {})).toEqual(['Location']);
