@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { baseServerOptions, httpFoundation } from '../../../platform/src/http-foundation.js';
 import { createRegistry, httpMetrics } from '../../../platform/src/metrics.js';
+import { apiContract } from './contract/openapi.js';
 import type { Order } from './orders/order.js';
+import { orderPresenters, type OrderPresenter } from './orders/presenters.js';
 import { orderRoutes } from './orders/routes.js';
 import { OrderService } from './orders/service.js';
 import { bodyReader } from './users/body-reader.js';
@@ -17,16 +19,20 @@ export interface BuildAppOptions {
   store?: UserStore;
   orders: readonly Order[];
   clock?: () => Date;
+  /** The order representation of each API major version; its keys are the versions served and documented. */
+  presenters?: ReadonlyMap<number, OrderPresenter>;
 }
 
-/** The backend's public API (DESIGN "Shape"), not listening: main.ts listens, tests inject. */
-export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock = () => new Date() }: BuildAppOptions): Promise<FastifyInstance> {
+/** The backend's API, not listening: main.ts listens, tests inject. */
+export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock = () => new Date(), presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   // First, so its onRoute mirror sees every route (405 + Allow).
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
   await app.register(bodyReader);
+  // Before the routes: it documents every route registered after it.
+  await app.register(apiContract, { versions: [...presenters.keys()].sort((a, b) => a - b) });
   await app.register(userRoutes, { store, now: () => clock().toISOString() });
-  await app.register(orderRoutes, { orders: new OrderService(orders) });
+  await app.register(orderRoutes, { orders: new OrderService(orders), presenters });
   return app;
 }

@@ -1,24 +1,43 @@
+import { z } from 'zod';
 import type { Order } from './order.js';
 
-/** SPEC "Order, version 1 representation": exactly these fields. */
-export interface OrderV1 {
-  id: string;
-  user_id: string;
-  total: number;
+/** Order, version 1 representation: exactly these fields. */
+export const orderV1Schema = z
+  .object({
+    id: z.string(),
+    user_id: z.string().meta({ description: 'The customer identifier under its old name.' }),
+    total: z.number().meta({ description: 'Decimal amount: the amount in cents divided by 100.' }),
+  })
+  .meta({ title: 'OrderV1', examples: [{ id: 'ord-1001', user_id: 'user-1', total: 19.99 }] });
+
+/** Order, version 2 representation: exactly these fields. */
+export const orderV2Schema = z
+  .object({
+    id: z.string(),
+    customer_id: z.string().meta({ description: 'Renamed from user_id.' }),
+    total_cents: z.int().meta({ description: 'Amount in cents.' }),
+    currency: z.string().meta({ description: 'ISO 4217 code. New in version 2.' }),
+  })
+  .meta({ title: 'OrderV2', examples: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }] });
+
+export type OrderV1 = z.output<typeof orderV1Schema>;
+export type OrderV2 = z.output<typeof orderV2Schema>;
+
+/** One API major version's view of an order: the schema its documents publish and the function that fills it. */
+export interface OrderPresenter<Schema extends z.ZodType = z.ZodType> {
+  schema: Schema;
+  present: (order: Order) => z.output<Schema>;
 }
 
-/** SPEC "Order, version 2 representation": exactly these fields. */
-export interface OrderV2 {
-  id: string;
-  customer_id: string;
-  total_cents: number;
-  currency: string;
+export function presenter<Schema extends z.ZodType>(schema: Schema, present: (order: Order) => z.output<Schema>): OrderPresenter<Schema> {
+  return { schema, present };
 }
 
-export function presentOrderV1(order: Order): OrderV1 {
-  return { id: order.id, user_id: order.customer_id, total: order.total_cents / 100 };
-}
-
-export function presentOrderV2(order: Order): OrderV2 {
-  return { id: order.id, customer_id: order.customer_id, total_cents: order.total_cents, currency: order.currency };
-}
+/**
+ * The order representation of every API major version, keyed by its number. Versions differ only here:
+ * a new major version is one more entry, and its routes and its OpenAPI document follow from it.
+ */
+export const orderPresenters: ReadonlyMap<number, OrderPresenter> = new Map<number, OrderPresenter>([
+  [1, presenter(orderV1Schema, (order) => ({ id: order.id, user_id: order.customer_id, total: order.total_cents / 100 }))],
+  [2, presenter(orderV2Schema, (order) => ({ id: order.id, customer_id: order.customer_id, total_cents: order.total_cents, currency: order.currency }))],
+]);

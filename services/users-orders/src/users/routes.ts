@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { HttpError } from '../../../../platform/src/errors.js';
-import { buildPage, type PageResponse } from '../pagination/page.js';
+import { errorResponse, otherErrors } from '../contract/error-response.js';
+import { buildPage } from '../pagination/page.js';
 import { parsePageQuery } from '../pagination/query.js';
 import type { ReceivedBody } from './body-reader.js';
 import { decodeUserFields } from './decode.js';
-import type { User, UserFields, UserStore } from './store.js';
+import { createUserRequestSchema, pageQuerySchema, updateUserRequestSchema, userIdParamsSchema, userPageSchema, userSchema } from './schemas.js';
+import type { UserFields, UserStore } from './store.js';
 
 export interface UserRoutesOptions {
   store: UserStore;
@@ -12,20 +16,16 @@ export interface UserRoutesOptions {
   now: () => string;
 }
 
-interface IdParams {
-  id: string;
-}
-
 const userNotFound = (): HttpError => new HttpError(404, 'user not found');
 
-/** SPEC "Validation checks name first, then email"; present values only need to be non-empty. */
+/** Validation checks name first, then email; present values only need to be non-empty. */
 function validateCreate(fields: Partial<UserFields>): UserFields {
   if (fields.name === undefined || fields.name === '') throw new HttpError(422, 'validation failed', 'name is required');
   if (fields.email === undefined || fields.email === '') throw new HttpError(422, 'validation failed', 'email is required');
   return { name: fields.name, email: fields.email };
 }
 
-/** A storage failure while listing is answered with its own text (SPEC rule 4), unlike unhandled failures. */
+/** A storage failure while listing is answered with its own text, unlike unhandled failures. */
 function listing<Result>(read: () => Result): Result {
   try {
     return read();
@@ -34,37 +34,132 @@ function listing<Result>(read: () => Result): Result {
   }
 }
 
-/** SPEC "Users" and DESIGN "Paginated listing". */
+const userNotFoundResponse = errorResponse(404, 'user not found', 'No user has this id.');
+const invalidJsonResponse = errorResponse(
+  400,
+  'invalid JSON',
+  'The body cannot be decoded: not JSON, not an object, an unknown field, a present name/email that is not a string, data after the first value, or more than 1048576 bytes.',
+  'unknown field "x"',
+);
+const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
+
+/** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
 export async function userRoutes(app: FastifyInstance, { store, now }: UserRoutesOptions): Promise<void> {
-  app.get('/api/users', async (): Promise<User[]> => listing(() => store.list()));
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  // Registered as a static path, which find-my-way matches before /api/users/:id.
-  app.get<{ Querystring: { cursor?: unknown; limit?: unknown } }>('/api/users/page', async (request): Promise<PageResponse<User>> => {
-    const query = parsePageQuery(request.query);
-    return listing(() => buildPage(query, (afterSeq, count) => store.listAfter(afterSeq, count)));
-  });
+  api.get(
+    '/api/users',
+    {
+      schema: {
+        operationId: 'listUsers',
+        summary: 'List every user (order unspecified; in id order here)',
+        tags: ['users'],
+        response: { 200: z.array(userSchema).meta({ description: 'Every user; an empty array when there are none.' }), 500: listingFailedResponse, default: otherErrors },
+      },
+    },
+    async () => listing(() => store.list()),
+  );
 
-  app.post<{ Body: ReceivedBody | undefined }>('/api/users', async (request, reply) => {
-    const user = store.create(validateCreate(decodeUserFields(request.body)), now());
-    return reply.code(201).header('location', `/api/users/${user.id}`).send(user);
-  });
+  // Registered as a static path, which find-my-way matches before /api/users/:id. The query is typed as
+  // received (a repeated parameter arrives as an array): parsePageQuery applies the documented fallbacks.
+  api.get<{ Querystring: { cursor?: unknown; limit?: unknown } }>(
+    '/api/users/page',
+    {
+      schema: {
+        operationId: 'listUsersPage',
+        summary: 'One page of users, ordered by id ascending',
+        tags: ['users'],
+        querystring: pageQuerySchema,
+        response: {
+          200: userPageSchema.meta({ description: 'A page of users.' }),
+          400: errorResponse(400, 'invalid cursor', 'The cursor is not one this service issued.'),
+          500: listingFailedResponse,
+          default: otherErrors,
+        },
+      },
+    },
+    async (request) => {
+      const query = parsePageQuery(request.query);
+      return listing(() => buildPage(query, (afterSeq, count) => store.listAfter(afterSeq, count)));
+    },
+  );
 
-  app.get<{ Params: IdParams }>('/api/users/:id', async (request): Promise<User> => {
-    const user = store.get(request.params.id);
-    if (user === undefined) throw userNotFound();
-    return user;
-  });
+  api.post<{ Body: ReceivedBody | undefined }>(
+    '/api/users',
+    {
+      schema: {
+        operationId: 'createUser',
+        summary: 'Create a user',
+        tags: ['users'],
+        body: createUserRequestSchema,
+        response: {
+          201: userSchema.meta({ description: 'The created user.', headers: { Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] } } }),
+          400: invalidJsonResponse,
+          422: errorResponse(422, 'validation failed', 'name or email is missing or empty (name is checked first).', 'name is required'),
+          default: otherErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const user = store.create(validateCreate(decodeUserFields(request.body)), now());
+      return reply.code(201).header('location', `/api/users/${user.id}`).send(user);
+    },
+  );
 
-  app.put<{ Params: IdParams; Body: ReceivedBody | undefined }>('/api/users/:id', async (request): Promise<User> => {
-    // SPEC rule 2: decode first (400), then look up (404).
-    const changes = decodeUserFields(request.body);
-    const user = store.update(request.params.id, changes, now());
-    if (user === undefined) throw userNotFound();
-    return user;
-  });
+  api.get(
+    '/api/users/:id',
+    {
+      schema: {
+        operationId: 'getUser',
+        summary: 'Read a user',
+        tags: ['users'],
+        params: userIdParamsSchema,
+        response: { 200: userSchema.meta({ description: 'The user.' }), 404: userNotFoundResponse, default: otherErrors },
+      },
+    },
+    async (request) => {
+      const user = store.get(request.params.id);
+      if (user === undefined) throw userNotFound();
+      return user;
+    },
+  );
 
-  app.delete<{ Params: IdParams }>('/api/users/:id', async (request, reply) => {
-    if (!store.delete(request.params.id)) throw userNotFound();
-    return reply.code(204).send();
-  });
+  api.put<{ Params: z.output<typeof userIdParamsSchema>; Body: ReceivedBody | undefined }>(
+    '/api/users/:id',
+    {
+      schema: {
+        operationId: 'updateUser',
+        summary: 'Update a user partially',
+        description: 'The body is decoded first (400), then the user is looked up (404).',
+        tags: ['users'],
+        params: userIdParamsSchema,
+        body: updateUserRequestSchema,
+        response: { 200: userSchema.meta({ description: 'The updated user.' }), 400: invalidJsonResponse, 404: userNotFoundResponse, default: otherErrors },
+      },
+    },
+    async (request) => {
+      // Decode first (400), then look up (404).
+      const changes = decodeUserFields(request.body);
+      const user = store.update(request.params.id, changes, now());
+      if (user === undefined) throw userNotFound();
+      return user;
+    },
+  );
+
+  api.delete(
+    '/api/users/:id',
+    {
+      schema: {
+        operationId: 'deleteUser',
+        summary: 'Delete a user',
+        tags: ['users'],
+        params: userIdParamsSchema,
+        response: { 204: z.undefined().meta({ description: 'Deleted; no body.' }), 404: userNotFoundResponse, default: otherErrors },
+      },
+    },
+    async (request, reply) => {
+      if (!store.delete(request.params.id)) throw userNotFound();
+      return reply.code(204).send();
+    },
+  );
 }

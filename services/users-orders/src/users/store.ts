@@ -1,18 +1,13 @@
 import { createRequire } from 'node:module';
 import type sortedBTree from 'sorted-btree';
+import type { User } from './schemas.js';
 
 // sorted-btree is CommonJS exporting `exports.default`. An ESM default import yields the exports object
 // under Node but the class under vitest's interop; require() gives the same object in both.
 const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBTree).default;
 
-/** SPEC "User". Timestamps are RFC 3339 UTC with milliseconds (DESIGN "Users"). */
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-  created_at: string;
-  updated_at: string;
-}
+/** A user's shape is defined once, by the schema the API documents are generated from. */
+export type { User };
 
 export interface UserFields {
   name: string;

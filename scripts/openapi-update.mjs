@@ -1,0 +1,34 @@
+// `npm run openapi:update`: rewrites openapi/v{n}.json from the backend's generated documents. It refuses
+// (exit 1) when a difference is breaking for the clients of a version, unless --allow-breaking is given:
+// a breaking change belongs in a new major version (README "API contracts").
+// Runs the built backend (the npm script builds first), from the repository root as npm runs scripts;
+// `--snapshots <dir>` compares with and writes another directory (the tests use one).
+import { parseArgs } from 'node:util';
+import { describeDiffs, diffSnapshots, hasBreaking, writeSnapshots } from '../dist/services/users-orders/src/contract/snapshots.js';
+
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: {
+      'allow-breaking': { type: 'boolean', default: false },
+      snapshots: { type: 'string', default: 'openapi' },
+    },
+  }));
+} catch (err) {
+  console.error(`${err.message}\nusage: npm run openapi:update [-- --allow-breaking]`);
+  process.exit(2);
+}
+
+const diffs = await diffSnapshots(options.snapshots);
+const report = describeDiffs(diffs);
+if (report !== '') console.log(report);
+
+if (hasBreaking(diffs) && !options['allow-breaking']) {
+  console.error(
+    'Refused: the differences marked BREAKING would break clients of a published version. Put the change in a new major ' +
+      'version instead (a new presenter), or rerun with --allow-breaking if no client can be affected.',
+  );
+  process.exit(1);
+}
+const touched = writeSnapshots(diffs);
+console.log(touched.length === 0 ? 'Snapshots are up to date.' : touched.map((file) => `updated ${file}`).join('\n'));

@@ -1,0 +1,91 @@
+import { apiDiff, type Diff } from 'api-smart-diff';
+
+/**
+ * How a change of an API document affects the clients of that version. Breaking (a new major version is
+ * required): a removed or renamed response field, an optional field made required, a changed field type
+ * or date format, a changed status or error text of an existing scenario, a removed endpoint or response
+ * header, a new required request field or parameter, stricter validation. Compatible: an added optional
+ * response field, endpoint, optional query parameter or header, relaxed validation, and documentation
+ * text (descriptions, summaries, examples).
+ */
+export type Compatibility = 'breaking' | 'non-breaking';
+
+export interface ContractChange {
+  compatibility: Compatibility;
+  /** What changed, in words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
+  description: string;
+  /** Where, as a JSON path into the document, e.g. "paths./v1/orders/{id}.get.responses.200…". */
+  path: string;
+}
+
+type Path = Diff['path'];
+
+/** `paths.{p}.{method}.responses.{status}.content.{type}.schema…`: the position inside a response body schema, if any. */
+function responseSchemaPosition(path: Path): { status: string; inSchema: Path } | undefined {
+  if (path[0] !== 'paths' || path[3] !== 'responses' || path[5] !== 'content' || path[7] !== 'schema') return undefined;
+  return { status: String(path[4]), inSchema: path.slice(8) };
+}
+
+function valueAt(document: unknown, path: Path): unknown {
+  let node = document;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
+/** Where the list above is stricter than api-smart-diff's own rules; undefined keeps the library's verdict. */
+function stricterVerdict(diff: Diff, before: unknown): Compatibility | undefined {
+  const last = diff.path.at(-1);
+  const parent = diff.path.at(-2);
+  // A changed type is breaking wherever it is (the library calls some response type changes compatible).
+  if (diff.action === 'replace' && last === 'type') return 'breaking';
+  const response = responseSchemaPosition(diff.path);
+  if (response === undefined) return undefined;
+  // An existing optional response field made required (a brand-new required field is only an addition).
+  if (diff.action === 'add' && parent === 'required' && typeof diff.after === 'string') {
+    const schemaPath = diff.path.slice(0, -2);
+    return valueAt(before, [...schemaPath, 'properties', diff.after]) === undefined ? undefined : 'breaking';
+  }
+  // A changed date (or any value) format of a response field.
+  if (diff.action === 'replace' && last === 'format') return 'breaking';
+  // The error text or code of an existing error scenario (a fixed `error`/`code`, or a fixed plain-text
+  // body): clients branch on them.
+  const isError = response.status === 'default' || Number(response.status) >= 400;
+  const [first, field, keyword] = response.inSchema;
+  const isFixedValue = (key: unknown): boolean => key === 'enum' || key === 'const';
+  const fixedErrorValue = isFixedValue(first) || (first === 'properties' && (field === 'error' || field === 'code') && isFixedValue(keyword));
+  if (isError && fixedErrorValue && diff.action !== 'add') return 'breaking';
+  return undefined;
+}
+
+/** Media-type examples illustrate; they are never part of the contract. */
+function isExample(path: Path): boolean {
+  return path.includes('example') || path.includes('examples');
+}
+
+function verdict(diff: Diff, before: unknown): Compatibility {
+  const stricter = stricterVerdict(diff, before);
+  if (stricter !== undefined) return stricter;
+  switch (diff.type) {
+    case 'breaking':
+      return 'breaking';
+    case 'non-breaking':
+    case 'annotation':
+    case 'deprecated':
+      return 'non-breaking';
+    case 'unclassified':
+      // What the library cannot classify is treated as breaking until a person has looked at it.
+      return isExample(diff.path) ? 'non-breaking' : 'breaking';
+  }
+}
+
+/** Every difference between two OpenAPI 3.x documents of one API version, each classified. */
+export function compareDocuments(before: object, after: object): ContractChange[] {
+  return apiDiff(before, after).map((diff) => ({
+    compatibility: verdict(diff, before),
+    description: diff.description ?? `[${diff.action}] ${JSON.stringify(diff.before ?? null)} → ${JSON.stringify(diff.after ?? null)}`,
+    path: diff.path.join('.'),
+  }));
+}

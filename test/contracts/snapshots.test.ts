@@ -1,0 +1,66 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { diffSnapshots, describeDiffs, type SnapshotDiff } from '../../services/users-orders/src/contract/snapshots.js';
+import { orderPresenters, orderV1Schema, orderV2Schema, presenter, type OrderPresenter } from '../../services/users-orders/src/orders/presenters.js';
+
+const committed = fileURLToPath(new URL('../../openapi', import.meta.url));
+
+const HOW_TO_FIX =
+  'The API documents differ from the committed openapi/v{n}.json; each difference is listed with its classification.\n' +
+  'Non-breaking only: run `npm run openapi:update` and commit the snapshots. Breaking: keep the published ' +
+  'version as it is and put the change in a new major version (README "API contracts").';
+
+function changesOf(diffs: SnapshotDiff[], version: number): { compatibility: string; description: string }[] {
+  return (diffs.find((diff) => diff.version === version)?.changes ?? []).map(({ compatibility, description }) => ({ compatibility, description }));
+}
+
+function withPresenter(version: number, replacement: OrderPresenter | undefined): Map<number, OrderPresenter> {
+  const presenters = new Map(orderPresenters);
+  if (replacement === undefined) presenters.delete(version);
+  else presenters.set(version, replacement);
+  return presenters;
+}
+
+describe('the committed API documents', () => {
+  it('equal the documents the backend generates (openapi/v1.json, openapi/v2.json)', async () => {
+    const diffs = await diffSnapshots(committed);
+    expect(diffs.map((diff) => diff.version)).toEqual([1, 2]);
+    expect(describeDiffs(diffs.filter((diff) => !diff.unchanged)), HOW_TO_FIX).toBe('');
+  });
+});
+
+describe('a presenter change is classified against the committed documents', () => {
+  it('drops `total` from version 1: breaking, on both order paths, and version 2 untouched', async () => {
+    const withoutTotal = orderV1Schema.omit({ total: true });
+    const diffs = await diffSnapshots(committed, withPresenter(1, presenter(withoutTotal, (order) => ({ id: order.id, user_id: order.customer_id }))));
+    const removed = changesOf(diffs, 1).filter((change) => change.description.includes('property `total`'));
+    expect(removed.map((change) => change.compatibility)).toEqual(['breaking', 'breaking']);
+    expect(describeDiffs(diffs)).toMatch(/v1\.json: BREAKING: \[Removed\] property `total` in Response 200 content \(application\/json\)/);
+    expect(diffs.find((diff) => diff.version === 2)?.unchanged).toBe(true);
+  });
+
+  it('adds an optional response field to version 2: non-breaking only', async () => {
+    const withNote = orderV2Schema.extend({ note: z.string().optional() });
+    const diffs = await diffSnapshots(committed, withPresenter(2, presenter(withNote, (order) => ({ ...order, note: 'x' }))));
+    const changes = changesOf(diffs, 2);
+    expect(changes).toContainEqual({ compatibility: 'non-breaking', description: '[Added] property `note` in Response 200 content (application/json)' });
+    expect(changes.every((change) => change.compatibility === 'non-breaking')).toBe(true);
+  });
+
+  it('changes the type of total_cents in version 2: breaking', async () => {
+    const asString = orderV2Schema.extend({ total_cents: z.string() });
+    const diffs = await diffSnapshots(committed, withPresenter(2, presenter(asString, (order) => ({ ...order, total_cents: String(order.total_cents) }))));
+    expect(changesOf(diffs, 2).filter((change) => change.compatibility === 'breaking').map((change) => change.description)).toContain(
+      '[Replaced] type definition of `total_cents` in Response 200 content (application/json)',
+    );
+  });
+
+  it('removes version 2 altogether: breaking; adds a version 3: a new document, non-breaking, with its own order routes', async () => {
+    const removed = await diffSnapshots(committed, withPresenter(2, undefined));
+    expect(changesOf(removed, 2)).toEqual([{ compatibility: 'breaking', description: 'version 2 is no longer served: every endpoint of it is removed' }]);
+    const added = await diffSnapshots(committed, withPresenter(3, orderPresenters.get(2)));
+    expect(changesOf(added, 3)).toEqual([{ compatibility: 'non-breaking', description: 'version 3 is new: its document has no snapshot yet' }]);
+    expect(added.find((diff) => diff.version === 3)?.generated).toContain('"/v3/orders/{id}"');
+  });
+});
