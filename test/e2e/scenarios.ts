@@ -222,6 +222,31 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       });
     });
 
+    it('serves each version\'s OpenAPI document; the deprecated one marked from the policy, with its headers', async () => {
+      type Document = { info: { version: string }; paths: Record<string, Record<string, { deprecated?: boolean }>>; 'x-sunset'?: string; 'x-successor-version'?: number };
+      const v1 = await gateway('/v1/openapi.json');
+      expect(v1.status).toBe(200);
+      expect(v1.headers.get('deprecation')).toBe('true');
+      expect(v1.headers.get('sunset')).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+      expect(v1.headers.get('link')).toBe('</v2/openapi.json>; rel="successor-version"');
+      const v1Document = (await v1.json()) as Document;
+      expect(v1Document.info.version).toBe('1');
+      expect(v1Document['x-sunset']).toBe('2027-01-01T00:00:00.000Z');
+      expect(v1Document['x-successor-version']).toBe(2);
+      const operations = Object.values(v1Document.paths).flatMap((item) => Object.values(item));
+      expect(operations.length).toBeGreaterThan(5);
+      expect(operations.every((operation) => operation.deprecated === true)).toBe(true);
+
+      const v2 = await gateway('/openapi.json', { headers: { 'api-version': '2' } });
+      expect(v2.status).toBe(200);
+      expect(v2.headers.get('api-version')).toBe('2');
+      expect(v2.headers.get('deprecation')).toBeNull();
+      const v2Document = (await v2.json()) as Document;
+      expect(v2Document.info.version).toBe('2');
+      expect(v2Document).not.toHaveProperty('x-sunset');
+      expect(Object.values(v2Document.paths).flatMap((item) => Object.values(item)).some((operation) => operation.deprecated === true)).toBe(false);
+    });
+
     it('answers an unknown path version with the JSON 404', async () => {
       const res = await gateway('/v9/orders/ord-1001');
       expect(res.status).toBe(404);
