@@ -17,6 +17,32 @@ export const designPolicyFile = {
   ],
 };
 
+/**
+ * The shipped policy plus what the lifecycle adds: a second resource (`/orders`), the RFC 9745 date
+ * form, deprecation and sunset links, and two brownout windows on v1.
+ */
+export const lifecyclePolicyFile = {
+  default_version: 1,
+  deprecation_header: 'date',
+  resources: ['/orders/:id', '/orders', '/openapi.json'],
+  versions: [
+    {
+      version: 1,
+      status: 'deprecated',
+      announced: '2026-06-01',
+      sunset: '2027-01-01T00:00:00Z',
+      successor: 2,
+      deprecation_link: 'https://example.com/changelog/v1',
+      sunset_link: 'https://example.com/sunset-policy',
+      brownouts: [
+        { start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' },
+        { start: '2026-12-08T10:00:00Z', end: '2026-12-08T16:00:00Z' },
+      ],
+    },
+    { version: 2, status: 'current' },
+  ],
+};
+
 export const policyFileFrom = (file: unknown): PolicyFile => versionPolicyFileSchema.parse(file);
 export const policyFrom = (file: unknown): VersionPolicy => createVersionPolicy(policyFileFrom(file));
 

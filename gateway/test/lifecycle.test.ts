@@ -1,29 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, type TestGateway } from './helpers.js';
+import { TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from './helpers.js';
 import { STUB_OPENAPI, startStubBackend, type StubBackend } from './stub-backend.js';
 
-/** The shipped policy plus a second resource (`/orders`), the RFC 9745 date form, links and two brownouts. */
-const lifecyclePolicy = {
-  default_version: 1,
-  deprecation_header: 'date',
-  resources: ['/orders/:id', '/orders', '/openapi.json'],
-  versions: [
-    {
-      version: 1,
-      status: 'deprecated',
-      announced: '2026-06-01',
-      sunset: '2027-01-01T00:00:00Z',
-      successor: 2,
-      deprecation_link: 'https://example.com/changelog/v1',
-      sunset_link: 'https://example.com/sunset-policy',
-      brownouts: [
-        { start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' },
-        { start: '2026-12-08T10:00:00Z', end: '2026-12-08T16:00:00Z' },
-      ],
-    },
-    { version: 2, status: 'current' },
-  ],
-};
+const lifecyclePolicy = lifecyclePolicyFile;
 const BROWNOUT_START = at('2026-12-01T10:00:00Z');
 const BROWNOUT_END = at('2026-12-01T12:00:00Z');
 const V1_LINKS = ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';

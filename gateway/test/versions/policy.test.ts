@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VersionAnswer } from '../../src/versions/policy.js';
-import { TODAY, V1_SUNSET, at, designPolicyFile, policyFrom } from '../helpers.js';
+import { TODAY, V1_SUNSET, at, designPolicyFile, lifecyclePolicyFile, policyFrom } from '../helpers.js';
 
 const policy = policyFrom(designPolicyFile);
 const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';
@@ -8,28 +8,7 @@ const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';
 /** The answer's headers as an object, for whole-set comparisons. */
 const headersOf = (answer: VersionAnswer | undefined) => Object.fromEntries(answer?.headers ?? []);
 
-/** v1 deprecated with brownouts, links, and the RFC 9745 date form; v2 and v3 current. */
-const lifecyclePolicy = policyFrom({
-  default_version: 1,
-  deprecation_header: 'date',
-  versions: [
-    {
-      version: 1,
-      status: 'deprecated',
-      announced: '2026-06-01',
-      sunset: '2027-01-01T00:00:00Z',
-      successor: 2,
-      deprecation_link: 'https://example.com/changelog#v1',
-      sunset_link: 'https://example.com/sunset-policy',
-      brownouts: [
-        { start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' },
-        { start: '2026-12-08T10:00:00Z', end: '2026-12-08T16:00:00Z' },
-      ],
-    },
-    { version: 2, status: 'current' },
-    { version: 3, status: 'current' },
-  ],
-});
+const lifecyclePolicy = policyFrom(lifecyclePolicyFile);
 
 describe('version policy: path form', () => {
   it('serves a deprecated version with Deprecation, Sunset, discovery and the successor to link', () => {
@@ -143,7 +122,7 @@ describe('version policy: RFC 9745 date form and links', () => {
     const answer = lifecyclePolicy.resolvePath('1', undefined, at('2026-11-22T12:00:00Z'));
     expect(headersOf(answer).deprecation).toBe(`@${at('2026-06-01') / 1000}`);
     expect(headersOf(answer).deprecation).toBe('@1780272000');
-    expect(answer?.extraLinks).toBe(', <https://example.com/changelog#v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"');
+    expect(answer?.extraLinks).toBe(', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"');
   });
 
   it('keeps the extra links after the sunset, and sends none before the announcement', () => {
@@ -152,7 +131,8 @@ describe('version policy: RFC 9745 date form and links', () => {
   });
 
   it('lists several current versions ascending, comma and space', () => {
-    expect(headersOf(lifecyclePolicy.resolvePath('3', undefined, TODAY))['api-supported-versions']).toBe('2, 3');
+    const withVersion3 = policyFrom({ ...designPolicyFile, versions: [{ version: 3, status: 'current' }, ...designPolicyFile.versions] });
+    expect(headersOf(withVersion3.resolvePath('3', undefined, TODAY))['api-supported-versions']).toBe('2, 3');
   });
 });
 
@@ -177,7 +157,7 @@ describe('version policy: brownouts', () => {
       });
       expect(headersOf(answer)).toEqual({
         vary: 'API-Version',
-        'api-supported-versions': '2, 3',
+        'api-supported-versions': '2',
         'api-deprecated-versions': '1',
         deprecation: '@1780272000',
         sunset: V1_SUNSET_HTTP,
