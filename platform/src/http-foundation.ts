@@ -25,8 +25,14 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
-/** Node writes its own bodies for errors before routing (timeouts, bad header syntax); give them our shape. */
-function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+/** The response Node is writing on a connection; undocumented but what Node's own clientError default checks. */
+type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
+
+/**
+ * Node writes its own bodies for errors outside a handler (read timeout, bad header syntax); give them our
+ * shape. Once a response has started on the connection, bytes written now would corrupt it: only close.
+ */
+function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: HttpSocket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [code, error] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -35,7 +41,7 @@ function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, so
         ? [431, 'request header fields too large']
         : [400, 'bad request'];
   this.log.debug({ err }, 'client error');
-  if (socket.writable) {
+  if (socket.writable && socket._httpMessage?.headersSent !== true) {
     const body = errorJson(code, error);
     socket.write(
       `HTTP/1.1 ${code} ${error}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -54,9 +60,11 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
     genReqId: requestIdFor,
     bodyLimit: serverLimits.bodyLimitBytes,
     keepAliveTimeout: serverLimits.idleTimeoutMs,
-    // Passed to http.createServer: Fastify's own requestTimeout is applied too late to move headersTimeout.
+    // The read timeout for the whole request, body included. Fastify assigns this to the Node server after
+    // creating it, overwriting any `http.requestTimeout` (its default, 0, would leave bodies unbounded).
+    requestTimeout: serverLimits.readTimeoutMs,
+    // Passed to http.createServer: Node reads these only there (Fastify has no headersTimeout of its own).
     http: {
-      requestTimeout: serverLimits.readTimeoutMs,
       headersTimeout: serverLimits.readTimeoutMs,
       connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
       keepAliveTimeout: serverLimits.idleTimeoutMs,

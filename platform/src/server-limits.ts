@@ -1,4 +1,4 @@
-/** SPEC "Limits" and DESIGN "Server limits", in one place for both processes. */
+/** The limits both processes enforce, in one place (README "Reliability" lists them). */
 export const serverLimits = {
   /** Whole request, headers and body. */
   readTimeoutMs: 5_000,

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
 import { baseServerOptions, httpFoundation, requestIdFor } from '../src/http-foundation.js';
 import { HttpError } from '../src/errors.js';
+import { serverLimits } from '../src/server-limits.js';
 
 async function buildTestApp() {
   const app = Fastify(baseServerOptions(createLogger('silent', 'test')));
@@ -24,6 +25,13 @@ afterEach(async () => {
 });
 
 describe('httpFoundation', () => {
+  it('gives the Node server the read timeout for the whole request (body included), checked twice a second', async () => {
+    app = await buildTestApp();
+    expect(app.server.requestTimeout).toBe(serverLimits.readTimeoutMs);
+    expect(app.server.headersTimeout).toBe(serverLimits.readTimeoutMs);
+    expect(serverLimits.timeoutCheckIntervalMs).toBeLessThanOrEqual(1_000);
+  });
+
   it('answers an unmatched path with a JSON 404', async () => {
     app = await buildTestApp();
     const res = await app.inject({ method: 'GET', url: '/nowhere' });
