@@ -50,6 +50,22 @@ function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, so
   socket.destroy();
 }
 
+/**
+ * Fields a proxy in front sets or replaces (the gateway does, on the way to the backend). They are not
+ * counted, so a request within the gateway's field limit is also within the backend's.
+ */
+const PROXY_SET_FIELDS = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-request-id']);
+
+function tooManyHeaderFields(rawHeaders: readonly string[]): boolean {
+  // Names and values alternate; most requests are far below the limit and need no counting.
+  if (rawHeaders.length <= 2 * serverLimits.maxHeaderFields) return false;
+  let counted = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (!PROXY_SET_FIELDS.has((rawHeaders[i] ?? '').toLowerCase())) counted++;
+  }
+  return counted > serverLimits.maxHeaderFields;
+}
+
 /** Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers. */
 export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, FastifyBaseLogger> {
   return {
@@ -110,6 +126,11 @@ export const httpFoundation = fp(
       void reply.header('x-request-id', request.id);
       if (app.lifecycle.draining) {
         void sendError(reply, 503, 'service unavailable', 'shutting down');
+        return;
+      }
+      if (tooManyHeaderFields(request.raw.rawHeaders)) {
+        void reply.header('connection', 'close');
+        void sendError(reply, 431, 'request header fields too large', `more than ${serverLimits.maxHeaderFields} header fields`);
         return;
       }
       // Go-style write deadline: a response not finished 10 s after the headers arrived loses its connection.
