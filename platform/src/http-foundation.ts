@@ -84,6 +84,8 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
       headersTimeout: serverLimits.readTimeoutMs,
       connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
       keepAliveTimeout: serverLimits.idleTimeoutMs,
+      // Node's own 400 for a missing Host has an empty body; httpFoundation answers it in our shape.
+      requireHostHeader: false,
     },
     // Fastify's 503 body is not an ErrorResponse; httpFoundation answers it instead.
     return503OnClosing: false,
@@ -126,6 +128,12 @@ export const httpFoundation = fp(
       void reply.header('x-request-id', request.id);
       if (app.lifecycle.draining) {
         void sendError(reply, 503, 'service unavailable', 'shutting down');
+        return;
+      }
+      // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 clients may omit it.
+      if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') {
+        void reply.header('connection', 'close');
+        void sendError(reply, 400, 'bad request', 'missing Host header');
         return;
       }
       if (tooManyHeaderFields(request.raw.rawHeaders)) {
