@@ -184,6 +184,12 @@ export const httpFoundation = fp(
 
     app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
       if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
+      if (!request.raw.complete && request.raw.socket.destroyed) {
+        // The client closed the connection before its request was complete (it gave up or was timed out):
+        // nobody is left to answer, and nothing failed on this side.
+        request.log.info({ reason: err.message }, 'client closed the connection before the request was complete');
+        return sendError(reply, 400, 'bad request', 'request aborted');
+      }
       const status = err.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         // Framework-detected client errors (e.g. a malformed header) keep their status, in our shape.

@@ -9,5 +9,28 @@ import { pino, type Logger, type Level } from 'pino';
  * worker thread per write multiplied the context switches per request (bench/README.md).
  */
 export function createLogger(level: Level | 'silent', name: string): Logger {
-  return pino({ level, name, base: { service: name } }, pino.destination({ dest: 1, sync: true }));
+  return pino(
+    {
+      level,
+      name,
+      base: { service: name },
+      hooks: {
+        // Libraries (the proxy) warn when a request fails because its client hung up; that is the client's
+        // doing, and at warn level a slow-client attack would flood the log. One info line keeps the trace.
+        logMethod(args, method, levelValue) {
+          if (levelValue > pino.levels.values.info! && isClientAbort(args[0])) {
+            this.info(...(args as [Error, string]));
+            return;
+          }
+          method.apply(this, args);
+        },
+      },
+    },
+    pino.destination({ dest: 1, sync: true }),
+  );
+}
+
+/** Node's error on a request whose client closed the connection before the request was complete. */
+export function isClientAbort(value: unknown): boolean {
+  return value instanceof Error && (value as NodeJS.ErrnoException).code === 'ECONNRESET' && value.message === 'aborted';
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { ServiceProcess } from '../e2e/process-stack.js';
 
 /** Host and port of a service's API URL, for raw sockets. */
 export function addressOf(url: string): { host: string; port: number } {
@@ -122,6 +123,11 @@ export async function expectServes(baseUrl: string, path = '/api/users/page?limi
   await res.text();
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}, expected 200`);
   return performance.now() - started;
+}
+
+/** Log lines at warn level or above: what an attack must not produce in numbers. */
+export function warnings(service: ServiceProcess): Record<string, unknown>[] {
+  return service.logs.filter((line) => Number(line.level) >= 40);
 }
 
 /** One request as a stub backend saw it. */

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, open, startStubBackend, type StubBackend } from './raw.js';
+import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, startStubBackend, type StubBackend } from './raw.js';
 
 /**
  * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,
@@ -14,14 +14,16 @@ const CLOSED_BY_MS = 6_500;
 const userJson = '{"name":"Ada","email":"ada@example.com"}';
 /** 100 bytes: the user JSON padded with spaces, which JSON ignores. */
 const paddedUser = userJson.padEnd(100, ' ');
-const postHead = (length: number, path = '/api/users') => `POST ${path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+const postHead = (length: number, path = '/api/users', requestId = 'hostile-slow') =>
+  `POST ${path} HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 /** Declares 100 bytes of body, sends 8 and then nothing; returns what came back and when the server hung up. */
-async function stallBody(url: string, path?: string) {
+async function stallBody(url: string, path?: string, requestId?: string) {
   const received = new Received(await open(url));
-  received.socket.write(postHead(100, path) + paddedUser.slice(0, 8));
+  const firstByteAt = Date.now();
+  received.socket.write(postHead(100, path, requestId) + paddedUser.slice(0, 8));
   const closedAfterMs = await received.closed(15_000);
-  return { responses: received.responses, bytes: received.bytes, closedAfterMs, firstByte: received.since };
+  return { responses: received.responses, bytes: received.bytes, closedAfterMs, firstByte: received.since, firstByteAt };
 }
 
 function expectRequestTimeout({ responses, closedAfterMs }: Awaited<ReturnType<typeof stallBody>>): void {
@@ -64,11 +66,19 @@ describe.concurrent('a body that stops arriving', () => {
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the backend', async () => {
     expectRequestTimeout(await stallBody(stack.backend.apiUrl));
     await expectServes(stack.backend.apiUrl);
+    expect(warnings(stack.backend)).toEqual([]);
   });
 
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the gateway', async () => {
-    expectRequestTimeout(await stallBody(stack.gatewayUrl));
+    const stalled = await stallBody(stack.gatewayUrl, '/api/users', 'slow-via-gateway');
+    expectRequestTimeout(stalled);
     await expectServes(stack.gatewayUrl);
+    // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
+    const backendSide = stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
+    expect(backendSide.map((line) => line.msg)).toEqual(['client closed the connection before the request was complete']);
+    expect(Number(backendSide[0]?.time) - stalled.firstByteAt).toBeLessThanOrEqual(CLOSED_BY_MS);
+    // Neither the gateway nor the backend whose upload it gave up logs the client's doing as a problem.
+    expect([...warnings(stack.gateway), ...warnings(stack.backend)]).toEqual([]);
   });
 
   it('makes the gateway abort its upstream request, so the backend holds no half-received body', async () => {
@@ -84,6 +94,7 @@ describe.concurrent('a body that stops arriving', () => {
     expect(upstream[0]?.abortedAt).toBeDefined();
     expect((upstream[0]?.abortedAt ?? Infinity) - stalled.firstByte).toBeLessThanOrEqual(CLOSED_BY_MS);
     await expectServes(stubGateway.apiUrl, '/api/users');
+    expect(warnings(stubGateway)).toEqual([]);
   });
 
   it('only closes the connection when a response has already started (no 408 bytes inside it)', async () => {
