@@ -77,9 +77,11 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
     bodyLimit: serverLimits.bodyLimitBytes,
     keepAliveTimeout: serverLimits.idleTimeoutMs,
     // The read timeout for the whole request, body included. Fastify assigns this to the Node server after
-    // creating it, overwriting any `http.requestTimeout` (its default, 0, would leave bodies unbounded).
+    // creating it, overwriting any `http.requestTimeout` (its default, 0, leaves bodies unbounded).
     requestTimeout: serverLimits.readTimeoutMs,
-    // Passed to http.createServer: Node reads these only there (Fastify has no headersTimeout of its own).
+    // Passed to http.createServer: Fastify has no headersTimeout option, and the checking interval is fixed
+    // when the server is created. Node 20 cuts a stalled body only once headersTimeout has passed as well
+    // (seen in test/hostile), so both timeouts are the read timeout.
     http: {
       headersTimeout: serverLimits.readTimeoutMs,
       connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
