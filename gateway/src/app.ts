@@ -3,15 +3,27 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { baseServerOptions, httpFoundation } from '../../platform/src/http-foundation.js';
 import { httpMetrics } from '../../platform/src/metrics.js';
-import { orderRoutes } from './orders/routes.js';
+import { createGatewayMetrics } from './metrics.js';
 import { createBackendPool } from './proxy/backend.js';
 import { usersProxy } from './proxy/users.js';
-import { createVersionMetrics } from './versions/metrics.js';
-import type { VersionPolicy } from './versions/policy.js';
+import { versionedResources } from './resources/routes.js';
+import { discoveryRoutes } from './versions/discovery.js';
+import type { PolicyFile } from './versions/policy-file.js';
+import { createPolicyStore, type PolicyStore } from './versions/policy-store.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The version policy in force; `reload()` is what SIGHUP and `POST /-/reload` call. */
+    versionPolicies: PolicyStore;
+  }
+}
 
 export interface GatewayAppOptions {
   config: { backendTimeoutMs: number };
-  policy: VersionPolicy;
+  /** The validated policy file to start with. */
+  policy: PolicyFile;
+  /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
+  readPolicy: () => PolicyFile;
   /** Epoch milliseconds. */
   clock: () => number;
   backendUrl: string;
@@ -19,11 +31,19 @@ export interface GatewayAppOptions {
   registry: Registry;
 }
 
-/** The public gateway (DESIGN "Shape"), not listening: main.ts listens, tests inject. */
-export async function buildApp({ config, policy, clock, backendUrl, logger, registry }: GatewayAppOptions): Promise<FastifyInstance> {
+/** The public gateway, not listening: main.ts listens, tests inject. */
+export async function buildApp({ config, policy, readPolicy, clock, backendUrl, logger, registry }: GatewayAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
+
+  const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
+    metrics.countReload(result.ok);
+    if (result.ok) logger.info({ versions: policies.current.policy.versions.map(({ version }) => version) }, 'version policy reloaded');
+    else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
+  });
+  const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, clock });
+  app.decorate('versionPolicies', policies);
 
   const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
   // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.
@@ -32,6 +52,7 @@ export async function buildApp({ config, policy, clock, backendUrl, logger, regi
   });
 
   await app.register(usersProxy, { backendUrl, pool });
-  await app.register(orderRoutes, { policy, clock, metrics: createVersionMetrics(registry, policy), backendUrl, pool });
+  await app.register(discoveryRoutes, { policies, clock });
+  await app.register(versionedResources, { policies, clock, metrics, backendUrl, pool });
   return app;
 }

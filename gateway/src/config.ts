@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '../../platform/src/config.js';
 import { serverLimits } from '../../platform/src/server-limits.js';
-import { versionPolicyFileSchema } from './versions/policy-file.js';
-import { VersionPolicy } from './versions/policy.js';
+import { versionPolicyFileSchema, type PolicyFile } from './versions/policy-file.js';
 
 export interface GatewayConfig {
   host: string;
@@ -10,7 +9,10 @@ export interface GatewayConfig {
   adminPort: number;
   backendUrl: string;
   backendTimeoutMs: number;
-  policy: VersionPolicy;
+  /** API_VERSIONS_FILE, re-read on a reload. */
+  policyPath: string;
+  /** The policy file as read and validated at start. */
+  policyFile: PolicyFile;
   logLevel: z.output<typeof logLevelSchema>;
 }
 
@@ -52,9 +54,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     adminPort: vars.GATEWAY_ADMIN_PORT,
     backendUrl: vars.BACKEND_URL,
     backendTimeoutMs: vars.BACKEND_TIMEOUT_MS,
-    policy: new VersionPolicy(readJsonFile('API_VERSIONS_FILE', vars.API_VERSIONS_FILE, versionPolicyFileSchema)),
+    policyPath: vars.API_VERSIONS_FILE,
+    policyFile: readPolicyFile(vars.API_VERSIONS_FILE),
     logLevel: vars.LOG_LEVEL,
   };
+}
+
+/** Reads and validates the policy file; throws a ConfigError naming the file and the JSON path of the problem. */
+export function readPolicyFile(path: string): PolicyFile {
+  return readJsonFile('API_VERSIONS_FILE', path, versionPolicyFileSchema);
 }
 
 /** The one place the process environment is read. */

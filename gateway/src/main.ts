@@ -1,27 +1,32 @@
-import { buildAdminApp } from '../../platform/src/admin.js';
 import { createLogger } from '../../platform/src/logger.js';
 import { createRegistry } from '../../platform/src/metrics.js';
 import { runProcess } from '../../platform/src/run-process.js';
+import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
-import { loadProcessConfig } from './config.js';
-import { backendAccepts } from './proxy/readiness.js';
+import { loadProcessConfig, readPolicyFile } from './config.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
-  const logger = createLogger(config.logLevel, 'gateway');
+  const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   const app = await buildApp({
     config: { backendTimeoutMs: config.backendTimeoutMs },
-    policy: config.policy,
+    policy: config.policyFile,
+    readPolicy: () => readPolicyFile(config.policyPath),
     clock: Date.now,
     backendUrl: config.backendUrl,
     logger,
     registry,
   });
-  const admin = await buildAdminApp({
-    registry,
+  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl });
+  return {
+    app,
+    admin,
     logger,
-    isReady: () => !app.lifecycle.draining && backendAccepts(config.backendUrl),
-  });
-  return { app, admin, logger, host: config.host, port: config.port, adminPort: config.adminPort };
+    host: config.host,
+    port: config.port,
+    adminPort: config.adminPort,
+    // `docker compose kill -s HUP gateway` re-reads the version policy; the outcome is logged.
+    onHangup: () => app.versionPolicies.reload(),
+  };
 });

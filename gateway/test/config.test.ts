@@ -37,8 +37,8 @@ describe('gateway configuration', () => {
       backendTimeoutMs: 9000,
       logLevel: 'info',
     });
-    expect(config.policy.defaultVersion).toBe(1);
-    expect(config.policy.versions.map(({ version }) => version)).toEqual([1, 2]);
+    expect(config.policyFile.default_version).toBe(1);
+    expect(config.policyFile.versions.map(({ version }) => version)).toEqual([1, 2]);
   });
 
   it('reads every variable', () => {
@@ -81,6 +81,13 @@ describe('gateway configuration', () => {
     });
     expect(errorOf({ API_VERSIONS_FILE: early })).toBe(
       `API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
+    );
+    const longBrownout = policyFile('long-brownout.json', {
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], brownouts: [{ start: '2026-12-01T00:00:00Z', end: '2026-12-02T00:00:01Z' }] }, designPolicyFile.versions[1]],
+    });
+    expect(errorOf({ API_VERSIONS_FILE: longBrownout })).toBe(
+      `API_VERSIONS_FILE: ${longBrownout} is invalid at versions.0.brownouts.0.end: version 1: brownout 2026-12-01T00:00:00.000Z..2026-12-02T00:00:01.000Z is longer than 24 hours`,
     );
     const noDefault = policyFile('no-default.json', { ...designPolicyFile, default_version: 7 });
     expect(errorOf({ API_VERSIONS_FILE: noDefault })).toBe(`API_VERSIONS_FILE: ${noDefault} is invalid at default_version: default_version 7 is not a listed version`);

@@ -3,9 +3,10 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { createRegistry } from '../../platform/src/metrics.js';
+import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp } from '../src/app.js';
-import { versionPolicyFileSchema } from '../src/versions/policy-file.js';
-import { VersionPolicy } from '../src/versions/policy.js';
+import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
+import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 
 /** DESIGN's example policy (ops/versions.json). */
 export const designPolicyFile = {
@@ -16,7 +17,8 @@ export const designPolicyFile = {
   ],
 };
 
-export const policyFrom = (file: unknown): VersionPolicy => new VersionPolicy(versionPolicyFileSchema.parse(file));
+export const policyFileFrom = (file: unknown): PolicyFile => versionPolicyFileSchema.parse(file);
+export const policyFrom = (file: unknown): VersionPolicy => createVersionPolicy(policyFileFrom(file));
 
 export const at = (iso: string): number => Date.parse(iso);
 /** Inside v1's Warn period (after 2026-06-01, before 2027-01-01). */
@@ -30,11 +32,15 @@ export interface TestGateway {
   logs: Record<string, unknown>[];
   /** Moves the injected clock. */
   setNow(epochMs: number): void;
+  /** What the next reload reads: a policy file's content, validated then. */
+  setNextPolicy(file: unknown): void;
+  /** The gateway's admin listener (metrics, reload) on the same registry and log; closed with the app. */
+  admin(): Promise<FastifyInstance>;
 }
 
 export async function buildTestGateway(
   backendUrl: string,
-  { now = TODAY, backendTimeoutMs = 2_000, policy = policyFrom(designPolicyFile) } = {},
+  { now = TODAY, backendTimeoutMs = 2_000, policy = designPolicyFile }: { now?: number; backendTimeoutMs?: number; policy?: unknown } = {},
 ): Promise<TestGateway> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -44,14 +50,27 @@ export async function buildTestGateway(
     },
   });
   let clockMs = now;
+  let nextPolicy: unknown = policy;
   const registry = createRegistry();
+  const logger = pino({ level: 'info' }, sink);
   const app = await buildApp({
     config: { backendTimeoutMs },
-    policy,
+    policy: policyFileFrom(policy),
+    readPolicy: () => {
+      const parsed = versionPolicyFileSchema.safeParse(nextPolicy);
+      if (!parsed.success) throw new Error(`invalid at ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+      return parsed.data;
+    },
     clock: () => clockMs,
     backendUrl,
-    logger: pino({ level: 'info' }, sink),
+    logger,
     registry,
   });
-  return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs) };
+  let admin: Promise<FastifyInstance> | undefined;
+  app.addHook('onClose', async () => {
+    if (admin !== undefined) await (await admin).close();
+  });
+  return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs), setNextPolicy: (file) => (nextPolicy = file),
+    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl })),
+  };
 }

@@ -17,6 +17,13 @@ export interface StubBackend {
   close(): Promise<void>;
 }
 
+/** What the stub serves at every `/openapi.json`: one path item with two operations and a non-operation key. */
+export const STUB_OPENAPI = {
+  openapi: '3.1.0',
+  info: { title: 'stub', version: '1' },
+  paths: { '/orders/{id}': { summary: 'an order', get: { responses: { 200: { description: 'ok' } } }, delete: { deprecated: false, responses: {} } } },
+};
+
 function answer(req: SeenRequest): { status: number; headers: Record<string, string>; body: string } {
   const path = req.url.split('?', 1)[0] ?? '';
   if (path.endsWith('/orders/missing')) {
@@ -26,7 +33,16 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
       : { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"order not found","code":404}' };
   }
   if (path.endsWith('/orders/unavailable')) return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
-  if (path.endsWith('/orders/varied')) return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', deprecation: 'false' }, body: '{}' };
+  if (path.endsWith('/orders/varied')) {
+    // Headers the gateway's version policy owns, sent by a backend that should not: they must not reach the client.
+    const owned = { deprecation: 'false', sunset: 'never', link: '</elsewhere>; rel="next"', 'api-version': '99', 'api-supported-versions': '99', 'api-deprecated-versions': '98' };
+    return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', 'retry-after': '120', ...owned }, body: '{}' };
+  }
+  if (path.endsWith('/openapi.json')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(STUB_OPENAPI) };
+  if (/^(\/api)?\/v\d+\/orders$/.test(path)) return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found","code":404}' };
+  if (/\/orders\/[^/]+$/.test(path) && req.method !== 'GET' && req.method !== 'HEAD') {
+    return { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, HEAD' }, body: '{"error":"method not allowed","code":405}' };
+  }
   if (path.startsWith('/api/users') && req.method === 'PATCH') {
     return { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, HEAD, POST' }, body: '{"error":"method not allowed","code":405}' };
   }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { baseServerOptions, httpFoundation } from './http-foundation.js';
@@ -9,10 +9,12 @@ export interface AdminOptions {
   logger: Logger;
   /** True when the process can serve traffic (DESIGN "Health"). */
   isReady: () => boolean | Promise<boolean>;
+  /** Routes a process adds to its own admin listener. */
+  routes?: FastifyPluginAsync;
 }
 
 /** The admin listener (/metrics, /healthz, /readyz): never on the public port. */
-export async function buildAdminApp({ registry, logger, isReady }: AdminOptions): Promise<FastifyInstance> {
+export async function buildAdminApp({ registry, logger, isReady, routes }: AdminOptions): Promise<FastifyInstance> {
   const admin = Fastify(baseServerOptions(logger.child({ listener: 'admin' })));
   await admin.register(httpFoundation);
   admin.get('/healthz', async () => ({ status: 'ok' }));
@@ -24,5 +26,6 @@ export async function buildAdminApp({ registry, logger, isReady }: AdminOptions)
     void reply.type(registry.contentType);
     return registry.metrics();
   });
+  if (routes !== undefined) await admin.register(routes);
   return admin;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyBaseLogger, FastifyInstance, FastifyHttpOptions, FastifyError } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyHttpOptions, FastifyError, FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
 import { LogController } from 'fastify';
 import fp from 'fastify-plugin';
@@ -14,6 +14,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Set once shutdown begins; readiness and new requests consult it. */
     lifecycle: { draining: boolean };
+  }
+  interface FastifyRequest {
+    /**
+     * The pattern a catch-all route matched on its own (the gateway's versioned resources), for
+     * metrics and the log line; null where Fastify's router chose the route.
+     */
+    routeLabel: string | null;
   }
 }
 
@@ -100,6 +107,11 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
+/** The route pattern a request is counted and logged under: never the raw URL, which would explode cardinality. */
+export function routeLabelOf(request: FastifyRequest): string {
+  return request.routeLabel ?? request.routeOptions.url ?? UNMATCHED_ROUTE;
+}
+
 /**
  * Root hooks and handlers both processes need: 503 while draining, request-id echo, the write timeout,
  * one log line per request, ErrorResponse bodies for 404/405/500, and 405 + Allow from the route table.
@@ -108,6 +120,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export const httpFoundation = fp(
   async (app: FastifyInstance) => {
     app.decorate('lifecycle', { draining: false });
+    app.decorateRequest('routeLabel', null);
     app.addHook('preClose', async () => {
       app.lifecycle.draining = true;
     });
@@ -116,6 +129,8 @@ export const httpFoundation = fp(
     const routePaths = FindMyWay<FindMyWay.HTTPVersion.V1>();
     const methodsByUrl = new Map<string, string[]>();
     app.addHook('onRoute', (route) => {
+      // A catch-all answers every path, so it says nothing about which methods a path allows.
+      if (route.url === '/*') return;
       const methods = methodsByUrl.get(route.url);
       const added = ([] as string[]).concat(route.method);
       if (methods === undefined) {
@@ -164,7 +179,7 @@ export const httpFoundation = fp(
         {
           method: request.method,
           url: request.url,
-          route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+          route: routeLabelOf(request),
           statusCode: reply.statusCode,
           responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
         },

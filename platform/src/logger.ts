@@ -1,14 +1,36 @@
 import { pino, type Logger, type Level } from 'pino';
+import pretty from 'pino-pretty';
+
+export interface LoggerOptions {
+  /**
+   * Readable lines for a person at a terminal (`npm start`): `gateway 12:00:00.123 INFO: …`, one line
+   * each, prefixed with the process name because two processes share the terminal. JSON otherwise
+   * (containers, CI, a log collector). main.ts passes whether stdout is a TTY.
+   */
+  pretty: boolean;
+}
 
 /**
- * JSON lines to stdout at LOG_LEVEL; the level, not NODE_ENV, decides verbosity.
+ * Lines to stdout at LOG_LEVEL; the level, not NODE_ENV, decides verbosity.
  *
- * Written synchronously, one write per line, so lines leave the process in order and none is lost on a
- * crash. pino's default destination writes through libuv's thread pool: its exit flush can write the
- * last lines ahead of a write still in flight ("stopped" was not always the last line), and waking a
- * worker thread per write multiplied the context switches per request (bench/README.md).
+ * Written synchronously, one write per line, in both forms, so lines leave the process in order and
+ * none is lost on a crash. pino's default destination writes through libuv's thread pool: its exit
+ * flush can write the last lines ahead of a write still in flight ("stopped" was not always the last
+ * line), and waking a worker thread per write multiplied the context switches per request
+ * (bench/README.md).
  */
-export function createLogger(level: Level | 'silent', name: string): Logger {
+export function createLogger(level: Level | 'silent', name: string, { pretty: readable }: LoggerOptions = { pretty: false }): Logger {
+  const destination = readable
+    ? pretty({
+        destination: 1,
+        sync: true,
+        singleLine: true,
+        translateTime: 'HH:MM:ss.l',
+        ignore: 'pid,hostname,service,name',
+        // The time arrives formatted by translateTime, as text.
+        customPrettifiers: { time: (time) => `${name} ${time as string}` },
+      })
+    : pino.destination({ dest: 1, sync: true });
   return pino(
     {
       level,
@@ -26,7 +48,7 @@ export function createLogger(level: Level | 'silent', name: string): Logger {
         },
       },
     },
-    pino.destination({ dest: 1, sync: true }),
+    destination,
   );
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { UNMATCHED_ROUTE } from './http-foundation.js';
+import { routeLabelOf } from './http-foundation.js';
 
 /** Metric names are an interface (DESIGN "Metrics"): ops/ rules and dashboards query them. */
 export const httpMetricNames = {
@@ -37,7 +37,7 @@ export const httpMetrics = fp<{ registry: Registry }>(
     app.addHook('onResponse', (request, reply, done) => {
       const labels = {
         method: request.method,
-        route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+        route: routeLabelOf(request),
         status_code: String(reply.statusCode),
       };
       requests.inc(labels);

@@ -11,6 +11,11 @@ export interface RunningProcess {
   host: string;
   port: number;
   adminPort: number;
+  /**
+   * What SIGHUP does instead of shutting down (the gateway re-reads its version policy). Without it,
+   * SIGHUP stops the process like SIGTERM, as a hang-up of its terminal should.
+   */
+  onHangup?: () => void;
 }
 
 /**
@@ -29,13 +34,15 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
     process.stderr.write(`${message}\n`);
     process.exit(1);
   }
-  const { app, admin, logger } = parts;
+  const { app, admin, logger, onHangup } = parts;
+  if (onHangup !== undefined) process.on('SIGHUP', onHangup);
   logger.info({ api: listeningUrl(app), admin: listeningUrl(admin) }, 'listening');
 
   closeWithGrace(
     {
       delay: serverLimits.shutdownGraceMs,
       logger: false,
+      skip: onHangup === undefined ? [] : ['SIGHUP'],
       onTimeout: () => {
         // DESIGN: the drain is bounded at 10 s and the process still exits 0 after it.
         logger.warn('in-flight requests still running after the grace period; exiting');

@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { postExpectingContinue } from '../support/expect-continue.js';
 import type { StackEndpoints } from './stack.js';
 
 /**
@@ -36,23 +36,6 @@ async function versionCounts(adminUrl: string): Promise<Map<string, number>> {
 
 const series = (version: string, deprecated: string, selectedBy: string, status: number) =>
   `version="${version}",deprecated="${deprecated}",selected_by="${selectedBy}",status_code="${status}"`;
-
-/** A POST with `Expect: 100-continue`, sending the body only after the 100, as curl does for large bodies. */
-function postExpectingContinue(url: string, body: Buffer, contentType: string): Promise<{ status: number; body: string; sawContinue: boolean }> {
-  return new Promise((resolve, reject) => {
-    let sawContinue = false;
-    const req = request(url, { method: 'POST', headers: { 'content-type': contentType, 'content-length': String(body.length), expect: '100-continue' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), sawContinue }));
-    });
-    req.on('error', reject);
-    req.on('continue', () => {
-      sawContinue = true;
-      req.end(body);
-    });
-  });
-}
 
 /** A JSON user body padded with spaces to exactly `size` bytes. */
 function userBodyOfSize(size: number): Buffer {
@@ -133,7 +116,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
     });
 
     it('works with Expect: 100-continue uploads, as curl -d @big.json sends them', async () => {
-      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), 'application/x-www-form-urlencoded');
+      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), { 'content-type': 'application/x-www-form-urlencoded' });
       expect(res.sawContinue).toBe(true);
       expect(res.status).toBe(201);
     });
@@ -213,6 +196,30 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       expect(conflict.headers.get('vary')).toBe('API-Version');
       expect(await conflict.json()).toMatchObject({ error: 'conflicting_version', code: 400 });
       expect((await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '2' } })).status).toBe(200);
+    });
+
+    it('tells clients which versions exist: discovery headers on every versioned answer, and GET /versions', async () => {
+      const v1 = await gateway('/v1/orders/ord-1001');
+      const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': '7' } });
+      const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
+      for (const res of [v1, refused, missing]) {
+        expect(res.headers.get('api-supported-versions')).toBe('2');
+        expect(res.headers.get('api-deprecated-versions')).toBe('1');
+      }
+      expect(v1.headers.get('api-version')).toBe('1');
+      expect(missing.headers.get('api-version')).toBe('2');
+      expect(refused.headers.get('api-version')).toBeNull();
+
+      const versions = await gateway('/versions');
+      expect(versions.status).toBe(200);
+      expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await versions.json()).toEqual({
+        default_version: 1,
+        versions: [
+          { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
+          { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
+        ],
+      });
     });
 
     it('answers an unknown path version with the JSON 404', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from './process-stack.js';
@@ -68,6 +71,66 @@ describe('process stack: consumer log', () => {
       clientId: 'shop-frontend',
     });
     expect(lines.some((line) => line.userAgent === 'migrated-app/1.0')).toBe(false);
+  });
+});
+
+describe('process stack: reloading the version policy', () => {
+  const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8')) as { versions: object[] };
+  const policyPath = join(mkdtempSync(join(tmpdir(), 'policy-reload-')), 'versions.json');
+  const writePolicy = (policy: unknown) => writeFileSync(policyPath, JSON.stringify(policy));
+  let gateway: ServiceProcess;
+  beforeAll(async () => {
+    writePolicy(shipped);
+    gateway = await startGateway(stack.backend.apiUrl, { API_VERSIONS_FILE: policyPath });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+  const logged = async (msg: string) => {
+    for (let waited = 0; waited < 5_000; waited += 50) {
+      const line = gateway.logs.find((entry) => entry.msg === msg);
+      if (line !== undefined) return line;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`no "${msg}" log line within 5 s`);
+  };
+
+  it('serves a version added to the file after SIGHUP, without a restart', async () => {
+    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).status).toBe(404);
+    writePolicy({ ...shipped, versions: [...shipped.versions, { version: 3, status: 'current' }] });
+    gateway.child.kill('SIGHUP');
+    expect(await logged('version policy reloaded')).toMatchObject({ versions: [1, 2, 3] });
+    // The backend has no v3 orders: its 404 comes back through the new version, with its headers.
+    const res = await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('api-version')).toBe('3');
+    expect(res.headers.get('api-supported-versions')).toBe('2, 3');
+    expect(gateway.child.exitCode).toBeNull();
+  });
+
+  it('keeps the policy in force when the file turns invalid: SIGHUP logs the reason, POST /-/reload answers it', async () => {
+    writePolicy({ ...shipped, default_version: 9 });
+    gateway.child.kill('SIGHUP');
+    const line = await logged('version policy reload failed; the previous policy stays in force');
+    expect(line).toMatchObject({ level: 50, reason: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version` });
+    const res = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: 'invalid version policy',
+      code: 400,
+      details: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version`,
+    });
+    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).headers.get('api-version')).toBe('3');
+    const metrics = await (await fetch(`${gateway.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^api_version_policy_reloads_total\{result="failure"\} 2$/m);
+    expect(metrics).toMatch(/^api_version_policy_last_reload_success 0$/m);
+
+    writePolicy(shipped);
+    const fixed = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
+    expect(fixed.status).toBe(200);
+    expect(await fixed.json()).toEqual({ reloaded: true });
+    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).status).toBe(404);
+    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).headers.get('api-version')).toBeNull();
   });
 });
 

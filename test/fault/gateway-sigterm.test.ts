@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type ServiceProcess } from '../e2e/process-stack.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startLoad, waitUntil } from './load.js';
 
 /**
@@ -50,7 +49,12 @@ const refusesConnections = (url: string): Promise<boolean> =>
 
 it('completes every request accepted before SIGTERM, refuses new connections, and exits 0 within 10 s', async () => {
   const load = startLoad(gateway.apiUrl, ['/v2/orders/ord-1001', '/v1/orders/ord-1001'], WORKERS);
-  await sleep(4 * BACKEND_DELAY_MS);
+  // Signal once most workers have a request waiting at the backend, however loaded the machine is.
+  const waitingAtBackend = () => {
+    const ended = new Set(load.outcomes.map((o) => o.requestId));
+    return [...arrivals.keys()].filter((id) => !ended.has(id)).length;
+  };
+  await waitUntil(async () => waitingAtBackend() >= (WORKERS * 3) / 4, 10_000, 'most workers waiting at the backend');
 
   const signalAt = performance.now();
   gateway.child.kill('SIGTERM');

@@ -95,8 +95,11 @@ describe('ops/ PromQL', () => {
 
   it('has the "API versions" dashboard with its panels, and rules with expressions', () => {
     expect(dashboards.map(({ dashboard }) => dashboard.title)).toContain('API versions');
-    expect(dashboardExprs.length).toBeGreaterThanOrEqual(9);
-    expect(rules.expressions.length).toBe(6);
+    expect(dashboardExprs.length).toBeGreaterThanOrEqual(13);
+    expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
+      expect.arrayContaining(['max by (version) (api_version_brownout_active) == 1', 'min(api_version_policy_last_reload_success)']),
+    );
+    expect(rules.expressions.length).toBe(7);
     expect([...rules.recorded].sort()).toEqual(['api:deprecated_version_share:ratio_rate5m', 'api:version_requests:rate5m']);
   });
 
@@ -155,7 +158,13 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).toContain(name);
     }
-    for (const name of ['api_version_requests_total', 'api_version_sunset_timestamp_seconds']) {
+    for (const name of [
+      'api_version_requests_total',
+      'api_version_sunset_timestamp_seconds',
+      'api_version_brownout_active',
+      'api_version_policy_reloads_total',
+      'api_version_policy_last_reload_success',
+    ]) {
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).not.toContain(name);
     }

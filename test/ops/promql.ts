@@ -91,8 +91,11 @@ interface GrafanaPanel {
 }
 
 /** Every PromQL target of every panel (rows' nested panels included) of one dashboard JSON. */
-export function dashboardExpressions(dashboard: { title?: string; panels?: GrafanaPanel[] }, file: string): SourcedExpr[] {
+export function dashboardExpressions(dashboard: GrafanaDashboard, file: string): SourcedExpr[] {
   const out: SourcedExpr[] = [];
+  for (const annotation of dashboard.annotations?.list ?? []) {
+    if (typeof annotation.expr === 'string') out.push({ source: `${file} › annotation "${annotation.name ?? '?'}"`, expr: annotation.expr });
+  }
   const walk = (panels: GrafanaPanel[] | undefined) => {
     for (const panel of panels ?? []) {
       for (const target of panel.targets ?? []) {
@@ -107,12 +110,19 @@ export function dashboardExpressions(dashboard: { title?: string; panels?: Grafa
   return out;
 }
 
-export function loadDashboards(): { file: string; dashboard: { title?: string; panels?: GrafanaPanel[] } }[] {
+/** What these checks read of a Grafana dashboard: panels (nested in rows too) and annotation queries. */
+interface GrafanaDashboard {
+  title?: string;
+  panels?: GrafanaPanel[];
+  annotations?: { list?: { name?: string; expr?: string }[] };
+}
+
+export function loadDashboards(): { file: string; dashboard: GrafanaDashboard }[] {
   return readdirSync(dashboardsDir)
     .filter((name) => name.endsWith('.json'))
     .map((name) => ({
       file: `ops/grafana/dashboards/${name}`,
-      dashboard: JSON.parse(readFileSync(`${dashboardsDir}/${name}`, 'utf8')) as { title?: string; panels?: GrafanaPanel[] },
+      dashboard: JSON.parse(readFileSync(`${dashboardsDir}/${name}`, 'utf8')) as GrafanaDashboard,
     }));
 }
 

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
 
-/** SPEC lifecycle step 1: the announcement comes at least this many calendar months before removal. */
+/** The announcement comes at least this many calendar months before removal. */
 export const MIN_NOTICE_MONTHS = 6;
+/** A brownout is a reminder, not an outage: one window lasts a day at most. */
+export const MAX_BROWNOUT_MS = 24 * 60 * 60 * 1000;
 
 const versionNumber = z
   .number({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a version number') })
@@ -15,12 +18,25 @@ const instant = z
   })
   .transform((text) => Date.parse(text));
 
+/** Links in headers are followed by clients and people: absolute, and https only. */
+const httpsUrl = z.string().refine((text) => URL.canParse(text) && new URL(text).protocol === 'https:', 'must be an absolute https:// URL');
+
+const brownoutWindow = z.strictObject({ start: instant, end: instant });
+
 const versionEntry = z.strictObject({
   version: versionNumber,
   status: z.enum(['current', 'deprecated'], { error: 'must be "current" or "deprecated"' }),
   announced: instant.optional(),
   sunset: instant.optional(),
   successor: versionNumber.optional(),
+  deprecation_link: httpsUrl.optional(),
+  sunset_link: httpsUrl.optional(),
+  brownouts: z.array(brownoutWindow).optional(),
+});
+
+const resourceTemplate = z.string().superRefine((template, ctx) => {
+  const problem = templateProblem(template);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
 
 export type VersionEntry = z.output<typeof versionEntry>;
@@ -39,46 +55,72 @@ export function addCalendarMonths(epochMs: number, months: number): number {
 
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 
+type Fail = (message: string, ...path: (string | number)[]) => void;
+
+/** The lifecycle rules of one entry: what a current version may not have, what a deprecated one needs. */
+function checkLifecycle(entry: VersionEntry, fail: Fail): void {
+  if (entry.status === 'current') {
+    // A sunset without the deprecated status would remove a version that never sent the Warn headers.
+    if (entry.sunset !== undefined) fail('a current version cannot have a sunset; mark it deprecated first', 'sunset');
+    if (entry.announced !== undefined) fail('a current version has no deprecation announcement', 'announced');
+    if (entry.successor !== undefined) fail('a current version has no successor', 'successor');
+    if (entry.brownouts !== undefined) fail('a current version has no brownouts; mark it deprecated first', 'brownouts');
+    if (entry.deprecation_link !== undefined) fail('a current version has no deprecation_link', 'deprecation_link');
+    if (entry.sunset_link !== undefined) fail('a current version has no sunset_link', 'sunset_link');
+    return;
+  }
+  if (entry.announced === undefined) fail('a deprecated version needs an announced date', 'announced');
+  if (entry.sunset === undefined) fail('a deprecated version needs a sunset', 'sunset');
+  if (entry.successor === undefined) fail('a deprecated version needs a successor', 'successor');
+  else if (entry.successor === entry.version) fail('cannot be its own successor', 'successor');
+  if (entry.announced !== undefined && entry.sunset !== undefined) {
+    const earliest = addCalendarMonths(entry.announced, MIN_NOTICE_MONTHS);
+    if (entry.sunset < earliest) {
+      fail(
+        `sunset ${iso(entry.sunset)} is less than ${MIN_NOTICE_MONTHS} calendar months after announced ${iso(entry.announced)} (earliest ${iso(earliest)})`,
+        'sunset',
+      );
+    }
+    checkBrownouts(entry.brownouts ?? [], entry.announced, entry.sunset, fail);
+  }
+}
+
+/** Windows lie in [announced, sunset), end after start, last at most a day, and never overlap. */
+function checkBrownouts(windows: readonly { start: number; end: number }[], announced: number, sunset: number, fail: Fail): void {
+  windows.forEach(({ start, end }, index) => {
+    const window = `brownout ${iso(start)}..${iso(end)}`;
+    if (end <= start) fail(`${window}: end must be after start`, 'brownouts', index, 'end');
+    else if (end - start > MAX_BROWNOUT_MS) fail(`${window} is longer than 24 hours`, 'brownouts', index, 'end');
+    else if (start < announced || end > sunset) {
+      fail(`${window} is outside the deprecation period [${iso(announced)}, ${iso(sunset)})`, 'brownouts', index);
+    } else {
+      const overlapped = windows.findIndex((other, otherIndex) => otherIndex < index && other.start < end && start < other.end);
+      if (overlapped !== -1) fail(`${window} overlaps brownouts.${overlapped}`, 'brownouts', index);
+    }
+  });
+}
+
 /**
- * The file behind API_VERSIONS_FILE (DESIGN "Version policy"). Beyond its shape, every SPEC lifecycle
- * rule is checked here so the gateway refuses to start on a policy it could not honour; each issue's
- * path and message name the broken rule.
+ * The file behind API_VERSIONS_FILE: its shape, and every lifecycle rule, so the gateway refuses (at
+ * start, or at a reload) a policy it could not honour. Each issue's path names the offending key.
  */
 export const versionPolicyFileSchema = z
   .strictObject({
     default_version: versionNumber,
+    /** `true` (the original header form) or `date` (RFC 9745: `@<epoch seconds>` of the announcement). */
+    deprecation_header: z.enum(['true', 'date'], { error: 'must be "true" or "date"' }).default('true'),
+    resources: z.array(resourceTemplate).min(1, 'must list at least one resource').default([...DEFAULT_RESOURCES]),
     versions: z.array(versionEntry).min(1, 'must list at least one version'),
   })
   .superRefine((file, ctx) => {
     const listed = new Set<number>();
     file.versions.forEach((entry, index) => {
-      const at = (field?: string): (string | number)[] => (field === undefined ? ['versions', index] : ['versions', index, field]);
-      const fail = (message: string, field?: string): void => {
-        ctx.addIssue({ code: 'custom', path: at(field), message: `version ${entry.version}: ${message}` });
+      const fail: Fail = (message, ...path) => {
+        ctx.addIssue({ code: 'custom', path: ['versions', index, ...path], message: `version ${entry.version}: ${message}` });
       };
       if (listed.has(entry.version)) fail('is listed twice');
       listed.add(entry.version);
-
-      if (entry.status === 'current') {
-        // A sunset without the deprecated status would remove a version that never sent the Warn headers.
-        if (entry.sunset !== undefined) fail('a current version cannot have a sunset; mark it deprecated first', 'sunset');
-        if (entry.announced !== undefined) fail('a current version has no deprecation announcement', 'announced');
-        if (entry.successor !== undefined) fail('a current version has no successor', 'successor');
-        return;
-      }
-      if (entry.announced === undefined) fail('a deprecated version needs an announced date', 'announced');
-      if (entry.sunset === undefined) fail('a deprecated version needs a sunset', 'sunset');
-      if (entry.successor === undefined) fail('a deprecated version needs a successor', 'successor');
-      else if (entry.successor === entry.version) fail('cannot be its own successor', 'successor');
-      if (entry.announced !== undefined && entry.sunset !== undefined) {
-        const earliest = addCalendarMonths(entry.announced, MIN_NOTICE_MONTHS);
-        if (entry.sunset < earliest) {
-          fail(
-            `sunset ${iso(entry.sunset)} is less than ${MIN_NOTICE_MONTHS} calendar months after announced ${iso(entry.announced)} (earliest ${iso(earliest)})`,
-            'sunset',
-          );
-        }
-      }
+      checkLifecycle(entry, fail);
     });
     file.versions.forEach((entry, index) => {
       if (entry.successor !== undefined && entry.successor !== entry.version && !listed.has(entry.successor)) {
@@ -95,4 +137,8 @@ export const versionPolicyFileSchema = z
     if (!listed.has(file.default_version)) {
       ctx.addIssue({ code: 'custom', path: ['default_version'], message: `default_version ${file.default_version} is not a listed version` });
     }
+    file.resources.forEach((resource, index) => {
+      const collision = collisionOf(resource, file.resources.slice(0, index));
+      if (collision !== undefined) ctx.addIssue({ code: 'custom', path: ['resources', index], message: `"${resource}" collides with ${collision}` });
+    });
   });

@@ -1,20 +1,11 @@
+import { VARY_VALUE, imfFixdate, type PolicyHeader } from './headers.js';
 import type { PolicyFile, VersionEntry } from './policy-file.js';
 
-/** How the request chose its version (a metric label, DESIGN "Metrics"). */
+/** How the request chose its version (a metric label). */
 export type SelectedBy = 'path' | 'header' | 'default';
 
-/** The two path forms of SPEC's orders: bare and under /api. */
-export type PathPrefix = '' | '/api';
-
-export const VERSION_HEADER = 'api-version';
-/** Every order response depends on the API-Version header, the path form's included (DESIGN). */
-export const VARY_VALUE = 'API-Version';
-const LINK_TAIL = '>; rel="successor-version"';
-
-/** HTTP's IMF-fixdate (RFC 9110 §5.6.7), e.g. "Thu, 01 Jan 2099 00:00:00 GMT". */
-export function imfFixdate(epochMs: number): string {
-  return new Date(epochMs).toUTCString();
-}
+/** Where a version stands at an instant: served as usual, served with warnings, or answered 410. */
+export type Phase = 'current' | 'deprecated' | 'removed';
 
 export interface Failure {
   readonly status: number;
@@ -23,168 +14,231 @@ export interface Failure {
 }
 
 /**
- * One answer to "which version is this request, and what does it get". The objects are precomputed
- * per (version, selected_by, phase), so answering a request allocates nothing and callers may cache
- * per object (metric children).
+ * The policy's answer to one request: which version it is, and what the response gets. Answers are
+ * built once per policy and period of time, so answering a request allocates nothing and callers may
+ * key caches on the object (metric children).
  */
-export class Resolution {
-  constructor(
-    readonly kind: 'serve' | 'removed' | 'unsupported' | 'conflict',
-    /** The version served or removed; undefined when the request names no valid version. */
-    readonly version: number | undefined,
-    readonly selectedBy: SelectedBy,
-    /** `Deprecation: true` goes out (announced, before the sunset). */
-    readonly deprecation: boolean,
-    /** `Sunset` header value, when the version is deprecated and announced, or removed. */
-    readonly sunset: string | undefined,
-    /** The request's answer when it is not proxied (400, 406, 410). */
-    readonly failure: Failure | undefined,
-    /** Successor links by prefix; the header form always links to the bare path form. */
-    private readonly linkHeads: Readonly<Record<PathPrefix, string>> | undefined,
-    readonly labels: { readonly version: string; readonly deprecated: 'true' | 'false'; readonly selected_by: SelectedBy },
-  ) {}
-
-  /** True when the consumer log must name this request (deprecated or removed version). */
-  get onRetiringVersion(): boolean {
-    return this.labels.deprecated === 'true';
-  }
-
-  /** `Link: <{prefix}/v{successor}/orders/{id}>; rel="successor-version"`, or undefined when none is due. */
-  successorLink(prefix: PathPrefix, id: string): string | undefined {
-    if (this.linkHeads === undefined) return undefined;
-    return `${this.linkHeads[prefix]}${encodeURIComponent(id)}${LINK_TAIL}`;
-  }
+export interface VersionAnswer {
+  /** The version served or refused; null when the request names no valid version (400, 406). */
+  readonly version: number | null;
+  readonly selectedBy: SelectedBy;
+  /** The version's phase at the request's time; null when there is no version. */
+  readonly phase: Phase | null;
+  /** The gateway answers itself (400, 406, 410) instead of proxying when set. */
+  readonly failure: Failure | null;
+  /** Response headers, Link aside (its target is the request's own path, which the route knows). */
+  readonly headers: readonly (readonly [PolicyHeader, string])[];
+  /** The version's sunset (epoch ms), when it has one. */
+  readonly sunset: number | null;
+  /** The successor version a `rel="successor-version"` Link points to, when one is due. */
+  readonly successor: number | null;
+  /** Further Link entries (`rel="deprecation"`, `rel="sunset"`), each preceded by ", "; "" when none. */
+  readonly extraLinks: string;
+  readonly labels: { readonly version: string; readonly deprecated: 'true' | 'false'; readonly selected_by: SelectedBy };
 }
 
-const enum Phase {
-  Active = 0,
-  Deprecated = 1,
-  Removed = 2,
-}
-
-/** A version of the policy; route code holds these and hands them back to the policy. */
-export interface PolicyVersion {
-  readonly version: number;
-}
-
-interface Version extends PolicyVersion {
+/** A version's state during one period: phase, and the brownout window it is in, if any. */
+interface VersionState {
+  readonly entry: VersionEntry;
   readonly label: string;
-  readonly announcedMs: number;
-  readonly sunsetMs: number;
-  readonly byPhase: Readonly<Record<SelectedBy, readonly [Resolution, Resolution, Resolution]>>;
-  readonly conflict: Resolution;
+  readonly phase: Phase;
+  readonly brownoutEnd: number | null;
 }
 
-function buildVersion(entry: VersionEntry): Version {
-  const label = String(entry.version);
-  const sunset = entry.sunset === undefined ? undefined : imfFixdate(entry.sunset);
-  const successor = entry.successor;
-  const removedDetails = `version ${label} was removed on ${sunset ?? ''}; use version ${successor ?? ''}`;
-  const resolutions = (selectedBy: SelectedBy): [Resolution, Resolution, Resolution] => {
-    const heads =
-      successor === undefined
-        ? undefined
-        : selectedBy === 'path'
-          ? { '': `</v${successor}/orders/`, '/api': `</api/v${successor}/orders/` }
-          : { '': `</v${successor}/orders/`, '/api': `</v${successor}/orders/` };
-    const labels = (deprecated: boolean) => ({ version: label, deprecated: deprecated ? 'true' : 'false', selected_by: selectedBy }) as const;
-    return [
-      new Resolution('serve', entry.version, selectedBy, false, undefined, undefined, undefined, labels(false)),
-      new Resolution('serve', entry.version, selectedBy, true, sunset, undefined, heads, labels(true)),
-      new Resolution('removed', entry.version, selectedBy, false, sunset, { status: 410, error: 'version_removed', details: removedDetails }, heads, labels(true)),
-    ];
+interface AnswersOfVersion {
+  readonly byForm: Readonly<Record<SelectedBy, VersionAnswer>>;
+  readonly conflict: VersionAnswer;
+}
+
+/** Everything answered between two consecutive lifecycle instants (announcements, sunsets, brownout edges). */
+interface Period {
+  readonly byLabel: ReadonlyMap<string, AnswersOfVersion>;
+  readonly fallback: AnswersOfVersion;
+  readonly unsupported: VersionAnswer;
+}
+
+export interface VersionSummary {
+  version: number;
+  phase: Phase;
+  announced: string | null;
+  sunset: string | null;
+  successor: number | null;
+  brownouts: { start: string; end: string }[];
+}
+
+export interface VersionPolicy {
+  readonly defaultVersion: number;
+  /** Listed versions, ascending. */
+  readonly versions: readonly VersionEntry[];
+  /** Path templates of the versioned resources (`/orders/:id`). */
+  readonly resources: readonly string[];
+  /** Path form: the path names `versionLabel`; undefined when no listed version has that label (404). */
+  resolvePath(versionLabel: string, header: string | undefined, nowMs: number): VersionAnswer | undefined;
+  /** Header form: absent → default_version; exactly the decimal of a listed version → it; else 406. */
+  resolveHeader(header: string | undefined, nowMs: number): VersionAnswer;
+  phaseOf(entry: VersionEntry, nowMs: number): Phase;
+  /** The brownout window a version is in at `nowMs`, if any. */
+  brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: number } | undefined;
+  /** The policy as `GET /versions` shows it at `nowMs`. */
+  describe(nowMs: number): { default_version: number; versions: VersionSummary[] };
+}
+
+const iso = (epochMs: number | undefined): string | null => (epochMs === undefined ? null : new Date(epochMs).toISOString());
+
+function phaseOf(entry: VersionEntry, nowMs: number): Phase {
+  if (entry.sunset !== undefined && nowMs >= entry.sunset) return 'removed';
+  if (entry.announced !== undefined && nowMs >= entry.announced) return 'deprecated';
+  return 'current';
+}
+
+/** Windows are [start, end): a request at `end` is served again. */
+function brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: number } | undefined {
+  return entry.brownouts?.find(({ start, end }) => nowMs >= start && nowMs < end);
+}
+
+/** Every instant at which some answer changes, ascending. */
+function lifecycleInstants(versions: readonly VersionEntry[]): number[] {
+  const instants = new Set<number>();
+  for (const entry of versions) {
+    if (entry.announced !== undefined) instants.add(entry.announced);
+    if (entry.sunset !== undefined) instants.add(entry.sunset);
+    for (const { start, end } of entry.brownouts ?? []) instants.add(start).add(end);
+  }
+  return [...instants].sort((a, b) => a - b);
+}
+
+function linkTo(url: string | undefined, rel: string, type?: string): string {
+  return url === undefined ? '' : `, <${url}>; rel="${rel}"${type === undefined ? '' : `; type="${type}"`}`;
+}
+
+function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs: number): Period {
+  const states: VersionState[] = versions.map((entry) => {
+    const phase = phaseOf(entry, nowMs);
+    const window = phase === 'deprecated' ? brownoutAt(entry, nowMs) : undefined;
+    return { entry, label: String(entry.version), phase, brownoutEnd: window?.end ?? null };
+  });
+  const listOf = (phase: Phase) => states.filter((state) => state.phase === phase).map((state) => state.label).join(', ');
+  const discovery: [PolicyHeader, string][] = [
+    ['vary', VARY_VALUE],
+    ['api-supported-versions', listOf('current')],
+  ];
+  const deprecatedList = listOf('deprecated');
+  if (deprecatedList !== '') discovery.push(['api-deprecated-versions', deprecatedList]);
+
+  const invalidLabels = (selectedBy: SelectedBy) => ({ version: 'invalid', deprecated: 'false', selected_by: selectedBy }) as const;
+  const refusal = (selectedBy: SelectedBy, failure: Failure): VersionAnswer => ({
+    version: null,
+    selectedBy,
+    phase: null,
+    failure,
+    headers: discovery,
+    sunset: null,
+    successor: null,
+    extraLinks: '',
+    labels: invalidLabels(selectedBy),
+  });
+
+  const answersOf = (state: VersionState): AnswersOfVersion => {
+    const { entry, label, phase, brownoutEnd } = state;
+    const sunset = entry.sunset === undefined ? '' : imfFixdate(entry.sunset);
+    const deprecation = file.deprecation_header === 'date' ? `@${Math.floor((entry.announced ?? 0) / 1000)}` : 'true';
+    const warned = phase !== 'current';
+    let headers: [PolicyHeader, string][];
+    let failure: Failure | null = null;
+    if (phase === 'current') headers = [...discovery, ['api-version', label]];
+    else if (phase === 'removed') {
+      headers = [...discovery, ['sunset', sunset]];
+      failure = { status: 410, error: 'version_removed', details: `version ${label} was removed on ${sunset}; use version ${entry.successor}` };
+    } else if (brownoutEnd !== null) {
+      const until = imfFixdate(brownoutEnd);
+      headers = [...discovery, ['deprecation', deprecation], ['sunset', sunset], ['retry-after', until]];
+      failure = {
+        status: 410,
+        error: 'version_brownout',
+        details: `version ${label} is browned out until ${until}; it will be removed on ${sunset}; use version ${entry.successor}`,
+      };
+    } else headers = [...discovery, ['api-version', label], ['deprecation', deprecation], ['sunset', sunset]];
+
+    const answer = (selectedBy: SelectedBy): VersionAnswer => ({
+      version: entry.version,
+      selectedBy,
+      phase,
+      failure,
+      headers,
+      sunset: entry.sunset ?? null,
+      successor: warned ? (entry.successor ?? null) : null,
+      extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
+      labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
+    });
+    return {
+      byForm: { path: answer('path'), header: answer('header'), default: answer('default') },
+      conflict: refusal('path', {
+        status: 400,
+        error: 'conflicting_version',
+        details: `the path selects version ${label}; send no API-Version header or exactly "${label}"`,
+      }),
+    };
   };
+
+  const byLabel = new Map(states.map((state) => [state.label, answersOf(state)]));
+  const live = states.filter((state) => state.phase !== 'removed').map((state) => state.label);
   return {
-    version: entry.version,
-    label,
-    // Infinity keeps the phase check branch-free for versions that are never deprecated or removed.
-    announcedMs: entry.announced ?? Number.POSITIVE_INFINITY,
-    sunsetMs: entry.sunset ?? Number.POSITIVE_INFINITY,
-    byPhase: { path: resolutions('path'), header: resolutions('header'), default: resolutions('default') },
-    conflict: new Resolution(
-      'conflict',
-      undefined,
-      'path',
-      false,
-      undefined,
-      { status: 400, error: 'conflicting_version', details: `the path selects version ${label}; send no API-Version header or exactly "${label}"` },
-      undefined,
-      { version: 'invalid', deprecated: 'false', selected_by: 'path' },
-    ),
+    byLabel,
+    fallback: byLabel.get(String(file.default_version)) as AnswersOfVersion,
+    unsupported: refusal('header', { status: 406, error: 'unsupported_version', details: `supported versions: ${live.join(', ')}` }),
   };
-}
-
-function phaseAt(version: Version, nowMs: number): Phase {
-  if (nowMs >= version.sunsetMs) return Phase.Removed;
-  if (nowMs >= version.announcedMs) return Phase.Deprecated;
-  return Phase.Active;
 }
 
 /**
- * The version policy (DESIGN "Version policy"): the one place that knows which versions exist,
- * when each is deprecated or removed, and which headers and status a request gets. Routes ask it
- * and never look at dates themselves. Time is always passed in, so tests control the clock.
+ * The version policy: the one place that knows which versions exist, when each is deprecated,
+ * browned out or removed, and which status and headers a request gets. Routes ask it and never look
+ * at dates themselves; time is always passed in, so tests control the clock.
  */
-export class VersionPolicy {
-  readonly versions: readonly PolicyVersion[];
-  readonly defaultVersion: number;
-  /** Versions with a sunset, for the api_version_sunset_timestamp_seconds gauge. */
-  readonly sunsets: readonly { version: number; epochSeconds: number }[];
-  private readonly byLabel: ReadonlyMap<string, Version>;
-  private readonly fallback: Version;
-  private readonly all: readonly Version[];
-  /** The 406 answer per list of live versions: its details never offer a removed version. */
-  private readonly unsupportedByLive = new Map<string, Resolution>();
-
-  constructor(file: PolicyFile) {
-    this.all = file.versions.map(buildVersion).sort((a, b) => a.version - b.version);
-    this.versions = this.all;
-    this.byLabel = new Map(this.all.map((version) => [version.label, version]));
-    const fallback = this.all.find((version) => version.version === file.default_version);
-    if (fallback === undefined) throw new Error(`default_version ${file.default_version} is not a listed version`);
-    this.fallback = fallback;
-    this.defaultVersion = file.default_version;
-    this.sunsets = this.all
-      .filter((version) => Number.isFinite(version.sunsetMs))
-      .map((version) => ({ version: version.version, epochSeconds: version.sunsetMs / 1000 }));
-  }
-
-  /** Path form: the route already chose `pathVersion`; a header may only repeat it exactly. */
-  resolvePath(pathVersion: PolicyVersion, header: string | undefined, nowMs: number): Resolution {
-    const version = pathVersion as Version;
-    if (header !== undefined && header !== version.label) return version.conflict;
-    return version.byPhase.path[phaseAt(version, nowMs)];
-  }
-
-  /**
-   * Header form: absent → default_version; exactly the decimal of a listed version → that version
-   * (a removed one answers 410); anything else ("01", "1.0", "2, 1", "") → 406.
-   */
-  resolveHeader(header: string | undefined, nowMs: number): Resolution {
-    if (header === undefined) return this.fallback.byPhase.default[phaseAt(this.fallback, nowMs)];
-    const version = this.byLabel.get(header);
-    if (version === undefined) return this.unsupported(nowMs);
-    return version.byPhase.header[phaseAt(version, nowMs)];
-  }
-
-  // An error path: building the list here is cheaper than keeping one per sunset in sync.
-  private unsupported(nowMs: number): Resolution {
-    const live = this.all.filter((version) => phaseAt(version, nowMs) !== Phase.Removed).map((version) => version.label);
-    const key = live.join(', ');
-    let resolution = this.unsupportedByLive.get(key);
-    if (resolution === undefined) {
-      resolution = new Resolution(
-        'unsupported',
-        undefined,
-        'header',
-        false,
-        undefined,
-        { status: 406, error: 'unsupported_version', details: `supported versions: ${key}` },
-        undefined,
-        { version: 'invalid', deprecated: 'false', selected_by: 'header' },
-      );
-      this.unsupportedByLive.set(key, resolution);
+export function createVersionPolicy(file: PolicyFile): VersionPolicy {
+  const versions = [...file.versions].sort((a, b) => a.version - b.version);
+  const instants = lifecycleInstants(versions);
+  // periods[i] holds between instants[i - 1] (inclusive) and instants[i] (exclusive).
+  const periods = [buildPeriod(file, versions, Number.NEGATIVE_INFINITY), ...instants.map((instant) => buildPeriod(file, versions, instant))];
+  const periodAt = (nowMs: number): Period => {
+    let low = 0;
+    let high = instants.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((instants[middle] as number) <= nowMs) low = middle + 1;
+      else high = middle;
     }
-    return resolution;
-  }
+    return periods[low] as Period;
+  };
+
+  return {
+    defaultVersion: file.default_version,
+    versions,
+    resources: file.resources,
+    resolvePath(versionLabel, header, nowMs) {
+      const answers = periodAt(nowMs).byLabel.get(versionLabel);
+      if (answers === undefined) return undefined;
+      if (header !== undefined && header !== versionLabel) return answers.conflict;
+      return answers.byForm.path;
+    },
+    resolveHeader(header, nowMs) {
+      const period = periodAt(nowMs);
+      if (header === undefined) return period.fallback.byForm.default;
+      return period.byLabel.get(header)?.byForm.header ?? period.unsupported;
+    },
+    phaseOf,
+    brownoutAt,
+    describe(nowMs) {
+      return {
+        default_version: file.default_version,
+        versions: versions.map((entry) => ({
+          version: entry.version,
+          phase: phaseOf(entry, nowMs),
+          announced: iso(entry.announced),
+          sunset: iso(entry.sunset),
+          successor: entry.successor ?? null,
+          brownouts: (entry.brownouts ?? []).map(({ start, end }) => ({ start: iso(start) as string, end: iso(end) as string })),
+        })),
+      };
+    },
+  };
 }

@@ -82,4 +82,80 @@ describe('version policy file', () => {
     expect(problem({ default_version: 1.5, versions: [{ version: 2, status: 'current' }] })).toBe('default_version: must be an integer');
     expect(problem({ default_version: 2, versions: [{ version: 2, status: 'retired' }] })).toBe('versions.0.status: must be "current" or "deprecated"');
   });
+
+  it('accepts the lifecycle keys and defaults resources to /orders/:id and /openapi.json, the header form to "true"', () => {
+    const parsed = versionPolicyFileSchema.parse(designPolicyFile);
+    expect(parsed.resources).toEqual(['/orders/:id', '/openapi.json']);
+    expect(parsed.deprecation_header).toBe('true');
+    expect(
+      problem({
+        ...deprecated({ deprecation_link: 'https://example.com/v1', sunset_link: 'https://example.com/policy', brownouts: [{ start: '2026-12-01T10:00:00Z', end: '2026-12-02T10:00:00Z' }] }),
+        deprecation_header: 'date',
+        resources: ['/orders/:id', '/orders', '/invoices/:invoice_id/lines'],
+      }),
+    ).toBe('valid');
+  });
+
+  it('refuses a bad deprecation_header and links that are not absolute https URLs', () => {
+    expect(problem({ ...designPolicyFile, deprecation_header: 'yes' })).toBe('deprecation_header: must be "true" or "date"');
+    for (const link of ['http://example.com/v1', '/changelog', 'example.com']) {
+      expect(problem(deprecated({ deprecation_link: link }))).toBe('versions.0.deprecation_link: must be an absolute https:// URL');
+      expect(problem(deprecated({ sunset_link: link }))).toBe('versions.0.sunset_link: must be an absolute https:// URL');
+    }
+    expect(problem({ default_version: 2, versions: [{ version: 2, status: 'current', deprecation_link: 'https://example.com' }] })).toBe(
+      'versions.0.deprecation_link: version 2: a current version has no deprecation_link',
+    );
+  });
+
+  it.each([
+    [[{ start: '2026-05-31T23:00:00Z', end: '2026-06-01T01:00:00Z' }], 'versions.0.brownouts.0: version 1: brownout 2026-05-31T23:00:00.000Z..2026-06-01T01:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)'],
+    [[{ start: '2026-12-31T23:00:00Z', end: '2027-01-01T00:00:01Z' }], 'versions.0.brownouts.0: version 1: brownout 2026-12-31T23:00:00.000Z..2027-01-01T00:00:01.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)'],
+    [[{ start: '2026-12-01T10:00:00Z', end: '2026-12-01T10:00:00Z' }], 'versions.0.brownouts.0.end: version 1: brownout 2026-12-01T10:00:00.000Z..2026-12-01T10:00:00.000Z: end must be after start'],
+    [[{ start: '2026-12-01T10:00:00Z', end: '2026-12-02T10:00:01Z' }], 'versions.0.brownouts.0.end: version 1: brownout 2026-12-01T10:00:00.000Z..2026-12-02T10:00:01.000Z is longer than 24 hours'],
+    [
+      [{ start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' }, { start: '2026-12-01T11:59:59Z', end: '2026-12-01T13:00:00Z' }],
+      'versions.0.brownouts.1: version 1: brownout 2026-12-01T11:59:59.000Z..2026-12-01T13:00:00.000Z overlaps brownouts.0',
+    ],
+    [[{ start: '2026-12-01T10:00:00Z' }], 'versions.0.brownouts.0.end: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)'],
+  ])('refuses brownouts %j', (brownouts, message) => {
+    expect(problem(deprecated({ brownouts }))).toBe(message);
+  });
+
+  it('accepts brownouts that touch, one ending where the next starts, and one ending at the sunset', () => {
+    const touching = [
+      { start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' },
+      { start: '2026-12-01T12:00:00Z', end: '2026-12-01T13:00:00Z' },
+      { start: '2026-12-31T00:00:00Z', end: '2027-01-01T00:00:00Z' },
+    ];
+    expect(problem(deprecated({ brownouts: touching }))).toBe('valid');
+    expect(problem({ default_version: 2, versions: [{ version: 2, status: 'current', brownouts: [] }] })).toBe(
+      'versions.0.brownouts: version 2: a current version has no brownouts; mark it deprecated first',
+    );
+  });
+
+  it.each([
+    ['orders/:id', 'resources.0: must be a path starting with "/"'],
+    ['/orders/*', 'resources.0: segment "*" must be URL-safe text (letters, digits, . _ ~ -) or a :parameter'],
+    ['/orders//x', 'resources.0: segment "" must be URL-safe text (letters, digits, . _ ~ -) or a :parameter'],
+    ['/api/users', 'resources.0: "/api/users" collides with /api/users'],
+    ['/api/users/:id', 'resources.0: "/api/users/:id" collides with /api/users'],
+    ['/:a/:b', 'resources.0: "/:a/:b" collides with /api/users'],
+    ['/versions', 'resources.0: "/versions" collides with /versions'],
+    ['/:anything', 'resources.0: "/:anything" collides with /versions'],
+  ])('refuses the resource template %j', (template, message) => {
+    expect(problem({ ...designPolicyFile, resources: [template] })).toBe(message);
+  });
+
+  it.each([
+    [['/orders/:id', '/orders/:key'], 'resources.1: "/orders/:key" collides with resource "/orders/:id"'],
+    [['/orders/:id', '/orders/latest'], 'resources.1: "/orders/latest" collides with resource "/orders/:id"'],
+    [['/orders', '/v2/orders'], 'resources.1: "/v2/orders" collides with resource "/orders"'],
+    [['/orders/:id', '/orders/:id'], 'resources.1: "/orders/:id" collides with resource "/orders/:id"'],
+  ])('refuses resources that one path could reach both of: %j', (resources, message) => {
+    expect(problem({ ...designPolicyFile, resources })).toBe(message);
+  });
+
+  it('refuses an empty resource list', () => {
+    expect(problem({ ...designPolicyFile, resources: [] })).toBe('resources: must list at least one resource');
+  });
 });

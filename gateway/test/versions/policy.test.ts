@@ -1,141 +1,219 @@
 import { describe, expect, it } from 'vitest';
-import { imfFixdate, type Resolution } from '../../src/versions/policy.js';
+import type { VersionAnswer } from '../../src/versions/policy.js';
 import { TODAY, V1_SUNSET, at, designPolicyFile, policyFrom } from '../helpers.js';
 
 const policy = policyFrom(designPolicyFile);
-const [v1, v2] = policy.versions as [(typeof policy.versions)[0], (typeof policy.versions)[0]];
+const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';
 
-/** Everything a route takes from a resolution, for one request. */
-function answer(resolution: Resolution, prefix: '' | '/api' = '', id = 'ord-1001') {
-  return {
-    kind: resolution.kind,
-    version: resolution.version,
-    selectedBy: resolution.selectedBy,
-    deprecation: resolution.deprecation,
-    sunset: resolution.sunset,
-    link: resolution.successorLink(prefix, id),
-    failure: resolution.failure,
-    labels: resolution.labels,
-  };
-}
+/** The answer's headers as an object, for whole-set comparisons. */
+const headersOf = (answer: VersionAnswer | undefined) => Object.fromEntries(answer?.headers ?? []);
 
-describe('imfFixdate', () => {
-  it('formats HTTP dates as IMF-fixdate', () => {
-    expect(imfFixdate(at('2099-01-01T00:00:00Z'))).toBe('Thu, 01 Jan 2099 00:00:00 GMT');
-    expect(imfFixdate(at('2027-01-01T00:00:00Z'))).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
-    expect(imfFixdate(at('2026-06-09T07:05:03+02:00'))).toBe('Tue, 09 Jun 2026 05:05:03 GMT');
-  });
+/** v1 deprecated with brownouts, links, and the RFC 9745 date form; v2 and v3 current. */
+const lifecyclePolicy = policyFrom({
+  default_version: 1,
+  deprecation_header: 'date',
+  versions: [
+    {
+      version: 1,
+      status: 'deprecated',
+      announced: '2026-06-01',
+      sunset: '2027-01-01T00:00:00Z',
+      successor: 2,
+      deprecation_link: 'https://example.com/changelog#v1',
+      sunset_link: 'https://example.com/sunset-policy',
+      brownouts: [
+        { start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' },
+        { start: '2026-12-08T10:00:00Z', end: '2026-12-08T16:00:00Z' },
+      ],
+    },
+    { version: 2, status: 'current' },
+    { version: 3, status: 'current' },
+  ],
 });
 
 describe('version policy: path form', () => {
-  it('serves a deprecated version with Deprecation, Sunset and a successor Link for the request\'s own prefix', () => {
-    expect(answer(policy.resolvePath(v1, undefined, TODAY))).toEqual({
-      kind: 'serve',
-      version: 1,
-      selectedBy: 'path',
-      deprecation: true,
-      sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
-      link: '</v2/orders/ord-1001>; rel="successor-version"',
-      failure: undefined,
-      labels: { version: '1', deprecated: 'true', selected_by: 'path' },
+  it('serves a deprecated version with Deprecation, Sunset, discovery and the successor to link', () => {
+    const answer = policy.resolvePath('1', undefined, TODAY);
+    expect(answer).toMatchObject({ version: 1, selectedBy: 'path', phase: 'deprecated', failure: null, successor: 2, extraLinks: '' });
+    expect(headersOf(answer)).toEqual({
+      vary: 'API-Version',
+      'api-version': '1',
+      'api-supported-versions': '2',
+      'api-deprecated-versions': '1',
+      deprecation: 'true',
+      sunset: V1_SUNSET_HTTP,
     });
-    expect(answer(policy.resolvePath(v1, undefined, TODAY), '/api').link).toBe('</api/v2/orders/ord-1001>; rel="successor-version"');
+    expect(answer?.labels).toEqual({ version: '1', deprecated: 'true', selected_by: 'path' });
   });
 
-  it('percent-encodes the id inside the Link target', () => {
-    expect(answer(policy.resolvePath(v1, undefined, TODAY), '', 'a b>;x').link).toBe('</v2/orders/a%20b%3E%3Bx>; rel="successor-version"');
-  });
-
-  it('serves a deprecated version like a current one before its announcement', () => {
-    const before = answer(policy.resolvePath(v1, undefined, at('2026-05-31T23:59:59.999Z')));
-    expect(before).toMatchObject({ kind: 'serve', deprecation: false, sunset: undefined, link: undefined, labels: { deprecated: 'false' } });
-    expect(answer(policy.resolvePath(v1, undefined, at('2026-06-01T00:00:00Z'))).deprecation).toBe(true);
+  it('serves a deprecated version like a current one before its announcement, and lists it as supported', () => {
+    const before = policy.resolvePath('1', undefined, at('2026-05-31T23:59:59.999Z'));
+    expect(before).toMatchObject({ phase: 'current', successor: null, labels: { deprecated: 'false' } });
+    expect(headersOf(before)).toEqual({ vary: 'API-Version', 'api-version': '1', 'api-supported-versions': '1, 2' });
+    expect(policy.resolvePath('1', undefined, at('2026-06-01T00:00:00Z'))?.phase).toBe('deprecated');
   });
 
   it('warns until the instant before the sunset and answers 410 from the sunset instant on', () => {
-    expect(answer(policy.resolvePath(v1, undefined, V1_SUNSET - 1)).kind).toBe('serve');
+    expect(policy.resolvePath('1', undefined, V1_SUNSET - 1)?.failure).toBeNull();
     for (const now of [V1_SUNSET, V1_SUNSET + 1, at('2030-01-01T00:00:00Z')]) {
-      expect(answer(policy.resolvePath(v1, undefined, now))).toEqual({
-        kind: 'removed',
+      const answer = policy.resolvePath('1', undefined, now);
+      expect(answer).toMatchObject({
         version: 1,
-        selectedBy: 'path',
-        deprecation: false,
-        sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
-        link: '</v2/orders/ord-1001>; rel="successor-version"',
-        failure: { status: 410, error: 'version_removed', details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2' },
+        phase: 'removed',
+        successor: 2,
+        failure: { status: 410, error: 'version_removed', details: `version 1 was removed on ${V1_SUNSET_HTTP}; use version 2` },
         labels: { version: '1', deprecated: 'true', selected_by: 'path' },
       });
+      // A removed version is in neither list, and the answer was not served by a version: no API-Version.
+      expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-supported-versions': '2', sunset: V1_SUNSET_HTTP });
     }
   });
 
-  it('serves the current version without any deprecation header', () => {
-    expect(answer(policy.resolvePath(v2, undefined, TODAY))).toMatchObject({ kind: 'serve', version: 2, deprecation: false, sunset: undefined, link: undefined });
+  it('serves the current version with discovery headers only', () => {
+    const answer = policy.resolvePath('2', undefined, TODAY);
+    expect(answer).toMatchObject({ version: 2, phase: 'current', successor: null, failure: null });
+    expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-version': '2', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
+  });
+
+  it('knows no unlisted path version (the route answers 404)', () => {
+    for (const label of ['9', '0', '01', 'x', '']) expect(policy.resolvePath(label, undefined, TODAY)).toBeUndefined();
   });
 
   it('accepts an API-Version header equal to the path version and rejects any other value as a conflict', () => {
-    expect(policy.resolvePath(v2, '2', TODAY).kind).toBe('serve');
+    expect(policy.resolvePath('2', '2', TODAY)?.failure).toBeNull();
     for (const header of ['1', '3', 'abc', '', '02', '2, 2']) {
-      expect(answer(policy.resolvePath(v2, header, TODAY))).toMatchObject({
-        kind: 'conflict',
-        version: undefined,
-        deprecation: false,
-        link: undefined,
+      const answer = policy.resolvePath('2', header, TODAY);
+      expect(answer).toMatchObject({
+        version: null,
+        phase: null,
+        successor: null,
         failure: { status: 400, error: 'conflicting_version', details: 'the path selects version 2; send no API-Version header or exactly "2"' },
         labels: { version: 'invalid', deprecated: 'false', selected_by: 'path' },
       });
+      expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
     }
   });
 });
 
 describe('version policy: header form', () => {
   it('uses default_version when the header is absent', () => {
-    expect(answer(policy.resolveHeader(undefined, TODAY))).toMatchObject({
-      kind: 'serve',
+    expect(policy.resolveHeader(undefined, TODAY)).toMatchObject({
       version: 1,
       selectedBy: 'default',
-      deprecation: true,
-      link: '</v2/orders/ord-1001>; rel="successor-version"',
+      phase: 'deprecated',
+      successor: 2,
       labels: { version: '1', deprecated: 'true', selected_by: 'default' },
     });
   });
 
-  it('selects a supported integer and links to the bare path form whatever the prefix', () => {
-    expect(answer(policy.resolveHeader('2', TODAY))).toMatchObject({ kind: 'serve', version: 2, selectedBy: 'header', deprecation: false });
-    expect(answer(policy.resolveHeader('1', TODAY), '/api')).toMatchObject({
-      kind: 'serve',
-      version: 1,
-      selectedBy: 'header',
-      link: '</v2/orders/ord-1001>; rel="successor-version"',
-    });
+  it('selects a listed version by its exact decimal', () => {
+    expect(policy.resolveHeader('2', TODAY)).toMatchObject({ version: 2, selectedBy: 'header', phase: 'current' });
+    expect(policy.resolveHeader('1', TODAY)).toMatchObject({ version: 1, selectedBy: 'header', successor: 2 });
   });
 
-  it('answers 406 listing the supported versions for anything but a listed version number', () => {
+  it('answers 406 listing the versions not yet removed for anything but a listed version number', () => {
     for (const header of ['3', '0', 'abc', '1.0', '2, 1', '', '01', '+1', '-1', '1e0', '２']) {
-      expect(answer(policy.resolveHeader(header, TODAY))).toMatchObject({
-        kind: 'unsupported',
-        version: undefined,
+      const answer = policy.resolveHeader(header, TODAY);
+      expect(answer).toMatchObject({
+        version: null,
         selectedBy: 'header',
-        link: undefined,
+        successor: null,
         failure: { status: 406, error: 'unsupported_version', details: 'supported versions: 1, 2' },
         labels: { version: 'invalid', deprecated: 'false', selected_by: 'header' },
       });
+      expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
     }
   });
 
-  it('answers 410 for a removed version selected by header or by default, and stops listing it as supported', () => {
-    expect(answer(policy.resolveHeader('1', V1_SUNSET))).toMatchObject({ kind: 'removed', selectedBy: 'header', failure: { status: 410 } });
-    expect(answer(policy.resolveHeader(undefined, V1_SUNSET))).toMatchObject({ kind: 'removed', selectedBy: 'default', failure: { status: 410 } });
+  it('answers 410 for a removed version selected by header or by default, and stops offering it', () => {
+    expect(policy.resolveHeader('1', V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'header', failure: { status: 410 } });
+    expect(policy.resolveHeader(undefined, V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'default', failure: { status: 410 } });
     expect(policy.resolveHeader('9', V1_SUNSET).failure?.details).toBe('supported versions: 2');
   });
 
-  it('answers with shared precomputed objects, so per-request work allocates nothing', () => {
+  it('answers with shared precomputed objects within a period, so per-request work allocates nothing', () => {
     expect(policy.resolveHeader('2', TODAY)).toBe(policy.resolveHeader('2', TODAY + 1000));
     expect(policy.resolveHeader('x', TODAY)).toBe(policy.resolveHeader('y', TODAY));
-    expect(policy.resolvePath(v1, '2', TODAY)).toBe(policy.resolvePath(v1, 'z', V1_SUNSET));
+    expect(policy.resolvePath('1', '2', TODAY)).toBe(policy.resolvePath('1', 'z', TODAY - 1000));
+  });
+});
+
+describe('version policy: RFC 9745 date form and links', () => {
+  it('sends Deprecation as @<epoch seconds of the announcement> and the extra Link relations', () => {
+    const answer = lifecyclePolicy.resolvePath('1', undefined, at('2026-11-22T12:00:00Z'));
+    expect(headersOf(answer).deprecation).toBe(`@${at('2026-06-01') / 1000}`);
+    expect(headersOf(answer).deprecation).toBe('@1780272000');
+    expect(answer?.extraLinks).toBe(', <https://example.com/changelog#v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"');
   });
 
-  it('exposes sunsets for the gauge', () => {
-    expect(policy.sunsets).toEqual([{ version: 1, epochSeconds: V1_SUNSET / 1000 }]);
-    expect(policy.defaultVersion).toBe(1);
+  it('keeps the extra links after the sunset, and sends none before the announcement', () => {
+    expect(lifecyclePolicy.resolvePath('1', undefined, V1_SUNSET)?.extraLinks).toContain('rel="deprecation"');
+    expect(lifecyclePolicy.resolvePath('1', undefined, at('2026-05-01'))?.extraLinks).toBe('');
+  });
+
+  it('lists several current versions ascending, comma and space', () => {
+    expect(headersOf(lifecyclePolicy.resolvePath('3', undefined, TODAY))['api-supported-versions']).toBe('2, 3');
+  });
+});
+
+describe('version policy: brownouts', () => {
+  const START = at('2026-12-01T10:00:00Z');
+  const END = at('2026-12-01T12:00:00Z');
+
+  it('answers 410 version_brownout from the window start (inclusive) to its end (exclusive)', () => {
+    expect(lifecyclePolicy.resolvePath('1', undefined, START - 1)?.failure).toBeNull();
+    for (const now of [START, END - 1]) {
+      const answer = lifecyclePolicy.resolvePath('1', undefined, now);
+      expect(answer).toMatchObject({
+        version: 1,
+        phase: 'deprecated',
+        successor: 2,
+        failure: {
+          status: 410,
+          error: 'version_brownout',
+          details: `version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on ${V1_SUNSET_HTTP}; use version 2`,
+        },
+        labels: { version: '1', deprecated: 'true', selected_by: 'path' },
+      });
+      expect(headersOf(answer)).toEqual({
+        vary: 'API-Version',
+        'api-supported-versions': '2, 3',
+        'api-deprecated-versions': '1',
+        deprecation: '@1780272000',
+        sunset: V1_SUNSET_HTTP,
+        'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT',
+      });
+    }
+    expect(lifecyclePolicy.resolvePath('1', undefined, END)?.failure).toBeNull();
+  });
+
+  it('browns out the header and default forms too, and leaves other versions alone', () => {
+    expect(lifecyclePolicy.resolveHeader(undefined, START)?.failure?.error).toBe('version_brownout');
+    expect(lifecyclePolicy.resolveHeader('1', START)?.failure?.error).toBe('version_brownout');
+    expect(lifecyclePolicy.resolveHeader('2', START)?.failure).toBeNull();
+  });
+
+  it('tells each window by its own end', () => {
+    const second = lifecyclePolicy.resolvePath('1', undefined, at('2026-12-08T15:59:59Z'));
+    expect(headersOf(second)['retry-after']).toBe('Tue, 08 Dec 2026 16:00:00 GMT');
+    expect(lifecyclePolicy.brownoutAt(lifecyclePolicy.versions[0]!, at('2026-12-08T16:00:00Z'))).toBeUndefined();
+  });
+});
+
+describe('version policy: describe (GET /versions)', () => {
+  it('shows each version with its phase at the given instant', () => {
+    expect(policy.describe(TODAY)).toEqual({
+      default_version: 1,
+      versions: [
+        { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
+        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
+      ],
+    });
+    expect(policy.describe(at('2026-05-01')).versions[0]?.phase).toBe('current');
+    expect(policy.describe(V1_SUNSET).versions[0]?.phase).toBe('removed');
+    expect(lifecyclePolicy.describe(TODAY).versions[0]?.brownouts).toEqual([
+      { start: '2026-12-01T10:00:00.000Z', end: '2026-12-01T12:00:00.000Z' },
+      { start: '2026-12-08T10:00:00.000Z', end: '2026-12-08T16:00:00.000Z' },
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import { loadOrders } from './orders/order.js';
 await runProcess(async () => {
   const config = loadProcessConfig();
   const orders = loadOrders(config.ordersFile);
-  const logger = createLogger(config.logLevel, 'users-orders');
+  const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   const app = await buildApp({ logger, registry, orders });
   const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.draining });

@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { buildAdminApp } from '../../platform/src/admin.js';
+import { sendError } from '../../platform/src/errors.js';
+import { backendAccepts } from './proxy/readiness.js';
+
+/** The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file. */
+const gatewayAdminRoutes =
+  (app: FastifyInstance): FastifyPluginAsync =>
+  async (admin) => {
+    admin.post('/-/reload', async (_request, reply) => {
+      const result = app.versionPolicies.reload();
+      if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
+      return { reloaded: true };
+    });
+  };
+
+export interface GatewayAdminOptions {
+  app: FastifyInstance;
+  registry: Registry;
+  logger: Logger;
+  backendUrl: string;
+}
+
+/** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts) and the reload. */
+export function buildGatewayAdmin({ app, registry, logger, backendUrl }: GatewayAdminOptions): Promise<FastifyInstance> {
+  return buildAdminApp({
+    registry,
+    logger,
+    isReady: () => !app.lifecycle.draining && backendAccepts(backendUrl),
+    routes: gatewayAdminRoutes(app),
+  });
+}

@@ -1,0 +1,86 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { VersionAnswer, VersionPolicy } from './versions/policy.js';
+
+/** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
+export interface GatewayMetrics {
+  /** One answered request on a versioned resource, under its answer's labels. */
+  countVersionedRequest(answer: VersionAnswer, statusCode: number): void;
+  /** One policy reload (SIGHUP or POST /-/reload) and its outcome. */
+  countReload(ok: boolean): void;
+}
+
+export interface GatewayMetricsSources {
+  /** The policy in force at scrape time (it changes on a reload). */
+  policy: () => VersionPolicy;
+  /** Epoch milliseconds. */
+  clock: () => number;
+}
+
+export function createGatewayMetrics(registry: Registry, { policy, clock }: GatewayMetricsSources): GatewayMetrics {
+  const requests = new Counter({
+    name: 'api_version_requests_total',
+    help: 'Requests on versioned resources, by API version (or "invalid"), deprecation, how the version was selected, and status code.',
+    labelNames: ['version', 'deprecated', 'selected_by', 'status_code'] as const,
+    registers: [registry],
+  });
+  // Gauges read the policy and the clock at scrape time, so a reload or a passing instant shows at once.
+  new Gauge({
+    name: 'api_version_sunset_timestamp_seconds',
+    help: 'Sunset instant of each API version that has one, in Unix seconds.',
+    labelNames: ['version'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { version, sunset } of policy().versions) if (sunset !== undefined) this.set({ version: String(version) }, sunset / 1000);
+    },
+  });
+  new Gauge({
+    name: 'api_version_brownout_active',
+    help: '1 while an API version is in a scheduled brownout window (answered 410 version_brownout), else 0.',
+    labelNames: ['version'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const current = policy();
+      const now = clock();
+      for (const entry of current.versions) this.set({ version: String(entry.version) }, current.brownoutAt(entry, now) === undefined ? 0 : 1);
+    },
+  });
+  const reloads = new Counter({
+    name: 'api_version_policy_reloads_total',
+    help: 'Version policy reloads (SIGHUP or POST /-/reload), by result.',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const lastReloadSuccess = new Gauge({
+    name: 'api_version_policy_last_reload_success',
+    help: '1 when the last policy load (at start or a reload) succeeded, 0 when it failed and the previous policy stays in force.',
+    registers: [registry],
+  });
+  reloads.inc({ result: 'success' }, 0);
+  reloads.inc({ result: 'failure' }, 0);
+  lastReloadSuccess.set(1);
+
+  // Answers are shared objects per policy and period, so label children are found without building
+  // label sets; a WeakMap lets the answers of a replaced policy go.
+  const children = new WeakMap<VersionAnswer, Map<number, Counter.Internal>>();
+  return {
+    countVersionedRequest(answer, statusCode) {
+      let byStatus = children.get(answer);
+      if (byStatus === undefined) {
+        byStatus = new Map();
+        children.set(answer, byStatus);
+      }
+      let child = byStatus.get(statusCode);
+      if (child === undefined) {
+        child = requests.labels({ ...answer.labels, status_code: String(statusCode) });
+        byStatus.set(statusCode, child);
+      }
+      child.inc();
+    },
+    countReload(ok) {
+      reloads.inc({ result: ok ? 'success' : 'failure' });
+      lastReloadSuccess.set(ok ? 1 : 0);
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import FindMyWay from 'find-my-way';
+import type { VersionEntry } from '../versions/policy-file.js';
+import { routeFormsOf } from './templates.js';
+
+/** How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (header form). */
+export interface ResourceRoute {
+  readonly form: 'path' | 'header';
+  /** `''` or `/api`: the path form's own prefix, kept in the successor Link. */
+  readonly prefix: '' | '/api';
+  /** The route label for metrics and logs per version label (`/v1/orders/:id`); the template itself in the header form. */
+  readonly labels: ReadonlyMap<string, string>;
+  readonly template: string;
+}
+
+export interface ResourceMatch {
+  readonly route: ResourceRoute;
+  /** The version label of a path form (`2` in `/v2/…`); '' in the header form. */
+  readonly versionLabel: string;
+}
+
+export interface ResourceRouter {
+  /** The route a request path (no query) belongs to, or null when it is no versioned resource. */
+  match(path: string): ResourceMatch | null;
+}
+
+/**
+ * Matches request paths against every form of every resource by pattern (`/v:version/orders/:id`),
+ * so a new version or resource in a reloaded policy needs no new Fastify route. Built once per policy.
+ */
+export function createResourceRouter(resources: readonly string[], versions: readonly VersionEntry[]): ResourceRouter {
+  const router = FindMyWay<FindMyWay.HTTPVersion.V1>();
+  const labels = versions.map(({ version }) => String(version));
+  for (const template of resources) {
+    const [header, path, apiPath] = routeFormsOf(template) as [string, string, string];
+    const routes: [string, ResourceRoute][] = [
+      [header, { form: 'header', prefix: '', template, labels: new Map([['', template]]) }],
+      [path, { form: 'path', prefix: '', template, labels: new Map(labels.map((label) => [label, `/v${label}${template}`])) }],
+      [apiPath, { form: 'path', prefix: '/api', template, labels: new Map(labels.map((label) => [label, `/api/v${label}${template}`])) }],
+    ];
+    for (const [pattern, route] of routes) router.on('GET', pattern, () => undefined, route);
+  }
+  return {
+    match(path) {
+      const found = router.find('GET', path);
+      if (found === null) return null;
+      const route = found.store as ResourceRoute;
+      return { route, versionLabel: route.form === 'path' ? (found.params.version ?? '') : '' };
+    },
+  };
+}
+
+/** Decodes then re-encodes each segment, so a Link target never carries characters a client sent raw. */
+function encodeSegments(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        return encodeURIComponent(decodeURIComponent(segment));
+      } catch {
+        return encodeURIComponent(segment);
+      }
+    })
+    .join('/');
+}
+
+/**
+ * The successor's URL for a request path: the same path with the successor's number, under the
+ * request's own prefix; the header form links to the bare path form.
+ */
+export function successorPath(match: ResourceMatch, path: string, successor: number): string {
+  const { route, versionLabel } = match;
+  const rest = route.form === 'path' ? path.slice(route.prefix.length + 2 + versionLabel.length) : path;
+  return `${route.prefix}/v${successor}${encodeSegments(rest)}`;
+}

@@ -1,0 +1,120 @@
+import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Pool } from 'undici';
+import { sendError } from '../../../platform/src/errors.js';
+import { routeLabelOf } from '../../../platform/src/http-foundation.js';
+import type { GatewayMetrics } from '../metrics.js';
+import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
+import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-through-body.js';
+import { POLICY_HEADERS, VARY_VALUE, VERSION_REQUEST_HEADER } from '../versions/headers.js';
+import type { PolicyStore } from '../versions/policy-store.js';
+import type { VersionAnswer } from '../versions/policy.js';
+import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
+import { successorPath } from './router.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The policy's answer for a request on a versioned resource, for the metrics and the consumer log. */
+    apiVersion: VersionAnswer | null;
+  }
+}
+
+export interface VersionedResourcesOptions {
+  policies: PolicyStore;
+  /** Epoch milliseconds; injected so tests can stand before, at and after any lifecycle instant. */
+  clock: () => number;
+  metrics: GatewayMetrics;
+  backendUrl: string;
+  pool: Pool;
+}
+
+/**
+ * The policy owns its headers on a versioned response: the backend's copies are removed, so they can
+ * never contradict it. Vary is merged, since the backend may vary on something else too.
+ */
+const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeaders, request) => {
+  const headers = dropHopByHopHeaders(backendHeaders, request);
+  headers.vary = headers.vary === undefined ? VARY_VALUE : `${headers.vary}, ${VARY_VALUE}`;
+  for (const name of POLICY_HEADERS) if (headers[name] !== undefined) delete headers[name];
+  return headers;
+};
+
+const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
+const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions);
+
+/**
+ * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
+ * forwarded as requested, and `{resource}` with `API-Version` forwarded to `/v{chosen}{resource}`.
+ * One catch-all route matches them by pattern against the policy in force, so a reload can add a
+ * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
+ * version headers. Paths that are no versioned resource get the ordinary 404/405.
+ */
+export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> = async (app, { policies, clock, metrics, backendUrl, pool }) => {
+  await app.register(replyFrom, replyFromOptions(backendUrl, pool));
+  app.decorateRequest('apiVersion', null);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', passThroughBody);
+  app.addHook('onRequest', streamBodyWhateverItsType);
+
+  // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
+  app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
+    const { policy, router } = policies.current;
+    const url = request.url;
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const match = router.match(path);
+    const header = request.raw.headers[VERSION_REQUEST_HEADER] as string | undefined;
+    const answer =
+      match === null
+        ? undefined
+        : match.route.form === 'path'
+          ? policy.resolvePath(match.versionLabel, header, clock())
+          : policy.resolveHeader(header, clock());
+    if (match === null || answer === undefined) {
+      // Not a versioned resource, or a path version the policy does not list (`/v9/…`).
+      reply.callNotFound();
+      return;
+    }
+    request.apiVersion = answer;
+    request.routeLabel = match.route.labels.get(match.versionLabel) ?? null;
+    const { headers } = answer;
+    for (let i = 0; i < headers.length; i++) {
+      const [name, value] = headers[i] as readonly [string, string];
+      void reply.header(name, value);
+    }
+    if (answer.successor !== null) {
+      void reply.header('link', `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`);
+    }
+    if (answer.failure !== null) {
+      void sendError(reply, answer.failure.status, answer.failure.error, answer.failure.details);
+      return;
+    }
+    // The path form goes on as requested (undefined: the request's own path and query), so the
+    // backend's `/api` form answers its own text/plain 404; the header form maps to the bare path form.
+    const options = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE ? deprecatedDocumentReplyOptions : versionedReplyOptions;
+    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const answer = request.apiVersion;
+    if (answer !== null) {
+      metrics.countVersionedRequest(answer, reply.statusCode);
+      if (answer.labels.deprecated === 'true') {
+        // Names the consumers who still have to migrate: whom to tell before the sunset.
+        request.log.info(
+          {
+            version: answer.version,
+            // "default" marks clients that send no API-Version and will move when default_version does.
+            selectedBy: answer.selectedBy,
+            route: routeLabelOf(request),
+            status: reply.statusCode,
+            userAgent: request.raw.headers['user-agent'],
+            clientId: request.raw.headers['x-client-id'],
+          },
+          'deprecated api version used',
+        );
+      }
+    }
+    done();
+  });
+};

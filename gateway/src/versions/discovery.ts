@@ -1,0 +1,16 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { PolicyStore } from './policy-store.js';
+
+export interface DiscoveryOptions {
+  policies: PolicyStore;
+  /** Epoch milliseconds: each version's phase is the one at the time of the request. */
+  clock: () => number;
+}
+
+/**
+ * `GET /versions` on the public port: every listed version with its phase now, announcement, sunset,
+ * successor and brownout windows (RFC 3339 UTC, milliseconds), so a client can find out before it breaks.
+ */
+export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app, { policies, clock }) => {
+  app.get('/versions', async () => policies.current.policy.describe(clock()));
+};

@@ -1,0 +1,20 @@
+/** The request header that selects a version in the header form (lower case, as Node delivers it). */
+export const VERSION_REQUEST_HEADER = 'api-version';
+
+/** Every versioned response depends on the API-Version header, the path form's included. */
+export const VARY_VALUE = 'API-Version';
+
+/**
+ * Response headers the version policy owns on a versioned resource: the policy's answer sets them,
+ * and the same names are removed from the backend's answer so the two never contradict each other.
+ * `Vary` is shared (merged with the backend's), and `Retry-After` is the policy's only on its own
+ * brownout answers, so a backend's Retry-After on a proxied answer passes through.
+ */
+export const POLICY_HEADERS = ['deprecation', 'sunset', 'link', 'api-version', 'api-supported-versions', 'api-deprecated-versions'] as const;
+
+export type PolicyHeader = (typeof POLICY_HEADERS)[number] | 'vary' | 'retry-after';
+
+/** HTTP's IMF-fixdate (RFC 9110 §5.6.7), e.g. "Thu, 01 Jan 2099 00:00:00 GMT". */
+export function imfFixdate(epochMs: number): string {
+  return new Date(epochMs).toUTCString();
+}
