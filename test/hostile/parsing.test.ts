@@ -43,7 +43,7 @@ describe('request smuggling through the gateway', () => {
   ])('refuses %s with 400 JSON, closes the connection, and forwards nothing', async (_what, request) => {
     const before = stub.seen.length;
     const { responses } = await exchange(stubGateway.apiUrl, request);
-    expectError(responses, 400, 'bad request');
+    expect(responses.map((res) => res.body)).toEqual(['{"error":"bad request","code":400}']);
     // Anything forwarded would have reached the stub by now; loopback takes well under this.
     await sleep(100);
     const forwarded = stub.seen.slice(before);
@@ -97,6 +97,7 @@ describe.concurrent('oversized and malformed request heads', () => {
   ])('%s: invalid percent-encoding in %s is 400 JSON', async (_name, path, url) => {
     const { responses } = await exchange(url(), `GET ${path} HTTP/1.1\r\nHost: test\r\nAPI-Version: 2\r\nConnection: close\r\n\r\n`);
     expectError(responses, 400, 'bad request');
+    expect(JSON.parse(responses[0]?.body ?? '')).toEqual({ error: 'bad request', code: 400, details: 'malformed URL' });
     await expectServes(url());
   });
 });
