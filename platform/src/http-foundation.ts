@@ -203,7 +203,7 @@ export const httpFoundation = fp(
       if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
       if (!request.raw.complete && request.raw.socket.destroyed) {
         // The client closed the connection before its request was complete (it gave up or was timed out):
-        // nobody is left to answer, and nothing failed on this side.
+        // nothing failed on this side. The reply is still completed, though nobody is left to read it.
         request.log.info({ reason: err.message }, 'client closed the connection before the request was complete');
         return sendError(reply, 400, 'bad request', 'request aborted');
       }

@@ -53,6 +53,6 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
 }
 
 /** Node's error on a request whose client closed the connection before the request was complete. */
-export function isClientAbort(value: unknown): boolean {
+function isClientAbort(value: unknown): boolean {
   return value instanceof Error && (value as NodeJS.ErrnoException).code === 'ECONNRESET' && value.message === 'aborted';
 }
