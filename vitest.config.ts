@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['platform/**/*.test.ts', 'services/**/*.test.ts', 'gateway/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['node_modules/**', 'dist/**', 'test/containers/**'],
+    // test/hostile has its own run (npm run test:hostile): it must not share the machine with timed suites.
+    exclude: ['node_modules/**', 'dist/**', 'test/containers/**', 'test/hostile/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

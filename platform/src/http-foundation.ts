@@ -32,8 +32,14 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
-/** Node writes its own bodies for errors before routing (timeouts, bad header syntax); give them our shape. */
-function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+/** The response Node is writing on a connection; undocumented but what Node's own clientError default checks. */
+type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
+
+/**
+ * Node writes its own bodies for errors outside a handler (read timeout, bad header syntax); give them our
+ * shape. Once a response has started on the connection, bytes written now would corrupt it: only close.
+ */
+function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: HttpSocket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [code, error] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -42,13 +48,29 @@ function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, so
         ? [431, 'request header fields too large']
         : [400, 'bad request'];
   this.log.debug({ err }, 'client error');
-  if (socket.writable) {
+  if (socket.writable && socket._httpMessage?.headersSent !== true) {
     const body = errorJson(code, error);
     socket.write(
       `HTTP/1.1 ${code} ${error}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/**
+ * Fields a proxy in front sets or replaces (the gateway does, on the way to the backend). They are not
+ * counted, so a request within the gateway's field limit is also within the backend's.
+ */
+const PROXY_SET_FIELDS = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-request-id']);
+
+function tooManyHeaderFields(rawHeaders: readonly string[]): boolean {
+  // Names and values alternate; most requests are far below the limit and need no counting.
+  if (rawHeaders.length <= 2 * serverLimits.maxHeaderFields) return false;
+  let counted = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (!PROXY_SET_FIELDS.has((rawHeaders[i] ?? '').toLowerCase())) counted++;
+  }
+  return counted > serverLimits.maxHeaderFields;
 }
 
 /** Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers. */
@@ -61,12 +83,18 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
     genReqId: requestIdFor,
     bodyLimit: serverLimits.bodyLimitBytes,
     keepAliveTimeout: serverLimits.idleTimeoutMs,
-    // Passed to http.createServer: Fastify's own requestTimeout is applied too late to move headersTimeout.
+    // The read timeout for the whole request, body included. Fastify assigns this to the Node server after
+    // creating it, overwriting any `http.requestTimeout` (its default, 0, leaves bodies unbounded).
+    requestTimeout: serverLimits.readTimeoutMs,
+    // Passed to http.createServer: Fastify has no headersTimeout option, and the checking interval is fixed
+    // when the server is created. Node 20 cuts a stalled body only once headersTimeout has passed as well
+    // (seen in test/hostile), so both timeouts are the read timeout.
     http: {
-      requestTimeout: serverLimits.readTimeoutMs,
       headersTimeout: serverLimits.readTimeoutMs,
       connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
       keepAliveTimeout: serverLimits.idleTimeoutMs,
+      // Node's own 400 for a missing Host has an empty body; httpFoundation answers it in our shape.
+      requireHostHeader: false,
     },
     // Fastify's 503 body is not an ErrorResponse; httpFoundation answers it instead.
     return503OnClosing: false,
@@ -119,6 +147,17 @@ export const httpFoundation = fp(
         void sendError(reply, 503, 'service unavailable', 'shutting down');
         return;
       }
+      // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 clients may omit it.
+      if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') {
+        void reply.header('connection', 'close');
+        void sendError(reply, 400, 'bad request', 'missing Host header');
+        return;
+      }
+      if (tooManyHeaderFields(request.raw.rawHeaders)) {
+        void reply.header('connection', 'close');
+        void sendError(reply, 431, 'request header fields too large', `more than ${serverLimits.maxHeaderFields} header fields`);
+        return;
+      }
       // Go-style write deadline: a response not finished 10 s after the headers arrived loses its connection.
       const deadline = setTimeout(() => {
         request.log.warn('write timeout exceeded, closing connection');
@@ -162,6 +201,12 @@ export const httpFoundation = fp(
 
     app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
       if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
+      if (!request.raw.complete && request.raw.socket.destroyed) {
+        // The client closed the connection before its request was complete (it gave up or was timed out):
+        // nothing failed on this side. The reply is still completed, though nobody is left to read it.
+        request.log.info({ reason: err.message }, 'client closed the connection before the request was complete');
+        return sendError(reply, 400, 'bad request', 'request aborted');
+      }
       const status = err.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         // Framework-detected client errors (e.g. a malformed header) keep their status, in our shape.

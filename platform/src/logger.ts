@@ -31,5 +31,28 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
         customPrettifiers: { time: (time) => `${name} ${time as string}` },
       })
     : pino.destination({ dest: 1, sync: true });
-  return pino({ level, name, base: { service: name } }, destination);
+  return pino(
+    {
+      level,
+      name,
+      base: { service: name },
+      hooks: {
+        // Libraries (the proxy) warn when a request fails because its client hung up; that is the client's
+        // doing, and at warn level a slow-client attack would flood the log. One info line keeps the trace.
+        logMethod(args, method, levelValue) {
+          if (levelValue > pino.levels.values.info! && isClientAbort(args[0])) {
+            this.info(...(args as [Error, string]));
+            return;
+          }
+          method.apply(this, args);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+/** Node's error on a request whose client closed the connection before the request was complete. */
+function isClientAbort(value: unknown): boolean {
+  return value instanceof Error && (value as NodeJS.ErrnoException).code === 'ECONNRESET' && value.message === 'aborted';
 }

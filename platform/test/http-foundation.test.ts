@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
 import { baseServerOptions, httpFoundation, requestIdFor } from '../src/http-foundation.js';
 import { HttpError } from '../src/errors.js';
+import { serverLimits } from '../src/server-limits.js';
 
 async function buildTestApp() {
   const app = Fastify(baseServerOptions(createLogger('silent', 'test')));
@@ -24,6 +25,26 @@ afterEach(async () => {
 });
 
 describe('httpFoundation', () => {
+  it('gives the Node server the read timeout for the whole request (body included), checked twice a second', async () => {
+    app = await buildTestApp();
+    expect(app.server.requestTimeout).toBe(serverLimits.readTimeoutMs);
+    expect(app.server.headersTimeout).toBe(serverLimits.readTimeoutMs);
+    expect(serverLimits.timeoutCheckIntervalMs).toBeLessThanOrEqual(1_000);
+  });
+
+  it('answers more than 100 header fields with 431, not counting Host and the fields a proxy sets', async () => {
+    app = await buildTestApp();
+    const fields = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-f${i}`, String(i)]));
+    const proxySet = { host: 'gateway', 'x-forwarded-for': '10.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'api', 'x-request-id': 'r-1' };
+    const refused = await app.inject({ method: 'GET', url: '/things/1', headers: fields(101) });
+    expect(refused.statusCode).toBe(431);
+    expect(refused.headers.connection).toBe('close');
+    expect(refused.json()).toEqual({ error: 'request header fields too large', code: 431, details: 'more than 100 header fields' });
+    // light-my-request adds user-agent itself: 99 + user-agent = 100 counted fields.
+    const served = await app.inject({ method: 'GET', url: '/things/1', headers: { ...fields(99), ...proxySet } });
+    expect(served.statusCode).toBe(200);
+  });
+
   it('answers an unmatched path with a JSON 404', async () => {
     app = await buildTestApp();
     const res = await app.inject({ method: 'GET', url: '/nowhere' });

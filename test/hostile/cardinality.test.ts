@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
+import { expectServes } from './raw.js';
+import { metricValue, scrape, seriesOf } from './metrics.js';
+
+/**
+ * Metric-cardinality attack against the built processes (npm run build first): request after request with
+ * values never seen before wherever a client controls one, which must not become new label values.
+ */
+/** The gateway's RSS settles after about 1,500 requests (V8 and allocator warm-up); "before" is measured after it. */
+const WARM_UP = 1_500;
+const ATTACK = 10_000;
+const CONCURRENCY = 16;
+/**
+ * One new (method, route, status) combination costs 17 series: the counter and 16 histogram series. After
+ * a warm-up with the same mix, the attack may add at most two such combinations, however many requests.
+ */
+const MAX_NEW_SERIES = 34;
+const MAX_RSS_GROWTH = 0.2;
+
+let stack: ProcessStack;
+beforeAll(async () => {
+  stack = await startProcessStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+const token = () => randomUUID().slice(0, 8 + Math.floor(Math.random() * 20));
+
+/** A path from every route family the gateway has, with random segments, and unmatched paths. */
+function randomPath(): string {
+  return pick([
+    () => `/${token()}/${token()}`,
+    () => `/api/users/${token()}`,
+    () => `/api/users/page?cursor=${token()}`,
+    () => `/v${pick(['1', '2', '9', token()])}/orders/${token()}`,
+    () => `/api/v${pick(['1', '2'])}/orders/${token()}`,
+    () => `/orders/${token()}`,
+  ])();
+}
+
+async function hammer(baseUrl: string, count: number): Promise<Map<number, number>> {
+  const agent = new Agent({ connections: CONCURRENCY });
+  const statuses = new Map<number, number>();
+  let sent = 0;
+  const worker = async (): Promise<void> => {
+    while (sent < count) {
+      sent++;
+      const res = await request(`${baseUrl}${randomPath()}`, {
+        dispatcher: agent,
+        headers: { 'api-version': pick(['1', '2', token(), String(Math.floor(Math.random() * 1e9))]), 'x-client-id': token(), 'x-request-id': token() },
+      });
+      await res.body.dump();
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await agent.close();
+  return statuses;
+}
+
+it(`keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS within 20 % over ${ATTACK} requests of random paths, versions and ids`, async () => {
+  await hammer(stack.gatewayUrl, WARM_UP);
+  const [gatewayBefore, backendBefore] = await Promise.all([scrape(stack.gatewayAdminUrl), scrape(stack.backendAdminUrl)]);
+
+  const started = performance.now();
+  const statuses = await hammer(stack.gatewayUrl, ATTACK);
+  const elapsedMs = performance.now() - started;
+  const [gatewayAfter, backendAfter] = await Promise.all([scrape(stack.gatewayAdminUrl), scrape(stack.backendAdminUrl)]);
+
+  const figures = {
+    elapsedMs: Math.round(elapsedMs),
+    statuses: Object.fromEntries(statuses),
+    gatewaySeries: [seriesOf(gatewayBefore).length, seriesOf(gatewayAfter).length],
+    backendSeries: [seriesOf(backendBefore).length, seriesOf(backendAfter).length],
+    gatewayRssMiB: [metricValue(gatewayBefore, 'process_resident_memory_bytes'), metricValue(gatewayAfter, 'process_resident_memory_bytes')].map((bytes) => Math.round(bytes / 2 ** 20)),
+  };
+  // The figures the README's reliability section reports.
+  process.stdout.write(`cardinality attack: ${JSON.stringify(figures)}\n`);
+
+  expect([...statuses.keys()].every((status) => status < 500)).toBe(true);
+  expect(seriesOf(gatewayAfter).length - seriesOf(gatewayBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
+  expect(seriesOf(backendAfter).length - seriesOf(backendBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
+  // No client-chosen value appears on /metrics at all.
+  for (const text of [gatewayAfter, backendAfter]) expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{1,4}/);
+  const rssBefore = metricValue(gatewayBefore, 'process_resident_memory_bytes');
+  expect(metricValue(gatewayAfter, 'process_resident_memory_bytes')).toBeLessThanOrEqual(rssBefore * (1 + MAX_RSS_GROWTH));
+  await expectServes(stack.gatewayUrl);
+});

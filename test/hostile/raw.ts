@@ -1,0 +1,184 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { ServiceProcess } from '../e2e/process-stack.js';
+
+/** Host and port of a service's API URL, for raw sockets. */
+export function addressOf(url: string): { host: string; port: number } {
+  const { hostname, port } = new URL(url);
+  return { host: hostname, port: Number(port) };
+}
+
+export function open(url: string): Promise<Socket> {
+  const { host, port } = addressOf(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Everything the server sends on one raw connection, and when it closed it (ms after `since`). */
+export class Received {
+  bytes = Buffer.alloc(0);
+  closedAfterMs: number | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    readonly socket: Socket,
+    readonly since = performance.now(),
+  ) {
+    socket.on('data', (chunk: Buffer) => {
+      this.bytes = Buffer.concat([this.bytes, chunk]);
+      this.wake?.();
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      this.closedAfterMs = performance.now() - this.since;
+      this.wake?.();
+    });
+  }
+
+  get responses(): RawResponse[] {
+    return parseResponses(this.bytes);
+  }
+
+  /** Resolves once `done` holds (checked on every event), rejects after `limitMs`. */
+  private async until(done: () => boolean, what: string, limitMs: number): Promise<void> {
+    const deadline = performance.now() + limitMs;
+    while (!done()) {
+      const left = deadline - performance.now();
+      if (left <= 0) throw new Error(`${what} within ${limitMs} ms (received ${this.bytes.length} bytes)`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Waits for `count` complete responses. */
+  async responsesAtLeast(count: number, limitMs: number): Promise<RawResponse[]> {
+    await this.until(() => this.responses.length >= count || this.closedAfterMs !== undefined, `no ${count} responses`, limitMs);
+    return this.responses;
+  }
+
+  /** Waits for the server to close the connection; destroys it and rejects after `limitMs`. */
+  async closed(limitMs: number): Promise<number> {
+    try {
+      await this.until(() => this.closedAfterMs !== undefined, 'connection not closed', limitMs);
+    } catch (err) {
+      this.socket.destroy();
+      throw err;
+    }
+    return this.closedAfterMs ?? 0;
+  }
+}
+
+/**
+ * Splits Content-Length framed HTTP/1.x responses (what both processes send for their own answers and
+ * for JSON bodies); returns every complete one, in order.
+ */
+export function parseResponses(bytes: Buffer): RawResponse[] {
+  const responses: RawResponse[] = [];
+  let rest = bytes;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return responses;
+    const [statusLine = '', ...lines] = rest.subarray(0, end).toString('latin1').split('\r\n');
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length'] ?? 0);
+    if (rest.length < end + 4 + length) return responses;
+    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.subarray(end + 4, end + 4 + length).toString('utf8') });
+    rest = rest.subarray(end + 4 + length);
+  }
+}
+
+/** Sends `request` on a fresh connection and returns the answers and when the server closed it. */
+export async function exchange(url: string, request: string | Buffer, limitMs = 5_000): Promise<{ responses: RawResponse[]; closedAfterMs: number }> {
+  const received = new Received(await open(url));
+  received.socket.write(request);
+  const closedAfterMs = await received.closed(limitMs);
+  return { responses: received.responses, closedAfterMs };
+}
+
+/** Polls `done` every 10 ms until it holds or `limitMs` has passed (then returns anyway: the caller asserts). */
+export async function waitFor(done: () => boolean, limitMs: number): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (!done() && performance.now() < deadline) await sleep(10);
+}
+
+/** A normal request still gets its normal answer: the service survived what came before. */
+export async function expectServes(baseUrl: string, path = '/api/users/page?limit=1'): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${baseUrl}${path}`);
+  await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}, expected 200`);
+  return performance.now() - started;
+}
+
+/** Log lines at warn level or above: what an attack must not produce in numbers. */
+export function warnings(service: ServiceProcess): Record<string, unknown>[] {
+  return service.logs.filter((line) => Number(line.level) >= 40);
+}
+
+/** One request as a stub backend saw it. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  receivedBytes: number;
+  /** The whole body arrived. */
+  complete: boolean;
+  /** performance.now() when the connection or request went away before the body was complete. */
+  abortedAt?: number;
+}
+
+/** Under this path the stub starts its answer at once and never finishes it. */
+export const EARLY_ANSWER_PATH = '/api/users/early-answer';
+
+/** A stand-in backend on loopback that records each request it sees and answers 200 JSON once the body is in. */
+export interface StubBackend {
+  url: string;
+  seen: SeenRequest[];
+  close(): Promise<void>;
+}
+
+export async function startStubBackend(): Promise<StubBackend> {
+  const seen: SeenRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const entry: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, receivedBytes: 0, complete: false };
+    seen.push(entry);
+    if (entry.url.startsWith(EARLY_ANSWER_PATH)) {
+      // Answers before the body is in, and keeps the response open: a response in progress.
+      res.writeHead(200, { 'content-type': 'text/plain' }).write('partial');
+    }
+    req.on('data', (chunk: Buffer) => (entry.receivedBytes += chunk.length));
+    req.on('end', () => {
+      entry.complete = true;
+      if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/json' }).end('{"stub":true}');
+    });
+    req.on('close', () => {
+      if (!entry.complete) entry.abortedAt = performance.now();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

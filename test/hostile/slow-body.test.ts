@@ -1,0 +1,123 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
+import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, startStubBackend, type StubBackend } from './raw.js';
+
+/**
+ * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,
+ * not only the headers, on both processes, and the gateway gives up its upstream request with the client.
+ */
+const READ_TIMEOUT_MS = 5_000;
+/** The deadline is enforced within a second; the rest is room for a loaded machine. */
+const CLOSED_BY_MS = 6_500;
+
+const userJson = '{"name":"Ada","email":"ada@example.com"}';
+/** 100 bytes: the user JSON padded with spaces, which JSON ignores. */
+const paddedUser = userJson.padEnd(100, ' ');
+const postHead = (length: number, path = '/api/users', requestId = 'hostile-slow') =>
+  `POST ${path} HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+/** Declares 100 bytes of body, sends 8 and then nothing; returns what came back and when the server hung up. */
+async function stallBody(url: string, path?: string, requestId?: string) {
+  const received = new Received(await open(url));
+  const firstByteAt = Date.now();
+  received.socket.write(postHead(100, path, requestId) + paddedUser.slice(0, 8));
+  const closedAfterMs = await received.closed(15_000);
+  return { responses: received.responses, bytes: received.bytes, closedAfterMs, firstByte: received.since, firstByteAt };
+}
+
+function expectRequestTimeout({ responses, closedAfterMs }: Awaited<ReturnType<typeof stallBody>>, what: string): void {
+  // The figures the README's reliability section reports.
+  process.stdout.write(`slow body, ${what}: closed after ${Math.round(closedAfterMs)} ms\n`);
+  expect(closedAfterMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS);
+  expect(closedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
+  expect(responses).toHaveLength(1);
+  const [answer] = responses;
+  expect(answer?.status).toBe(408);
+  expect(answer?.headers['content-type']).toBe('application/json');
+  expect(answer?.headers.connection).toBe('close');
+  expect(JSON.parse(answer?.body ?? '')).toEqual({ error: 'request timeout', code: 408 });
+}
+
+/** Sends the 100-byte body 10 bytes at a time over about 3.2 s: slow, steady, done well within 5 s. */
+async function steadyUpload(url: string) {
+  const received = new Received(await open(url));
+  received.socket.write(postHead(100));
+  for (let offset = 0; offset < 100; offset += 10) {
+    await sleep(320);
+    received.socket.write(paddedUser.slice(offset, offset + 10));
+  }
+  const responses = await received.responsesAtLeast(1, 5_000);
+  received.socket.destroy();
+  return responses;
+}
+
+describe.concurrent('a body that stops arriving', () => {
+  let stack: ProcessStack;
+  let stub: StubBackend;
+  let stubGateway: ServiceProcess;
+  beforeAll(async () => {
+    [stack, stub] = await Promise.all([startProcessStack(), startStubBackend()]);
+    stubGateway = await startGateway(stub.url);
+  });
+  afterAll(async () => {
+    await Promise.all([stack?.stop(), stubGateway?.stop()]);
+    await stub?.close();
+  });
+
+  it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the backend', async () => {
+    expectRequestTimeout(await stallBody(stack.backend.apiUrl), 'backend');
+    await expectServes(stack.backend.apiUrl);
+    expect(warnings(stack.backend)).toEqual([]);
+  });
+
+  it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the gateway', async () => {
+    const stalled = await stallBody(stack.gatewayUrl, '/api/users', 'slow-via-gateway');
+    expectRequestTimeout(stalled, 'gateway');
+    await expectServes(stack.gatewayUrl);
+    // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
+    const backendSide = stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
+    expect(backendSide.map((line) => line.msg)).toEqual(['client closed the connection before the request was complete']);
+    expect(Number(backendSide[0]?.time) - stalled.firstByteAt).toBeLessThanOrEqual(CLOSED_BY_MS);
+    // Neither the gateway nor the backend whose upload it gave up logs the client's doing as a problem.
+    expect([...warnings(stack.gateway), ...warnings(stack.backend)]).toEqual([]);
+  });
+
+  it('makes the gateway abort its upstream request, so the backend holds no half-received body', async () => {
+    const stalled = await stallBody(stubGateway.apiUrl);
+    expectRequestTimeout(stalled, 'gateway to a stub');
+    const upstream = stub.seen.filter((request) => request.method === 'POST' && request.url === '/api/users');
+    expect(upstream).toHaveLength(1);
+    // The upstream connection goes a moment after the client's (the abort crosses loopback).
+    await waitFor(() => upstream[0]?.abortedAt !== undefined, 1_000);
+    expect(upstream[0]?.complete).toBe(false);
+    expect(upstream[0]?.receivedBytes).toBeLessThan(100);
+    // Gone upstream as soon as the client was answered, not when the backend's own timeout would strike.
+    expect(upstream[0]?.abortedAt).toBeDefined();
+    const abortedAfterMs = (upstream[0]?.abortedAt ?? Infinity) - stalled.firstByte;
+    process.stdout.write(`slow body, upstream request aborted ${Math.round(abortedAfterMs)} ms after the client's first byte\n`);
+    expect(abortedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
+    await expectServes(stubGateway.apiUrl, '/api/users');
+    expect(warnings(stubGateway)).toEqual([]);
+  });
+
+  it('only closes the connection when a response has already started (no 408 bytes inside it)', async () => {
+    const stalled = await stallBody(stubGateway.apiUrl, EARLY_ANSWER_PATH);
+    expect(stalled.closedAfterMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS);
+    expect(stalled.closedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
+    const text = stalled.bytes.toString('latin1');
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toContain('partial');
+    expect(text).not.toContain('HTTP/1.1 408');
+    await expectServes(stubGateway.apiUrl, '/api/users');
+  });
+
+  it.each([
+    ['backend', () => stack.backend.apiUrl],
+    ['gateway', () => stack.gatewayUrl],
+  ])('leaves a slow but steady upload that completes within 5 s alone (%s: 201)', async (_name, url) => {
+    const responses = await steadyUpload(url());
+    expect(responses.map((res) => res.status)).toEqual([201]);
+    expect(JSON.parse(responses[0]?.body ?? '')).toMatchObject({ name: 'Ada', email: 'ada@example.com' });
+  });
+});

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:hostile`: the abuse suite loads the machine (500 connections, 10,000 requests) and asserts
+// timings, so its files run one after another and apart from the main suite.
+export default defineConfig({
+  test: {
+    include: ['test/hostile/**/*.test.ts'],
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
