@@ -1,4 +1,4 @@
-// Page latency of GET /api/users/page at 1,000 and 1,000,000 users (DESIGN: O(log n + limit) per page).
+// Page latency of GET /api/users/page at 1,000 and 1,000,000 users (a page must cost O(log n + limit), not a scan).
 // Runs the built JavaScript (npm run build first; `npm run bench:pagination` does both). Each page goes
 // through app.inject: routing, hooks, cursor decoding, the B+ tree range read and JSON serialisation, no
 // sockets. The "store" column times the store's range read alone (MemoryUserStore.listAfter).

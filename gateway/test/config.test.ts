@@ -27,7 +27,7 @@ function errorOf(env: NodeJS.ProcessEnv): string {
 }
 
 describe('gateway configuration', () => {
-  it('applies DESIGN defaults (the policy from ops/versions.json, relative to the repository root)', () => {
+  it('applies the documented defaults (the policy from ops/versions.json, relative to the repository root)', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       host: '0.0.0.0',

@@ -5,7 +5,7 @@ import { createLogger } from '../../platform/src/logger.js';
 import { buildApp as buildBackend } from '../../services/users-orders/src/app.js';
 import { buildTestGateway, type TestGateway } from './helpers.js';
 
-// Issue 6: whatever the API-Version header and the path, the gateway (in front of the real backend, on
+// Whatever the API-Version header and the path, the gateway (in front of the real backend, on
 // a loopback port) never answers 5xx and stays within the statuses its routes define. Fixed seeds keep CI
 // deterministic; a failure prints the seed and the shrunk counterexample.
 const SEED = 20261122;

@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 
-/** DESIGN's example policy (ops/versions.json). */
+/** The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1. */
 export const designPolicyFile = {
   default_version: 1,
   versions: [

@@ -27,7 +27,7 @@ export const STUB_OPENAPI = {
 function answer(req: SeenRequest): { status: number; headers: Record<string, string>; body: string } {
   const path = req.url.split('?', 1)[0] ?? '';
   if (path.endsWith('/orders/missing')) {
-    // Mirrors the backend's two not-found forms (DESIGN "Orders").
+    // Mirrors the backend's two not-found forms: text/plain under /api, the JSON ErrorResponse bare.
     return path.startsWith('/api/')
       ? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'order not found' }
       : { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"order not found","code":404}' };

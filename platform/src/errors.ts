@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 
-/** SPEC "ErrorResponse": the body of every error either process answers. */
+/** The ErrorResponse body of every error either process answers: `code` equals the HTTP status, `details` only when non-empty. */
 export interface ErrorResponse {
   error: string;
   code: number;

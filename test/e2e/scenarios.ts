@@ -11,7 +11,7 @@ import type { StackEndpoints } from './stack.js';
 
 const json = 'application/json';
 const DEMO_ORDER = 'ord-1001';
-/** The demo order (ops/seed/orders.json) in SPEC's two representations. */
+/** The demo order (ops/seed/orders.json) in its two representations, v1 and v2. */
 const V1_ORDER = { id: DEMO_ORDER, user_id: 'user-1', total: 19.99 };
 const V2_ORDER = { id: DEMO_ORDER, customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
 

@@ -4,7 +4,7 @@ import { startProcessStack, startService, type ProcessStack, type ServiceProcess
 import { startLoad, waitUntil, type Outcome } from './load.js';
 
 /**
- * Issue 6, "the backend is killed under load" (real built processes, `npm run build` first): the gateway
+ * The backend is killed under load (real built processes, `npm run build` first): the gateway
  * answers 502 JSON quickly instead of hanging, /readyz turns 503, and once the backend is back on the
  * same port everything recovers within 2 s.
  */

@@ -5,7 +5,7 @@ import { startGateway, type ServiceProcess } from '../e2e/process-stack.js';
 import { startLoad, waitUntil } from './load.js';
 
 /**
- * Issue 6, "SIGTERM to the gateway under load" (the real built gateway, `npm run build` first). The
+ * SIGTERM to the gateway under load (the real built gateway, `npm run build` first). The
  * backend here is a loopback stand-in that answers after 300 ms and notes when each request id arrived:
  * a request that reached it before the signal was certainly accepted by the gateway, and is still in
  * flight when the signal lands, which is what the drain must protect.

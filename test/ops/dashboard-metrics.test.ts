@@ -153,7 +153,7 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
     await stack?.stop();
   }, 20_000);
 
-  it('exports DESIGN\'s metric names from the right process', () => {
+  it('exports the documented metric names from the right process', () => {
     for (const name of ['http_requests_total', 'http_request_duration_seconds_bucket', 'process_cpu_seconds_total']) {
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).toContain(name);

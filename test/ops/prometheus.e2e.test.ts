@@ -1,5 +1,5 @@
 /**
- * SPEC's Monitor step with a real Prometheus: Debian's `prometheus` binary scrapes the real
+ * The Monitor step of a deprecation with a real Prometheus: Debian's `prometheus` binary scrapes the real
  * gateway every second, evaluates ops/prometheus/rules.yml every second, and
  * api:deprecated_version_share:ratio_rate5m must equal the share of versioned requests this test
  * sent on the deprecated version (within 5 percentage points).

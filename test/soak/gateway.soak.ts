@@ -4,7 +4,7 @@ import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
 import { startLoad } from '../fault/load.js';
 
 /**
- * Issue 6 soak (real built processes, `npm run test:soak` builds first): 50 connections through the
+ * Soak (real built processes, `npm run test:soak` builds first): 50 connections through the
  * gateway for 60 s (SOAK_SECONDS to change it). No answer but the expected one, and the gateway's
  * resident memory after the soak within 20 % of what it was after the warm-up (a leak per request
  * would show as steady growth).

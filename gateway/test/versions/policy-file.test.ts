@@ -16,7 +16,7 @@ const deprecated = (overrides: Record<string, unknown>) => ({
 });
 
 describe('version policy file', () => {
-  it('accepts DESIGN example and ops/versions.json as shipped', async () => {
+  it('accepts the example policy, which is ops/versions.json as shipped', async () => {
     expect(problem(designPolicyFile)).toBe('valid');
     const { readFile } = await import('node:fs/promises');
     const shipped: unknown = JSON.parse(await readFile(new URL('../../../ops/versions.json', import.meta.url), 'utf8'));

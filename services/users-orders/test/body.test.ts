@@ -24,7 +24,7 @@ function expectInvalidJson(res: Awaited<ReturnType<typeof post>>, details: strin
   else expect(body.details).toMatch(details);
 }
 
-describe('request body decoding (SPEC "Users" rule 4, DESIGN "Users")', () => {
+describe('request body decoding: one JSON object, known fields, at most 1 MiB, any Content-Type', () => {
   it('accepts a body of exactly 1,048,576 bytes', async () => {
     const payload = createBodyOfLength(MiB);
     expect(Buffer.byteLength(payload)).toBe(MiB);

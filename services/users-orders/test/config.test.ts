@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { builtMain } from './process.js';
 
 describe('loadConfig', () => {
-  it('applies DESIGN defaults to an empty environment', () => {
+  it('applies the documented defaults to an empty environment', () => {
     expect(loadConfig({})).toEqual({ host: '127.0.0.1', port: 8081, adminPort: 9465, ordersFile: 'ops/seed/orders.json', logLevel: 'info' });
   });
 

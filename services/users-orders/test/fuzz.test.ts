@@ -4,13 +4,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryUserStore, type User } from '../src/users/store.js';
 import { testApp } from './helpers.js';
 
-// Issue 6: whatever the body, POST and PUT answer one of SPEC's statuses, never 5xx, an ErrorResponse on
+// Whatever the body, POST and PUT answer one of their documented statuses, never 5xx, an ErrorResponse on
 // errors, and a rejected request changes nothing. Fixed seeds keep CI deterministic; a failure prints the
 // seed and the shrunk counterexample.
 const SEED = 20261122;
 const MIB = 1_048_576;
 
-/** A body and the Content-Type it is sent with (the backend decodes every type as JSON, DESIGN "Users"). */
+/** A body and the Content-Type it is sent with (the backend decodes every type as JSON). */
 interface Sent {
   payload: string | Buffer;
   contentType: string | undefined;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readJsonFile } from '../../../../platform/src/config.js';
 
-/** DESIGN "Orders": the stored order, independent of any API version's representation. */
+/** The stored order (read from ORDERS_FILE at start), independent of any API version's representation. */
 export const orderSchema = z.strictObject({
   id: z.string().min(1),
   customer_id: z.string().min(1),

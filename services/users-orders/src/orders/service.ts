@@ -1,6 +1,6 @@
 import type { Order } from './order.js';
 
-/** The version-independent business logic; presenters alone differ per version (SPEC "Deprecation and retention" 4). */
+/** The version-independent business logic: versions differ only in their presenters, never here. */
 export class OrderService {
   private readonly byId: ReadonlyMap<string, Order>;
 

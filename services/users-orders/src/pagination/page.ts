@@ -1,7 +1,7 @@
 import { encodeCursor } from './cursor.js';
 import type { PageQuery } from './query.js';
 
-/** SPEC "PageResponse": next_cursor omitted when empty, has_more always present. */
+/** The PageResponse envelope: next_cursor omitted when empty, has_more always present. */
 export interface PageResponse<Item> {
   items: Item[];
   next_cursor?: string;
@@ -9,7 +9,7 @@ export interface PageResponse<Item> {
 }
 
 /**
- * SPEC rule 2: fetch limit + 1 items; more than `limit` means another page exists, and the cursor is the
+ * Fetch limit + 1 items: more than `limit` means another page exists, and the cursor is the
  * last returned item's id.
  */
 export function buildPage<Item extends { id: string }>(

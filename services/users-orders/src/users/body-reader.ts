@@ -9,13 +9,15 @@ export type ReceivedBody = { kind: 'complete'; bytes: Buffer } | { kind: 'oversi
 export const oversizedDetails = `body exceeds ${serverLimits.bodyLimitBytes} bytes`;
 
 /**
- * Reads every request body as raw bytes, whatever its Content-Type (DESIGN "Users"), so the handlers can
+ * Reads every request body as raw bytes and decodes it as JSON whatever its Content-Type (`curl -d` sends a
+ * form type), so the handlers can
  * answer 400 `invalid JSON` where Fastify would answer 413 or 415.
  *
  * Fastify answers 415 for a missing or malformed Content-Type before any parser runs, and 413 from
  * Content-Length for its buffering parsers; so every request is relabelled application/json and the
  * parser reads the stream itself. An oversized upload is read to its end and discarded (bounded) so the
- * client sees the 400 instead of a reset (TRAPS "Bodies").
+ * client sees the 400 instead of a reset: after a parser error Fastify closes the connection while the
+ * client may still be uploading, which a proxy in front turns into a 502.
  */
 export const bodyReader = fp(
   async (app: FastifyInstance) => {

@@ -11,7 +11,7 @@ function undecodable(details: string): HttpError {
 }
 
 /**
- * Strict decoding of CreateUserRequest / UpdateUserRequest (SPEC "Users" rule 4, DESIGN "Users"):
+ * Strict decoding of CreateUserRequest / UpdateUserRequest (README "Behaviour", Users); anything else is 400 `invalid JSON`:
  * one JSON object, nothing after it but whitespace, only `name` and `email`, each a string when present.
  * Absent fields stay absent, so a PUT leaves them unchanged. Duplicate keys: the last one wins, as with
  * JSON.parse and Go's encoding/json.
@@ -28,7 +28,7 @@ export function decodeUserFields(body: ReceivedBody | undefined): Partial<UserFi
   if (JSON_WHITESPACE_ONLY.test(text)) throw undecodable('body is empty');
   let value: unknown;
   try {
-    // JSON.parse rejects anything but whitespace after the first value, which is SPEC's "extra data" rule.
+    // JSON.parse rejects anything but whitespace after the first value: extra data makes a body undecodable.
     value = JSON.parse(text);
   } catch (err) {
     throw undecodable((err as SyntaxError).message);
