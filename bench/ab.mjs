@@ -6,18 +6,25 @@
 // build), with the backends and two wrk runs (50 connections each) on the load core. The scheduler shares
 // the servers' core between the two gateways, so the host's quiet and busy phases, which move a single run
 // by up to 2×, hit both alike; two copies of the same build agree within about 3 %. Prints req/s and CPU
-// µs per request (utime + stime from /proc/<pid>/stat) for each; run it again with A and B swapped.
-// Absolute figures are higher than in `npm run bench` (two gateways share a core and its caches);
-// compare A with B.
+// µs per request (utime + stime from /proc/<pid>/stat) for each. Absolute figures are higher than in
+// `npm run bench` (two gateways share a core and its caches); compare A with B.
+//
+// Environment:
+//   BENCH_PAIRS      pairs to run (default 1); odd pairs swap the two builds' places (start order, ports),
+//                    so each build runs in both orders; ends with the median of B/A over the pairs.
+//   BENCH_NODE       the Node both builds run on: a major ("24", the npm package node@24 through `npm exec`),
+//                    "path" (the node running this script) or a binary; default the Docker image's major.
+//   BENCH_NODE_A, BENCH_NODE_B                  the same for one build (e.g. A on 20, B on 24).
+//   BENCH_NODE_OPTIONS_A, BENCH_NODE_OPTIONS_B  node flags for one gateway (e.g. --max-semi-space-size=32).
 //
 // To compare a change: `npm run build && cp -r dist /tmp/before`, change, `npm run build`, then
-//   node bench/ab.mjs /tmp/before/gateway/src/main.js dist/gateway/src/main.js
+//   BENCH_PAIRS=6 node bench/ab.mjs /tmp/before/gateway/src/main.js dist/gateway/src/main.js
 // Needs `npm run build`, 2 cores, wrk and taskset (apt-get install -y wrk util-linux).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, load, need, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, load, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
 
 const CONNECTIONS = 50;
 const [gatewayA, gatewayB, path = '/v2/orders/ord-1001', seconds = '5'] = process.argv.slice(2);
@@ -32,6 +39,17 @@ if (!pinning) {
 need('wrk', 'apt-get install -y wrk');
 need('taskset', 'apt-get install -y util-linux');
 
+const env = process.env;
+const pairs = Number(env.BENCH_PAIRS ?? 1);
+const builds = [
+  { name: 'a', entry: gatewayA, node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '' },
+  { name: 'b', entry: gatewayB, node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '' },
+];
+for (const build of builds) {
+  build.label = `${build.name.toUpperCase()} ${build.entry} (Node ${nodeVersion(build.node)}${build.nodeOptions === '' ? '' : ` ${build.nodeOptions}`})`;
+}
+process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
+
 /** utime + stime in clock ticks (fields 14 and 15 of /proc/<pid>/stat, counted after the command name). */
 const cpuTicks = (pid) => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -40,29 +58,64 @@ const cpuTicks = (pid) => {
 };
 const tickUs = 1e6 / Number(shell('getconf CLK_TCK'));
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
-const children = [];
-try {
-  const start = async (name, entry) => {
-    const backend = await startNode(dir, `${name}-backend`, 'dist/services/users-orders/src/main.js', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { cpu: LOAD_CPU });
-    children.push(backend.child);
-    const gateway = await startNode(dir, `${name}-gateway`, resolve(entry), { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url });
-    children.push(gateway.child);
-    return { label: `${name.toUpperCase()} ${entry}`, ...gateway };
-  };
-  const gateways = [await start('a', gatewayA), await start('b', gatewayB)];
-  const script = wrkScript(join(dir, 'ab.lua'), { method: 'GET', path, headers: {} });
-  const loadBoth = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, script, CONNECTIONS, duration)));
+/** One pair: both builds loaded at once; resolves with { a, b } figures. */
+async function runPair(order) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
+  const children = [];
+  try {
+    const start = async (build) => {
+      const backend = await startNode(
+        dir,
+        `${build.name}-backend`,
+        'dist/services/users-orders/src/main.js',
+        { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
+        { cpu: LOAD_CPU, node: build.node },
+      );
+      children.push(backend.child);
+      const gateway = await startNode(
+        dir,
+        `${build.name}-gateway`,
+        resolve(build.entry),
+        { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
+        { node: build.node, nodeOptions: build.nodeOptions },
+      );
+      children.push(gateway.child);
+      return { build, ...gateway };
+    };
+    const gateways = [];
+    for (const build of order) gateways.push(await start(build));
+    const script = wrkScript(join(dir, 'ab.lua'), { method: 'GET', path, headers: {} });
+    const loadAll = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, script, CONNECTIONS, duration)));
 
-  await loadBoth(2); // warm-up: JIT, pool connections
-  const before = gateways.map((gateway) => cpuTicks(gateway.child.pid));
-  const results = await loadBoth(Number(seconds));
-  gateways.forEach((gateway, i) => {
-    const cpuUs = ((cpuTicks(gateway.child.pid) - before[i]) * tickUs) / results[i].requests;
-    process.stdout.write(`${gateway.label}: ${results[i].rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs CPU per request, errors ${results[i].errors}\n`);
-  });
-} finally {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  await sleep(300);
-  rmSync(dir, { recursive: true, force: true });
+    await loadAll(2); // warm-up: JIT, pool connections
+    const before = gateways.map((gateway) => cpuTicks(gateway.child.pid));
+    const results = await loadAll(Number(seconds));
+    const figures = {};
+    gateways.forEach((gateway, i) => {
+      const cpuUs = ((cpuTicks(gateway.child.pid) - before[i]) * tickUs) / results[i].requests;
+      figures[gateway.build.name] = { rps: results[i].rps, cpuUs, errors: results[i].errors };
+    });
+    return figures;
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+    await sleep(300);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const ratios = [];
+for (let pair = 0; pair < pairs; pair++) {
+  const order = pair % 2 === 0 ? builds : [...builds].reverse();
+  const { a, b } = await runPair(order);
+  const ratio = b.cpuUs / a.cpuUs;
+  ratios.push(ratio);
+  const show = (name, f) => `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
+  process.stdout.write(`pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} | ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`);
+}
+if (pairs > 1) {
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const lower = ratios.filter((ratio) => ratio < 1).length;
+  process.stdout.write(`median B/A CPU per request ${median.toFixed(3)} (${((median - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${pairs} pairs\n`);
 }

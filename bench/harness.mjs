@@ -18,6 +18,36 @@ export const pinned = (cpu, command, args) => (pinning ? ['taskset', ['-c', cpu,
 
 export const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf8' }).trim();
 
+/** The Node major the Docker image ships, read from the Dockerfile's base image (`node:<major>-…`). */
+export function imageNodeMajor() {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const image = /^ARG\s+NODE_IMAGE=(\S+)/m.exec(dockerfile)?.[1] ?? /^FROM\s+(node:\S+)/m.exec(dockerfile)?.[1];
+  const major = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)/.exec(image ?? '')?.[1];
+  if (major === undefined) throw new Error(`cannot read the image's Node major from the Dockerfile (base image: ${image ?? 'none found'})`);
+  return major;
+}
+
+/**
+ * The node binary to run services with. `spec` is a major ("24": the npm package node@24 through
+ * `npm exec`, into npm's cache, as test/containers/e2e-image-node.mjs does), "path" (the node on PATH that
+ * runs the bench) or a file path. Unset: the image's major, so the bench measures the Node that ships.
+ */
+export function nodeBinary(spec = imageNodeMajor()) {
+  if (spec === 'path') return process.execPath;
+  if (!/^\d+$/.test(spec)) return spec;
+  const found = execFileSync('npm', ['exec', '--yes', '--prefer-offline', `--package=node@${spec}`, '--', 'node', '-p', 'process.execPath + " " + process.version'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  const [binary, version] = found.split(' ');
+  if (binary === undefined || !version?.startsWith(`v${spec}.`)) throw new Error(`could not get Node ${spec} from the npm package node@${spec} (got "${found}")`);
+  return binary;
+}
+
+/** `node --version` of a binary from nodeBinary. */
+export const nodeVersion = (binary) => execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
+
 /** Exits with the install command when a tool the bench runs is missing. */
 export function need(command, hint) {
   try {
@@ -29,13 +59,13 @@ export function need(command, hint) {
 }
 
 /**
- * Starts a built service (or a bench/reference build) with its log going to a file (pino writes as in
- * production) and resolves with the child and the API URL from its 'listening' line.
+ * Starts a built service (or a bench/reference build) with `node` (a binary from nodeBinary) and its log
+ * going to a file (pino writes as in production), and resolves with the child and the API URL from its 'listening' line.
  */
-export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeOptions = '' } = {}) {
+export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeOptions = '', node = process.execPath } = {}) {
   const logPath = join(dir, `${name}.log`);
   const out = openSync(logPath, 'w');
-  const [command, args] = pinned(cpu, process.execPath, [...nodeOptions.split(' ').filter(Boolean), entry]);
+  const [command, args] = pinned(cpu, node, [...nodeOptions.split(' ').filter(Boolean), entry]);
   const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
