@@ -1,5 +1,6 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { sendError } from '../../../platform/src/errors.js';
 
@@ -74,6 +75,50 @@ export const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHead
   return headers;
 };
 
+/** Upstream bodies up to this size are collected and sent in one piece instead of streamed. */
+const SMALL_BODY_BYTES = 16 * 1024;
+
+/** What reply-from hands onResponse for an undici upstream (its typings name the server response instead). */
+interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  stream: Readable;
+}
+
+/**
+ * A small upstream body with a known length is collected and sent with `reply.send(buffer)`, which Fastify
+ * finishes in one `res.end`: no stream pipe, end-of-stream listeners and stream ticks per request.
+ * Anything else (no or a larger Content-Length, no Content-Type, HEAD, bodiless statuses) is streamed as
+ * reply-from does by default. A body that fails half-way ends the connection as a failed stream would.
+ */
+const sendSmallBodiesWhole: FastifyReplyFromHooks['onResponse'] = (request, reply, raw) => {
+  const res = raw as unknown as UpstreamResponse;
+  const length = Number(res.headers['content-length']);
+  if (
+    !(length <= SMALL_BODY_BYTES) ||
+    res.headers['content-type'] === undefined ||
+    request.method === 'HEAD' ||
+    res.statusCode === 204 ||
+    res.statusCode === 304
+  ) {
+    void reply.send(res.stream);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  res.stream.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    received += chunk.length;
+  });
+  res.stream.once('end', () => {
+    void reply.send(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+  });
+  res.stream.once('error', (error: Error) => {
+    if (received > 0) reply.raw.destroy();
+    else void reply.send(error);
+  });
+};
+
 /** reply-from retries GETs on 503 up to 10 times even with maxRetriesOn503: 0 (`|| 10`); null turns it off. */
 const noRetry = (): null => null;
 
@@ -83,6 +128,7 @@ export const backendReplyOptions: FastifyReplyFromHooks = {
   rewriteHeaders: dropHopByHopHeaders,
   onError: answerBackendFailure,
   retryDelay: noRetry,
+  onResponse: sendSmallBodiesWhole,
 };
 
 /** reply-from plugin options: our pool, and no per-request log lines of its own (one line per request is enough). */
