@@ -1,24 +1,36 @@
-// Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx) and the
-// backend alone (issue 6). Runs the built JavaScript (`npm run bench` builds first). Everything listens on
+// Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx, logging
+// every request as an operator would run it), next to the Node proxies a Node user would pick (stock
+// @fastify/http-proxy, a bare node:http + undici proxy, http-proxy), and the backend alone. Runs the
+// built JavaScript (`npm run bench` builds first) on the Node the Docker image ships. Everything listens on
 // 127.0.0.1 only. The servers share core 0 (as backend and proxy would on a small host); wrk runs on core 1
 // so the load generator does not steal the servers' CPU (bench/harness.mjs). Targets are loaded in turn,
 // A B C A B C, so a slow drift of the machine (other jobs, thermal) spreads over all three instead of
 // biasing one.
 //
 // Environment: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
-// BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes).
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes),
+// BENCH_NODE (the Node for backend, gateway and peers: a major such as "24", fetched as the npm package
+// node@24 through `npm exec`, "path" for the node running this script, or a binary; default the Docker
+// image's major, read from the Dockerfile).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, SERVER_CPU, load, need, pinned, pinning, root, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, SERVER_CPU, load, need, nodeBinary, nodeVersion, pinned, pinning, root, shell, startNode, wrkScript } from './harness.mjs';
+import { SUNSET } from './peers/versioning.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
+/** The Node proxies measured next to the gateway, each in front of the same backend. */
+const PEERS = [
+  { name: 'fastify-http-proxy', entry: 'bench/peers/fastify-http-proxy.mjs' },
+  { name: 'node-http-undici', entry: 'bench/reference/bare-proxy.mjs' },
+  { name: 'http-proxy', entry: 'bench/peers/http-proxy.mjs' },
+];
+const PROXIES = ['gateway', 'nginx', ...PEERS.map((peer) => peer.name)];
 
 const ROUTES = [
   { name: 'GET /v2/orders/ord-1001', method: 'GET', path: '/v2/orders/ord-1001', headers: {}, status: 200 },
@@ -51,7 +63,9 @@ function freePort() {
 /**
  * nginx as a keep-alive reverse proxy doing what the gateway does for these routes: the path forms with
  * Vary (and the v1 deprecation headers), the header form mapped to a path version (406 for other values),
- * the users API passed through, X-Forwarded-* and X-Request-Id added.
+ * the users API passed through, X-Forwarded-* and X-Request-Id added. One JSON access-log line per request
+ * (nginx's default is to log; `escape=json`), written to a file unbuffered (each line its own write), as
+ * the gateway writes its completion line.
  */
 function nginxConfig(dir, port, backendPort) {
   const link = '"</v2/orders/$order_id>; rel=\\"successor-version\\""';
@@ -61,7 +75,10 @@ pid ${dir}/nginx.pid;
 error_log ${dir}/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
+  log_format json escape=json '{"time":"$time_iso8601","requestId":"$request_id","remoteAddr":"$remote_addr",'
+    '"method":"$request_method","url":"$request_uri","status":$status,"bytes":$body_bytes_sent,'
+    '"requestTimeS":$request_time,"upstreamTimeS":"$upstream_response_time","userAgent":"$http_user_agent"}';
+  access_log ${dir}/nginx-access.log json;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
@@ -161,10 +178,18 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** http-proxy lives in bench/peers/package.json, out of the project's dependencies; installed on first use. */
+function installPeers() {
+  if (existsSync(join(root, 'bench/peers/node_modules/http-proxy'))) return;
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', join(root, 'bench/peers')], { stdio: 'inherit' });
+}
+
 need('nginx', 'apt-get install -y nginx');
 need('wrk', 'apt-get install -y wrk');
 if (pinning) need('taskset', 'apt-get install -y util-linux');
 
+installPeers();
+const node = nodeBinary(process.env.BENCH_NODE);
 const dir = mkdtempSync(join(tmpdir(), 'bench-http-'));
 const children = [];
 const stopAll = () => {
@@ -173,14 +198,14 @@ const stopAll = () => {
 process.on('exit', stopAll);
 
 try {
-  const backend = await startNode(dir, 'backend', 'dist/services/users-orders/src/main.js', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' });
+  const backend = await startNode(dir, 'backend', 'dist/services/users-orders/src/main.js', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { node });
   children.push(backend.child);
   const gateway = await startNode(
     dir,
     'gateway',
     'dist/gateway/src/main.js',
     { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
-    { nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
+    { node, nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
   );
   children.push(gateway.child);
   const nginx = await startNginx(dir, backend.url);
@@ -190,7 +215,13 @@ try {
     { name: 'gateway', url: gateway.url },
     { name: 'nginx', url: nginx.url },
   ];
+  for (const peer of PEERS) {
+    const started = await startNode(dir, peer.name, peer.entry, { GATEWAY_PORT: '0', BACKEND_URL: backend.url }, { node });
+    children.push(started.child);
+    targets.push({ name: peer.name, url: started.url });
+  }
   await checkAnswers(targets);
+  if (!readFileSync(join(dir, 'nginx-access.log'), 'utf8').includes('"requestId":')) throw new Error('nginx wrote no access-log line');
 
   const runs = [];
   for (const route of ROUTES) {
@@ -204,7 +235,7 @@ try {
         const one = await load(target.url, scriptFor(target), 1, SECONDS);
         runs.push({ route: route.name, target: target.name, round, connections: CONNECTIONS, ...many, single: one });
         process.stdout.write(
-          `${route.name.padEnd(40)} ${target.name.padEnd(8)} ${many.rps.toFixed(0).padStart(7)} req/s  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
+          `${route.name.padEnd(40)} ${target.name.padEnd(18)} ${many.rps.toFixed(0).padStart(7)} req/s  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
         );
       }
     }
@@ -222,6 +253,7 @@ try {
         errors: runs.filter((run) => run.route === route.name && run.target === name).reduce((sum, run) => sum + run.errors + run.single.errors, 0),
       };
     }
+    row.perNginx = Object.fromEntries(PROXIES.map((name) => [name, row[name].rps / row.nginx.rps]));
     row.gatewayPerNginx = row.gateway.rps / row.nginx.rps;
     row.gatewayPerDirect = row.gateway.rps / row.direct.rps;
     row.addedP50MsOverNginx = row.gateway.singleP50Ms - row.nginx.singleP50Ms;
@@ -232,11 +264,13 @@ try {
   const machine = {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
-    node: process.version,
+    node: nodeVersion(node),
     nginx: shell('nginx -v 2>&1'),
     wrk: shell('wrk -v 2>&1 | head -1'),
     fastify: JSON.parse(readFileSync(join(root, 'node_modules/fastify/package.json'), 'utf8')).version,
     undici: JSON.parse(readFileSync(join(root, 'node_modules/undici/package.json'), 'utf8')).version,
+    fastifyHttpProxy: JSON.parse(readFileSync(join(root, 'node_modules/@fastify/http-proxy/package.json'), 'utf8')).version,
+    httpProxy: JSON.parse(readFileSync(join(root, 'bench/peers/node_modules/http-proxy/package.json'), 'utf8')).version,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   };
   const settings = { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, serverCpu: pinning ? SERVER_CPU : 'any', loadCpu: pinning ? LOAD_CPU : 'any' };
@@ -257,7 +291,8 @@ function refreshReadme({ date, command, machine, settings, summary }) {
   const f2 = (n) => n.toFixed(2);
   const lines = [
     `Results of \`${command}\` on ${date}: Node ${machine.node}, ${machine.nginx.replace('nginx version: ', '')}, ${machine.wrk.split(' [')[0]},`,
-    `fastify ${machine.fastify}, undici ${machine.undici}; ${machine.cores} × ${machine.cpu}; load average at the end ${machine.loadAverage}.`,
+    `fastify ${machine.fastify}, undici ${machine.undici}, @fastify/http-proxy ${machine.fastifyHttpProxy}, http-proxy ${machine.httpProxy};`,
+    `${machine.cores} × ${machine.cpu}; load average at the end ${machine.loadAverage}.`,
     `${settings.connections} connections (and 1 for the "1 conn" column), ${settings.seconds} s per run, median of ${settings.rounds} rounds;`,
     `servers on CPU ${settings.serverCpu}, wrk on CPU ${settings.loadCpu}. Latencies in ms.`,
     '',
@@ -265,17 +300,24 @@ function refreshReadme({ date, command, machine, settings, summary }) {
     '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const row of summary) {
-    for (const target of ['direct', 'gateway', 'nginx']) {
+    for (const target of ['direct', ...PROXIES]) {
       const t = row[target];
       lines.push(`| ${row.route} | ${target} | ${f0(t.rps)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`);
     }
   }
-  lines.push('', '| route | gateway/nginx req/s | gateway/direct req/s | gateway p50 − nginx p50 at 1 conn (ms) |', '|---|---:|---:|---:|');
+  const peers = PROXIES.filter((name) => name !== 'gateway' && name !== 'nginx');
+  lines.push(
+    '',
+    `| route | gateway/nginx req/s | ${peers.map((name) => `${name}/nginx`).join(' | ')} | gateway/direct req/s | gateway p50 − nginx p50 at 1 conn (ms) |`,
+    `|---|---:|${peers.map(() => '---:|').join('')}---:|---:|`,
+  );
   for (const row of summary) {
-    lines.push(`| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${f2(row.gatewayPerDirect)}× | ${row.addedP50MsOverNginx.toFixed(3)} |`);
+    const peerCells = peers.map((name) => `${f2(row.perNginx[name])}×`).join(' | ');
+    lines.push(`| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ${row.addedP50MsOverNginx.toFixed(3)} |`);
   }
   const geo = (pick) => Math.exp(summary.reduce((sum, row) => sum + Math.log(pick(row)), 0) / summary.length);
-  lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${f2(geo((row) => row.gatewayPerDirect))}× | |`);
+  const peerMeans = peers.map((name) => `${f2(geo((row) => row.perNginx[name]))}×`).join(' | ');
+  lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | |`);
 
   const readmePath = join(root, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
