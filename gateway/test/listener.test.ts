@@ -66,3 +66,17 @@ describe('gateway on a real listener', () => {
     },
   );
 });
+
+describe('a backend that drops the connection in the middle of a small answer', () => {
+  it.each(['/v2/orders/ord-1001?cut=0', '/v1/openapi.json?cut=0'])('answers %s with 502 bad gateway when no byte of the body came', async (path) => {
+    const res = await send('GET', path, {});
+    expect(res.status).toBe(502);
+    expect(JSON.parse(res.body)).toEqual({ error: 'bad gateway', code: 502 });
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+  });
+
+  it.each(['/v2/orders/ord-1001?cut=10', '/v1/openapi.json?cut=10'])('ends the connection on %s rather than pass a cut body off as whole', async (path) => {
+    await expect(send('GET', path, {})).rejects.toThrow(/socket hang up|aborted|ECONNRESET/);
+    expect((await send('GET', '/v2/orders/ord-1001', {})).status).toBe(200);
+  });
+});

@@ -60,6 +60,15 @@ export async function startStubBackend(): Promise<StubBackend> {
     req.on('end', () => {
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
       seen.push(request);
+      const cut = /[?&]cut=(\d+)/.exec(request.url);
+      if (cut !== null) {
+        // Promises a 50-byte body, sends `cut` bytes of it, then drops the connection.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '50' });
+        res.flushHeaders();
+        if (Number(cut[1]) > 0) res.write('x'.repeat(Number(cut[1])));
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
       const { status, headers, body } = answer(request);
       setTimeout(() => {
         if (res.destroyed) return;

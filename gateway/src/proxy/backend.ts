@@ -104,20 +104,29 @@ const sendSmallBodiesWhole: FastifyReplyFromHooks['onResponse'] = (request, repl
     void reply.send(res.stream);
     return;
   }
+  readUpstreamBody(reply as FastifyReply, res.stream, (body) => {
+    void reply.send(body);
+  });
+};
+
+/**
+ * Reads an upstream body whole, then hands it on. The upstream headers (its Content-Length among them)
+ * are already on the reply, so a failure before the first byte answers our 502 without them, and one
+ * half-way ends the connection, as a failed stream would: the client must not take a cut body for whole.
+ */
+export function readUpstreamBody(reply: FastifyReply, stream: Readable, onBody: (body: Buffer) => void): void {
   const chunks: Buffer[] = [];
   let received = 0;
-  res.stream.on('data', (chunk: Buffer) => {
+  stream.on('data', (chunk: Buffer) => {
     chunks.push(chunk);
     received += chunk.length;
   });
-  res.stream.once('end', () => {
-    void reply.send(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
-  });
-  res.stream.once('error', (error: Error) => {
+  stream.once('end', () => onBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received)));
+  stream.once('error', () => {
     if (received > 0) reply.raw.destroy();
-    else void reply.send(error);
+    else void sendError(reply.removeHeader('content-length').removeHeader('transfer-encoding'), 502, 'bad gateway');
   });
-};
+}
 
 /** reply-from retries GETs on 503 up to 10 times even with maxRetriesOn503: 0 (`|| 10`); null turns it off. */
 const noRetry = (): null => null;

@@ -1,8 +1,7 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { text } from 'node:stream/consumers';
-import { sendError } from '../../../platform/src/errors.js';
+import { readUpstreamBody } from '../proxy/backend.js';
 import type { VersionAnswer } from '../versions/policy.js';
 
 /**
@@ -76,14 +75,9 @@ export function openApiReplyOptions(base: FastifyReplyFromHooks): FastifyReplyFr
         void ours.send(stream);
         return;
       }
-      text(stream).then(
-        (upstream) => {
-          void ours.removeHeader('content-length').removeHeader('transfer-encoding').send(annotatedText(answer, upstream));
-        },
-        () => {
-          void sendError(ours, 502, 'bad gateway');
-        },
-      );
+      readUpstreamBody(ours, stream, (upstream) => {
+        void ours.removeHeader('content-length').removeHeader('transfer-encoding').send(annotatedText(answer, upstream.toString()));
+      });
     },
   };
 }
