@@ -37,7 +37,7 @@ run() {
 }
 
 engine_answers() { timeout 10 docker info >/dev/null 2>&1; }
-ours_running() { [ -s "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
+ours_running() { [ -s "$PIDFILE" ] && [ "$(cat "/proc/$(cat "$PIDFILE")/comm" 2>/dev/null)" = dockerd ]; }
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
 if command -v docker >/dev/null && engine_answers && ! ours_running; then
