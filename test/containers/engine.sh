@@ -45,9 +45,12 @@ if command -v docker >/dev/null && engine_answers && ! ours_running; then
   exit 0
 fi
 
+if [ "$(id -u)" -ne 0 ]; then
+  printf 'engine: FAILED: no Docker engine answers, and installing and starting one needs root\n' >&2
+  exit 1
+fi
 mkdir -p "$STATE" "$(dirname "$PIDFILE")"
 : >"$LOG"
-[ "$(id -u)" -eq 0 ] || fail "must run as root (installs packages and starts dockerd)"
 
 # ---- packages: Debian trixie's engine, Compose v2 and buildx (bookworm's compose is v1) --------
 have_packages() {
