@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # One Dockerfile, one image per service:
 #   docker build --target gateway -t version-router-gateway .
 #   docker build --target backend -t version-router-backend .

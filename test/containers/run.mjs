@@ -4,9 +4,17 @@
 // The engine is looked up the way testcontainers looks it up (DOCKER_HOST,
 // ~/.testcontainers.properties, the default sockets), so "reachable" means the same for both.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { getContainerRuntimeClient } from 'testcontainers';
 
+// testcontainers reads this when it is imported. Its Ryuk reaper is an image from a registry,
+// which not every machine reaches; the suite removes its compose project itself.
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+// Debian's docker client (with the compose and buildx plugins that test/containers/engine.sh
+// installs) ahead of a plugin-less client that may sit in /usr/local/bin.
+if (existsSync('/usr/bin/docker')) process.env.PATH = `/usr/bin:${process.env.PATH ?? ''}`;
+
+const { getContainerRuntimeClient } = await import('testcontainers');
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 let engine;

@@ -1,112 +1,292 @@
 /**
- * The docker compose stack under testcontainers (issue 5): builds the images, starts
- * docker-compose.yml with the test overlay (compose.test.yml: random host ports, backend admin
- * relay), waits until every container's healthcheck reports healthy, then runs the same
- * end-to-end scenarios as the process-based suite, plus what only the container stack has:
- * the backend is not published, Prometheus scrapes both services, Grafana serves the dashboard.
+ * The docker compose stack, built from this working tree's Dockerfile and docker-compose.yml
+ * (plus the test overlay compose.test.yml), started with testcontainers and checked for real:
+ * the shared end-to-end scenarios, what only the container stack has (backend unreachable from
+ * the host, hardened containers, Prometheus and its recording rule, Grafana), the operations the
+ * README promises (graceful stop, policy edit + restart, a refused policy) and the README's
+ * "Deploy one service alone" commands as written.
+ *
+ * Where no image registry is reachable, test/containers/engine.sh built stand-in base images;
+ * when they exist the second overlay compose.standin.yml swaps them in and Grafana (which has no
+ * stand-in) is not started: its test is skipped, with the reason.
  *
  * Run through `npm run test:containers` (run.mjs), which skips the whole suite with one line
  * where no Docker engine is reachable. Run directly without an engine, the suite is skipped too.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  DockerComposeEnvironment,
-  Wait,
-  getContainerRuntimeClient,
-  type StartedDockerComposeEnvironment,
-  type StartedTestContainer,
-} from 'testcontainers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DockerComposeEnvironment, Wait, getContainerRuntimeClient, type StartedDockerComposeEnvironment } from 'testcontainers';
+import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../static/container-files.js';
+import { ComposeProject, bash, docker, hasImage, healthy, inspect, waitForContainer } from './docker.js';
 
-const composeFiles = ['docker-compose.yml', 'test/containers/compose.test.yml'];
+/** Built by engine.sh where no registry is reachable; their presence selects compose.standin.yml. */
+const STANDIN_NODE_IMAGE = 'version-router-standin/node:24-trixie-slim';
+const PROJECT = 'version-router-test';
 
 const engine = await getContainerRuntimeClient().then(
   () => ({ reachable: true, reason: '' }),
   (err: unknown) => ({ reachable: false, reason: err instanceof Error ? err.message : String(err) }),
 );
+const standin = engine.reachable && (await hasImage(STANDIN_NODE_IMAGE));
+const composeFiles = ['docker-compose.yml', 'test/containers/compose.test.yml', ...(standin ? ['test/containers/compose.standin.yml'] : [])];
+const GRAFANA_SKIPPED =
+  'Grafana is not started on stand-in images: no image registry is reachable here and Grafana has no Debian or npm source; it is verified where the official images can be pulled';
+
+const V2_ORDER = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
+
+interface PromSample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+interface PolicyFile {
+  versions: { version: number; announced?: string; sunset?: string }[];
+}
 
 describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' : ` (skipped: no Docker engine: ${engine.reason})`}`, () => {
+  const testDir = mkdtempSync(join(tmpdir(), 'version-router-containers-'));
+  const policyCopy = join(testDir, 'versions.json');
+  const originalPolicy = readFileSync(join(repoRoot, 'ops/versions.json'), 'utf8');
   let environment: StartedDockerComposeEnvironment | undefined;
+  let project = new ComposeProject(repoRoot, PROJECT, composeFiles, { VERSION_ROUTER_TEST_DIR: testDir }, '127.0.0.1');
   let endpoints: StackEndpoints | undefined;
 
-  /** Compose names containers <project>-<service>-<n>; testcontainers strips the project. */
-  const container = (service: string): StartedTestContainer => {
-    if (environment === undefined) throw new Error('the compose stack is not running');
-    return environment.getContainer(`${service}-1`);
+  const stack = (): StackEndpoints => {
+    if (endpoints === undefined) throw new Error('the compose stack is not running');
+    return endpoints;
   };
-  const url = (service: string, port: number): string => `http://${container(service).getHost()}:${container(service).getMappedPort(port)}`;
+  /** Published host ports may change when a container restarts: read them again. */
+  const refreshEndpoints = async (): Promise<void> => {
+    endpoints = {
+      gatewayUrl: await project.url('gateway', 8080),
+      gatewayAdminUrl: await project.url('gateway', 9464),
+      // The backend is not published; the overlay's relay forwards its admin port.
+      backendAdminUrl: await project.url('backend-admin-relay', 9465),
+    };
+  };
+  const promQuery = async (expr: string): Promise<PromSample[]> => {
+    const response = await fetch(`${await project.url('prometheus', 9090)}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await response.json()) as { status: string; data?: { result: PromSample[] }; error?: string };
+    if (response.status !== 200 || body.status !== 'success') throw new Error(`Prometheus query ${expr}: ${response.status} ${body.error ?? ''}`);
+    return body.data!.result;
+  };
+  /** Polls `probe` until it returns a value; fails with `what` after `timeoutMs`. */
+  const eventually = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await sleep(500);
+    }
+  };
+  const restartGateway = async (): Promise<void> => {
+    await project.run(['restart', 'gateway'], 60_000);
+    await waitForContainer(await project.containerId('gateway'), 'healthy', healthy, 90_000);
+    await refreshEndpoints();
+  };
+  const writePolicy = (edit: (policy: PolicyFile) => void): void => {
+    const policy = JSON.parse(originalPolicy) as PolicyFile;
+    edit(policy);
+    // Written in place: the gateway's bind mount follows the file's inode.
+    writeFileSync(policyCopy, `${JSON.stringify(policy, null, 2)}\n`);
+  };
+  const v1 = (policy: PolicyFile) => {
+    const entry = policy.versions.find((candidate) => candidate.version === 1);
+    if (entry === undefined) throw new Error('ops/versions.json lists no version 1');
+    return entry;
+  };
 
   beforeAll(async () => {
+    // Readable by the containers' non-root users.
+    chmodSync(testDir, 0o755);
+    copyFileSync(join(repoRoot, 'ops/versions.json'), policyCopy);
+    // The product's Prometheus configuration with short intervals; rules.yml stays the product's
+    // (mounted at /etc/prometheus by docker-compose.yml).
+    const prometheusConfig = parse(readFileSync(join(repoRoot, 'ops/prometheus/prometheus.yml'), 'utf8')) as {
+      global: Record<string, string>;
+      rule_files: string[];
+    };
+    prometheusConfig.global = { ...prometheusConfig.global, scrape_interval: '2s', evaluation_interval: '2s' };
+    prometheusConfig.rule_files = prometheusConfig.rule_files.map((file) => `/etc/prometheus/${file}`);
+    mkdirSync(join(testDir, 'prometheus'), { mode: 0o755 });
+    writeFileSync(join(testDir, 'prometheus', 'prometheus.yml'), stringify(prometheusConfig));
+
+    process.stdout.write(
+      standin
+        ? `container suite: stand-in base images (${STANDIN_NODE_IMAGE} present), overlays ${composeFiles.slice(1).join(', ')}; Grafana not started\n`
+        : 'container suite: official base images (no stand-ins built), every service of docker-compose.yml\n',
+    );
+    // A run that was killed leaves its containers behind (Ryuk is off: it needs a registry).
+    await project.run(['down', '--volumes', '--remove-orphans', '--timeout', '20'], 120_000);
     environment = await new DockerComposeEnvironment(repoRoot, composeFiles)
+      .withProjectName(PROJECT)
+      .withEnvironment({ VERSION_ROUTER_TEST_DIR: testDir })
       .withBuild()
       // Every service has a healthcheck (the images' HEALTHCHECK or compose's): "up" means healthy.
       .withDefaultWaitStrategy(Wait.forHealthCheck())
       .withStartupTimeout(180_000)
       .up();
-    endpoints = {
-      gatewayUrl: url('gateway', 8080),
-      gatewayAdminUrl: url('gateway', 9464),
-      // The backend is not published; the overlay's relay forwards its admin port.
-      backendAdminUrl: url('backend-admin-relay', 9465),
-    };
+    project = new ComposeProject(repoRoot, PROJECT, composeFiles, project.env, environment.getContainer('gateway-1').getHost());
+    await refreshEndpoints();
   });
 
   afterAll(async () => {
     // 20 s: more than the services' 10 s drain, so `down` sees them exit on their own.
-    await environment?.down({ timeout: 20_000, removeVolumes: true });
+    if (environment !== undefined) await environment.down({ timeout: 20_000, removeVolumes: true });
+    else await project.run(['down', '--volumes', '--remove-orphans', '--timeout', '20'], 120_000).catch(() => undefined);
+    rmSync(testDir, { recursive: true, force: true });
   });
 
-  describe('end-to-end scenarios shared with the process-based suite', () => {
-    registerScenarios(() => {
-      if (endpoints === undefined) throw new Error('the compose stack is not running');
-      return endpoints;
+  // First, before the scenarios add versioned traffic of their own: the share measured is the burst's.
+  describe('Prometheus (scrape interval 2 s in the test copy of its configuration)', () => {
+    it('scrapes both services: up == 1 for the gateway and backend jobs', async () => {
+      const up = await eventually('up == 1 for both jobs', async () => {
+        const samples = await promQuery('up');
+        const byJob = Object.fromEntries(samples.map((sample): [string, string] => [sample.metric.job ?? '', sample.value[1]]));
+        return byJob.gateway === '1' && byJob.backend === '1' ? byJob : undefined;
+      });
+      expect(up).toEqual({ gateway: '1', backend: '1' });
+    });
+
+    it('api:deprecated_version_share:ratio_rate5m reports the share of v1 requests sent', async () => {
+      const gateway = (path: string, headers: Record<string, string> = {}) => fetch(`${stack().gatewayUrl}${path}`, { headers });
+      const versionTotal = async (): Promise<number> => {
+        const text = await (await fetch(`${stack().gatewayAdminUrl}/metrics`)).text();
+        return [...text.matchAll(/^api_version_requests_total\{version="[12]",[^}]*\} (\S+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+      };
+      // rate() needs a sample before the burst: create both series and wait until they are scraped.
+      expect((await gateway('/v1/orders/ord-1001')).status).toBe(200);
+      expect((await gateway('/v2/orders/ord-1001')).status).toBe(200);
+      await eventually('the v1 and v2 series in Prometheus', async () =>
+        (await promQuery('sum by (version) (api_version_requests_total{version=~"1|2"})')).length === 2 ? true : undefined,
+      );
+
+      // 60 v1 and 140 v2, by path and by header: the deprecated share is 0.3.
+      const burst = [
+        ...Array.from({ length: 30 }, () => ['/v1/orders/ord-1001', {}] as const),
+        ...Array.from({ length: 30 }, () => ['/orders/ord-1001', { 'api-version': '1' }] as const),
+        ...Array.from({ length: 70 }, () => ['/v2/orders/ord-1001', {}] as const),
+        ...Array.from({ length: 70 }, () => ['/orders/ord-1002', { 'api-version': '2' }] as const),
+      ];
+      for (let i = 0; i < burst.length; i += 10) {
+        const statuses = await Promise.all(burst.slice(i, i + 10).map(async ([path, headers]) => (await gateway(path, headers)).status));
+        expect(statuses).toEqual(Array(statuses.length).fill(200));
+      }
+
+      // Wait until Prometheus has scraped the whole burst, then for a rule evaluation after that scrape.
+      const total = await versionTotal();
+      const scrapedAt = await eventually(`Prometheus to scrape all ${total} versioned requests`, async () => {
+        const [sample] = await promQuery('sum(api_version_requests_total{version=~"1|2"})');
+        if (Number(sample?.value[1]) !== total) return undefined;
+        return Number((await promQuery('max(timestamp(api_version_requests_total{version=~"1|2"}))'))[0]?.value[1]);
+      });
+      await eventually('a rule evaluation after the scrape', async () => {
+        const [sample] = await promQuery('timestamp(api:deprecated_version_share:ratio_rate5m)');
+        return sample !== undefined && Number(sample.value[1]) > scrapedAt ? true : undefined;
+      });
+      const [share] = await promQuery('api:deprecated_version_share:ratio_rate5m');
+      expect(share, 'no api:deprecated_version_share:ratio_rate5m sample').toBeDefined();
+      expect(Math.abs(Number(share!.value[1]) - 60 / 200), `share ${share!.value[1]}, sent 0.3`).toBeLessThanOrEqual(0.05);
     });
   });
 
-  it('does not publish the backend, which sits on internal networks only', async () => {
-    const backend = container('backend');
-    for (const port of [8081, 9465]) expect(() => backend.getMappedPort(port), `backend port ${port} is published`).toThrow();
-
-    const client = await getContainerRuntimeClient();
-    const inspect = await client.container.inspect(client.container.getById(backend.getId()));
-    const bindings = Object.entries(inspect.NetworkSettings.Ports ?? {}).filter(([, bound]) => (bound ?? []).length > 0);
-    expect(bindings, 'host port bindings of the backend').toEqual([]);
-
-    const networks = Object.values(inspect.NetworkSettings.Networks ?? {});
-    expect(networks.length).toBeGreaterThan(0);
-    for (const network of networks) {
-      const details = (await client.network.getById(network.NetworkID).inspect()) as { Name: string; Internal: boolean };
-      expect(details.Internal, `backend is attached to non-internal network ${details.Name}`).toBe(true);
-    }
+  describe('end-to-end scenarios shared with the process-based suite', () => {
+    registerScenarios(stack);
   });
 
-  it('lets Prometheus scrape both services (up == 1)', async () => {
-    const prometheus = url('prometheus', 9090);
-    const deadline = Date.now() + 90_000; // scrape_interval is 15 s
-    let up: Record<string, string> = {};
-    while (Date.now() < deadline) {
-      const response = await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent('up')}`);
-      expect(response.status).toBe(200);
-      const body = (await response.json()) as { data: { result: { metric: { job: string }; value: [number, string] }[] } };
-      up = Object.fromEntries(body.data.result.map((sample) => [sample.metric.job, sample.value[1]]));
-      if (up.gateway === '1' && up.backend === '1') break;
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
-    expect(up).toMatchObject({ gateway: '1', backend: '1' });
+  describe('isolation and hardening', () => {
+    it('does not publish the backend, which sits on internal networks only, out of reach of the public side', async () => {
+      const backend = await inspect(await project.containerId('backend'));
+      const bindings = Object.entries(backend.NetworkSettings.Ports ?? {}).filter(([, bound]) => (bound ?? []).length > 0);
+      expect(bindings, 'host port bindings of the backend').toEqual([]);
+      await expect(project.run(['port', 'backend', '8081'])).rejects.toThrow(/no port|not published|no public port/i);
+
+      const backendNetworks = Object.values(backend.NetworkSettings.Networks);
+      expect(backendNetworks.length).toBeGreaterThan(0);
+      for (const network of backendNetworks) {
+        const { stdout } = await docker(['network', 'inspect', '--format', '{{.Name}} {{.Internal}}', network.NetworkID]);
+        expect(stdout.trim(), 'backend network').toMatch(/ true$/);
+      }
+
+      // A client on the gateway's public network (where a user's traffic arrives) reaches neither
+      // the backend's name nor any of its addresses.
+      const gateway = await inspect(await project.containerId('gateway'));
+      const backendIds = new Set(backendNetworks.map((network) => network.NetworkID));
+      const publicNetworks = Object.values(gateway.NetworkSettings.Networks).filter((network) => !backendIds.has(network.NetworkID));
+      expect(publicNetworks.length, 'the gateway has a network the backend is not on').toBeGreaterThan(0);
+      const addresses = backendNetworks.map((network) => network.IPAddress);
+      const probe = `
+        const net = require('node:net');
+        const dns = require('node:dns/promises');
+        const attempt = (host, port) => new Promise((resolve) => {
+          const socket = net.connect({ host, port, timeout: 2000 });
+          const settle = (result) => { socket.destroy(); resolve(host + ':' + port + ' ' + result); };
+          socket.on('connect', () => settle('connected'));
+          socket.on('timeout', () => settle('timeout'));
+          socket.on('error', (err) => settle(err.code));
+        });
+        (async () => {
+          const results = [await dns.lookup('backend').then((a) => 'backend resolves to ' + a.address, (err) => 'backend ' + err.code)];
+          for (const host of ${JSON.stringify(addresses)}) for (const port of [8081, 9465]) results.push(await attempt(host, port));
+          console.log(JSON.stringify(results));
+        })();`;
+      for (const network of publicNetworks) {
+        const { stdout } = await docker(['run', '--rm', '--network', network.NetworkID, '--entrypoint', 'node', gateway.Config.Image, '-e', probe]);
+        const results = JSON.parse(stdout) as string[];
+        expect(results[0]).toBe('backend ENOTFOUND');
+        expect(results.slice(1).filter((result) => result.endsWith('connected')), `from the public network: ${results.join(', ')}`).toEqual([]);
+        expect(results.length).toBe(1 + addresses.length * 2);
+      }
+    });
+
+    it.each(['gateway', 'backend'])('runs %s as non-root with a read-only root filesystem and no capabilities', async (service) => {
+      const id = await project.containerId(service);
+      const container = await inspect(id);
+      expect(container.Config.User).toBe('node');
+      expect(container.HostConfig.ReadonlyRootfs).toBe(true);
+      expect(container.HostConfig.CapDrop).toEqual(['ALL']);
+      expect(container.HostConfig.CapAdd ?? []).toEqual([]);
+      expect(container.HostConfig.Privileged).toBe(false);
+      expect(container.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
+
+      // The running server process itself, seen from inside the container.
+      const probe = `
+        const fs = require('node:fs');
+        const pid = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p))
+          .find((p) => { try { return /dist\\/.*\\/main\\.js/.test(fs.readFileSync('/proc/' + p + '/cmdline', 'utf8')); } catch { return false; } });
+        const status = Object.fromEntries(fs.readFileSync('/proc/' + pid + '/status', 'utf8').split('\\n').map((l) => l.split(':\\t')));
+        let write = 'written';
+        try { fs.writeFileSync('/app/probe', 'x'); } catch (err) { write = err.code; }
+        console.log(JSON.stringify({ pid, uid: status.Uid, capEff: status.CapEff, capBnd: status.CapBnd, noNewPrivs: status.NoNewPrivs, write }));`;
+      const { stdout } = await docker(['exec', id, 'node', '-e', probe]);
+      const seen = JSON.parse(stdout) as Record<string, string>;
+      expect(seen.pid, 'server process found').toBeDefined();
+      expect(seen.uid?.split('\t')[0]).not.toBe('0');
+      expect(seen.capEff).toBe('0000000000000000');
+      expect(seen.capBnd).toBe('0000000000000000');
+      expect(seen.noNewPrivs).toBe('1');
+      expect(seen.write).toBe('EROFS');
+    });
   });
 
-  it('serves the provisioned dashboard from Grafana to an anonymous viewer', async () => {
+  it('serves the provisioned dashboard from Grafana to an anonymous viewer', async (context) => {
+    if (standin) process.stdout.write(`container suite: Grafana test skipped: ${GRAFANA_SKIPPED}\n`);
+    context.skip(standin, GRAFANA_SKIPPED);
     const dashboard = JSON.parse(readFileSync(join(repoRoot, 'ops/grafana/dashboards/api-versions.json'), 'utf8')) as { uid: string; title: string };
-    const grafana = url('grafana', 3000);
+    const grafana = await project.url('grafana', 3000);
     // Provisioning runs at start, before /api/health answers, but give the file provider a moment.
     const deadline = Date.now() + 60_000;
     let response = await fetch(`${grafana}/api/dashboards/uid/${dashboard.uid}`);
     while (response.status === 404 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await sleep(2_000);
       response = await fetch(`${grafana}/api/dashboards/uid/${dashboard.uid}`);
     }
     expect(response.status).toBe(200); // no credentials sent: anonymous access
@@ -132,5 +312,108 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
     const result = (await query.json()) as { results: { A?: { frames?: unknown[]; error?: string } } };
     expect(result.results.A?.error).toBeUndefined();
     expect(result.results.A?.frames?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  describe('operations from the README', () => {
+    it('docker compose stop gateway during an upload: the upload gets its 201, the gateway exits 0 within the grace period', async () => {
+      const id = await project.containerId('gateway');
+      const shutdownLines = async () => (await project.logs('gateway')).split('\n').filter((line) => line.includes('"shutting down"')).length;
+      const before = await shutdownLines();
+
+      const core = '{"name":"Drain","email":"drain@example.com"}';
+      const body = Buffer.from(`${core.slice(0, -1)}${' '.repeat(256 * 1024 - core.length)}}`);
+      const { hostname, port } = new URL(stack().gatewayUrl);
+      const upload = request({ host: hostname, port, path: '/api/users', method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } });
+      const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        upload.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        });
+        upload.on('error', reject);
+      });
+      upload.write(body.subarray(0, body.length / 2));
+      await sleep(500);
+
+      const stopStarted = Date.now();
+      const stopped = project.run(['stop', 'gateway'], 60_000).then(() => Date.now() - stopStarted);
+      // The upload is still open when the gateway has received SIGTERM and started draining.
+      await eventually('the gateway to log "shutting down"', async () => ((await shutdownLines()) > before ? true : undefined), 10_000);
+      upload.end(body.subarray(body.length / 2));
+
+      const response = await answered;
+      expect(response.status, response.body).toBe(201);
+      expect(JSON.parse(response.body)).toMatchObject({ name: 'Drain', email: 'drain@example.com' });
+      const stopMs = await stopped;
+      const state = await inspect(id);
+      expect(state.State.Status).toBe('exited');
+      expect(state.State.ExitCode, 'exit code after docker compose stop').toBe(0);
+      expect(stopMs, 'docker compose stop took longer than the 15 s grace period').toBeLessThan(15_000);
+
+      await project.run(['start', 'gateway'], 60_000);
+      await waitForContainer(id, 'healthy', healthy, 90_000);
+      await refreshEndpoints();
+    });
+
+    it('an edited ops/versions.json with v1 past its sunset + docker compose restart gateway: v1 answers 410', async () => {
+      try {
+        writePolicy((policy) => {
+          Object.assign(v1(policy), { announced: '2025-01-01', sunset: '2025-08-01T00:00:00Z' });
+        });
+        await restartGateway();
+        const removed = await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`);
+        expect(removed.status).toBe(410);
+        expect(await removed.json()).toEqual({ error: 'version_removed', code: 410, details: 'version 1 was removed on Fri, 01 Aug 2025 00:00:00 GMT; use version 2' });
+        expect(removed.headers.get('sunset')).toBe('Fri, 01 Aug 2025 00:00:00 GMT');
+        const current = await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`);
+        expect(current.status).toBe(200);
+        expect(await current.json()).toEqual(V2_ORDER);
+      } finally {
+        writeFileSync(policyCopy, originalPolicy);
+        await restartGateway();
+      }
+      expect((await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`)).status).toBe(200);
+    });
+
+    it('a policy that breaks the lifecycle rules: the restarted gateway exits non-zero and says why in docker compose logs', async () => {
+      const id = await project.containerId('gateway');
+      try {
+        writePolicy((policy) => {
+          Object.assign(v1(policy), { announced: '2026-06-01', sunset: '2026-07-01T00:00:00Z' });
+        });
+        await project.run(['restart', 'gateway'], 60_000);
+        const exited = await waitForContainer(id, 'exited with an error', (state) => state.State.ExitCode !== 0, 60_000);
+        expect(exited.State.ExitCode).not.toBe(0);
+        expect(await project.logs('gateway')).toMatch(/sunset 2026-07-01\S* is less than 6 calendar months after announced 2026-06-01/);
+      } finally {
+        writeFileSync(policyCopy, originalPolicy);
+        await restartGateway();
+      }
+      expect((await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`)).status).toBe(200);
+    });
+
+    it('"Deploy one service alone" as written in the README serves GET /v2/orders/ord-1001 through the lone gateway', async () => {
+      const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+      const script = /\*\*Deploy one service alone:\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(script, 'README has a "Deploy one service alone" sh block').toBeDefined();
+      expect(script!.match(/^docker build --target /gm)?.length, 'docker build commands in the README block').toBe(2);
+      // The stand-in base replaces node:24-trixie-slim where no registry is reachable; nothing else changes.
+      const commands = standin ? script!.replaceAll('docker build --target ', `docker build --build-arg NODE_IMAGE=${STANDIN_NODE_IMAGE} --target `) : script!;
+
+      // The commands use fixed names; never remove a container or network this test did not create.
+      for (const [kind, name] of [['container', 'backend'], ['container', 'gateway'], ['network', 'app']] as const) {
+        await expect(docker([kind, 'inspect', name]), `a ${kind} named "${name}" already exists on this engine`).rejects.toThrow();
+      }
+      try {
+        await bash(commands, repoRoot);
+        await waitForContainer('gateway', 'healthy', healthy, 120_000);
+        const response = await fetch(`http://${project.host}:8080/v2/orders/ord-1001`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual(V2_ORDER);
+      } finally {
+        await docker(['rm', '--force', 'gateway', 'backend']).catch(() => undefined);
+        await docker(['network', 'rm', 'app']).catch(() => undefined);
+      }
+    }, 600_000);
   });
 });

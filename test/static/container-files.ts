@@ -15,6 +15,7 @@ export const paths = {
   dockerignore: join(repoRoot, '.dockerignore'),
   compose: join(repoRoot, 'docker-compose.yml'),
   composeTest: join(repoRoot, 'test', 'containers', 'compose.test.yml'),
+  composeStandin: join(repoRoot, 'test', 'containers', 'compose.standin.yml'),
   composeSchema: join(repoRoot, 'node_modules', 'dclint', 'schemas', 'compose.schema.json'),
 };
 
