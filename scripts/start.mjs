@@ -1,4 +1,4 @@
-// `npm start`: runs the backend and the gateway as two processes with DESIGN's defaults.
+// `npm start`: runs the backend and the gateway as two processes with the defaults of README "Configuration".
 // Children get their own process group, so a Ctrl-C sent to the terminal's group reaches them once,
 // through this launcher (a second signal would make them skip the graceful drain).
 import { spawn } from 'node:child_process';

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { routeLabelOf } from './http-foundation.js';
 
-/** Metric names are an interface (DESIGN "Metrics"): ops/ rules and dashboards query them. */
+/** Metric names are an interface: ops/ rules and dashboards query them. */
 export const httpMetricNames = {
   requests: 'http_requests_total',
   duration: 'http_request_duration_seconds',

@@ -9,7 +9,7 @@ const CONNECT_TIMEOUT_CAP_MS = 2_000;
 
 /**
  * One keep-alive pool to the backend, shared by every proxied route. undici's defaults wait 300 s for
- * headers and body; DESIGN wants a 504 after BACKEND_TIMEOUT_MS, below the 10 s write deadline.
+ * headers and body; the client gets a 504 after BACKEND_TIMEOUT_MS instead, below the 10 s write deadline.
  */
 export function createBackendPool(backendUrl: string, timeoutMs: number): Pool {
   return new Pool(backendUrl, {
@@ -22,7 +22,7 @@ export function createBackendPool(backendUrl: string, timeoutMs: number): Pool {
 }
 
 /**
- * Headers the backend gets: the gateway's request id (the client's when sane, DESIGN), the
+ * Headers the backend gets: the gateway's request id (the client's own when it is sane), the
  * X-Forwarded-* trio, and none that undici refuses to send. undici throws on `Expect` (curl sends
  * `Expect: 100-continue` for larger bodies; Node already answered 100 to the client), on `Keep-Alive`
  * and on `Upgrade`, which would turn an ordinary request into a 502.
@@ -48,7 +48,7 @@ const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (r
 
 /**
  * reply-from maps a refused connection to a 500 whose message holds the backend's address, and only
- * timeouts to 504. DESIGN: refused/reset → 502 `bad gateway`, no answer in time → 504 `gateway timeout`,
+ * timeouts to 504. Ours: refused/reset → 502 `bad gateway`, no answer in time → 504 `gateway timeout`,
  * both without internal details (reply-from has already logged the cause).
  */
 const answerBackendFailure: FastifyReplyFromHooks['onError'] = (reply, { error }) => {
