@@ -47,7 +47,8 @@ interface PromSample {
 }
 
 interface PolicyFile {
-  versions: { version: number; announced?: string; sunset?: string }[];
+  default_version: number;
+  versions: { version: number; status: string; announced?: string; sunset?: string }[];
 }
 
 describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' : ` (skipped: no Docker engine: ${engine.reason})`}`, () => {
@@ -373,6 +374,37 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
         await restartGateway();
       }
       expect((await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`)).status).toBe(200);
+    });
+
+    it('docker compose kill -s HUP gateway applies an edited policy without a restart, and keeps it when the next edit is refused', async () => {
+      const id = await project.containerId('gateway');
+      const restartsBefore = (await inspect(id)).RestartCount;
+      const reloadLines = async (msg: string) => (await project.logs('gateway')).split('\n').filter((line) => line.includes(`"msg":"${msg}`)).length;
+      try {
+        const reloadedBefore = await reloadLines('version policy reloaded');
+        writePolicy((policy) => {
+          policy.versions.push({ version: 3, status: 'current' });
+        });
+        await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+        await eventually('the reload log line', async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined), 15_000);
+        const added = await fetch(`${stack().gatewayUrl}/v3/orders/ord-1001`);
+        expect(added.headers.get('api-version')).toBe('3');
+        expect(added.headers.get('api-supported-versions')).toBe('2, 3');
+
+        const refusedBefore = await reloadLines('version policy reload failed');
+        writePolicy((policy) => {
+          policy.default_version = 9;
+        });
+        await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+        await eventually('the refused-reload log line', async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined), 15_000);
+        expect((await fetch(`${stack().gatewayUrl}/v3/orders/ord-1001`)).headers.get('api-version')).toBe('3');
+        const after = await inspect(id);
+        expect(after.State.Status).toBe('running');
+        expect(after.RestartCount).toBe(restartsBefore);
+      } finally {
+        writeFileSync(policyCopy, originalPolicy);
+        await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+      }
     });
 
     it('a policy that breaks the lifecycle rules: the restarted gateway exits non-zero and says why in docker compose logs', async () => {
