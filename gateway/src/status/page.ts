@@ -19,10 +19,11 @@ h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
 p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
 caption { text-align: left; padding-bottom: .35rem; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
+th { white-space: normal; font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
+td.wrap { white-space: normal; }
+td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; white-space: normal; width: 100%; }
 .phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; }
 .phase-current { background: #e3f4e8; color: #17622f; }
 .phase-deprecated { background: #fff1d6; color: #7a4b00; }
@@ -135,7 +136,7 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage): st
         `<td>${entry.sunset === undefined ? '—' : instant(entry.sunset)}</td>` +
         `<td class="num">${daysLeft(phase, entry.sunset, nowMs)}</td>` +
         `<td>${entry.successor === undefined ? '—' : `v${entry.successor}`}</td>` +
-        `<td>${nextBrownout(entry.brownouts, nowMs)}</td>` +
+        `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
         `<td class="num">${requests}</td>` +
         `<td class="num">${(share * 100).toFixed(1)} %<meter min="0" max="1" value="${share.toFixed(4)}"></meter></td>` +
         `</tr>`
