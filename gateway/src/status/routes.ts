@@ -13,7 +13,8 @@ export interface StatusRoutesOptions {
  * version, as JSON for scripts) and `GET /` (the same and the versions' lifecycle, as a page).
  */
 export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admin, { policies, usage }) => {
-  admin.get('/consumers', async () => {
+  admin.get('/consumers', async (_request, reply) => {
+    void reply.header('cache-control', 'no-store');
     const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
     return { versions: usage.consumers.report(versions) };
   });

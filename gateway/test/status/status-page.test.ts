@@ -70,6 +70,7 @@ describe('GET /consumers on the admin port', () => {
     const res = await admin.inject({ method: 'GET', url: '/consumers' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.json()).toEqual({ versions: [{ version: 1, consumers: [] }] });
   });
 
