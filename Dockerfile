@@ -54,6 +54,7 @@ FROM runtime AS backend
 ENV BACKEND_HOST=0.0.0.0 \
     BACKEND_PORT=8081 \
     BACKEND_ADMIN_PORT=9465 \
+    BACKEND_ADMIN_HOST=0.0.0.0 \
     ORDERS_FILE=/app/ops/seed/orders.json
 EXPOSE 8081 9465
 # Readiness on the admin port; slim images have no curl, so Node's fetch does the probe.
@@ -66,6 +67,7 @@ FROM runtime AS gateway
 ENV GATEWAY_HOST=0.0.0.0 \
     GATEWAY_PORT=8080 \
     GATEWAY_ADMIN_PORT=9464 \
+    GATEWAY_ADMIN_HOST=0.0.0.0 \
     API_VERSIONS_FILE=/app/ops/versions.json
 EXPOSE 8080 9464
 # /readyz: healthy means "can serve", i.e. the backend answers too (DESIGN "Health").

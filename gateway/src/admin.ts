@@ -4,8 +4,12 @@ import type { Registry } from 'prom-client';
 import { buildAdminApp } from '../../platform/src/admin.js';
 import { sendError } from '../../platform/src/errors.js';
 import { backendAccepts } from './proxy/readiness.js';
+import { statusRoutes } from './status/routes.js';
 
-/** The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file. */
+/**
+ * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
+ * and `GET /consumers` show the versions and who still calls the deprecated ones.
+ */
 const gatewayAdminRoutes =
   (app: FastifyInstance): FastifyPluginAsync =>
   async (admin) => {
@@ -14,6 +18,7 @@ const gatewayAdminRoutes =
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });
+    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage });
   };
 
 export interface GatewayAdminOptions {
@@ -23,7 +28,7 @@ export interface GatewayAdminOptions {
   backendUrl: string;
 }
 
-/** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts) and the reload. */
+/** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts), the reload and the status page. */
 export function buildGatewayAdmin({ app, registry, logger, backendUrl }: GatewayAdminOptions): Promise<FastifyInstance> {
   return buildAdminApp({
     registry,

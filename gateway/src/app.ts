@@ -7,6 +7,7 @@ import { createGatewayMetrics } from './metrics.js';
 import { createBackendPool } from './proxy/backend.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
+import { createVersionUsage, type VersionUsage } from './status/usage.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import type { PolicyFile } from './versions/policy-file.js';
 import { createPolicyStore, type PolicyStore } from './versions/policy-store.js';
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The version policy in force; `reload()` is what SIGHUP and `POST /-/reload` call. */
     versionPolicies: PolicyStore;
+    /** Recent requests per version and the consumers of deprecated ones, for the admin port's page. */
+    versionUsage: VersionUsage;
   }
 }
 
@@ -44,6 +47,8 @@ export async function buildApp({ config, policy, readPolicy, clock, backendUrl, 
   });
   const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, clock });
   app.decorate('versionPolicies', policies);
+  const usage = createVersionUsage(clock);
+  app.decorate('versionUsage', usage);
 
   const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
   // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.
@@ -53,6 +58,6 @@ export async function buildApp({ config, policy, readPolicy, clock, backendUrl, 
 
   await app.register(usersProxy, { backendUrl, pool });
   await app.register(discoveryRoutes, { policies, clock });
-  await app.register(versionedResources, { policies, clock, metrics, backendUrl, pool });
+  await app.register(versionedResources, { policies, clock, metrics, usage, backendUrl, pool });
   return app;
 }

@@ -6,6 +6,8 @@ import { versionPolicyFileSchema, type PolicyFile } from './versions/policy-file
 export interface GatewayConfig {
   host: string;
   port: number;
+  /** The admin listener's own address: it names clients and reloads the policy, so loopback unless set. */
+  adminHost: string;
   adminPort: number;
   backendUrl: string;
   backendTimeoutMs: number;
@@ -41,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
     GATEWAY_HOST: { schema: hostSchema, default: '0.0.0.0' },
     GATEWAY_PORT: { schema: portSchema, default: '8080' },
+    GATEWAY_ADMIN_HOST: { schema: hostSchema, default: '127.0.0.1' },
     GATEWAY_ADMIN_PORT: { schema: portSchema, default: '9464' },
     BACKEND_URL: { schema: backendUrlSchema, default: 'http://127.0.0.1:8081' },
     BACKEND_TIMEOUT_MS: { schema: backendTimeoutSchema, default: '9000' },
@@ -51,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   return {
     host: vars.GATEWAY_HOST,
     port: vars.GATEWAY_PORT,
+    adminHost: vars.GATEWAY_ADMIN_HOST,
     adminPort: vars.GATEWAY_ADMIN_PORT,
     backendUrl: vars.BACKEND_URL,
     backendTimeoutMs: vars.BACKEND_TIMEOUT_MS,

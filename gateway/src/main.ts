@@ -25,6 +25,7 @@ await runProcess(async () => {
     logger,
     host: config.host,
     port: config.port,
+    adminHost: config.adminHost,
     adminPort: config.adminPort,
     // `docker compose kill -s HUP gateway` re-reads the version policy; the outcome is logged.
     onHangup: () => app.versionPolicies.reload(),

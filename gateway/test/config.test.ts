@@ -32,6 +32,7 @@ describe('gateway configuration', () => {
     expect(config).toMatchObject({
       host: '0.0.0.0',
       port: 8080,
+      adminHost: '127.0.0.1',
       adminPort: 9464,
       backendUrl: 'http://127.0.0.1:8081',
       backendTimeoutMs: 9000,
@@ -45,19 +46,21 @@ describe('gateway configuration', () => {
     const config = loadConfig({
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: '0',
+      GATEWAY_ADMIN_HOST: '0.0.0.0',
       GATEWAY_ADMIN_PORT: '9999',
       BACKEND_URL: 'http://backend:8081/',
       BACKEND_TIMEOUT_MS: '250',
       API_VERSIONS_FILE: validPolicy,
       LOG_LEVEL: 'warn',
     });
-    expect(config).toMatchObject({ host: '127.0.0.1', port: 0, adminPort: 9999, backendUrl: 'http://backend:8081', backendTimeoutMs: 250, logLevel: 'warn' });
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 0, adminHost: '0.0.0.0', adminPort: 9999, backendUrl: 'http://backend:8081', backendTimeoutMs: 250, logLevel: 'warn' });
   });
 
   it.each([
     [{ GATEWAY_PORT: 'eighty' }, /^GATEWAY_PORT: must be a port number/],
     [{ GATEWAY_ADMIN_PORT: '70000' }, /^GATEWAY_ADMIN_PORT: must be a port number/],
     [{ GATEWAY_HOST: '' }, /^GATEWAY_HOST: must not be empty/],
+    [{ GATEWAY_ADMIN_HOST: '' }, /^GATEWAY_ADMIN_HOST: must not be empty/],
     [{ BACKEND_URL: 'backend:8081' }, /^BACKEND_URL: must use http:\/\//],
     [{ BACKEND_URL: 'not a url' }, /^BACKEND_URL: must be an http:\/\/ URL/],
     [{ BACKEND_URL: 'https://backend:8081' }, /^BACKEND_URL: must use http:\/\//],

@@ -10,6 +10,11 @@ export interface RunningProcess {
   logger: Logger;
   host: string;
   port: number;
+  /**
+   * The admin listener's address, apart from the API's: metrics, health, and on the gateway the
+   * consumers and the reload, are for the operator's network only.
+   */
+  adminHost: string;
   adminPort: number;
   /**
    * What SIGHUP does instead of shutting down (the gateway re-reads its version policy). Without it,
@@ -28,7 +33,7 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
   try {
     parts = await build();
     await parts.app.listen({ host: parts.host, port: parts.port });
-    await parts.admin.listen({ host: parts.host, port: parts.adminPort });
+    await parts.admin.listen({ host: parts.adminHost, port: parts.adminPort });
   } catch (err) {
     const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : `cannot start: ${(err as Error).message}`;
     process.stderr.write(`${message}\n`);

@@ -6,6 +6,7 @@ import { routeLabelOf } from '../../../platform/src/http-foundation.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
 import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-through-body.js';
+import type { VersionUsage } from '../status/usage.js';
 import { POLICY_HEADERS, VARY_VALUE, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import type { PolicyStore } from '../versions/policy-store.js';
 import type { VersionAnswer } from '../versions/policy.js';
@@ -24,6 +25,7 @@ export interface VersionedResourcesOptions {
   /** Epoch milliseconds; injected so tests can stand before, at and after any lifecycle instant. */
   clock: () => number;
   metrics: GatewayMetrics;
+  usage: VersionUsage;
   backendUrl: string;
   pool: Pool;
 }
@@ -49,7 +51,7 @@ const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions
  * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
  * version headers. Paths that are no versioned resource get the ordinary 404/405.
  */
-export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> = async (app, { policies, clock, metrics, backendUrl, pool }) => {
+export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> = async (app, { policies, clock, metrics, usage, backendUrl, pool }) => {
   await app.register(replyFrom, replyFromOptions(backendUrl, pool));
   app.decorateRequest('apiVersion', null);
   app.removeAllContentTypeParsers();
@@ -99,6 +101,7 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     const answer = request.apiVersion;
     if (answer !== null) {
       metrics.countVersionedRequest(answer, reply.statusCode);
+      usage.record(answer, request.raw.headers);
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset.
         request.log.info(

@@ -4,6 +4,8 @@ import { z } from 'zod';
 export interface BackendConfig {
   host: string;
   port: number;
+  /** The admin listener's own address: loopback unless set (the container sets 0.0.0.0 on its internal network). */
+  adminHost: string;
   adminPort: number;
   ordersFile: string;
   logLevel: z.output<typeof logLevelSchema>;
@@ -14,6 +16,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   const vars = readEnv(env, {
     BACKEND_HOST: { schema: hostSchema, default: '127.0.0.1' },
     BACKEND_PORT: { schema: portSchema, default: '8081' },
+    BACKEND_ADMIN_HOST: { schema: hostSchema, default: '127.0.0.1' },
     BACKEND_ADMIN_PORT: { schema: portSchema, default: '9465' },
     // Relative paths resolve against the working directory (the repository root under npm start).
     ORDERS_FILE: { schema: filePathSchema, default: 'ops/seed/orders.json' },
@@ -22,6 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   return {
     host: vars.BACKEND_HOST,
     port: vars.BACKEND_PORT,
+    adminHost: vars.BACKEND_ADMIN_HOST,
     adminPort: vars.BACKEND_ADMIN_PORT,
     ordersFile: vars.ORDERS_FILE,
     logLevel: vars.LOG_LEVEL,

@@ -13,5 +13,5 @@ await runProcess(async () => {
   const registry = createRegistry();
   const app = await buildApp({ logger, registry, orders });
   const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.draining });
-  return { app, admin, logger, host: config.host, port: config.port, adminPort: config.adminPort };
+  return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort };
 });

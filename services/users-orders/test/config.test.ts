@@ -7,12 +7,12 @@ import { builtMain } from './process.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
-    expect(loadConfig({})).toEqual({ host: '127.0.0.1', port: 8081, adminPort: 9465, ordersFile: 'ops/seed/orders.json', logLevel: 'info' });
+    expect(loadConfig({})).toEqual({ host: '127.0.0.1', port: 8081, adminHost: '127.0.0.1', adminPort: 9465, ordersFile: 'ops/seed/orders.json', logLevel: 'info' });
   });
 
   it('reads every variable', () => {
-    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', LOG_LEVEL: 'silent' };
-    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminPort: 65535, ordersFile: '/data/o.json', logLevel: 'silent' });
+    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', LOG_LEVEL: 'silent' };
+    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, ordersFile: '/data/o.json', logLevel: 'silent' });
   });
 
   it.each([
@@ -21,6 +21,7 @@ describe('loadConfig', () => {
     ['BACKEND_PORT', '65536'],
     ['BACKEND_ADMIN_PORT', '8080x'],
     ['BACKEND_HOST', ''],
+    ['BACKEND_ADMIN_HOST', ''],
     ['ORDERS_FILE', ''],
     ['LOG_LEVEL', 'loud'],
   ])('throws a ConfigError naming %s for %j', (name, value) => {

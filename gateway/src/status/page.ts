@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import type { ConsumerTable, VersionConsumers } from '../consumers/consumers.js';
+import type { Phase, VersionPolicy } from '../versions/policy.js';
+import { WINDOW_SECONDS } from './traffic.js';
+import type { VersionUsage } from './usage.js';
+
+/** The page reloads itself this often (a meta refresh: no script). */
+export const REFRESH_SECONDS = 10;
+/** Consumers listed per deprecated version on the page (`GET /consumers` has them all). */
+export const PAGE_CONSUMERS = 10;
+
+const DAY_MS = 86_400_000;
+
+const STYLE = `
+:root { color-scheme: light; --line: #d8dde3; --muted: #5b6470; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1d2330; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
+p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
+caption { text-align: left; padding-bottom: .35rem; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
+th { white-space: normal; font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.wrap { white-space: normal; }
+td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; white-space: normal; width: 100%; }
+.phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; }
+.phase-current { background: #e3f4e8; color: #17622f; }
+.phase-deprecated { background: #fff1d6; color: #7a4b00; }
+.phase-removed { background: #fde2e1; color: #8f1d18; }
+.brownout-now { color: #8f1d18; font-weight: 600; }
+meter { width: 6rem; vertical-align: middle; margin-left: .4rem; }
+`;
+
+/**
+ * The page's only style is this inline block, allowed by its hash: the page loads nothing else and
+ * runs no script, so it works offline and behind a policy that forbids both.
+ */
+export const STATUS_PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * Text from requests as inert, visible text: control characters (C0, DEL, C1) become `\xNN` so a
+ * terminal escape or a line break cannot hide in a name, then HTML's special characters become entities.
+ */
+export function escapeText(text: string): string {
+  return text
+    .replace(/\p{Cc}/gu, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] as string);
+}
+
+/** A date alone when the instant is midnight UTC (announcements usually are), else date and time to the minute. */
+function instant(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return epochMs % DAY_MS === 0 ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+function span(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3_600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}
+
+function daysLeft(phase: Phase, sunset: number | undefined, nowMs: number): string {
+  if (sunset === undefined) return '—';
+  if (phase === 'removed') return 'removed';
+  const days = Math.floor((sunset - nowMs) / DAY_MS);
+  return days < 1 ? '&lt; 1' : String(days);
+}
+
+function nextBrownout(windows: readonly { start: number; end: number }[] | undefined, nowMs: number): string {
+  const next = windows?.find(({ end }) => end > nowMs);
+  if (next === undefined) return '—';
+  if (next.start <= nowMs) return `<span class="brownout-now">now, until ${instant(next.end)}</span>`;
+  return `${instant(next.start)} for ${span(next.end - next.start)} (in ${span(next.start - nowMs)})`;
+}
+
+/** The versions whose consumers are listed: those deprecated or removed now, and any with counts. */
+export function consumerVersions(policy: VersionPolicy, consumers: ConsumerTable, nowMs: number): number[] {
+  const listed = policy.versions.filter((entry) => policy.phaseOf(entry, nowMs) !== 'current').map(({ version }) => version);
+  return [...new Set([...listed, ...consumers.versions()])].sort((a, b) => a - b);
+}
+
+function consumersSection({ version, consumers }: VersionConsumers, phase: Phase | undefined, table: ConsumerTable, nowMs: number): string {
+  const heading = `<h2 id="consumers-v${version}">Top consumers of v${version}${phase === undefined ? '' : ` (${phase})`}</h2>`;
+  if (consumers.length === 0) return `${heading}\n<p class="note">No requests since the gateway started.</p>`;
+  const rows = consumers
+    .slice(0, PAGE_CONSUMERS)
+    .map(
+      (row, i) =>
+        `<tr><td class="num">${i + 1}</td><td class="consumer">${escapeText(row.consumer)}</td><td class="num">${row.requests}</td>` +
+        `<td><time datetime="${row.last_seen}">${span(nowMs - Date.parse(row.last_seen))} ago</time></td></tr>`,
+    )
+    .join('\n');
+  const notes = [`${Math.min(consumers.length, PAGE_CONSUMERS)} of ${consumers.length} tracked since the gateway started, by requests.`];
+  if (table.approximate(version)) {
+    notes.push(`More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may include requests of consumers it displaced.`);
+  }
+  return `${heading}
+<table class="consumers" data-version="${version}">
+<thead><tr><th class="num">#</th><th>consumer (X-Client-Id, else User-Agent)</th><th class="num">requests</th><th>last seen</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+<p class="note">${notes.join(' ')}</p>`;
+}
+
+/** The admin port's `GET /`: everything about the versions a person needs at a glance, as one HTML document. */
+export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage): string {
+  const nowMs = usage.clock();
+  const recent = usage.traffic.recent(nowMs);
+  const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
+  const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
+
+  const versionRows = policy.versions
+    .map((entry) => {
+      const phase = phases.get(entry.version) as Phase;
+      const requests = recent.byVersion.get(entry.version) ?? 0;
+      const share = versioned === 0 ? 0 : requests / versioned;
+      const brownoutNow = phase === 'deprecated' && policy.brownoutAt(entry, nowMs) !== undefined;
+      return (
+        `<tr data-version="${entry.version}">` +
+        `<td>v${entry.version}${entry.version === policy.defaultVersion ? ' <small>(default)</small>' : ''}</td>` +
+        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span></td>` +
+        `<td>${entry.announced === undefined ? '—' : instant(entry.announced)}</td>` +
+        `<td>${entry.sunset === undefined ? '—' : instant(entry.sunset)}</td>` +
+        `<td class="num">${daysLeft(phase, entry.sunset, nowMs)}</td>` +
+        `<td>${entry.successor === undefined ? '—' : `v${entry.successor}`}</td>` +
+        `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
+        `<td class="num">${requests}</td>` +
+        `<td class="num">${(share * 100).toFixed(1)} %<meter min="0" max="1" value="${share.toFixed(4)}"></meter></td>` +
+        `</tr>`
+      );
+    })
+    .join('\n');
+
+  const consumerSections = usage.consumers
+    .report(consumerVersions(policy, usage.consumers, nowMs))
+    .map((list) => consumersSection(list, phases.get(list.version), usage.consumers, nowMs))
+    .join('\n');
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API versions</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>API versions</h1>
+<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a></p>
+<table id="versions">
+<caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
+<thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">share</th></tr></thead>
+<tbody>
+${versionRows}
+</tbody>
+</table>
+<p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}.</p>
+${consumerSections}
+</body>
+</html>
+`;
+}

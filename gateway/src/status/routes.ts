@@ -1,0 +1,32 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { PolicyStore } from '../versions/policy-store.js';
+import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
+import type { VersionUsage } from './usage.js';
+
+export interface StatusRoutesOptions {
+  policies: PolicyStore;
+  usage: VersionUsage;
+}
+
+/**
+ * Admin-port routes for operators: `GET /consumers` (who still calls each deprecated or removed
+ * version, as JSON for scripts) and `GET /` (the same and the versions' lifecycle, as a page).
+ */
+export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admin, { policies, usage }) => {
+  admin.get('/consumers', async (_request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
+    return { versions: usage.consumers.report(versions) };
+  });
+
+  admin.get('/', async (_request, reply) => {
+    void reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', STATUS_PAGE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      // It names clients and changes every second: no shared or stale copy.
+      .header('cache-control', 'no-store');
+    return renderStatusPage(policies.current.policy, usage);
+  });
+};

@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TODAY, V1_SUNSET, at, buildTestGateway, type TestGateway } from '../helpers.js';
+import { startStubBackend, type StubBackend } from '../stub-backend.js';
+
+/** The shipped policy with one brownout window ahead of TODAY. */
+const policy = {
+  default_version: 1,
+  versions: [
+    {
+      version: 1,
+      status: 'deprecated',
+      announced: '2026-06-01',
+      sunset: '2027-01-01T00:00:00Z',
+      successor: 2,
+      brownouts: [{ start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' }],
+    },
+    { version: 2, status: 'current' },
+  ],
+};
+const BROWNOUT = at('2026-12-01T11:00:00Z');
+const TODAY_ISO = new Date(TODAY).toISOString();
+
+let stub: StubBackend;
+let gateway: TestGateway;
+let admin: FastifyInstance;
+
+beforeEach(async () => {
+  stub = await startStubBackend();
+  gateway = await buildTestGateway(stub.url, { policy });
+  admin = await gateway.admin();
+});
+afterEach(async () => {
+  await gateway.app.close();
+  await stub.close();
+});
+
+// light-my-request sends `User-Agent: lightMyRequest` unless told otherwise; '' counts as no header.
+const get = (url: string, headers: Record<string, string> = {}) => gateway.app.inject({ method: 'GET', url, headers: { 'user-agent': '', ...headers } });
+const consumers = async () => (await admin.inject({ method: 'GET', url: '/consumers' })).json<{ versions: { version: number; consumers: unknown[] }[] }>();
+const page = async () => (await admin.inject({ method: 'GET', url: '/' })).body;
+
+/** The text of each cell of the row `<tr data-version="…">`, tags removed and entities left as they are. */
+function cells(html: string, version: number): string[] {
+  const row = new RegExp(`<tr data-version="${version}">(.*?)</tr>`).exec(html)?.[1];
+  if (row === undefined) throw new Error(`no row for v${version}`);
+  return [...row.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((match) => (match[1] as string).replace(/<[^>]+>/g, '').trim());
+}
+
+/** The consumer rows of v`version` on the page: [rank, consumer, requests, last seen]. */
+function consumerRows(html: string, version: number): string[][] {
+  const table = new RegExp(`<table class="consumers" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
+  return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
+    [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => (cell[1] as string).replace(/<[^>]+>/g, '')),
+  );
+}
+
+async function someTraffic(): Promise<void> {
+  for (let i = 0; i < 3; i++) expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'acme-billing', 'user-agent': 'acme-http/2.1' })).statusCode).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await get('/orders/ord-1001', { 'user-agent': 'legacy-app/1.0' })).statusCode).toBe(200);
+  expect((await get('/api/v1/orders/ord-1001')).statusCode).toBe(200);
+  for (let i = 0; i < 4; i++) expect((await get('/v2/orders/ord-1001', { 'x-client-id': 'modern-app' })).statusCode).toBe(200);
+  expect((await get('/orders/ord-1001', { 'api-version': '7', 'x-client-id': 'confused' })).statusCode).toBe(406);
+  expect((await get('/v1/orders/ord-1001', { 'api-version': '2', 'x-client-id': 'confused' })).statusCode).toBe(400);
+}
+
+describe('GET /consumers on the admin port', () => {
+  it('lists each deprecated version, with no consumers before any request', async () => {
+    const res = await admin.inject({ method: 'GET', url: '/consumers' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json()).toEqual({ versions: [{ version: 1, consumers: [] }] });
+  });
+
+  it('counts requests on deprecated versions by X-Client-Id, else User-Agent, else "unknown", by requests descending', async () => {
+    await someTraffic();
+    expect(await consumers()).toEqual({
+      versions: [
+        {
+          version: 1,
+          consumers: [
+            { consumer: 'acme-billing', requests: 3, last_seen: TODAY_ISO },
+            { consumer: 'legacy-app/1.0', requests: 2, last_seen: TODAY_ISO },
+            { consumer: 'unknown', requests: 1, last_seen: TODAY_ISO },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('counts the 410s of a brownout and after the sunset, and keeps listing the removed version', async () => {
+    await get('/v1/orders/ord-1001', { 'x-client-id': 'late-client' });
+    gateway.setNow(BROWNOUT);
+    expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'late-client' })).json()).toMatchObject({ error: 'version_brownout', code: 410 });
+    gateway.setNow(V1_SUNSET + 1_500);
+    expect((await get('/orders/ord-1001', { 'x-client-id': 'late-client' })).json()).toMatchObject({ error: 'version_removed', code: 410 });
+    expect(await consumers()).toEqual({
+      versions: [{ version: 1, consumers: [{ consumer: 'late-client', requests: 3, last_seen: '2027-01-01T00:00:01.500Z' }] }],
+    });
+  });
+
+  it('cuts a consumer longer than 128 characters and keeps it as sent otherwise (JSON escapes it)', async () => {
+    await get('/v1/orders/ord-1001', { 'x-client-id': `${'c'.repeat(128)}-and-more` });
+    await get('/v1/orders/ord-1001', { 'user-agent': '<script>alert("ua")</script>' });
+    const listed = (await consumers()).versions[0]?.consumers.map((row) => (row as { consumer: string }).consumer);
+    expect(listed?.sort()).toEqual(['<script>alert("ua")</script>', 'c'.repeat(128)]);
+  });
+
+  it('stays at 100 consumers under a flood of distinct X-Client-Id values and still lists the heavy hitters', async () => {
+    // 2,000 distinct ids end to end (app.inject costs about a millisecond each here); the table's own
+    // test floods it with 100,000. After the sunset the gateway answers 410 itself, without the backend.
+    gateway.setNow(V1_SUNSET);
+    const heavy = ['acme-billing', 'partner-sync'];
+    const send = (clientId: string) => gateway.app.inject({ method: 'GET', url: '/v1/orders/ord-1001', headers: { 'x-client-id': clientId } });
+    for (let batch = 0; batch < 20; batch++) {
+      const requests = [];
+      for (let i = 0; i < 100; i++) requests.push(send(`noise-${batch}-${i}`));
+      for (const clientId of heavy) requests.push(send(clientId), send(clientId));
+      const answers = await Promise.all(requests);
+      expect(answers.every((res) => res.statusCode === 410)).toBe(true);
+    }
+    const v1 = (await consumers()).versions[0]?.consumers as { consumer: string; requests: number }[];
+    expect(v1).toHaveLength(100);
+    expect(v1.slice(0, 2).map(({ consumer }) => consumer).sort()).toEqual(heavy);
+    // 40 each out of 2,080: Space-Saving never under-counts, and over-counts by at most 2,080 / 100.
+    for (const { requests } of v1.slice(0, 2)) expect(requests).toBeGreaterThanOrEqual(40);
+    for (const { requests } of v1.slice(0, 2)) expect(requests).toBeLessThanOrEqual(40 + 20);
+    expect(await page()).toContain('More than 100 consumers were seen');
+  }, 90_000);
+});
+
+describe('GET / on the admin port: the status page', () => {
+  it('is one self-contained HTML page, refreshing itself, with a CSP that allows exactly its own style', async () => {
+    const res = await admin.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const style = /<style>(.*?)<\/style>/s.exec(res.body)?.[1] as string;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(res.headers['content-security-policy']).toBe(
+      `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    expect(res.body).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(res.body).toContain('<title>API versions</title>');
+    expect(res.body).toContain('<meta http-equiv="refresh" content="10">');
+    // Nothing is loaded from elsewhere and nothing runs.
+    expect(res.body).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
+    expect([...res.body.matchAll(/<style>/g)]).toHaveLength(1);
+  });
+
+  it('shows each version\'s lifecycle, requests and share over the last 5 minutes', async () => {
+    await someTraffic();
+    const html = await page();
+    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '39', 'v2', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '60.0 %']);
+    expect(cells(html, 2)).toEqual(['v2', 'current', '—', '—', '—', '—', '—', '4', '40.0 %']);
+    expect(html).toContain('<meter min="0" max="1" value="0.6000"></meter>');
+    expect(html).toContain('10 versioned requests in the last 5 minutes, and 2 that named no valid version (406, 400).');
+    expect(html).toContain(`As of ${TODAY_ISO.slice(0, 10)} 12:00:00 UTC`);
+  });
+
+  it('forgets requests older than 5 minutes', async () => {
+    await someTraffic();
+    gateway.setNow(TODAY + 301_000);
+    const html = await page();
+    expect(cells(html, 1).slice(7)).toEqual(['0', '0.0 %']);
+    expect(html).toContain('0 versioned requests in the last 5 minutes.');
+    // The consumers are kept since start.
+    expect(consumerRows(html, 1).map((row) => row.slice(1, 3))).toEqual([['acme-billing', '3'], ['legacy-app/1.0', '2'], ['unknown', '1']]);
+  });
+
+  it('lists the top 10 consumers of each deprecated version with requests and when last seen', async () => {
+    for (let i = 1; i <= 12; i++) {
+      gateway.setNow(TODAY + i * 1_000);
+      for (let n = 0; n < i; n++) await get('/v1/orders/ord-1001', { 'x-client-id': `client-${String(i).padStart(2, '0')}` });
+    }
+    gateway.setNow(TODAY + 42_000);
+    const html = await page();
+    const rows = consumerRows(html, 1);
+    expect(rows).toHaveLength(10);
+    expect(rows[0]).toEqual(['1', 'client-12', '12', '30 s ago']);
+    expect(rows[9]).toEqual(['10', 'client-03', '3', '39 s ago']);
+    expect(html).toContain('<h2 id="consumers-v1">Top consumers of v1 (deprecated)</h2>');
+    expect(html).toContain('10 of 12 tracked since the gateway started, by requests.');
+    expect(html).not.toContain('More than');
+  });
+
+  it('marks a running brownout and a removed version', async () => {
+    gateway.setNow(BROWNOUT);
+    let row = cells(await page(), 1);
+    expect(row[1]).toBe('deprecated · browned out');
+    expect(row[6]).toBe('now, until 2026-12-01 12:00 UTC');
+    gateway.setNow(V1_SUNSET + 1);
+    row = cells(await page(), 1);
+    expect(row.slice(1, 7)).toEqual(['removed', '2026-06-01', '2027-01-01', 'removed', 'v2', '—']);
+    expect(await page()).toContain('<h2 id="consumers-v1">Top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>');
+  });
+
+  it('shows what clients send in X-Client-Id and User-Agent as text: markup escaped, control characters as \\xNN', async () => {
+    await get('/v1/orders/ord-1001', { 'x-client-id': '<script>alert("id")</script>' });
+    await get('/v1/orders/ord-1001', { 'user-agent': "<script>alert('ua')</script><img src=x onerror=alert(1)>" });
+    await get('/v1/orders/ord-1001', { 'x-client-id': 'tab\there&amp;\u001b[2J\u0085\u007f' });
+    const html = await page();
+    const shown = consumerRows(html, 1).map((row) => row[1]);
+    expect(shown.sort()).toEqual([
+      '&lt;script&gt;alert(&#39;ua&#39;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;',
+      '&lt;script&gt;alert(&quot;id&quot;)&lt;/script&gt;',
+      'tab\\x09here&amp;amp;\\x1b[2J\\x85\\x7f',
+    ]);
+    expect(html).not.toMatch(/<script|<img/i);
+  });
+});

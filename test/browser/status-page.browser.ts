@@ -1,0 +1,201 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
+
+/**
+ * The admin status page in a real browser: Debian's Chromium (`apt-get install -y chromium`), headless,
+ * driven by playwright-core, which downloads no browser of its own. The built gateway and backend run
+ * as processes (`npm run test:browser` builds first) with a policy whose dates are relative to today,
+ * so the page always shows a deprecated v1 with a brownout ahead. With JavaScript switched off the
+ * page must still show everything, load its style under its own CSP, and reload itself.
+ *
+ * The screenshot is saved in the test's temp dir; `STATUS_PAGE_SCREENSHOT=docs/status-page.png npm run
+ * test:browser` also writes it there (the README's picture).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const DAY_MS = 86_400_000;
+const screenshotCopy = process.env.STATUS_PAGE_SCREENSHOT;
+
+const dir = mkdtempSync(join(tmpdir(), 'status-page-browser-'));
+const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+const announced = today - 30 * DAY_MS;
+const sunset = today + 180 * DAY_MS;
+const brownoutStart = today + 7 * DAY_MS + 10 * 3_600_000;
+const policy = {
+  default_version: 1,
+  versions: [
+    {
+      version: 1,
+      status: 'deprecated',
+      announced: dateOf(announced),
+      sunset: `${dateOf(sunset)}T00:00:00Z`,
+      successor: 2,
+      brownouts: [{ start: new Date(brownoutStart).toISOString(), end: new Date(brownoutStart + 2 * 3_600_000).toISOString() }],
+    },
+    { version: 2, status: 'current' },
+  ],
+};
+
+let stack: ProcessStack;
+let context: BrowserContext;
+let page: Page;
+const consoleErrors: string[] = [];
+
+/** One request with exactly these headers (Node's client adds no User-Agent); resolves with the status. */
+function send(path: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(`${stack.gatewayUrl}${path}`, { headers }, (res) => {
+      res.resume();
+      res.once('end', () => resolvePromise(res.statusCode ?? 0));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+async function sendTimes(times: number, path: string, headers: Record<string, string> = {}): Promise<void> {
+  for (let i = 0; i < times; i++) expect(await send(path, headers)).toBe(200);
+}
+
+/** The texts of the cells of each row of `selector`'s body. */
+async function rows(selector: string): Promise<string[][]> {
+  const trs = page.locator(`${selector} tbody tr`);
+  const out: string[][] = [];
+  for (let i = 0; i < (await trs.count()); i++) out.push((await trs.nth(i).locator('td').allTextContents()).map((text) => text.trim()));
+  return out;
+}
+
+beforeAll(async () => {
+  const policyPath = join(dir, 'versions.json');
+  writeFileSync(policyPath, JSON.stringify(policy));
+  stack = await startProcessStack({ gatewayEnv: { API_VERSIONS_FILE: policyPath } });
+
+  // 21 requests on v1 (three consumers and one that names itself nowhere), 29 on v2.
+  await sendTimes(12, '/v1/orders/ord-1001', { 'x-client-id': 'acme-billing', 'user-agent': 'acme-http/2.1' });
+  await sendTimes(6, '/orders/ord-1002', { 'user-agent': 'legacy-mobile/4.2 (iOS)' });
+  await sendTimes(2, '/api/v1/orders/ord-1001', { 'x-client-id': 'partner-sync' });
+  await sendTimes(1, '/v1/orders/ord-1002');
+  await sendTimes(20, '/v2/orders/ord-1001', { 'x-client-id': 'storefront' });
+  await sendTimes(9, '/orders/ord-1001', { 'api-version': '2', 'x-client-id': 'storefront' });
+
+  context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    javaScriptEnabled: false,
+    viewport: { width: 1100, height: 700 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  const res = await page.goto(`${stack.gatewayAdminUrl}/`);
+  expect(res?.status()).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await stack?.stop();
+  // The profile goes; the screenshot stays in the temp dir for a person to look at.
+  rmSync(join(dir, 'profile'), { recursive: true, force: true });
+});
+
+describe('the status page in Chromium, JavaScript off', () => {
+  it('shows each version\'s lifecycle, requests and share', async () => {
+    expect(await page.title()).toBe('API versions');
+    expect(await page.locator('h1').textContent()).toBe('API versions');
+    // Days are counted from the instant the page was rendered, which it prints.
+    const asOf = /As of (\S+ \S+) UTC/.exec((await page.locator('p.meta').textContent()) ?? '')?.[1];
+    const renderedAt = Date.parse(`${asOf?.replace(' ', 'T')}Z`);
+    const versions = await rows('#versions');
+    expect(versions).toEqual([
+      [
+        'v1 (default)',
+        'deprecated',
+        dateOf(announced),
+        dateOf(sunset),
+        String(Math.floor((sunset - renderedAt) / DAY_MS)),
+        'v2',
+        `${dateOf(brownoutStart)} 10:00 UTC for 2 h (in ${Math.floor((brownoutStart - renderedAt) / DAY_MS)} d)`,
+        '21',
+        '42.0 %',
+      ],
+      ['v2', 'current', '—', '—', '—', '—', '—', '29', '58.0 %'],
+    ]);
+    const meters = page.locator('#versions meter');
+    expect([await meters.nth(0).getAttribute('value'), await meters.nth(1).getAttribute('value')]).toEqual(['0.4200', '0.5800']);
+  });
+
+  it('lists the consumers of the deprecated version, heaviest first', async () => {
+    expect(await page.locator('#consumers-v1').textContent()).toBe('Top consumers of v1 (deprecated)');
+    const consumers = (await rows('table.consumers[data-version="1"]')).map((row) => row.slice(0, 3));
+    expect(consumers).toEqual([
+      ['1', 'acme-billing', '12'],
+      ['2', 'legacy-mobile/4.2 (iOS)', '6'],
+      ['3', 'partner-sync', '2'],
+      ['4', 'unknown', '1'],
+    ]);
+    expect(await page.locator('table.consumers td time').first().textContent()).toMatch(/^\d+ (s|min) ago$/);
+  });
+
+  it('applies its own inline style under its CSP, loads nothing else and logs no error', async () => {
+    // A string, so it runs in the page (the test's TypeScript has no DOM types).
+    const background = await page.evaluate<string>("getComputedStyle(document.querySelector('.phase-deprecated')).backgroundColor");
+    expect(background).toBe('rgb(255, 241, 214)');
+    expect(await page.locator('script, link, img, iframe').count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('saves a screenshot of the page', async () => {
+    const path = join(dir, 'status-page.png');
+    await page.screenshot({ path, fullPage: true });
+    const png = readFileSync(path);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    // IHDR: width then height, big-endian, right after the signature and the chunk header.
+    expect(png.readUInt32BE(16)).toBe(1100);
+    expect(png.readUInt32BE(20)).toBeGreaterThan(300);
+    if (screenshotCopy !== undefined) {
+      const target = resolve(screenshotCopy);
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(path, target);
+    }
+    process.stdout.write(`status page screenshot: ${path}\n`);
+  });
+
+  it('reloads itself within about 10 s and then shows the new requests', async () => {
+    await sendTimes(5, '/v2/orders/ord-1001', { 'x-client-id': 'storefront' });
+    await page.waitForEvent('load', { timeout: 30_000 });
+    expect(page.url()).toBe(`${stack.gatewayAdminUrl}/`);
+    expect((await rows('#versions')).map((row) => row.slice(7))).toEqual([
+      ['21', '38.2 %'],
+      ['34', '61.8 %'],
+    ]);
+  }, 45_000);
+
+  it('shows markup sent as X-Client-Id or User-Agent as text, and runs none of it', async () => {
+    const clientId = '<script>document.title="pwned"</script>';
+    const userAgent = '<img src=x onerror="document.title=\'pwned\'">';
+    expect(await send('/v1/orders/ord-1001', { 'x-client-id': clientId })).toBe(200);
+    expect(await send('/v1/orders/ord-1001', { 'user-agent': userAgent })).toBe(200);
+    await page.reload();
+    expect(await page.title()).toBe('API versions');
+    expect(await page.locator('script, img').count()).toBe(0);
+    const shown = await page.locator('table.consumers td.consumer').allTextContents();
+    expect(shown).toEqual(expect.arrayContaining([clientId, userAgent]));
+  });
+});

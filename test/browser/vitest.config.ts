@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:browser` only: it needs Debian's chromium (apt-get install -y chromium), which `.ci/run` installs.
+export default defineConfig({
+  test: {
+    include: ['test/browser/**/*.browser.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
