@@ -38,7 +38,7 @@ const backendTimeoutSchema = z
   .transform(Number)
   .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
 
-/** DESIGN "Configuration": pure, so tests can pass any environment; throws ConfigError naming the variable or file. */
+/** The gateway's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable or file. */
 export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
     GATEWAY_HOST: { schema: hostSchema, default: '0.0.0.0' },

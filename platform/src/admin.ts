@@ -7,7 +7,7 @@ import { sendError } from './errors.js';
 export interface AdminOptions {
   registry: Registry;
   logger: Logger;
-  /** True when the process can serve traffic (DESIGN "Health"). */
+  /** True when the process can serve traffic: not draining, and (for the gateway) the backend answers. */
   isReady: () => boolean | Promise<boolean>;
   /** Routes a process adds to its own admin listener. */
   routes?: FastifyPluginAsync;

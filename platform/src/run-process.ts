@@ -25,7 +25,7 @@ export interface RunningProcess {
 
 /**
  * The only place that exits: builds the process, listens, and on SIGINT/SIGTERM stops accepting,
- * lets in-flight requests finish for at most 10 s, then exits 0 (DESIGN "Server limits").
+ * lets in-flight requests finish for at most 10 s, then exits 0.
  * A bad configuration or a failed listen is one line on stderr and exit 1.
  */
 export async function runProcess(build: () => Promise<RunningProcess>): Promise<void> {
@@ -49,7 +49,7 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
       logger: false,
       skip: onHangup === undefined ? [] : ['SIGHUP'],
       onTimeout: () => {
-        // DESIGN: the drain is bounded at 10 s and the process still exits 0 after it.
+        // The drain is bounded at 10 s, and the process still exits 0 after it: stopping was asked for.
         logger.warn('in-flight requests still running after the grace period; exiting');
         process.exit(0);
       },
