@@ -1,22 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { exchange, expectServes, startStubBackend, type RawResponse, type StubBackend } from './raw.js';
+import type { ProcessStack, ServiceProcess } from '../e2e/process-stack.js';
+import { exchange, expectServes, startTargets, type HostileTargets, type RawResponse, type StubBackend } from './raw.js';
 
 /**
  * Requests a lenient parser would misread, against the built processes (npm run build first). Smuggling
  * attempts go through the gateway to a stub backend that counts what reaches it.
  */
+let targets: HostileTargets | undefined;
 let stack: ProcessStack;
 let stub: StubBackend;
 let stubGateway: ServiceProcess;
 beforeAll(async () => {
-  [stack, stub] = await Promise.all([startProcessStack(), startStubBackend()]);
-  stubGateway = await startGateway(stub.url);
+  targets = await startTargets();
+  ({ stack, stub, stubGateway } = targets);
 });
 afterAll(async () => {
-  await Promise.all([stack?.stop(), stubGateway?.stop()]);
-  await stub?.close();
+  await targets?.stop();
 });
 
 function expectError(responses: RawResponse[], code: number, error: string): void {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { ServiceProcess } from '../e2e/process-stack.js';
+import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
 
 /** Host and port of a service's API URL, for raw sockets. */
 export function addressOf(url: string): { host: string; port: number } {
@@ -152,7 +152,7 @@ export interface StubBackend {
   close(): Promise<void>;
 }
 
-export async function startStubBackend(): Promise<StubBackend> {
+async function startStubBackend(): Promise<StubBackend> {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     const entry: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, receivedBytes: 0, complete: false };
@@ -180,5 +180,27 @@ export async function startStubBackend(): Promise<StubBackend> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The real stack, and a second built gateway in front of a stub backend that records what reaches it. */
+export interface HostileTargets {
+  stack: ProcessStack;
+  stub: StubBackend;
+  stubGateway: ServiceProcess;
+  stop(): Promise<void>;
+}
+
+export async function startTargets(): Promise<HostileTargets> {
+  const [stack, stub] = await Promise.all([startProcessStack(), startStubBackend()]);
+  const stubGateway = await startGateway(stub.url);
+  return {
+    stack,
+    stub,
+    stubGateway,
+    async stop() {
+      await Promise.all([stack.stop(), stubGateway.stop()]);
+      await stub.close();
+    },
   };
 }

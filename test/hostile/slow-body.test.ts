@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, startStubBackend, type StubBackend } from './raw.js';
+import type { ProcessStack, ServiceProcess } from '../e2e/process-stack.js';
+import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, startTargets, type HostileTargets, type StubBackend } from './raw.js';
 
 /**
  * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,
@@ -53,16 +53,16 @@ async function steadyUpload(url: string) {
 }
 
 describe.concurrent('a body that stops arriving', () => {
+  let targets: HostileTargets | undefined;
   let stack: ProcessStack;
   let stub: StubBackend;
   let stubGateway: ServiceProcess;
   beforeAll(async () => {
-    [stack, stub] = await Promise.all([startProcessStack(), startStubBackend()]);
-    stubGateway = await startGateway(stub.url);
+    targets = await startTargets();
+    ({ stack, stub, stubGateway } = targets);
   });
   afterAll(async () => {
-    await Promise.all([stack?.stop(), stubGateway?.stop()]);
-    await stub?.close();
+    await targets?.stop();
   });
 
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the backend', async () => {

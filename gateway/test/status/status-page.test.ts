@@ -1,24 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TODAY, V1_SUNSET, at, buildTestGateway, type TestGateway } from '../helpers.js';
+import { TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 
-/** The shipped policy with one brownout window ahead of TODAY. */
-const policy = {
-  default_version: 1,
-  versions: [
-    {
-      version: 1,
-      status: 'deprecated',
-      announced: '2026-06-01',
-      sunset: '2027-01-01T00:00:00Z',
-      successor: 2,
-      brownouts: [{ start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' }],
-    },
-    { version: 2, status: 'current' },
-  ],
-};
+/** The shipped policy with two brownout windows ahead of TODAY (the first 2026-12-01 10:00-12:00 UTC). */
+const policy = lifecyclePolicyFile;
 const BROWNOUT = at('2026-12-01T11:00:00Z');
 const TODAY_ISO = new Date(TODAY).toISOString();
 
