@@ -40,12 +40,13 @@ export async function buildApp({ config, policy, readPolicy, clock, backendUrl, 
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
 
+  // The gauges read the policy in force at scrape time, so they follow a reload.
+  const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, clock });
   const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
     metrics.countReload(result.ok);
     if (result.ok) logger.info({ versions: policies.current.policy.versions.map(({ version }) => version) }, 'version policy reloaded');
     else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
   });
-  const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, clock });
   app.decorate('versionPolicies', policies);
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
