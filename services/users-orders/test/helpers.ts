@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { createLogger } from '../../../platform/src/logger.js';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import type { Order } from '../src/orders/order.js';
@@ -15,12 +15,10 @@ export function manualClock(start = '2026-11-22T10:00:00.000Z'): { clock: () => 
   return { clock: () => new Date(now), advance: (ms) => (now += ms) };
 }
 
-const open: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((app) => app.close()));
-});
-
-/** A fresh app per test, closed after it. */
+/**
+ * A fresh app per test, closed when that test finishes (called from a test or a beforeEach; importing
+ * this module registers nothing).
+ */
 export async function testApp(options: Partial<BuildAppOptions> = {}): Promise<FastifyInstance> {
   const app = await buildApp({
     logger: createLogger('silent', 'users-orders-test'),
@@ -28,7 +26,7 @@ export async function testApp(options: Partial<BuildAppOptions> = {}): Promise<F
     clock: manualClock().clock,
     ...options,
   });
-  open.push(app);
+  onTestFinished(() => app.close());
   return app;
 }
 
