@@ -1,23 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProcessStack, ServiceProcess } from '../e2e/process-stack.js';
-import { exchange, expectServes, startTargets, type HostileTargets, type RawResponse, type StubBackend } from './raw.js';
+import { describe, expect, it } from 'vitest';
+import { exchange, expectServes, useTargets, type RawResponse } from './raw.js';
 
 /**
  * Requests a lenient parser would misread, against the built processes (npm run build first). Smuggling
  * attempts go through the gateway to a stub backend that counts what reaches it.
  */
-let targets: HostileTargets | undefined;
-let stack: ProcessStack;
-let stub: StubBackend;
-let stubGateway: ServiceProcess;
-beforeAll(async () => {
-  targets = await startTargets();
-  ({ stack, stub, stubGateway } = targets);
-});
-afterAll(async () => {
-  await targets?.stop();
-});
+const targets = useTargets();
 
 function expectError(responses: RawResponse[], code: number, error: string): void {
   expect(responses).toHaveLength(1);
@@ -41,22 +30,22 @@ describe('request smuggling through the gateway', () => {
     ['an obs-fold continuation of another header', `${head}X-Note: one\r\n two\r\nContent-Length: 2\r\n\r\n{}${smuggled}`],
     ['a bare LF line end', `${head}X-Note: one\nContent-Length: 2\r\n\r\n{}${smuggled}`],
   ])('refuses %s with 400 JSON, closes the connection, and forwards nothing', async (_what, request) => {
-    const before = stub.seen.length;
-    const { responses } = await exchange(stubGateway.apiUrl, request);
+    const before = targets.stub.seen.length;
+    const { responses } = await exchange(targets.stubGateway.apiUrl, request);
     expect(responses.map((res) => res.body)).toEqual(['{"error":"bad request","code":400}']);
     // Anything forwarded would have reached the stub by now; loopback takes well under this.
     await sleep(100);
-    const forwarded = stub.seen.slice(before);
+    const forwarded = targets.stub.seen.slice(before);
     expect(forwarded.filter((seen) => seen.url.includes('smuggled'))).toEqual([]);
     expect(forwarded.length).toBeLessThanOrEqual(0);
-    await expectServes(stubGateway.apiUrl, '/api/users');
+    await expectServes(targets.stubGateway.apiUrl, '/api/users');
   });
 });
 
 describe.concurrent('oversized and malformed request heads', () => {
   const services = [
-    ['gateway', () => stack.gatewayUrl],
-    ['backend', () => stack.backend.apiUrl],
+    ['gateway', () => targets.stack.gatewayUrl],
+    ['backend', () => targets.stack.backend.apiUrl],
   ] as const;
 
   it.each(services)('%s: a 20 KB header is 431 JSON and the connection is closed', async (_name, url) => {
@@ -89,11 +78,11 @@ describe.concurrent('oversized and malformed request heads', () => {
   });
 
   it.each([
-    ['gateway', '/api/users/%zz', () => stack.gatewayUrl],
-    ['gateway', '/v1/orders/%E0%A4%A', () => stack.gatewayUrl],
-    ['gateway', '/orders/%', () => stack.gatewayUrl],
-    ['backend', '/api/users/%zz', () => stack.backend.apiUrl],
-    ['backend', '/v2/orders/ord-%G1', () => stack.backend.apiUrl],
+    ['gateway', '/api/users/%zz', () => targets.stack.gatewayUrl],
+    ['gateway', '/v1/orders/%E0%A4%A', () => targets.stack.gatewayUrl],
+    ['gateway', '/orders/%', () => targets.stack.gatewayUrl],
+    ['backend', '/api/users/%zz', () => targets.stack.backend.apiUrl],
+    ['backend', '/v2/orders/ord-%G1', () => targets.stack.backend.apiUrl],
   ])('%s: invalid percent-encoding in %s is 400 JSON', async (_name, path, url) => {
     const { responses } = await exchange(url(), `GET ${path} HTTP/1.1\r\nHost: test\r\nAPI-Version: 2\r\nConnection: close\r\n\r\n`);
     expectError(responses, 400, 'bad request');

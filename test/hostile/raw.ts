@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -191,7 +192,7 @@ export interface HostileTargets {
   stop(): Promise<void>;
 }
 
-export async function startTargets(): Promise<HostileTargets> {
+async function startTargets(): Promise<HostileTargets> {
   const [stack, stub] = await Promise.all([startProcessStack(), startStubBackend()]);
   const stubGateway = await startGateway(stub.url);
   return {
@@ -201,6 +202,35 @@ export async function startTargets(): Promise<HostileTargets> {
     async stop() {
       await Promise.all([stack.stop(), stubGateway.stop()]);
       await stub.close();
+    },
+  };
+}
+
+/**
+ * Starts the targets before the calling suite's tests and stops them after it (hooks are registered by
+ * this call, not by importing the module). Read the parts inside tests, once started.
+ */
+export function useTargets(): Omit<HostileTargets, 'stop'> {
+  let targets: HostileTargets | undefined;
+  beforeAll(async () => {
+    targets = await startTargets();
+  });
+  afterAll(async () => {
+    await targets?.stop();
+  });
+  const started = (): HostileTargets => {
+    if (targets === undefined) throw new Error('the hostile targets are read before their suite started them');
+    return targets;
+  };
+  return {
+    get stack() {
+      return started().stack;
+    },
+    get stub() {
+      return started().stub;
+    },
+    get stubGateway() {
+      return started().stubGateway;
     },
   };
 }

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProcessStack, ServiceProcess } from '../e2e/process-stack.js';
-import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, startTargets, type HostileTargets, type StubBackend } from './raw.js';
+import { describe, expect, it } from 'vitest';
+import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, useTargets } from './raw.js';
 
 /**
  * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,
@@ -53,40 +52,30 @@ async function steadyUpload(url: string) {
 }
 
 describe.concurrent('a body that stops arriving', () => {
-  let targets: HostileTargets | undefined;
-  let stack: ProcessStack;
-  let stub: StubBackend;
-  let stubGateway: ServiceProcess;
-  beforeAll(async () => {
-    targets = await startTargets();
-    ({ stack, stub, stubGateway } = targets);
-  });
-  afterAll(async () => {
-    await targets?.stop();
-  });
+  const targets = useTargets();
 
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the backend', async () => {
-    expectRequestTimeout(await stallBody(stack.backend.apiUrl), 'backend');
-    await expectServes(stack.backend.apiUrl);
-    expect(warnings(stack.backend)).toEqual([]);
+    expectRequestTimeout(await stallBody(targets.stack.backend.apiUrl), 'backend');
+    await expectServes(targets.stack.backend.apiUrl);
+    expect(warnings(targets.stack.backend)).toEqual([]);
   });
 
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the gateway', async () => {
-    const stalled = await stallBody(stack.gatewayUrl, '/api/users', 'slow-via-gateway');
+    const stalled = await stallBody(targets.stack.gatewayUrl, '/api/users', 'slow-via-gateway');
     expectRequestTimeout(stalled, 'gateway');
-    await expectServes(stack.gatewayUrl);
+    await expectServes(targets.stack.gatewayUrl);
     // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
-    const backendSide = stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
+    const backendSide = targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
     expect(backendSide.map((line) => line.msg)).toEqual(['client closed the connection before the request was complete']);
     expect(Number(backendSide[0]?.time) - stalled.firstByteAt).toBeLessThanOrEqual(CLOSED_BY_MS);
     // Neither the gateway nor the backend whose upload it gave up logs the client's doing as a problem.
-    expect([...warnings(stack.gateway), ...warnings(stack.backend)]).toEqual([]);
+    expect([...warnings(targets.stack.gateway), ...warnings(targets.stack.backend)]).toEqual([]);
   });
 
   it('makes the gateway abort its upstream request, so the backend holds no half-received body', async () => {
-    const stalled = await stallBody(stubGateway.apiUrl);
+    const stalled = await stallBody(targets.stubGateway.apiUrl);
     expectRequestTimeout(stalled, 'gateway to a stub');
-    const upstream = stub.seen.filter((request) => request.method === 'POST' && request.url === '/api/users');
+    const upstream = targets.stub.seen.filter((request) => request.method === 'POST' && request.url === '/api/users');
     expect(upstream).toHaveLength(1);
     // The upstream connection goes a moment after the client's (the abort crosses loopback).
     await waitFor(() => upstream[0]?.abortedAt !== undefined, 1_000);
@@ -97,24 +86,24 @@ describe.concurrent('a body that stops arriving', () => {
     const abortedAfterMs = (upstream[0]?.abortedAt ?? Infinity) - stalled.firstByte;
     process.stdout.write(`slow body, upstream request aborted ${Math.round(abortedAfterMs)} ms after the client's first byte\n`);
     expect(abortedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
-    await expectServes(stubGateway.apiUrl, '/api/users');
-    expect(warnings(stubGateway)).toEqual([]);
+    await expectServes(targets.stubGateway.apiUrl, '/api/users');
+    expect(warnings(targets.stubGateway)).toEqual([]);
   });
 
   it('only closes the connection when a response has already started (no 408 bytes inside it)', async () => {
-    const stalled = await stallBody(stubGateway.apiUrl, EARLY_ANSWER_PATH);
+    const stalled = await stallBody(targets.stubGateway.apiUrl, EARLY_ANSWER_PATH);
     expect(stalled.closedAfterMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS);
     expect(stalled.closedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
     const text = stalled.bytes.toString('latin1');
     expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(text).toContain('partial');
     expect(text).not.toContain('HTTP/1.1 408');
-    await expectServes(stubGateway.apiUrl, '/api/users');
+    await expectServes(targets.stubGateway.apiUrl, '/api/users');
   });
 
   it.each([
-    ['backend', () => stack.backend.apiUrl],
-    ['gateway', () => stack.gatewayUrl],
+    ['backend', () => targets.stack.backend.apiUrl],
+    ['gateway', () => targets.stack.gatewayUrl],
   ])('leaves a slow but steady upload that completes within 5 s alone (%s: 201)', async (_name, url) => {
     const responses = await steadyUpload(url());
     expect(responses.map((res) => res.status)).toEqual([201]);
