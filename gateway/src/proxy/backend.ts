@@ -79,7 +79,7 @@ export const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHead
 const SMALL_BODY_BYTES = 16 * 1024;
 
 /** What reply-from hands onResponse for an undici upstream (its typings name the server response instead). */
-interface UpstreamResponse {
+export interface UpstreamResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   stream: Readable;

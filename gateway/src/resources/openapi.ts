@@ -1,7 +1,6 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
-import { readUpstreamBody } from '../proxy/backend.js';
+import { readUpstreamBody, type UpstreamResponse } from '../proxy/backend.js';
 import type { VersionAnswer } from '../versions/policy.js';
 
 /**
@@ -52,12 +51,6 @@ function annotatedText(answer: VersionAnswer, upstream: string): string {
   }
   annotatedByAnswer.set(answer, { upstream, annotated });
   return annotated;
-}
-
-/** reply-from's upstream response in undici mode (its types name the server response instead). */
-interface UpstreamResponse {
-  statusCode: number;
-  stream: Readable;
 }
 
 /**
