@@ -12,10 +12,13 @@ ARG NODE_IMAGE=node:24-trixie-slim
 # ---- build: all dependencies, compile TypeScript to dist/ ------------------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+# platform/ is an npm workspace (@version-router/platform): npm ci links it into node_modules.
 COPY package.json package-lock.json ./
+COPY platform/package.json platform/package.json
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY platform/tsconfig.build.json platform/tsconfig.build.json
 COPY platform/src platform/src
 COPY services services
 COPY gateway gateway
@@ -25,6 +28,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY platform/package.json platform/package.json
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --no-audit --no-fund
 
@@ -37,6 +41,10 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# node_modules/@version-router/platform is a link to platform/, which needs its package.json (exports map)
+# and its compiled files.
+COPY platform/package.json platform/package.json
+COPY --from=build /app/platform/dist platform/dist
 # Defaults baked in so `docker run` works without mounts; docker-compose.yml mounts ops/
 # read-only over them so an operator changes the version policy or seed without a rebuild.
 COPY ops/versions.json ops/versions.json
@@ -70,7 +78,7 @@ ENV GATEWAY_HOST=0.0.0.0 \
     GATEWAY_ADMIN_HOST=0.0.0.0 \
     API_VERSIONS_FILE=/app/ops/versions.json
 EXPOSE 8080 9464
-# /readyz: healthy means "can serve", i.e. the backend answers too (DESIGN "Health").
+# /readyz: healthy means "can serve", i.e. the backend answers too.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_ADMIN_PORT || 9464) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/gateway/src/main.js"]

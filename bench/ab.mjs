@@ -17,14 +17,17 @@
 //   BENCH_NODE_A, BENCH_NODE_B                  the same for one build (e.g. A on 20, B on 24).
 //   BENCH_NODE_OPTIONS_A, BENCH_NODE_OPTIONS_B  node flags for one gateway (e.g. --max-semi-space-size=32).
 //
-// To compare a change: `npm run build && cp -r dist /tmp/before`, change, `npm run build`, then
-//   BENCH_PAIRS=6 node bench/ab.mjs /tmp/before/gateway/src/main.js dist/gateway/src/main.js
+// To compare a change with the commit before it: build that commit in a worktree of its own (its own
+// node_modules, so its gateway imports its own @version-router/platform), then
+//   git worktree add /tmp/before HEAD && (cd /tmp/before && npm ci && npm run build)
+//   BENCH_PAIRS=6 node bench/ab.mjs /tmp/before/dist/gateway/src/main.js dist/gateway/src/main.js
 // Needs `npm run build`, 2 cores, wrk and taskset (apt-get install -y wrk util-linux).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOAD_CPU, load, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
 const [gatewayA, gatewayB, path = '/v2/orders/ord-1001', seconds = '5'] = process.argv.slice(2);
@@ -67,7 +70,7 @@ async function runPair(order) {
       const backend = await startNode(
         dir,
         `${build.name}-backend`,
-        'dist/services/users-orders/src/main.js',
+        entries.backend,
         { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
         { cpu: LOAD_CPU, node: build.node },
       );

@@ -4,11 +4,10 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../scripts/paths.mjs';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export const root = fileURLToPath(new URL('..', import.meta.url));
 /** The servers' core: backend and proxy share it, as they would on a small host. */
 export const SERVER_CPU = '0';
 /** The load generator's core, so wrk does not steal the servers' CPU. */
@@ -20,7 +19,7 @@ export const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf
 
 /** The Node major the Docker image ships, read from the Dockerfile's base image (`node:<major>-…`). */
 export function imageNodeMajor() {
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
   const image = /^ARG\s+NODE_IMAGE=(\S+)/m.exec(dockerfile)?.[1] ?? /^FROM\s+(node:\S+)/m.exec(dockerfile)?.[1];
   const major = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)/.exec(image ?? '')?.[1];
   if (major === undefined) throw new Error(`cannot read the image's Node major from the Dockerfile (base image: ${image ?? 'none found'})`);
@@ -36,7 +35,7 @@ export function nodeBinary(spec = imageNodeMajor()) {
   if (spec === 'path') return process.execPath;
   if (!/^\d+$/.test(spec)) return spec;
   const found = execFileSync('npm', ['exec', '--yes', '--prefer-offline', `--package=node@${spec}`, '--', 'node', '-p', 'process.execPath + " " + process.version'], {
-    cwd: root,
+    cwd: repoRoot,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
@@ -66,7 +65,7 @@ export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeO
   const logPath = join(dir, `${name}.log`);
   const out = openSync(logPath, 'w');
   const [command, args] = pinned(cpu, node, [...nodeOptions.split(' ').filter(Boolean), entry]);
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     const line = readFileSync(logPath, 'utf8')

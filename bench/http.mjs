@@ -18,7 +18,8 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, SERVER_CPU, load, need, nodeBinary, nodeVersion, pinned, pinning, root, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, SERVER_CPU, load, need, nodeBinary, nodeVersion, pinned, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { entries, repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -180,8 +181,8 @@ const median = (values) => {
 
 /** http-proxy lives in bench/peers/package.json, out of the project's dependencies; installed on first use. */
 function installPeers() {
-  if (existsSync(join(root, 'bench/peers/node_modules/http-proxy'))) return;
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', join(root, 'bench/peers')], { stdio: 'inherit' });
+  if (existsSync(join(repoRoot, 'bench/peers/node_modules/http-proxy'))) return;
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', join(repoRoot, 'bench/peers')], { stdio: 'inherit' });
 }
 
 need('nginx', 'apt-get install -y nginx');
@@ -198,12 +199,12 @@ const stopAll = () => {
 process.on('exit', stopAll);
 
 try {
-  const backend = await startNode(dir, 'backend', 'dist/services/users-orders/src/main.js', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { node });
+  const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { node });
   children.push(backend.child);
   const gateway = await startNode(
     dir,
     'gateway',
-    'dist/gateway/src/main.js',
+    entries.gateway,
     { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
     { node, nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
   );
@@ -267,16 +268,16 @@ try {
     node: nodeVersion(node),
     nginx: shell('nginx -v 2>&1'),
     wrk: shell('wrk -v 2>&1 | head -1'),
-    fastify: JSON.parse(readFileSync(join(root, 'node_modules/fastify/package.json'), 'utf8')).version,
-    undici: JSON.parse(readFileSync(join(root, 'node_modules/undici/package.json'), 'utf8')).version,
-    fastifyHttpProxy: JSON.parse(readFileSync(join(root, 'node_modules/@fastify/http-proxy/package.json'), 'utf8')).version,
-    httpProxy: JSON.parse(readFileSync(join(root, 'bench/peers/node_modules/http-proxy/package.json'), 'utf8')).version,
+    fastify: JSON.parse(readFileSync(join(repoRoot, 'node_modules/fastify/package.json'), 'utf8')).version,
+    undici: JSON.parse(readFileSync(join(repoRoot, 'node_modules/undici/package.json'), 'utf8')).version,
+    fastifyHttpProxy: JSON.parse(readFileSync(join(repoRoot, 'node_modules/@fastify/http-proxy/package.json'), 'utf8')).version,
+    httpProxy: JSON.parse(readFileSync(join(repoRoot, 'bench/peers/node_modules/http-proxy/package.json'), 'utf8')).version,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   };
   const settings = { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, serverCpu: pinning ? SERVER_CPU : 'any', loadCpu: pinning ? LOAD_CPU : 'any' };
   const command = 'npm run bench';
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const resultPath = join(root, 'bench/results', `${date}.json`);
+  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
+  const resultPath = join(repoRoot, 'bench/results', `${date}.json`);
   writeFileSync(resultPath, `${JSON.stringify({ date, command, machine, settings, summary, runs }, null, 2)}\n`);
   refreshReadme({ date, command, machine, settings, summary });
   process.stdout.write(`wrote ${resultPath} and bench/README.md\n`);
@@ -319,7 +320,7 @@ function refreshReadme({ date, command, machine, settings, summary }) {
   const peerMeans = peers.map((name) => `${f2(geo((row) => row.perNginx[name]))}×`).join(' | ');
   lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | |`);
 
-  const readmePath = join(root, 'bench/README.md');
+  const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
   const start = '<!-- http-bench:start -->';
   const end = '<!-- http-bench:end -->';

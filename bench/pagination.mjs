@@ -5,7 +5,7 @@
 import { buildApp } from '../dist/services/users-orders/src/app.js';
 import { encodeCursor } from '../dist/services/users-orders/src/pagination/cursor.js';
 import { MemoryUserStore } from '../dist/services/users-orders/src/users/store.js';
-import { createLogger } from '../dist/platform/src/logger.js';
+import { createLogger } from '@version-router/platform/logger';
 
 const SIZES = [1_000, 1_000_000];
 const LIMITS = [20, 100];

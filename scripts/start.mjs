@@ -1,19 +1,22 @@
-// `npm start`: runs the backend and the gateway as two processes with the defaults of README "Configuration".
+// `npm start`: runs the backend and the gateway as two processes with the defaults of README "Configuration";
+// `node scripts/start.mjs backend` (npm run start:backend) runs one of them.
 // Children get their own process group, so a Ctrl-C sent to the terminal's group reaches them once,
 // through this launcher (a second signal would make them skip the graceful drain).
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { entries, repoRoot } from './paths.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const services = [
-  { name: 'backend', entry: 'dist/services/users-orders/src/main.js' },
-  { name: 'gateway', entry: 'dist/gateway/src/main.js' },
-];
+const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(entries);
+const unknown = names.filter((name) => !(name in entries));
+if (unknown.length > 0) {
+  console.error(`unknown service ${unknown.join(', ')}; choose from ${Object.keys(entries).join(', ')}`);
+  process.exit(2);
+}
+const services = names.map((name) => ({ name, entry: entries[name] }));
 
 let stopping = false;
 let exitCode = 0;
 const children = services.map(({ name, entry }) => {
-  const child = spawn(process.execPath, [entry], { cwd: root, env: process.env, stdio: 'inherit', detached: true });
+  const child = spawn(process.execPath, [entry], { cwd: repoRoot, env: process.env, stdio: 'inherit', detached: true });
   child.on('exit', (code, signal) => {
     child.exited = true;
     if (!stopping) {
@@ -42,7 +45,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const gatewayPort = process.env.GATEWAY_PORT ?? '8080';
 const adminPort = process.env.GATEWAY_ADMIN_PORT ?? '9464';
 const readyUrl = `http://127.0.0.1:${adminPort}/readyz`;
-for (let attempt = 0; attempt < 100 && !stopping; attempt++) {
+for (let attempt = 0; attempt < 100 && !stopping && names.includes('gateway'); attempt++) {
   const ready = await fetch(readyUrl).then((res) => res.ok, () => false);
   if (ready) {
     console.log(`\nAPI:     http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);

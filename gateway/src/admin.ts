@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { buildAdminApp } from '../../platform/src/admin.js';
-import { sendError } from '../../platform/src/errors.js';
+import { buildAdminApp } from '@version-router/platform/admin';
+import { sendError } from '@version-router/platform/errors';
 import { backendAccepts } from './proxy/readiness.js';
 import { statusRoutes } from './status/routes.js';
 

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { baseServerOptions, httpFoundation } from '../../platform/src/http-foundation.js';
-import { httpMetrics } from '../../platform/src/metrics.js';
+import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
+import { httpMetrics } from '@version-router/platform/metrics';
 import { createGatewayMetrics } from './metrics.js';
 import { createBackendPool } from './proxy/backend.js';
 import { usersProxy } from './proxy/users.js';

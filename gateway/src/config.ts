@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '../../platform/src/config.js';
-import { serverLimits } from '../../platform/src/server-limits.js';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '@version-router/platform/config';
+import { serverLimits } from '@version-router/platform/server-limits';
 import { versionPolicyFileSchema, type PolicyFile } from './versions/policy-file.js';
 
 export interface GatewayConfig {

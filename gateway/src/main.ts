@@ -1,6 +1,6 @@
-import { createLogger } from '../../platform/src/logger.js';
-import { createRegistry } from '../../platform/src/metrics.js';
-import { runProcess } from '../../platform/src/run-process.js';
+import { createLogger } from '@version-router/platform/logger';
+import { createRegistry } from '@version-router/platform/metrics';
+import { runProcess } from '@version-router/platform/run-process';
 import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
 import { loadProcessConfig, readPolicyFile } from './config.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../platform/src/logger.js';
+import { createLogger } from '@version-router/platform/logger';
 import { buildApp as buildBackend } from '../../services/users-orders/src/app.js';
 import { buildTestGateway, type TestGateway } from './helpers.js';
 

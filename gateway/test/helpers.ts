@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
-import { createRegistry } from '../../platform/src/metrics.js';
+import { createRegistry } from '@version-router/platform/metrics';
 import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp } from '../src/app.js';
 import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';

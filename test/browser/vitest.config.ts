@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { platformFromSource } from '../vitest-shared.js';
 
 // `npm run test:browser` only: it needs Debian's chromium (apt-get install -y chromium), which `.ci/run` installs.
 export default defineConfig({
+  ...platformFromSource,
   test: {
     include: ['test/browser/**/*.browser.ts'],
     testTimeout: 60_000,

@@ -7,10 +7,10 @@
 // other npm script run on that Node too. `--prefer-offline` reuses the cached copy once fetched.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot } from '../../scripts/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
 const image = /^ARG\s+NODE_IMAGE=(\S+)/m.exec(dockerfile)?.[1] ?? /^FROM\s+(node:\S+)/m.exec(dockerfile)?.[1];
 const major = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)/.exec(image ?? '')?.[1];
 if (major === undefined) {
@@ -19,7 +19,7 @@ if (major === undefined) {
 }
 
 const exec = ['exec', '--yes', '--prefer-offline', `--package=node@${major}`, '--'];
-const version = spawnSync('npm', [...exec, 'node', '--version'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const version = spawnSync('npm', [...exec, 'node', '--version'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 const found = version.stdout?.trim() ?? '';
 if (version.status !== 0 || !found.startsWith(`v${major}.`)) {
   process.stderr.write(`could not get Node ${major} from the npm package node@${major} (got "${found}")\n`);
@@ -29,7 +29,7 @@ process.stdout.write(`end-to-end suite under Node ${found} (the Docker image's m
 
 const args = process.argv.slice(2);
 const result = spawnSync('npm', [...exec, 'node', 'node_modules/vitest/vitest.mjs', 'run', ...(args.length > 0 ? args : ['test/e2e'])], {
-  cwd: root,
+  cwd: repoRoot,
   stdio: 'inherit',
 });
 process.exit(result.status ?? 1);

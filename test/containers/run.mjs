@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../scripts/paths.mjs';
 
 // testcontainers reads this when it is imported. Its Ryuk reaper is an image from a registry,
 // which not every machine reaches; the suite removes its compose project itself.
@@ -15,7 +16,6 @@ process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
 if (existsSync('/usr/bin/docker')) process.env.PATH = `/usr/bin:${process.env.PATH ?? ''}`;
 
 const { getContainerRuntimeClient } = await import('testcontainers');
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 let engine;
 try {
@@ -32,6 +32,6 @@ process.stdout.write(`container suite: Docker engine at ${engine}; building and 
 const result = spawnSync(
   process.execPath,
   [fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url)), 'run', '--config', 'test/containers/vitest.config.ts', ...process.argv.slice(2)],
-  { cwd: root, stdio: 'inherit' },
+  { cwd: repoRoot, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -23,7 +23,7 @@ import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
-import { repoRoot } from '../static/container-files.js';
+import { repoRoot } from '../../scripts/paths.mjs';
 import { ComposeProject, bash, docker, hasImage, healthy, inspect, waitForContainer } from './docker.js';
 
 /** Built by engine.sh where no registry is reachable; their presence selects compose.standin.yml. */

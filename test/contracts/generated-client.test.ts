@@ -1,14 +1,14 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/paths.mjs';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 // Inside node_modules so the generated client resolves openapi-fetch like any code of the repository would.
-const out = join(root, 'node_modules', '.cache', 'openapi-client-test');
+const out = join(repoRoot, 'node_modules', '.cache', 'openapi-client-test');
 
 /** What a client of version 2 writes against the generated types: a typed call, no hand-written shapes. */
 const clientSource = `import createClient from 'openapi-fetch';
@@ -59,7 +59,7 @@ describe('a TypeScript client generated from openapi/v2.json (openapi-typescript
   beforeAll(async () => {
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
-    const types = astToString(await openapiTS(pathToFileURL(join(root, 'openapi', 'v2.json'))));
+    const types = astToString(await openapiTS(pathToFileURL(join(repoRoot, 'openapi', 'v2.json'))));
     writeFileSync(join(out, 'v2.mts'), types);
     writeFileSync(join(out, 'client.mts'), clientSource);
     writeFileSync(join(out, 'wrong-client.mts'), wrongClientSource);

@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const committed = join(root, 'openapi');
+const committed = join(repoRoot, 'openapi');
 
 interface Run {
   code: number;
@@ -17,7 +16,7 @@ interface Run {
 /** `npm run openapi:update` without its build step (npm test has built dist/ already), on a copy of the snapshots. */
 function runUpdate(snapshots: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['scripts/openapi-update.mjs', '--snapshots', snapshots, ...args], { cwd: root }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['scripts/openapi-update.mjs', '--snapshots', snapshots, ...args], { cwd: repoRoot }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
     });
   });

@@ -1,13 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { entries, repoRoot } from '../../scripts/paths.mjs';
 import type { RunningStack } from './stack.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-/** The built entry points, as `npm start` runs them (run `npm run build` first). */
-export const entries = {
-  backend: 'dist/services/users-orders/src/main.js',
-  gateway: 'dist/gateway/src/main.js',
-} as const;
 
 const START_TIMEOUT_MS = 15_000;
 
@@ -25,7 +18,7 @@ export interface ServiceProcess {
 
 export async function startService(name: keyof typeof entries, env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [entries[name]], {
-    cwd: root,
+    cwd: repoRoot,
     // LOG_LEVEL info at least: the bound ports are read from the 'listening' line.
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,16 +1,13 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { expect, it } from 'vitest';
-import { entries } from './process-stack.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { entries, repoRoot } from '../../scripts/paths.mjs';
 
 /** Runs the built backend with a pseudo-terminal as stdout (util-linux `script`) until `until` matches its output. */
 function outputOnTerminal(until: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     const command = `BACKEND_HOST=127.0.0.1 BACKEND_PORT=0 BACKEND_ADMIN_PORT=0 LOG_LEVEL=info exec ${process.execPath} ${entries.backend}`;
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => finish(new Error(`no match for ${String(until)} within 10 s in: ${output}`)), 10_000);
     function finish(error?: Error) {

@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { platformFromSource } from '../vitest-shared.js';
 
 // `npm run test:hostile`: the abuse suite loads the machine (500 connections, 10,000 requests) and asserts
 // timings, so its files run one after another and apart from the main suite.
 export default defineConfig({
+  ...platformFromSource,
   test: {
     include: ['test/hostile/**/*.test.ts'],
     fileParallelism: false,

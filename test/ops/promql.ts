@@ -3,14 +3,13 @@
  * process exports, so tests can prove every query names a metric that exists.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
+import { repoRoot } from '../../scripts/paths.mjs';
 
 /** lezer's SyntaxNode, named through the parser (so @lezer/common need not be a direct dependency). */
 type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 
-export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const rulesFile = `${repoRoot}ops/prometheus/rules.yml`;
 export const dashboardsDir = `${repoRoot}ops/grafana/dashboards`;
 

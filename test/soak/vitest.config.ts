@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { platformFromSource } from '../vitest-shared.js';
 
 // `npm run test:soak` only: a minute of load is too slow for `npm test`.
 export default defineConfig({
+  ...platformFromSource,
   test: {
     include: ['test/soak/**/*.soak.ts'],
     testTimeout: 180_000,

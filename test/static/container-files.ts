@@ -4,11 +4,9 @@
  * syntax these files use, and fail loudly on anything they do not understand.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse, type CollectionTag } from 'yaml';
-
-export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { repoRoot } from '../../scripts/paths.mjs';
 
 export const paths = {
   dockerfile: join(repoRoot, 'Dockerfile'),

@@ -20,12 +20,12 @@ import {
   publishedPorts,
   readCompose,
   readYaml,
-  repoRoot,
   serviceNetworks,
   type ComposeFile,
   type ComposeService,
   type Stage,
 } from './container-files.js';
+import { entries, repoRoot } from '../../scripts/paths.mjs';
 
 const stages = parseDockerfile(readFileSync(paths.dockerfile, 'utf8'));
 const compose = readCompose(paths.compose);
@@ -123,7 +123,7 @@ describe('Dockerfile', () => {
       const argv = execForm(cmd!.args);
       expect(argv, `CMD ${cmd!.args} is not in exec form`).toBeDefined();
       expect(argv![0]).toBe('node');
-      expect(argv![1]).toMatch(/^dist\/.+\/main\.js$/);
+      expect(argv![1]).toBe(entries[name]);
     });
 
     it('has a HEALTHCHECK against its admin port', () => {

@@ -2,7 +2,7 @@ import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { sendError } from '../../../platform/src/errors.js';
+import { sendError } from '@version-router/platform/errors';
 
 /** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
 const CONNECT_TIMEOUT_CAP_MS = 2_000;

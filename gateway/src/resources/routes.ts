@@ -1,8 +1,8 @@
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'undici';
-import { sendError } from '../../../platform/src/errors.js';
-import { routeLabelOf } from '../../../platform/src/http-foundation.js';
+import { sendError } from '@version-router/platform/errors';
+import { routeLabelOf } from '@version-router/platform/http-foundation';
 import type { GatewayMetrics } from '../metrics.js';
 import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
 import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-through-body.js';

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { baseServerOptions, httpFoundation } from '../../../platform/src/http-foundation.js';
-import { createRegistry, httpMetrics } from '../../../platform/src/metrics.js';
+import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
+import { createRegistry, httpMetrics } from '@version-router/platform/metrics';
 import { apiContract } from './contract/openapi.js';
 import type { Order } from './orders/order.js';
 import { orderPresenters, type OrderPresenter } from './orders/presenters.js';

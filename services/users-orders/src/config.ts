@@ -1,4 +1,4 @@
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv } from '../../../platform/src/config.js';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv } from '@version-router/platform/config';
 import { z } from 'zod';
 
 export interface BackendConfig {

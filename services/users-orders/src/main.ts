@@ -1,7 +1,7 @@
-import { buildAdminApp } from '../../../platform/src/admin.js';
-import { createLogger } from '../../../platform/src/logger.js';
-import { createRegistry } from '../../../platform/src/metrics.js';
-import { runProcess } from '../../../platform/src/run-process.js';
+import { buildAdminApp } from '@version-router/platform/admin';
+import { createLogger } from '@version-router/platform/logger';
+import { createRegistry } from '@version-router/platform/metrics';
+import { runProcess } from '@version-router/platform/run-process';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
 import { loadOrders } from './orders/order.js';

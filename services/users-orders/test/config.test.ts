@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../platform/src/config.js';
+import { ConfigError } from '@version-router/platform/config';
 import { loadConfig } from '../src/config.js';
 import { builtMain } from './process.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { onTestFinished } from 'vitest';
-import { createLogger } from '../../../platform/src/logger.js';
+import { createLogger } from '@version-router/platform/logger';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import type { Order } from '../src/orders/order.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../platform/src/config.js';
+import { ConfigError } from '@version-router/platform/config';
 import { loadOrders } from '../src/orders/order.js';
 import { JSON_TYPE, testApp } from './helpers.js';
 

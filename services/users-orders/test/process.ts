@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { entries, startService, type ServiceProcess } from '../../../test/e2e/process-stack.js';
+import { entries } from '../../../scripts/paths.mjs';
+import { startService, type ServiceProcess } from '../../../test/e2e/process-stack.js';
 
 export const builtMain = entries.backend;
 

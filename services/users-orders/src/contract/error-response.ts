@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { ErrorResponse } from '../../../../platform/src/errors.js';
+import type { ErrorResponse } from '@version-router/platform/errors';
 
 /**
  * The ErrorResponse body as the API documents describe it. `satisfies` ties it to the envelope the error
- * handlers actually write (platform/src/errors.ts), so the two cannot drift apart.
+ * handlers actually write (@version-router/platform/errors), so the two cannot drift apart.
  */
 export const errorResponseSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { createLogger } from '../../../../platform/src/logger.js';
+import { createLogger } from '@version-router/platform/logger';
 import { buildApp } from '../app.js';
 import { compareDocuments, type ContractChange } from './compatibility.js';
 import { documentPaths } from './openapi.js';

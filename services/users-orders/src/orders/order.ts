@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readJsonFile } from '../../../../platform/src/config.js';
+import { readJsonFile } from '@version-router/platform/config';
 
 /** The stored order (read from ORDERS_FILE at start), independent of any API version's representation. */
 export const orderSchema = z.strictObject({

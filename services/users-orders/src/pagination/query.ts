@@ -1,4 +1,4 @@
-import { HttpError } from '../../../../platform/src/errors.js';
+import { HttpError } from '@version-router/platform/errors';
 import { decodeCursor } from './cursor.js';
 
 export const pageLimits = { default: 20, min: 1, max: 100 } as const;

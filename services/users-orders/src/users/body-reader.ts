@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { HttpError } from '../../../../platform/src/errors.js';
-import { serverLimits } from '../../../../platform/src/server-limits.js';
+import { HttpError } from '@version-router/platform/errors';
+import { serverLimits } from '@version-router/platform/server-limits';
 
 /** What the body reader hands the handler: the bytes, or only how many arrived when there were too many. */
 export type ReceivedBody = { kind: 'complete'; bytes: Buffer } | { kind: 'oversized'; receivedBytes: number };

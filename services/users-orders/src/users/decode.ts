@@ -1,4 +1,4 @@
-import { HttpError } from '../../../../platform/src/errors.js';
+import { HttpError } from '@version-router/platform/errors';
 import { oversizedDetails, type ReceivedBody } from './body-reader.js';
 import type { UserFields } from './store.js';
 

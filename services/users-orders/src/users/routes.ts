@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { HttpError } from '../../../../platform/src/errors.js';
+import { HttpError } from '@version-router/platform/errors';
 import { errorResponse, otherErrors } from '../contract/error-response.js';
 import { buildPage } from '../pagination/page.js';
 import { parsePageQuery } from '../pagination/query.js';

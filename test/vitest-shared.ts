@@ -1,0 +1,10 @@
+import { defaultServerConditions } from 'vite';
+import type { ViteUserConfig } from 'vitest/config';
+
+/**
+ * Every test run reads @version-router/platform from its TypeScript sources (the package's "source" export
+ * condition) instead of its compiled dist/, so a change to the platform is tested without a build.
+ */
+export const platformFromSource: Pick<ViteUserConfig, 'ssr'> = {
+  ssr: { resolve: { conditions: ['source', ...defaultServerConditions] } },
+};
