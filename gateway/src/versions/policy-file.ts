@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
 
 /** The announcement comes at least this many calendar months before removal. */
-export const MIN_NOTICE_MONTHS = 6;
+const MIN_NOTICE_MONTHS = 6;
 /** A brownout is a reminder, not an outage: one window lasts a day at most. */
-export const MAX_BROWNOUT_MS = 24 * 60 * 60 * 1000;
+const MAX_BROWNOUT_MS = 24 * 60 * 60 * 1000;
 
 const versionNumber = z
   .number({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a version number') })

@@ -4,7 +4,7 @@ import { createLogger } from '@version-router/platform/logger';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import type { Order } from '../src/orders/order.js';
 
-export const demoOrders: Order[] = [
+const demoOrders: Order[] = [
   { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' },
   { id: 'ord-1002', customer_id: 'user-2', total_cents: 5, currency: 'USD' },
 ];

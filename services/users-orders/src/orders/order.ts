@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readJsonFile } from '@version-router/platform/config';
 
 /** The stored order (read from ORDERS_FILE at start), independent of any API version's representation. */
-export const orderSchema = z.strictObject({
+const orderSchema = z.strictObject({
   id: z.string().min(1),
   customer_id: z.string().min(1),
   total_cents: z.int(),
