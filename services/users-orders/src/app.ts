@@ -19,14 +19,13 @@ export interface BuildAppOptions {
   registry?: Registry;
   store?: UserStore;
   orders: readonly Order[];
-  /** Production uses Date.now. */
-  clock?: Clock;
+  clock: Clock;
   /** The order representation of each API major version; its keys are the versions served and documented. */
   presenters?: ReadonlyMap<number, OrderPresenter>;
 }
 
 /** The backend's API, not listening: main.ts listens, tests inject. */
-export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock = Date.now, presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock, presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   // First, so its onRoute mirror sees every route (405 + Allow).
   await app.register(httpFoundation);

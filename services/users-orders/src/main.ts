@@ -11,7 +11,7 @@ await runProcess(async () => {
   const orders = readOrdersFile(config.ordersFile);
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
-  const app = await buildApp({ logger, registry, orders });
+  const app = await buildApp({ logger, registry, orders, clock: Date.now });
   const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.draining });
   return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort };
 });
