@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readJsonFile } from '@version-router/platform/config';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
 
 /** The announcement comes at least this many calendar months before removal. */
@@ -142,3 +143,11 @@ export const versionPolicyFileSchema = z
       if (collision !== undefined) ctx.addIssue({ code: 'custom', path: ['resources', index], message: `"${resource}" collides with ${collision}` });
     });
   });
+
+/**
+ * Reads API_VERSIONS_FILE, at start and on every reload; throws a ConfigError naming the variable,
+ * the file and the JSON path of the problem.
+ */
+export function readPolicyFile(path: string): PolicyFile {
+  return readJsonFile('API_VERSIONS_FILE', path, versionPolicyFileSchema);
+}

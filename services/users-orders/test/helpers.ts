@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { onTestFinished } from 'vitest';
+import type { Clock } from '@version-router/platform/clock';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import type { Order } from '../src/orders/order.js';
@@ -10,9 +11,9 @@ const demoOrders: Order[] = [
 ];
 
 /** A clock the test moves by hand, so timestamps are exact. */
-export function manualClock(start = '2026-11-22T10:00:00.000Z'): { clock: () => Date; advance: (ms: number) => void } {
+export function manualClock(start = '2026-11-22T10:00:00.000Z'): { clock: Clock; advance: (ms: number) => void } {
   let now = Date.parse(start);
-  return { clock: () => new Date(now), advance: (ms) => (now += ms) };
+  return { clock: () => now, advance: (ms) => (now += ms) };
 }
 
 /**

@@ -19,7 +19,7 @@ const ordersFileSchema = z.array(orderSchema).superRefine((orders, ctx) => {
   });
 });
 
-/** Reads ORDERS_FILE at start; any problem is a ConfigError naming ORDERS_FILE. */
-export function loadOrders(path: string): Order[] {
+/** Reads ORDERS_FILE (main.ts, at start); any problem is a ConfigError naming ORDERS_FILE, the file and the JSON path of the problem. */
+export function readOrdersFile(path: string): Order[] {
   return readJsonFile('ORDERS_FILE', path, ordersFileSchema);
 }
