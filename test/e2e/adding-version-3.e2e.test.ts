@@ -19,8 +19,8 @@ import { registerScenarios } from './scenarios.js';
 const SECTION = '## Adding a version 3';
 const PRESENTERS = 'services/users-orders/src/orders/presenters.ts';
 const POLICY = 'ops/versions.json';
-/** Where the section puts the schema ("above `export type OrderV1`") and the presenter (last entry of orderPresenters). */
-const SCHEMA_ANCHOR = 'export type OrderV1';
+/** Where the section puts the schema (below `orderV2Schema`) and the presenter (last entry of orderPresenters). */
+const PREVIOUS_SCHEMA = 'export const orderV2Schema';
 const PRESENTERS_MAP = 'export const orderPresenters';
 
 const DEMO_ORDER = 'ord-1001';
@@ -48,17 +48,14 @@ function sectionBlocks(): SectionBlocks {
   return { schema, presenter, policyEntry };
 }
 
-function insertOnce(text: string, anchor: string, insertion: string, what: string): string {
-  const at = text.indexOf(anchor);
-  expect(at, `${what}: "${anchor.trim()}" is in ${PRESENTERS}`).toBeGreaterThan(-1);
-  expect(text.indexOf(anchor, at + 1), `${what}: "${anchor.trim()}" appears once`).toBe(-1);
-  return `${text.slice(0, at)}${insertion}${text.slice(at)}`;
-}
-
-/** Step 1: the schema above `export type OrderV1`, the presenter before the `]);` that closes orderPresenters. */
+/** Step 1: the schema after the statement that declares orderV2Schema, the presenter before the `]);` that closes orderPresenters. */
 function addPresenter(copy: string, { schema, presenter }: SectionBlocks): void {
   const file = join(copy, PRESENTERS);
-  let text = insertOnce(readFileSync(file, 'utf8'), SCHEMA_ANCHOR, `${schema}\n`, 'the schema');
+  let text = readFileSync(file, 'utf8');
+  const previous = text.indexOf(PREVIOUS_SCHEMA);
+  const previousEnd = text.indexOf(';\n', previous);
+  expect(previous > -1 && previousEnd > -1, `${PRESENTERS} declares orderV2Schema in one statement`).toBe(true);
+  text = `${text.slice(0, previousEnd + 2)}\n${schema}${text.slice(previousEnd + 2)}`;
   const map = text.indexOf(PRESENTERS_MAP);
   const close = text.indexOf('\n]);', map);
   expect(map > -1 && close > -1, 'orderPresenters is a Map literal closed by "]);"').toBe(true);
