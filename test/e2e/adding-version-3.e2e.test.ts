@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -75,13 +75,18 @@ function addPolicyEntry(copy: string, { policyEntry }: SectionBlocks): void {
  * What the build and the two processes read. node_modules is linked, not copied; its
  * @version-router/platform links to this repository's platform/, which a new version does not touch, and
  * platform/ is linked too so `tsc -b` finds that project built. dist/ is copied only as tsc's incremental
- * state, so the build recompiles what the edits changed instead of everything.
+ * state, so the build recompiles what the edits changed instead of everything. Its build info is dated
+ * back: file times are coarse, and an edit within the same tick as the copy would look older to `tsc -b`,
+ * which would then skip the build (it compares times first, then the recorded file hashes).
  */
 function copyRepository(): string {
   const copy = mkdtempSync(join(tmpdir(), 'adding-version-3-'));
   for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(repoRoot, file), join(copy, file));
   for (const dir of ['services/users-orders/src', 'gateway/src', 'ops', 'openapi', 'scripts']) cpSync(join(repoRoot, dir), join(copy, dir), { recursive: true });
-  if (existsSync(join(repoRoot, 'dist'))) cpSync(join(repoRoot, 'dist'), join(copy, 'dist'), { recursive: true });
+  if (existsSync(join(repoRoot, 'dist/.tsbuildinfo'))) {
+    cpSync(join(repoRoot, 'dist'), join(copy, 'dist'), { recursive: true });
+    utimesSync(join(copy, 'dist/.tsbuildinfo'), 0, 0);
+  }
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
   symlinkSync(join(repoRoot, 'platform'), join(copy, 'platform'), 'dir');
   return copy;
