@@ -70,6 +70,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       gatewayAdminUrl: await project.url('gateway', 9464),
       // The backend is not published; the overlay's relay forwards its admin port.
       backendAdminUrl: await project.url('backend-admin-relay', 9465),
+      versionsFile: policyCopy,
     };
   };
   const promQuery = async (expr: string): Promise<PromSample[]> => {
@@ -382,14 +383,18 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       const reloadLines = async (msg: string) => (await project.logs('gateway')).split('\n').filter((line) => line.includes(`"msg":"${msg}`)).length;
       try {
         const reloadedBefore = await reloadLines('version policy reloaded');
+        const shipped = JSON.parse(originalPolicy) as PolicyFile;
+        // One above the highest listed version: a version the shipped policy does not have yet.
+        const added = Math.max(...shipped.versions.map(({ version }) => version)) + 1;
+        const supported = [...shipped.versions.filter(({ status }) => status === 'current').map(({ version }) => version), added].join(', ');
         writePolicy((policy) => {
-          policy.versions.push({ version: 3, status: 'current' });
+          policy.versions.push({ version: added, status: 'current' });
         });
         await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
         await eventually('the reload log line', async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined), 15_000);
-        const added = await fetch(`${stack().gatewayUrl}/v3/orders/ord-1001`);
-        expect(added.headers.get('api-version')).toBe('3');
-        expect(added.headers.get('api-supported-versions')).toBe('2, 3');
+        const served = await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`);
+        expect(served.headers.get('api-version')).toBe(String(added));
+        expect(served.headers.get('api-supported-versions')).toBe(supported);
 
         const refusedBefore = await reloadLines('version policy reload failed');
         writePolicy((policy) => {
@@ -397,7 +402,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
         });
         await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
         await eventually('the refused-reload log line', async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined), 15_000);
-        expect((await fetch(`${stack().gatewayUrl}/v3/orders/ord-1001`)).headers.get('api-version')).toBe('3');
+        expect((await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(String(added));
         const after = await inspect(id);
         expect(after.State.Status).toBe('running');
         expect(after.RestartCount).toBe(restartsBefore);

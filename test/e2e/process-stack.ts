@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
 import type { RunningStack } from './stack.js';
 
@@ -93,6 +94,8 @@ export interface ProcessStack extends RunningStack {
 
 /** The real built backend and gateway as two processes, like `npm start`, on ephemeral loopback ports. */
 export async function startProcessStack(options: ProcessStackOptions = {}): Promise<ProcessStack> {
+  // Where the gateway reads its policy: API_VERSIONS_FILE, else its default, against its working directory.
+  const versionsFile = resolve(options.root ?? repoRoot, options.gatewayEnv?.API_VERSIONS_FILE ?? process.env.API_VERSIONS_FILE ?? 'ops/versions.json');
   const backend = await startService('backend', { ...backendEnv, ...options.backendEnv }, options.root);
   let gateway: ServiceProcess;
   try {
@@ -107,6 +110,7 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     gatewayUrl: gateway.apiUrl,
     gatewayAdminUrl: gateway.adminUrl,
     backendAdminUrl: backend.adminUrl,
+    versionsFile,
     async stop() {
       await Promise.all([gateway.stop(), backend.stop()]);
     },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { postExpectingContinue } from '../support/expect-continue.js';
 import type { StackEndpoints } from './stack.js';
@@ -43,20 +44,24 @@ function userBodyOfSize(size: number): Buffer {
   return Buffer.from(`${core.slice(0, -1)}${' '.repeat(size - core.length)}}`);
 }
 
-/** What the scenarios expect beyond the shipped policy (ops/versions.json: v1 deprecated, v2 current). */
-export interface ScenarioOptions {
-  /**
-   * Current versions the policy lists after version 2, ascending: the check of "Adding a version 3" in
-   * docs/architecture.md passes [3]. They join the supported lists and GET /versions, and the 406 case
-   * uses the next number up as its unlisted version.
-   */
-  addedCurrentVersions?: readonly number[];
+interface PolicyFile {
+  versions: { version: number; status: string }[];
 }
 
-export function registerScenarios(getStack: () => StackEndpoints, { addedCurrentVersions = [] }: ScenarioOptions = {}): void {
-  const currentVersions = [2, ...addedCurrentVersions];
-  const supported = currentVersions.join(', ');
-  const unlisted = String(Math.max(...currentVersions) + 1);
+/**
+ * The listed versions as the scenarios expect them, from the policy file the stack runs with, read when a test
+ * runs (a stack can start after the scenarios are registered). Version 1 is the shipped deprecated version
+ * the scenarios check in detail; every current version joins the supported lists and GET /versions, so a
+ * version added to the policy (docs/architecture.md "Adding a version 3") needs no change here. The number
+ * above the highest listed version is the unlisted one.
+ */
+function listedVersions(stack: StackEndpoints): { current: number[]; supported: string; unlisted: string } {
+  const { versions } = JSON.parse(readFileSync(stack.versionsFile, 'utf8')) as PolicyFile;
+  const current = versions.filter(({ status }) => status === 'current').map(({ version }) => version).sort((a, b) => a - b);
+  return { current, supported: current.join(', '), unlisted: String(Math.max(...versions.map(({ version }) => version)) + 1) };
+}
+
+export function registerScenarios(getStack: () => StackEndpoints): void {
   const gateway = (path: string, init?: RequestInit) => fetch(`${getStack().gatewayUrl}${path}`, init);
   const postUser = (body: string, contentType = json) => gateway('/api/users', { method: 'POST', headers: { 'content-type': contentType }, body });
 
@@ -196,12 +201,18 @@ export function registerScenarios(getStack: () => StackEndpoints, { addedCurrent
       expect(api.headers.get('vary')).toMatch(/API-Version/);
     });
 
-    it.each([unlisted, '0', 'abc', '1.0', '2, 1', ''])('answers API-Version %j with 406 unsupported_version and Vary', async (value) => {
+    const expectUnsupported = async (value: string) => {
       const res = await gateway('/orders/ord-1001', { headers: { 'api-version': value } });
       expect(res.status).toBe(406);
       expect(res.headers.get('vary')).toBe('API-Version');
-      expect(await res.json()).toEqual({ error: 'unsupported_version', code: 406, details: `supported versions: 1, ${supported}` });
+      expect(await res.json()).toEqual({ error: 'unsupported_version', code: 406, details: `supported versions: 1, ${listedVersions(getStack()).supported}` });
+    };
+
+    it('answers API-Version one above the highest listed version with 406 unsupported_version and Vary', async () => {
+      await expectUnsupported(listedVersions(getStack()).unlisted);
     });
+
+    it.each(['0', 'abc', '1.0', '2, 1', ''])('answers API-Version %j with 406 unsupported_version and Vary', expectUnsupported);
 
     it('answers a path version contradicted by API-Version with 400 conflicting_version, and accepts the same version', async () => {
       const conflict = await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '1' } });
@@ -212,6 +223,7 @@ export function registerScenarios(getStack: () => StackEndpoints, { addedCurrent
     });
 
     it('tells clients which versions exist: discovery headers on every versioned answer, and GET /versions', async () => {
+      const { current, supported, unlisted } = listedVersions(getStack());
       const v1 = await gateway('/v1/orders/ord-1001');
       const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': unlisted } });
       const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
@@ -230,7 +242,7 @@ export function registerScenarios(getStack: () => StackEndpoints, { addedCurrent
         default_version: 1,
         versions: [
           { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
-          ...currentVersions.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] })),
+          ...current.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] })),
         ],
       });
     });

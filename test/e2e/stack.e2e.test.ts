@@ -75,7 +75,11 @@ describe('process stack: consumer log', () => {
 });
 
 describe('process stack: reloading the version policy', () => {
-  const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8')) as { versions: object[] };
+  const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8')) as { versions: { version: number; status: string }[] };
+  const listed = shipped.versions.map(({ version }) => version);
+  const current = shipped.versions.filter(({ status }) => status === 'current').map(({ version }) => version);
+  /** The version the reload adds: one above the highest the shipped policy lists, which the backend does not serve. */
+  const added = Math.max(...listed) + 1;
   const policyPath = join(mkdtempSync(join(tmpdir(), 'policy-reload-')), 'versions.json');
   const writePolicy = (policy: unknown) => writeFileSync(policyPath, JSON.stringify(policy));
   let gateway: ServiceProcess;
@@ -96,15 +100,15 @@ describe('process stack: reloading the version policy', () => {
   };
 
   it('serves a version added to the file after SIGHUP, without a restart', async () => {
-    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).status).toBe(404);
-    writePolicy({ ...shipped, versions: [...shipped.versions, { version: 3, status: 'current' }] });
+    expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).status).toBe(404);
+    writePolicy({ ...shipped, versions: [...shipped.versions, { version: added, status: 'current' }] });
     gateway.child.kill('SIGHUP');
-    expect(await logged('version policy reloaded')).toMatchObject({ versions: [1, 2, 3] });
-    // The backend has no v3 orders: its 404 comes back through the new version, with its headers.
-    const res = await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`);
+    expect(await logged('version policy reloaded')).toMatchObject({ versions: [...listed, added] });
+    // The backend has no such orders: its 404 comes back through the new version, with its headers.
+    const res = await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`);
     expect(res.status).toBe(404);
-    expect(res.headers.get('api-version')).toBe('3');
-    expect(res.headers.get('api-supported-versions')).toBe('2, 3');
+    expect(res.headers.get('api-version')).toBe(String(added));
+    expect(res.headers.get('api-supported-versions')).toBe([...current, added].join(', '));
     expect(gateway.child.exitCode).toBeNull();
   });
 
@@ -120,7 +124,7 @@ describe('process stack: reloading the version policy', () => {
       code: 400,
       details: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version`,
     });
-    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).headers.get('api-version')).toBe('3');
+    expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(String(added));
     const metrics = await (await fetch(`${gateway.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/^api_version_policy_reloads_total\{result="failure"\} 2$/m);
     expect(metrics).toMatch(/^api_version_policy_last_reload_success 0$/m);
@@ -129,8 +133,9 @@ describe('process stack: reloading the version policy', () => {
     const fixed = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
     expect(fixed.status).toBe(200);
     expect(await fixed.json()).toEqual({ reloaded: true });
-    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).status).toBe(404);
-    expect((await fetch(`${gateway.apiUrl}/v3/orders/ord-1001`)).headers.get('api-version')).toBeNull();
+    const removed = await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`);
+    expect(removed.status).toBe(404);
+    expect(removed.headers.get('api-version')).toBeNull();
   });
 });
 

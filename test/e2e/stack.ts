@@ -10,6 +10,8 @@ export interface StackEndpoints {
   gatewayAdminUrl: string;
   /** Backend admin listener: /metrics, /healthz, /readyz. */
   backendAdminUrl: string;
+  /** The version policy file the gateway runs with (absolute path): the scenarios learn the listed versions from it. */
+  versionsFile: string;
 }
 
 export interface RunningStack extends StackEndpoints {
