@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 
-/** The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1. */
+/** The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added since is one more entry there). */
 export const designPolicyFile = {
   default_version: 1,
   versions: [

@@ -4,6 +4,7 @@ import type { Clock } from '@version-router/platform/clock';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import type { Order } from '../src/orders/order.js';
+import { orderPresenters } from '../src/orders/presenters.js';
 
 const demoOrders: Order[] = [
   { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' },
@@ -33,3 +34,6 @@ export async function testApp(options: Partial<BuildAppOptions> = {}): Promise<F
 
 /** The JSON content type every JSON response must carry. */
 export const JSON_TYPE = /^application\/json(;|$)/;
+
+/** One above the highest version the backend serves: the next version, which it does not serve yet. */
+export const UNSERVED_VERSION = Math.max(...orderPresenters.keys()) + 1;

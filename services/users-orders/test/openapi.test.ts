@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import { MemoryUserStore, type User } from '../src/users/store.js';
-import { JSON_TYPE, testApp } from './helpers.js';
+import { JSON_TYPE, testApp, UNSERVED_VERSION } from './helpers.js';
 
 type Document = OpenAPIV3_1.Document;
 
@@ -36,7 +36,7 @@ describe('GET /v{n}/openapi.json', () => {
 
   it('answers a version it does not serve with the JSON 404', async () => {
     const app = await testApp();
-    const res = await app.inject({ method: 'GET', url: '/v3/openapi.json' });
+    const res = await app.inject({ method: 'GET', url: `/v${UNSERVED_VERSION}/openapi.json` });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: 'not found', code: 404 });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryUserStore, type User, type UserFields } from '../src/users/store.js';
-import { JSON_TYPE, manualClock, testApp } from './helpers.js';
+import { JSON_TYPE, manualClock, testApp, UNSERVED_VERSION } from './helpers.js';
 
 const alice = { name: 'Alice', email: 'alice@example.com' };
 
@@ -207,7 +207,7 @@ describe('errors outside the handlers', () => {
     expect(res.json()).toEqual({ error: 'method not allowed', code: 405 });
   });
 
-  it.each(['/api/user', '/api/users/user-1/orders', '/v3/orders/ord-1001', '/'])('answers the unmatched path %s with JSON 404 not found', async (url) => {
+  it.each(['/api/user', '/api/users/user-1/orders', `/v${UNSERVED_VERSION}/orders/ord-1001`, '/'])('answers the unmatched path %s with JSON 404 not found', async (url) => {
     const app = await testApp();
     const res = await app.inject({ method: 'GET', url });
     expect(res.statusCode).toBe(404);
