@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { routeLabelOf } from './http-foundation.js';
+import { routeLabelOf } from './plugins/route-label.js';
 
 /** Metric names are an interface: ops/ rules and dashboards query them. */
 export const httpMetricNames = {
