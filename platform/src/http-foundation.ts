@@ -12,6 +12,9 @@ import { logRequestCompleted } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
 import { writeDeadline } from './plugins/write-deadline.js';
 
+// Re-exported with the modules that declare them, so importers of this entry also see the decorations
+// these plugins add (app.lifecycle, request.routeLabel) in the compiled types.
+export type { Lifecycle } from './plugins/draining.js';
 export { routeLabelOf } from './plugins/route-label.js';
 
 /**
@@ -62,15 +65,14 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
  * What both processes (and their admin listeners) run on every request, one plugin per rule; see
  * src/plugins/README.md. Register it first, before any route, on a server built from baseServerOptions.
  */
-export const httpFoundation: FastifyPluginAsync = fp(
-  async (app) => {
-    await app.register(draining);
-    await app.register(routeLabel);
-    // The guards' onRequest hook runs first, so a refused request never arms a write deadline.
-    await app.register(requestGuards);
-    await app.register(writeDeadline);
-    await app.register(methodNotAllowed);
-    await app.register(errorHandler);
-  },
-  { name: 'http-foundation' },
-);
+const httpFoundationPlugin: FastifyPluginAsync = async (app) => {
+  await app.register(draining);
+  await app.register(routeLabel);
+  // The guards' onRequest hook runs first, so a refused request never arms a write deadline.
+  await app.register(requestGuards);
+  await app.register(writeDeadline);
+  await app.register(methodNotAllowed);
+  await app.register(errorHandler);
+};
+
+export const httpFoundation = fp(httpFoundationPlugin, { name: 'http-foundation' });

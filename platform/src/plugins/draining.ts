@@ -2,10 +2,15 @@ import type { Server } from 'node:http';
 import type { FastifyBaseLogger, FastifyHttpOptions, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 
+/** The process's shutdown state; readiness and the request guards consult it. */
+export interface Lifecycle {
+  /** Set once shutdown begins. */
+  draining: boolean;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Set once shutdown begins; readiness and new requests consult it. */
-    lifecycle: { draining: boolean };
+    lifecycle: Lifecycle;
   }
 }
 
@@ -18,19 +23,18 @@ export const drainingOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogger>
  * The shutdown state: `app.lifecycle.draining` turns true when close() begins. The request guards then
  * refuse new requests with 503.
  */
-export const draining: FastifyPluginAsync = fp(
-  async (app) => {
-    app.decorate('lifecycle', { draining: false });
-    app.addHook('preClose', async () => {
-      app.lifecycle.draining = true;
-    });
+const drainingPlugin: FastifyPluginAsync = async (app) => {
+  app.decorate('lifecycle', { draining: false } satisfies Lifecycle);
+  app.addHook('preClose', async () => {
+    app.lifecycle.draining = true;
+  });
 
-    // A request that was in flight when shutdown began must not leave its keep-alive connection open:
-    // close() would then wait for the client (up to the grace period) although nothing is in flight.
-    app.addHook('onSend', (_request, reply, payload, done) => {
-      if (app.lifecycle.draining) void reply.header('connection', 'close');
-      done(null, payload);
-    });
-  },
-  { name: 'draining' },
-);
+  // A request that was in flight when shutdown began must not leave its keep-alive connection open:
+  // close() would then wait for the client (up to the grace period) although nothing is in flight.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (app.lifecycle.draining) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+};
+
+export const draining = fp(drainingPlugin, { name: 'draining' });
