@@ -41,24 +41,23 @@ export const errorServerOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogg
  * Every error a route or hook raises, answered as an ErrorResponse: an HttpError as it says, a framework
  * client error with its status, anything else 500 `internal error` with its text in the log only.
  */
-export const errorHandler: FastifyPluginAsync = fp(
-  async (app) => {
-    app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
-      if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
-      if (!request.raw.complete && request.raw.socket.destroyed) {
-        // The client closed the connection before its request was complete (it gave up or was timed out):
-        // nothing failed on this side. The reply is still completed, though nobody is left to read it.
-        request.log.info({ reason: err.message }, 'client closed the connection before the request was complete');
-        return sendError(reply, 400, 'bad request', 'request aborted');
-      }
-      const status = err.statusCode ?? 500;
-      if (status >= 400 && status < 500) {
-        // Framework-detected client errors (e.g. a malformed header) keep their status, in our shape.
-        return sendError(reply, status, (STATUS_CODES[status] ?? 'bad request').toLowerCase(), err.message);
-      }
-      request.log.error({ err }, 'unhandled error');
-      return sendError(reply, 500, 'internal error');
-    });
-  },
-  { name: 'error-handler' },
-);
+const errorHandlerPlugin: FastifyPluginAsync = async (app) => {
+  app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
+    if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
+    if (!request.raw.complete && request.raw.socket.destroyed) {
+      // The client closed the connection before its request was complete (it gave up or was timed out):
+      // nothing failed on this side. The reply is still completed, though nobody is left to read it.
+      request.log.info({ reason: err.message }, 'client closed the connection before the request was complete');
+      return sendError(reply, 400, 'bad request', 'request aborted');
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Framework-detected client errors (e.g. a malformed header) keep their status, in our shape.
+      return sendError(reply, status, (STATUS_CODES[status] ?? 'bad request').toLowerCase(), err.message);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, 500, 'internal error');
+  });
+};
+
+export const errorHandler = fp(errorHandlerPlugin, { name: 'error-handler' });

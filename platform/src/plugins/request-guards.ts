@@ -29,26 +29,25 @@ function tooManyHeaderFields(rawHeaders: readonly string[]): boolean {
  * Refuses a request on arrival, before routing and before its body is read: 503 while the process drains,
  * 400 without Host, 431 with too many header fields. The checks are cheap and share one onRequest hook.
  */
-export const requestGuards: FastifyPluginAsync = fp(
-  async (app) => {
-    app.addHook('onRequest', (request, reply, done) => {
-      if (app.lifecycle.draining) {
-        void sendError(reply, 503, 'service unavailable', 'shutting down');
-        return;
-      }
-      // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 clients may omit it.
-      if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') {
-        void reply.header('connection', 'close');
-        void sendError(reply, 400, 'bad request', 'missing Host header');
-        return;
-      }
-      if (tooManyHeaderFields(request.raw.rawHeaders)) {
-        void reply.header('connection', 'close');
-        void sendError(reply, 431, 'request header fields too large', `more than ${serverLimits.maxHeaderFields} header fields`);
-        return;
-      }
-      done();
-    });
-  },
-  { name: 'request-guards', dependencies: ['draining'] },
-);
+const requestGuardsPlugin: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (app.lifecycle.draining) {
+      void sendError(reply, 503, 'service unavailable', 'shutting down');
+      return;
+    }
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 clients may omit it.
+    if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      void reply.header('connection', 'close');
+      void sendError(reply, 400, 'bad request', 'missing Host header');
+      return;
+    }
+    if (tooManyHeaderFields(request.raw.rawHeaders)) {
+      void reply.header('connection', 'close');
+      void sendError(reply, 431, 'request header fields too large', `more than ${serverLimits.maxHeaderFields} header fields`);
+      return;
+    }
+    done();
+  });
+};
+
+export const requestGuards = fp(requestGuardsPlugin, { name: 'request-guards', dependencies: ['draining'] });

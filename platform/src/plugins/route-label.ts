@@ -19,9 +19,8 @@ export function routeLabelOf(request: FastifyRequest): string {
 }
 
 /** Gives every request the routeLabel a catch-all route may set. */
-export const routeLabel: FastifyPluginAsync = fp(
-  async (app) => {
-    app.decorateRequest('routeLabel', null);
-  },
-  { name: 'route-label' },
-);
+const routeLabelPlugin: FastifyPluginAsync = async (app) => {
+  app.decorateRequest('routeLabel', null);
+};
+
+export const routeLabel = fp(routeLabelPlugin, { name: 'route-label' });

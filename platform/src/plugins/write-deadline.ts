@@ -6,16 +6,15 @@ import { serverLimits } from '../server-limits.js';
  * Go-style write deadline: a response not finished within the write timeout of its request's arrival loses
  * its connection, so a client that stops reading cannot hold a response (and its upstream) open.
  */
-export const writeDeadline: FastifyPluginAsync = fp(
-  async (app) => {
-    app.addHook('onRequest', (request, reply, done) => {
-      const deadline = setTimeout(() => {
-        request.log.warn('write timeout exceeded, closing connection');
-        request.raw.socket.destroy();
-      }, serverLimits.writeTimeoutMs);
-      reply.raw.once('close', () => clearTimeout(deadline));
-      done();
-    });
-  },
-  { name: 'write-deadline' },
-);
+const writeDeadlinePlugin: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    const deadline = setTimeout(() => {
+      request.log.warn('write timeout exceeded, closing connection');
+      request.raw.socket.destroy();
+    }, serverLimits.writeTimeoutMs);
+    reply.raw.once('close', () => clearTimeout(deadline));
+    done();
+  });
+};
+
+export const writeDeadline = fp(writeDeadlinePlugin, { name: 'write-deadline' });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '@version-router/platform/errors';
@@ -44,7 +44,7 @@ const invalidJsonResponse = errorResponse(
 const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
 
 /** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
-export async function userRoutes(app: FastifyInstance, { store, now }: UserRoutesOptions): Promise<void> {
+export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { store, now }) => {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -162,4 +162,4 @@ export async function userRoutes(app: FastifyInstance, { store, now }: UserRoute
       return reply.code(204).send();
     },
   );
-}
+};
