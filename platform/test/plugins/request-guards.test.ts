@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { requestGuards } from '../../src/plugins/request-guards.js';
 import { buildFoundationApp } from '../helpers.js';
 
 describe('request guards', () => {
@@ -39,5 +41,13 @@ describe('request guards on a real connection', () => {
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(head.toLowerCase()).toContain('\r\nconnection: close');
     expect(body).toBe('{"error":"bad request","code":400,"details":"missing Host header"}');
+  });
+});
+
+describe('request guards without draining', () => {
+  it('refuses to start, since the guards read the draining state', async () => {
+    const app = Fastify();
+    onTestFinished(() => app.close());
+    await expect(app.register(requestGuards).ready()).rejects.toThrow(/draining/);
   });
 });
