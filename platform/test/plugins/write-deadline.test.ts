@@ -21,7 +21,9 @@ describe('write deadline', () => {
       const app = await buildFoundationApp(pino({ level: 'warn' }, sink));
       // Runs before the app closes (finish hooks run last-registered first): a test that failed or timed
       // out must not leave close() waiting for the hanging request.
-      onTestFinished(() => client?.destroy());
+      onTestFinished(() => {
+        client?.destroy();
+      });
       let arrived: () => void = () => undefined;
       const inHandler = new Promise<void>((resolve) => (arrived = resolve));
       app.get('/hang', () => {
