@@ -1,6 +1,9 @@
 // A/B of two gateway builds under identical conditions: CPU µs per request of each.
 //
-//   node bench/ab.mjs <gateway-a.js> <gateway-b.js> [path] [seconds]
+//   node bench/ab.mjs <gateway-a.js> <gateway-b.js> [route] [seconds]
+//
+// route: a GET path (default /v2/orders/ord-1001) or the name of one of `npm run bench`'s routes
+// (e.g. 'POST /api/users', 'GET /orders/ord-1001 (API-Version: 2)'), sent with its method, headers and body.
 //
 // Both gateways run at the same time on the servers' core, each in front of its own backend (the dist/
 // build), with the backends and two wrk runs (50 connections each) on the load core. The scheduler shares
@@ -26,13 +29,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, load, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, load, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
 import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
 const [gatewayA, gatewayB, path = '/v2/orders/ord-1001', seconds = '5'] = process.argv.slice(2);
+const request = ROUTES.find((route) => route.name === path) ?? { method: 'GET', path, headers: {} };
 if (gatewayB === undefined) {
-  process.stderr.write('usage: node bench/ab.mjs <gateway-a.js> <gateway-b.js> [path] [seconds]\n');
+  process.stderr.write('usage: node bench/ab.mjs <gateway-a.js> <gateway-b.js> [route] [seconds]\n');
   process.exit(2);
 }
 if (!pinning) {
@@ -87,7 +91,7 @@ async function runPair(order) {
     };
     const gateways = [];
     for (const build of order) gateways.push(await start(build));
-    const script = wrkScript(join(dir, 'ab.lua'), { method: 'GET', path, headers: {} });
+    const script = wrkScript(join(dir, 'ab.lua'), request);
     const loadAll = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, script, CONNECTIONS, duration)));
 
     await loadAll(2); // warm-up: JIT, pool connections

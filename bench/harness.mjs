@@ -17,6 +17,21 @@ export const pinned = (cpu, command, args) => (pinning ? ['taskset', ['-c', cpu,
 
 export const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf8' }).trim();
 
+/** The requests both `npm run bench` and `bench/ab.mjs` measure. */
+export const ROUTES = [
+  { name: 'GET /v2/orders/ord-1001', method: 'GET', path: '/v2/orders/ord-1001', headers: {}, status: 200 },
+  { name: 'GET /v1/orders/ord-1001', method: 'GET', path: '/v1/orders/ord-1001', headers: {}, status: 200 },
+  { name: 'GET /orders/ord-1001 (API-Version: 2)', method: 'GET', path: '/orders/ord-1001', headers: { 'API-Version': '2' }, status: 200 },
+  {
+    name: 'POST /api/users',
+    method: 'POST',
+    path: '/api/users',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"name":"Bench User","email":"bench@example.com"}',
+    status: 201,
+  },
+];
+
 /** The Node major the Docker image ships, read from the Dockerfile's base image (`node:<major>-…`). */
 export function imageNodeMajor() {
   const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');

@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, SERVER_CPU, load, need, nodeBinary, nodeVersion, pinned, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, SERVER_CPU, load, need, nodeBinary, nodeVersion, pinned, pinning, shell, startNode, wrkScript } from './harness.mjs';
 import { entries, repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
@@ -33,19 +33,6 @@ const PEERS = [
 ];
 const PROXIES = ['gateway', 'nginx', ...PEERS.map((peer) => peer.name)];
 
-const ROUTES = [
-  { name: 'GET /v2/orders/ord-1001', method: 'GET', path: '/v2/orders/ord-1001', headers: {}, status: 200 },
-  { name: 'GET /v1/orders/ord-1001', method: 'GET', path: '/v1/orders/ord-1001', headers: {}, status: 200 },
-  { name: 'GET /orders/ord-1001 (API-Version: 2)', method: 'GET', path: '/orders/ord-1001', headers: { 'API-Version': '2' }, status: 200 },
-  {
-    name: 'POST /api/users',
-    method: 'POST',
-    path: '/api/users',
-    headers: { 'Content-Type': 'application/json' },
-    body: '{"name":"Bench User","email":"bench@example.com"}',
-    status: 201,
-  },
-];
 
 /** Direct has no header-form route: it gets the path form the proxies forward to. */
 const pathFor = (targetName, route) => (targetName === 'direct' && route.path.startsWith('/orders/') ? `/v2${route.path}` : route.path);

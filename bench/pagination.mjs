@@ -63,7 +63,7 @@ async function measure(app, store, users, limit) {
 const rows = [];
 for (const users of SIZES) {
   const store = fill(users);
-  const app = await buildApp({ logger: createLogger('silent', 'bench'), store, orders: [] });
+  const app = await buildApp({ logger: createLogger('silent', 'bench'), store, orders: [], clock: Date.now });
   await app.ready();
   for (const limit of LIMITS) rows.push({ users, limit, ...(await measure(app, store, users, limit)) });
   await app.close();

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
 import { createGatewayMetrics } from './metrics.js';
@@ -23,12 +24,11 @@ declare module 'fastify' {
 
 export interface GatewayAppOptions {
   config: { backendTimeoutMs: number };
-  /** The validated policy file to start with. */
+  /** The policy file main.ts read and validated at start. */
   policy: PolicyFile;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
   readPolicy: () => PolicyFile;
-  /** Epoch milliseconds. */
-  clock: () => number;
+  clock: Clock;
   backendUrl: string;
   logger: Logger;
   registry: Registry;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, readJsonFile } from '@version-router/platform/config';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
-import { versionPolicyFileSchema, type PolicyFile } from './versions/policy-file.js';
 
 export interface GatewayConfig {
   host: string;
@@ -11,10 +10,8 @@ export interface GatewayConfig {
   adminPort: number;
   backendUrl: string;
   backendTimeoutMs: number;
-  /** API_VERSIONS_FILE, re-read on a reload. */
+  /** API_VERSIONS_FILE: main.ts reads it at start, and again on every reload. */
   policyPath: string;
-  /** The policy file as read and validated at start. */
-  policyFile: PolicyFile;
   logLevel: z.output<typeof logLevelSchema>;
 }
 
@@ -38,7 +35,7 @@ const backendTimeoutSchema = z
   .transform(Number)
   .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
 
-/** The gateway's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable or file. */
+/** The gateway's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
     GATEWAY_HOST: { schema: hostSchema, default: '0.0.0.0' },
@@ -59,14 +56,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     backendUrl: vars.BACKEND_URL,
     backendTimeoutMs: vars.BACKEND_TIMEOUT_MS,
     policyPath: vars.API_VERSIONS_FILE,
-    policyFile: readPolicyFile(vars.API_VERSIONS_FILE),
     logLevel: vars.LOG_LEVEL,
   };
-}
-
-/** Reads and validates the policy file; throws a ConfigError naming the file and the JSON path of the problem. */
-export function readPolicyFile(path: string): PolicyFile {
-  return readJsonFile('API_VERSIONS_FILE', path, versionPolicyFileSchema);
 }
 
 /** The one place the process environment is read. */

@@ -3,16 +3,19 @@ import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
 import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
-import { loadProcessConfig, readPolicyFile } from './config.js';
+import { loadProcessConfig } from './config.js';
+import { readPolicyFile } from './versions/policy-file.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
+  const readPolicy = () => readPolicyFile(config.policyPath);
+  const policy = readPolicy();
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   const app = await buildApp({
     config: { backendTimeoutMs: config.backendTimeoutMs },
-    policy: config.policyFile,
-    readPolicy: () => readPolicyFile(config.policyPath),
+    policy,
+    readPolicy,
     clock: Date.now,
     backendUrl: config.backendUrl,
     logger,

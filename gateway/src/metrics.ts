@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from './versions/policy.js';
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
@@ -12,8 +13,7 @@ export interface GatewayMetrics {
 export interface GatewayMetricsSources {
   /** The policy in force at scrape time (it changes on a reload). */
   policy: () => VersionPolicy;
-  /** Epoch milliseconds. */
-  clock: () => number;
+  clock: Clock;
 }
 
 export function createGatewayMetrics(registry: Registry, { policy, clock }: GatewayMetricsSources): GatewayMetrics {

@@ -222,6 +222,12 @@ describe('users: proxied unchanged', () => {
     },
   );
 
+  it('passes the query string byte for byte, repeated and percent-encoded keys included', async () => {
+    const res = await gateway.app.inject({ method: 'GET', url: '/api/users/user-1?a=1&a=2&q=%20x%2B&flag' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json<{ url: string }>().url).toBe('/api/users/user-1?a=1&a=2&q=%20x%2B&flag');
+  });
+
   it('streams a body larger than 1 MiB to the backend (the backend owns the limit)', async () => {
     const payload = `{"name":"${'a'.repeat(1_048_576)}"}`;
     const res = await gateway.app.inject({ method: 'POST', url: '/api/users', headers: { 'content-type': 'application/json' }, payload });

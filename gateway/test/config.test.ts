@@ -1,22 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@version-router/platform/config';
+import { entries, repoRoot } from '../../scripts/paths.mjs';
 import { loadConfig } from '../src/config.js';
 import { designPolicyFile } from './helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
-function policyFile(name: string, content: unknown): string {
-  const path = join(dir, name);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
-  return path;
-}
-const validPolicy = policyFile('valid.json', designPolicyFile);
-
 function errorOf(env: NodeJS.ProcessEnv): string {
   try {
-    loadConfig({ API_VERSIONS_FILE: validPolicy, ...env });
+    loadConfig(env);
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     const message = (err as Error).message;
@@ -27,19 +21,17 @@ function errorOf(env: NodeJS.ProcessEnv): string {
 }
 
 describe('gateway configuration', () => {
-  it('applies the documented defaults (the policy from ops/versions.json, relative to the repository root)', () => {
-    const config = loadConfig({});
-    expect(config).toMatchObject({
+  it('applies the documented defaults (the policy path ops/versions.json, relative to the working directory)', () => {
+    expect(loadConfig({})).toEqual({
       host: '0.0.0.0',
       port: 8080,
       adminHost: '127.0.0.1',
       adminPort: 9464,
       backendUrl: 'http://127.0.0.1:8081',
       backendTimeoutMs: 9000,
+      policyPath: 'ops/versions.json',
       logLevel: 'info',
     });
-    expect(config.policyFile.default_version).toBe(1);
-    expect(config.policyFile.versions.map(({ version }) => version)).toEqual([1, 2]);
   });
 
   it('reads every variable', () => {
@@ -50,10 +42,23 @@ describe('gateway configuration', () => {
       GATEWAY_ADMIN_PORT: '9999',
       BACKEND_URL: 'http://backend:8081/',
       BACKEND_TIMEOUT_MS: '250',
-      API_VERSIONS_FILE: validPolicy,
+      API_VERSIONS_FILE: '/etc/gateway/versions.json',
       LOG_LEVEL: 'warn',
     });
-    expect(config).toMatchObject({ host: '127.0.0.1', port: 0, adminHost: '0.0.0.0', adminPort: 9999, backendUrl: 'http://backend:8081', backendTimeoutMs: 250, logLevel: 'warn' });
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 0,
+      adminHost: '0.0.0.0',
+      adminPort: 9999,
+      backendUrl: 'http://backend:8081',
+      backendTimeoutMs: 250,
+      policyPath: '/etc/gateway/versions.json',
+      logLevel: 'warn',
+    });
+  });
+
+  it('checks API_VERSIONS_FILE is a path and leaves reading the file to main.ts', () => {
+    expect(loadConfig({ API_VERSIONS_FILE: '/no/such/versions.json' }).policyPath).toBe('/no/such/versions.json');
   });
 
   it.each([
@@ -68,31 +73,41 @@ describe('gateway configuration', () => {
     [{ BACKEND_TIMEOUT_MS: '9.5' }, /^BACKEND_TIMEOUT_MS: must be a whole number of milliseconds/],
     [{ BACKEND_TIMEOUT_MS: '0' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
     [{ BACKEND_TIMEOUT_MS: '12000' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
+    [{ API_VERSIONS_FILE: '' }, /^API_VERSIONS_FILE: must name a file \(got ""\)$/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
     expect(errorOf(env)).toMatch(expected);
   });
+});
 
-  it('names the policy file and the problem when it is missing, not JSON, or breaks a lifecycle rule', () => {
-    const missing = join(dir, 'absent.json');
-    expect(errorOf({ API_VERSIONS_FILE: missing })).toBe(`API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`);
-    const broken = policyFile('broken.json', '{ "default_version": ');
-    expect(errorOf({ API_VERSIONS_FILE: broken })).toMatch(new RegExp(`^API_VERSIONS_FILE: ${broken} is not valid JSON`));
-    const early = policyFile('early.json', {
+describe('the built gateway with a bad configuration', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
+  const early = join(dir, 'early.json');
+  writeFileSync(
+    early,
+    JSON.stringify({
       ...designPolicyFile,
       versions: [{ version: 1, status: 'deprecated', announced: '2026-06-01', sunset: '2026-09-01T00:00:00Z', successor: 2 }, { version: 2, status: 'current' }],
+    }),
+  );
+  const missing = join(dir, 'absent.json');
+
+  it.each([
+    [
+      { API_VERSIONS_FILE: early },
+      `invalid configuration: API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
+    ],
+    [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
+    [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
+  ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
+    expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
+    const result = spawnSync(process.execPath, [entries.gateway], {
+      cwd: repoRoot,
+      env: { ...process.env, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env },
+      encoding: 'utf8',
+      timeout: 10_000,
     });
-    expect(errorOf({ API_VERSIONS_FILE: early })).toBe(
-      `API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
-    );
-    const longBrownout = policyFile('long-brownout.json', {
-      ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], brownouts: [{ start: '2026-12-01T00:00:00Z', end: '2026-12-02T00:00:01Z' }] }, designPolicyFile.versions[1]],
-    });
-    expect(errorOf({ API_VERSIONS_FILE: longBrownout })).toBe(
-      `API_VERSIONS_FILE: ${longBrownout} is invalid at versions.0.brownouts.0.end: version 1: brownout 2026-12-01T00:00:00.000Z..2026-12-02T00:00:01.000Z is longer than 24 hours`,
-    );
-    const noDefault = policyFile('no-default.json', { ...designPolicyFile, default_version: 7 });
-    expect(errorOf({ API_VERSIONS_FILE: noDefault })).toBe(`API_VERSIONS_FILE: ${noDefault} is invalid at default_version: default_version 7 is not a listed version`);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(`${line}\n`);
   });
 });

@@ -18,6 +18,7 @@ beforeAll(async () => {
   backend = await buildBackend({
     logger: createLogger('silent', 'fuzz-backend'),
     orders: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }],
+    clock: Date.now,
   });
   const url = await backend.listen({ host: '127.0.0.1', port: 0 });
   gateway = await buildTestGateway(url);

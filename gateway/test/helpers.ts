@@ -43,7 +43,7 @@ export const lifecyclePolicyFile = {
   ],
 };
 
-export const policyFileFrom = (file: unknown): PolicyFile => versionPolicyFileSchema.parse(file);
+const policyFileFrom = (file: unknown): PolicyFile => versionPolicyFileSchema.parse(file);
 export const policyFrom = (file: unknown): VersionPolicy => createVersionPolicy(policyFileFrom(file));
 
 export const at = (iso: string): number => Date.parse(iso);

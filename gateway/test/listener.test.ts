@@ -40,6 +40,17 @@ function send(method: string, path: string, headers: Record<string, string>): Pr
 }
 
 describe('gateway on a real listener', () => {
+  // On a real socket: app.inject resolves dot-segments (also percent-encoded ones) before routing.
+  it.each(['/api/users/../v1/orders/ord-1001', '/api/users/%2e%2e/v1/orders/ord-1001', '/api/users/x/%2E%2E/%2E%2E/v1'])(
+    'refuses %s, a path that climbs out of /api/users, with a 400 and forwards nothing',
+    async (path) => {
+      const res = await send('GET', path, {});
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({ error: 'bad request', code: 400, details: 'source/request contain invalid characters' });
+      expect(stub.seen).toHaveLength(0);
+    },
+  );
+
   it('accepts an Expect: 100-continue upload (curl -d @big.json) and streams it to the backend', async () => {
     const body = Buffer.alloc(1_048_576, 'a');
     const res = await postExpectingContinue(`http://127.0.0.1:${port}/api/users`, body, { 'content-type': 'application/x-www-form-urlencoded' });

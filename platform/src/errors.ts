@@ -19,7 +19,7 @@ export class HttpError extends Error {
   }
 }
 
-export function errorBody(code: number, error: string, details = ''): ErrorResponse {
+function errorBody(code: number, error: string, details = ''): ErrorResponse {
   return details === '' ? { error, code } : { error, code, details };
 }
 

@@ -4,7 +4,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { routeLabelOf } from './plugins/route-label.js';
 
 /** Metric names are an interface: ops/ rules and dashboards query them. */
-export const httpMetricNames = {
+const httpMetricNames = {
   requests: 'http_requests_total',
   duration: 'http_request_duration_seconds',
 } as const;

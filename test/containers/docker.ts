@@ -48,7 +48,7 @@ export async function hasImage(tag: string): Promise<boolean> {
   );
 }
 
-export interface ContainerState {
+interface ContainerState {
   Status: string;
   ExitCode: number;
   Health?: { Status: string };

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
 
 /** Host and port of a service's API URL, for raw sockets. */
-export function addressOf(url: string): { host: string; port: number } {
+function addressOf(url: string): { host: string; port: number } {
   const { hostname, port } = new URL(url);
   return { host: hostname, port: Number(port) };
 }
@@ -88,7 +88,7 @@ export class Received {
  * Splits Content-Length framed HTTP/1.x responses (what both processes send for their own answers and
  * for JSON bodies); returns every complete one, in order.
  */
-export function parseResponses(bytes: Buffer): RawResponse[] {
+function parseResponses(bytes: Buffer): RawResponse[] {
   const responses: RawResponse[] = [];
   let rest = bytes;
   for (;;) {
@@ -132,7 +132,7 @@ export function warnings(service: ServiceProcess): Record<string, unknown>[] {
 }
 
 /** One request as a stub backend saw it. */
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
@@ -147,7 +147,7 @@ export interface SeenRequest {
 export const EARLY_ANSWER_PATH = '/api/users/early-answer';
 
 /** A stand-in backend on loopback that records each request it sees and answers 200 JSON once the body is in. */
-export interface StubBackend {
+interface StubBackend {
   url: string;
   seen: SeenRequest[];
   close(): Promise<void>;

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const INSTALL_HINT =
+const INSTALL_HINT =
   'the `prometheus` binary is required for this test but was not found on PATH. Install it with ' +
   '`sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus` (Debian/Ubuntu; it also provides promtool), ' +
   'or point PROMETHEUS_BIN at a Prometheus 2.x/3.x binary.';

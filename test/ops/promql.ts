@@ -11,7 +11,7 @@ import { repoRoot } from '../../scripts/paths.mjs';
 type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 
 export const rulesFile = `${repoRoot}ops/prometheus/rules.yml`;
-export const dashboardsDir = `${repoRoot}ops/grafana/dashboards`;
+const dashboardsDir = `${repoRoot}ops/grafana/dashboards`;
 
 /** Where an expression came from, for failure messages. */
 export interface SourcedExpr {

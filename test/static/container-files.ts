@@ -1,10 +1,11 @@
 /**
  * Readers for the container definitions (Dockerfile, docker-compose.yml and its test overlay),
- * used by the static checks in containers.test.ts. Deliberately small: they understand the
- * syntax these files use, and fail loudly on anything they do not understand.
+ * used by the static checks in containers.test.ts. The Dockerfile is parsed by dockerfile-ast; the
+ * compose readers understand the syntax these files use and fail loudly on anything else.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DockerfileParser, JSONInstruction, type Instruction, type Keyword } from 'dockerfile-ast';
 import { parse, type CollectionTag } from 'yaml';
 import { repoRoot } from '../../scripts/paths.mjs';
 
@@ -18,65 +19,32 @@ export const paths = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Dockerfile
-
-export interface Instruction {
-  keyword: string;
-  args: string;
-  line: number;
-}
+// Dockerfile (read by dockerfile-ast: continuations, comments, flags, variables and exec-form JSON
+// are its business)
 
 export interface Stage {
   name: string | undefined;
-  /** The FROM argument with build arguments substituted. */
+  /** The image FROM names, with build arguments substituted. */
   from: string;
   /** The stage this one builds on, when FROM names an earlier stage. */
   parent: Stage | undefined;
+  /** The stage's instructions after its FROM. */
   instructions: Instruction[];
 }
 
-/** Splits a Dockerfile into stages; continuation lines are joined, comments and the parser directive dropped. */
-export function parseDockerfile(text: string): Stage[] {
-  const logical: Instruction[] = [];
-  let pending = '';
-  let start = 0;
-  text.split('\n').forEach((raw, index) => {
-    const line = raw.trim();
-    if (pending === '' && (line === '' || line.startsWith('#'))) return;
-    if (pending !== '' && line.startsWith('#')) return; // comment inside a continuation
-    if (pending === '') start = index + 1;
-    if (line.endsWith('\\')) {
-      pending += `${line.slice(0, -1)} `;
-      return;
-    }
-    const full = (pending + line).trim();
-    pending = '';
-    const match = /^(\S+)\s*(.*)$/s.exec(full);
-    if (match === null) return;
-    logical.push({ keyword: match[1]!.toUpperCase(), args: match[2]!.trim(), line: start });
-  });
-  if (pending !== '') throw new Error('Dockerfile ends inside a line continuation');
-
-  const globalArgs = new Map<string, string>();
+/** The Dockerfile's build stages, in order. */
+export function readStages(text: string): Stage[] {
+  const dockerfile = DockerfileParser.parse(text);
   const stages: Stage[] = [];
-  for (const instruction of logical) {
-    if (instruction.keyword === 'FROM') {
-      const match = /^(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(instruction.args);
-      if (match === null) throw new Error(`cannot read FROM on line ${instruction.line}: ${instruction.args}`);
-      const from = match[1]!.replace(/\$\{?(\w+)\}?/g, (_all, name: string) => {
-        const value = globalArgs.get(name);
-        if (value === undefined) throw new Error(`FROM on line ${instruction.line} uses ARG ${name} without a default`);
-        return value;
-      });
-      const parent = stages.find((stage) => stage.name !== undefined && stage.name === from);
-      stages.push({ name: match[2], from, parent, instructions: [] });
-    } else if (stages.length === 0) {
-      if (instruction.keyword !== 'ARG') throw new Error(`${instruction.keyword} before the first FROM`);
-      const match = /^(\w+)=(\S+)$/.exec(instruction.args);
-      if (match !== null) globalArgs.set(match[1]!, match[2]!.replace(/^"(.*)"$/, '$1'));
-    } else {
-      stages[stages.length - 1]!.instructions.push(instruction);
-    }
+  for (const from of dockerfile.getFROMs()) {
+    const line = from.getRange().start.line + 1;
+    const image = from.getExpandedArguments()[0]?.getValue();
+    if (image === undefined || image.includes('$')) throw new Error(`FROM on line ${line} names no image (an ARG without a default?)`);
+    const template = dockerfile.getContainingImage(from.getRange().start);
+    if (template === null) throw new Error(`FROM on line ${line} starts no stage`);
+    const name = from.getBuildStage() ?? undefined;
+    const parent = stages.find((stage) => stage.name !== undefined && stage.name === image);
+    stages.push({ name, from: image, parent, instructions: template.getInstructions().filter((instruction) => instruction !== from) });
   }
   return stages;
 }
@@ -87,13 +55,19 @@ export function effectiveInstructions(stage: Stage): Instruction[] {
 }
 
 /** The last instruction with this keyword that applies to the stage (USER, CMD, HEALTHCHECK…). */
-export function lastInstruction(stage: Stage, keyword: string): Instruction | undefined {
-  return effectiveInstructions(stage).filter((instruction) => instruction.keyword === keyword).at(-1);
+export function lastInstruction(stage: Stage, keyword: `${Keyword}`): Instruction | undefined {
+  return effectiveInstructions(stage).filter((instruction) => instruction.getKeyword() === keyword).at(-1);
 }
 
 /** The external base image a stage starts from, following earlier stages. */
 export function baseImage(stage: Stage): string {
   return stage.parent === undefined ? stage.from : baseImage(stage.parent);
+}
+
+/** The argv of an exec-form (JSON array) CMD or ENTRYPOINT; undefined for the shell form. */
+export function execForm(instruction: Instruction): string[] | undefined {
+  if (!(instruction instanceof JSONInstruction) || instruction.getOpeningBracket() === null || instruction.getClosingBracket() === null) return undefined;
+  return instruction.getJSONStrings().map((argument) => argument.getJSONValue());
 }
 
 // ---------------------------------------------------------------------------------------------

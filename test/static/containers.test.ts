@@ -7,18 +7,20 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
+import { Copy } from 'dockerfile-ast';
 import { describe, expect, it } from 'vitest';
 import {
   baseImage,
   effectiveInstructions,
   environment,
+  execForm,
   exists,
   lastInstruction,
   mounts,
-  parseDockerfile,
   paths,
   publishedPorts,
   readCompose,
+  readStages,
   readYaml,
   serviceNetworks,
   type ComposeFile,
@@ -27,7 +29,7 @@ import {
 } from './container-files.js';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
 
-const stages = parseDockerfile(readFileSync(paths.dockerfile, 'utf8'));
+const stages = readStages(readFileSync(paths.dockerfile, 'utf8'));
 const compose = readCompose(paths.compose);
 const serviceTargets = ['gateway', 'backend'] as const;
 
@@ -41,16 +43,6 @@ function service(name: string, file: ComposeFile = compose): ComposeService {
   const found = file.services[name];
   if (found === undefined) throw new Error(`docker-compose.yml has no service "${name}"`);
   return found;
-}
-
-/** Exec-form JSON array of CMD/ENTRYPOINT/HEALTHCHECK CMD, or undefined for the shell form. */
-function execForm(args: string): string[] | undefined {
-  try {
-    const value: unknown = JSON.parse(args);
-    return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 describe('docker-compose.yml against the Compose Specification schema', () => {
@@ -88,7 +80,9 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
 
 describe('Dockerfile', () => {
   it('has a build stage (npm ci, compile) and a production-only dependency install', () => {
-    const runs = stages.flatMap((candidate) => candidate.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args));
+    const runs = stages.flatMap((candidate) =>
+      candidate.instructions.filter((i) => i.getKeyword() === 'RUN').map((i) => i.getArgumentsContent() ?? ''),
+    );
     expect(runs.some((run) => /\bnpm ci\b/.test(run) && !/--omit=dev/.test(run))).toBe(true);
     expect(runs.some((run) => /\bnpm run build\b/.test(run))).toBe(true);
     expect(runs.some((run) => /\bnpm ci\b.*--omit=dev/.test(run))).toBe(true);
@@ -112,16 +106,17 @@ describe('Dockerfile', () => {
     it('runs as a non-root user', () => {
       const user = lastInstruction(target, 'USER');
       expect(user, 'no USER instruction: the image would run as root').toBeDefined();
-      const account = user!.args.split(':')[0]!;
+      const account = user!.getArguments()[0]?.getValue().split(':')[0] ?? '';
+      expect(account, 'USER names no account').not.toBe('');
       expect(['root', '0']).not.toContain(account);
     });
 
     it('starts node directly (exec form, no npm or shell), so SIGTERM reaches Node', () => {
       const cmd = lastInstruction(target, 'CMD');
       expect(cmd).toBeDefined();
-      expect(effectiveInstructions(target).some((i) => i.keyword === 'ENTRYPOINT')).toBe(false);
-      const argv = execForm(cmd!.args);
-      expect(argv, `CMD ${cmd!.args} is not in exec form`).toBeDefined();
+      expect(effectiveInstructions(target).some((i) => i.getKeyword() === 'ENTRYPOINT')).toBe(false);
+      const argv = execForm(cmd!);
+      expect(argv, `${cmd!.getTextContent()} is not in exec form`).toBeDefined();
       expect(argv![0]).toBe('node');
       expect(argv![1]).toBe(entries[name]);
     });
@@ -129,11 +124,12 @@ describe('Dockerfile', () => {
     it('has a HEALTHCHECK against its admin port', () => {
       const healthcheck = lastInstruction(target, 'HEALTHCHECK');
       expect(healthcheck, 'no HEALTHCHECK').toBeDefined();
-      expect(healthcheck!.args).not.toMatch(/^NONE$/i);
+      const args = healthcheck!.getArgumentsContent() ?? '';
+      expect(args).not.toMatch(/^NONE$/i);
       const adminPort = name === 'gateway' ? /GATEWAY_ADMIN_PORT.*9464/ : /BACKEND_ADMIN_PORT.*9465/;
-      expect(healthcheck!.args).toMatch(adminPort);
-      expect(healthcheck!.args).toMatch(/\/(readyz|healthz)/);
-      expect(healthcheck!.args).not.toMatch(/\bcurl\b|\bwget\b/); // neither exists in the slim image
+      expect(args).toMatch(adminPort);
+      expect(args).toMatch(/\/(readyz|healthz)/);
+      expect(args).not.toMatch(/\bcurl\b|\bwget\b/); // neither exists in the slim image
     });
 
     it('runs on the same base image as the other target', () => {
@@ -147,10 +143,10 @@ describe('Dockerfile', () => {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
     for (const candidate of stages) {
-      for (const instruction of candidate.instructions.filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='))) {
-        const words = instruction.args.split(/\s+/).filter((word) => !word.startsWith('--'));
-        for (const source of words.slice(0, -1)) {
-          expect(exists(source), `COPY ${source} (line ${instruction.line}) does not exist`).toBe(true);
+      for (const copy of candidate.instructions.filter((i) => i instanceof Copy && i.getFromFlag() === null)) {
+        const line = copy.getRange().start.line + 1;
+        for (const source of copy.getArguments().slice(0, -1).map((argument) => argument.getValue())) {
+          expect(exists(source), `COPY ${source} (line ${line}) does not exist`).toBe(true);
           expect(ignored, `COPY ${source} is excluded by .dockerignore`).not.toContain(source);
         }
       }

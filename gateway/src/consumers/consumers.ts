@@ -2,11 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createTopK, type TopK } from './top-k.js';
 
 /** Consumers kept per version: memory stays bounded whatever keys clients send. */
-export const CONSUMERS_PER_VERSION = 100;
+const CONSUMERS_PER_VERSION = 100;
 /** Longer keys are cut to this many characters before they are counted. */
 export const CONSUMER_KEY_LENGTH = 128;
 /** The key of a request that names itself neither by X-Client-Id nor by User-Agent. */
-export const UNKNOWN_CONSUMER = 'unknown';
+const UNKNOWN_CONSUMER = 'unknown';
 
 /**
  * Who sent a request: `X-Client-Id`, else `User-Agent`, else "unknown" (an empty header counts as
@@ -20,7 +20,7 @@ export function consumerKey(headers: IncomingHttpHeaders): string {
 }
 
 /** One consumer as `GET /consumers` shows it. */
-export interface ConsumerRow {
+interface ConsumerRow {
   consumer: string;
   requests: number;
   /** RFC 3339 UTC with milliseconds. */

@@ -1,5 +1,5 @@
 /** One tracked key as read out of a table. */
-export interface TopKEntry {
+interface TopKEntry {
   key: string;
   /** Requests counted for the key; an upper bound once the key displaced another (see `overestimate`). */
   count: number;

@@ -14,7 +14,7 @@ const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'p
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, unknown> | undefined> };
 
 /** Every operation `deprecated: true`, and the lifecycle as top-level extensions `x-sunset` and `x-successor-version`. */
-export function annotateDeprecated(document: OpenApiDocument, sunset: number | null, successor: number | null): OpenApiDocument {
+function annotateDeprecated(document: OpenApiDocument, sunset: number | null, successor: number | null): OpenApiDocument {
   const paths: Record<string, Record<string, unknown> | undefined> = {};
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     if (item === undefined || item === null || typeof item !== 'object') {

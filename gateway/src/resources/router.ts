@@ -3,7 +3,7 @@ import type { VersionEntry } from '../versions/policy-file.js';
 import { routeFormsOf } from './templates.js';
 
 /** How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (header form). */
-export interface ResourceRoute {
+interface ResourceRoute {
   readonly form: 'path' | 'header';
   /** `''` or `/api`: the path form's own prefix, kept in the successor Link. */
   readonly prefix: '' | '/api';

@@ -1,6 +1,7 @@
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'undici';
+import type { Clock } from '@version-router/platform/clock';
 import { sendError } from '@version-router/platform/errors';
 import { routeLabelOf } from '@version-router/platform/http-foundation';
 import type { GatewayMetrics } from '../metrics.js';
@@ -22,8 +23,8 @@ declare module 'fastify' {
 
 export interface VersionedResourcesOptions {
   policies: PolicyStore;
-  /** Epoch milliseconds; injected so tests can stand before, at and after any lifecycle instant. */
-  clock: () => number;
+  /** Injected so tests can stand before, at and after any lifecycle instant. */
+  clock: Clock;
   metrics: GatewayMetrics;
   usage: VersionUsage;
   backendUrl: string;

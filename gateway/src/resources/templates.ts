@@ -51,7 +51,7 @@ function segmentsOverlap(a: Segment, b: Segment): boolean {
 }
 
 /** True when some request path would match both route templates (`v:version`, `:param`, trailing `*`). */
-export function routesOverlap(first: string, second: string): boolean {
+function routesOverlap(first: string, second: string): boolean {
   const a = segmentsOf(first);
   const b = segmentsOf(second);
   for (let i = 0; ; i++) {
@@ -69,7 +69,7 @@ export function routeFormsOf(resource: string): readonly string[] {
 }
 
 /** Routes the gateway serves itself, which no resource may shadow. */
-export const RESERVED_ROUTES: readonly string[] = ['/api/users', '/api/users/*', '/versions'];
+const RESERVED_ROUTES: readonly string[] = ['/api/users', '/api/users/*', '/versions'];
 
 /**
  * The first reserved route or earlier resource that a resource's forms would collide with, as text

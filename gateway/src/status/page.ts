@@ -5,9 +5,9 @@ import { WINDOW_SECONDS } from './traffic.js';
 import type { VersionUsage } from './usage.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
-export const REFRESH_SECONDS = 10;
+const REFRESH_SECONDS = 10;
 /** Consumers listed per deprecated version on the page (`GET /consumers` has them all). */
-export const PAGE_CONSUMERS = 10;
+const PAGE_CONSUMERS = 10;
 
 const DAY_MS = 86_400_000;
 
@@ -50,7 +50,7 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
  * Text from requests as inert, visible text: control characters (C0, DEL, C1) become `\xNN` so a
  * terminal escape or a line break cannot hide in a name, then HTML's special characters become entities.
  */
-export function escapeText(text: string): string {
+function escapeText(text: string): string {
   return text
     .replace(/\p{Cc}/gu, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
     .replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] as string);

@@ -1,7 +1,7 @@
 /** The window the status page reports: the last 5 minutes, in one-second buckets. */
 export const WINDOW_SECONDS = 300;
 
-export interface RecentTraffic {
+interface RecentTraffic {
   /** Requests per version within the window, for versions with at least one. */
   byVersion: Map<number, number>;
   /** Requests that named no valid version (406, conflicting 400) within the window. */

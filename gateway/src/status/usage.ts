@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '@version-router/platform/clock';
 import { consumerKey, createConsumerTable, type ConsumerTable } from '../consumers/consumers.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import { createTrafficRing, type TrafficRing } from './traffic.js';
@@ -9,11 +10,11 @@ export interface VersionUsage {
   record(answer: VersionAnswer, headers: IncomingHttpHeaders): void;
   readonly consumers: ConsumerTable;
   readonly traffic: TrafficRing;
-  /** Epoch milliseconds, the clock the counts were taken with. */
-  readonly clock: () => number;
+  /** The clock the counts were taken with. */
+  readonly clock: Clock;
 }
 
-export function createVersionUsage(clock: () => number): VersionUsage {
+export function createVersionUsage(clock: Clock): VersionUsage {
   const consumers = createConsumerTable();
   const traffic = createTrafficRing();
   return {

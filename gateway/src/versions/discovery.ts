@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { Clock } from '@version-router/platform/clock';
 import type { PolicyStore } from './policy-store.js';
 
 export interface DiscoveryOptions {
   policies: PolicyStore;
-  /** Epoch milliseconds: each version's phase is the one at the time of the request. */
-  clock: () => number;
+  /** Each version's phase is the one at the time of the request. */
+  clock: Clock;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { readJsonFile } from '@version-router/platform/config';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
 
 /** The announcement comes at least this many calendar months before removal. */
-export const MIN_NOTICE_MONTHS = 6;
+const MIN_NOTICE_MONTHS = 6;
 /** A brownout is a reminder, not an outage: one window lasts a day at most. */
-export const MAX_BROWNOUT_MS = 24 * 60 * 60 * 1000;
+const MAX_BROWNOUT_MS = 24 * 60 * 60 * 1000;
 
 const versionNumber = z
   .number({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a version number') })
@@ -142,3 +143,11 @@ export const versionPolicyFileSchema = z
       if (collision !== undefined) ctx.addIssue({ code: 'custom', path: ['resources', index], message: `"${resource}" collides with ${collision}` });
     });
   });
+
+/**
+ * Reads API_VERSIONS_FILE, at start and on every reload; throws a ConfigError naming the variable,
+ * the file and the JSON path of the problem.
+ */
+export function readPolicyFile(path: string): PolicyFile {
+  return readJsonFile('API_VERSIONS_FILE', path, versionPolicyFileSchema);
+}

@@ -3,7 +3,7 @@ import type { PolicyFile } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 
 /** A validated policy and the router built from its resources: replaced together on a reload. */
-export interface ActivePolicy {
+interface ActivePolicy {
   readonly policy: VersionPolicy;
   readonly router: ResourceRouter;
 }
@@ -17,7 +17,7 @@ export interface PolicyStore {
   reload(): ReloadResult;
 }
 
-export function activate(file: PolicyFile): ActivePolicy {
+function activate(file: PolicyFile): ActivePolicy {
   const policy = createVersionPolicy(file);
   return { policy, router: createResourceRouter(policy.resources, policy.versions) };
 }

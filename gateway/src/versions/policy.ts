@@ -2,12 +2,12 @@ import { VARY_VALUE, imfFixdate, type PolicyHeader } from './headers.js';
 import type { PolicyFile, VersionEntry } from './policy-file.js';
 
 /** How the request chose its version (a metric label). */
-export type SelectedBy = 'path' | 'header' | 'default';
+type SelectedBy = 'path' | 'header' | 'default';
 
 /** Where a version stands at an instant: served as usual, served with warnings, or answered 410. */
 export type Phase = 'current' | 'deprecated' | 'removed';
 
-export interface Failure {
+interface Failure {
   readonly status: number;
   readonly error: string;
   readonly details: string;
@@ -57,7 +57,7 @@ interface Period {
   readonly unsupported: VersionAnswer;
 }
 
-export interface VersionSummary {
+interface VersionSummary {
   version: number;
   phase: Phase;
   announced: string | null;

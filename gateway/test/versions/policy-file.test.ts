@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addCalendarMonths, versionPolicyFileSchema } from '../../src/versions/policy-file.js';
+import { ConfigError } from '@version-router/platform/config';
+import { addCalendarMonths, readPolicyFile, versionPolicyFileSchema } from '../../src/versions/policy-file.js';
 import { designPolicyFile } from '../helpers.js';
 
 /** The first issue's message (path and rule), as the gateway prints it at start. */
@@ -157,5 +161,56 @@ describe('version policy file', () => {
 
   it('refuses an empty resource list', () => {
     expect(problem({ ...designPolicyFile, resources: [] })).toBe('resources: must list at least one resource');
+  });
+});
+
+describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'policy-file-'));
+  function policyFile(name: string, content: unknown): string {
+    const path = join(dir, name);
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  }
+  /** The one-line ConfigError message the process prints when it refuses to start. */
+  function errorOf(path: string): string {
+    try {
+      readPolicyFile(path);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const message = (err as Error).message;
+      expect(message).not.toContain('\n');
+      return message;
+    }
+    return 'no error';
+  }
+
+  it('reads the shipped ops/versions.json (relative to the working directory, the repository root)', () => {
+    const file = readPolicyFile('ops/versions.json');
+    expect(file.default_version).toBe(1);
+    expect(file.versions.map(({ version }) => version)).toEqual([1, 2]);
+    expect(file.versions[0]?.sunset).toBe(Date.parse('2027-01-01T00:00:00Z'));
+  });
+
+  it('names the variable, the file and the problem when it is missing, not JSON, or breaks a lifecycle rule', () => {
+    const missing = join(dir, 'absent.json');
+    expect(errorOf(missing)).toBe(`API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`);
+    const broken = policyFile('broken.json', '{ "default_version": ');
+    expect(errorOf(broken)).toMatch(new RegExp(`^API_VERSIONS_FILE: ${broken} is not valid JSON`));
+    const early = policyFile('early.json', {
+      ...designPolicyFile,
+      versions: [{ version: 1, status: 'deprecated', announced: '2026-06-01', sunset: '2026-09-01T00:00:00Z', successor: 2 }, { version: 2, status: 'current' }],
+    });
+    expect(errorOf(early)).toBe(
+      `API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
+    );
+    const longBrownout = policyFile('long-brownout.json', {
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], brownouts: [{ start: '2026-12-01T00:00:00Z', end: '2026-12-02T00:00:01Z' }] }, designPolicyFile.versions[1]],
+    });
+    expect(errorOf(longBrownout)).toBe(
+      `API_VERSIONS_FILE: ${longBrownout} is invalid at versions.0.brownouts.0.end: version 1: brownout 2026-12-01T00:00:00.000Z..2026-12-02T00:00:01.000Z is longer than 24 hours`,
+    );
+    const noDefault = policyFile('no-default.json', { ...designPolicyFile, default_version: 7 });
+    expect(errorOf(noDefault)).toBe(`API_VERSIONS_FILE: ${noDefault} is invalid at default_version: default_version 7 is not a listed version`);
   });
 });

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { createRegistry, httpMetrics } from '@version-router/platform/metrics';
 import { apiContract } from './contract/openapi.js';
@@ -18,13 +19,13 @@ export interface BuildAppOptions {
   registry?: Registry;
   store?: UserStore;
   orders: readonly Order[];
-  clock?: () => Date;
+  clock: Clock;
   /** The order representation of each API major version; its keys are the versions served and documented. */
   presenters?: ReadonlyMap<number, OrderPresenter>;
 }
 
 /** The backend's API, not listening: main.ts listens, tests inject. */
-export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock = () => new Date(), presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock, presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   // First, so its onRoute mirror sees every route (405 + Allow).
   await app.register(httpFoundation);
@@ -32,7 +33,7 @@ export async function buildApp({ logger, registry = createRegistry(), store = ne
   await app.register(bodyReader);
   // Before the routes: it documents every route registered after it.
   await app.register(apiContract, { versions: [...presenters.keys()].sort((a, b) => a - b) });
-  await app.register(userRoutes, { store, now: () => clock().toISOString() });
+  await app.register(userRoutes, { store, clock });
   await app.register(orderRoutes, { orders: new OrderService(orders), presenters });
   return app;
 }

@@ -7,6 +7,7 @@ export interface BackendConfig {
   /** The admin listener's own address: loopback unless set (the container sets 0.0.0.0 on its internal network). */
   adminHost: string;
   adminPort: number;
+  /** ORDERS_FILE: main.ts reads it at start. */
   ordersFile: string;
   logLevel: z.output<typeof logLevelSchema>;
 }

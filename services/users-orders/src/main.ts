@@ -4,14 +4,14 @@ import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
-import { loadOrders } from './orders/order.js';
+import { readOrdersFile } from './orders/order.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
-  const orders = loadOrders(config.ordersFile);
+  const orders = readOrdersFile(config.ordersFile);
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
-  const app = await buildApp({ logger, registry, orders });
+  const app = await buildApp({ logger, registry, orders, clock: Date.now });
   const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.draining });
   return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort };
 });

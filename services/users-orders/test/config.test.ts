@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@version-router/platform/config';
 import { loadConfig } from '../src/config.js';
@@ -31,10 +33,14 @@ describe('loadConfig', () => {
 });
 
 describe('the built process with a bad configuration', () => {
+  const dupes = join(mkdtempSync(join(tmpdir(), 'backend-config-')), 'dupes.json');
+  writeFileSync(dupes, JSON.stringify([1, 2].map((n) => ({ id: 'o', customer_id: `user-${n}`, total_cents: n, currency: 'EUR' }))));
+
   it.each([
-    [{ BACKEND_PORT: 'abc' }, 'BACKEND_PORT'],
-    [{ ORDERS_FILE: 'no/such/orders.json' }, 'ORDERS_FILE'],
-  ])('exits 1 with one stderr line naming the variable (%j)', (env, name) => {
+    [{ BACKEND_PORT: 'abc' }, 'invalid configuration: BACKEND_PORT: must be a port number (0-65535) (got "abc")'],
+    [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
+    [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate order id "o"`],
+  ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [builtMain], {
       env: { ...process.env, BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env },
@@ -42,8 +48,6 @@ describe('the built process with a bad configuration', () => {
       timeout: 10_000,
     });
     expect(result.status).toBe(1);
-    const lines = result.stderr.split('\n').filter((line) => line !== '');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^invalid configuration: ${name}: `));
+    expect(result.stderr).toBe(`${line}\n`);
   });
 });

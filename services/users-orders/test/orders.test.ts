@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@version-router/platform/config';
-import { loadOrders } from '../src/orders/order.js';
+import { readOrdersFile } from '../src/orders/order.js';
 import { JSON_TYPE, testApp } from './helpers.js';
 
 describe('GET order representations', () => {
@@ -55,7 +55,7 @@ describe('GET order representations', () => {
   });
 });
 
-describe('loadOrders (ORDERS_FILE)', () => {
+describe('readOrdersFile (ORDERS_FILE)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orders-'));
   const file = (name: string, text: string): string => {
     const path = join(dir, name);
@@ -64,7 +64,7 @@ describe('loadOrders (ORDERS_FILE)', () => {
   };
 
   it('loads the shipped demo file: ord-1001..ord-1010', () => {
-    const orders = loadOrders('ops/seed/orders.json');
+    const orders = readOrdersFile('ops/seed/orders.json');
     expect(orders.map((order) => order.id)).toEqual(Array.from({ length: 10 }, (_, i) => `ord-${1001 + i}`));
     expect(orders.find((order) => order.id === 'ord-1001')).toEqual({ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' });
   });
@@ -82,7 +82,7 @@ describe('loadOrders (ORDERS_FILE)', () => {
       /^ORDERS_FILE: .* is invalid at 1\.id: duplicate order id "o"$/,
     ],
   ])('refuses a %s file with a ConfigError naming ORDERS_FILE', (_what, path, message) => {
-    expect(() => loadOrders(path)).toThrow(ConfigError);
-    expect(() => loadOrders(path)).toThrow(message);
+    expect(() => readOrdersFile(path)).toThrow(ConfigError);
+    expect(() => readOrdersFile(path)).toThrow(message);
   });
 });

@@ -5,7 +5,7 @@ import type { ErrorResponse } from '@version-router/platform/errors';
  * The ErrorResponse body as the API documents describe it. `satisfies` ties it to the envelope the error
  * handlers actually write (@version-router/platform/errors), so the two cannot drift apart.
  */
-export const errorResponseSchema = z
+const errorResponseSchema = z
   .object({
     error: z.string().meta({ description: 'Short message.' }),
     code: z.int().meta({ description: 'Equals the HTTP status code of the response.' }),

@@ -7,11 +7,11 @@ import { documentPaths } from './openapi.js';
 import { orderPresenters, type OrderPresenter } from '../orders/presenters.js';
 
 /** The committed document of each version: `openapi/v{n}.json`, formatted so a review shows line diffs. */
-export function snapshotFile(dir: string, version: number): string {
+function snapshotFile(dir: string, version: number): string {
   return join(dir, `v${version}.json`);
 }
 
-export function formatDocument(document: object): string {
+function formatDocument(document: object): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
@@ -20,7 +20,7 @@ export function formatDocument(document: object): string {
  * Tests pass other presenters to see how a change would be judged.
  */
 export async function generateDocuments(presenters: ReadonlyMap<number, OrderPresenter> = orderPresenters): Promise<Map<number, object>> {
-  const app = await buildApp({ logger: createLogger('silent', 'openapi'), orders: [], presenters });
+  const app = await buildApp({ logger: createLogger('silent', 'openapi'), orders: [], clock: Date.now, presenters });
   try {
     const documents = new Map<number, object>();
     for (const version of presenters.keys()) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readJsonFile } from '@version-router/platform/config';
 
 /** The stored order (read from ORDERS_FILE at start), independent of any API version's representation. */
-export const orderSchema = z.strictObject({
+const orderSchema = z.strictObject({
   id: z.string().min(1),
   customer_id: z.string().min(1),
   total_cents: z.int(),
@@ -19,7 +19,7 @@ const ordersFileSchema = z.array(orderSchema).superRefine((orders, ctx) => {
   });
 });
 
-/** Reads ORDERS_FILE at start; any problem is a ConfigError naming ORDERS_FILE. */
-export function loadOrders(path: string): Order[] {
+/** Reads ORDERS_FILE (main.ts, at start); any problem is a ConfigError naming ORDERS_FILE, the file and the JSON path of the problem. */
+export function readOrdersFile(path: string): Order[] {
   return readJsonFile('ORDERS_FILE', path, ordersFileSchema);
 }

@@ -20,9 +20,6 @@ export const orderV2Schema = z
   })
   .meta({ title: 'OrderV2', examples: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }] });
 
-export type OrderV1 = z.output<typeof orderV1Schema>;
-export type OrderV2 = z.output<typeof orderV2Schema>;
-
 /** One API major version's view of an order: the schema its documents publish and the function that fills it. */
 export interface OrderPresenter<Schema extends z.ZodType = z.ZodType> {
   schema: Schema;

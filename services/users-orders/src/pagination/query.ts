@@ -10,7 +10,7 @@ export interface PageQuery {
 }
 
 /** A limit that is not an integer or is outside 1..100 is silently replaced by 20 (as are repeated ones), never refused. */
-export function parseLimit(raw: unknown): number {
+function parseLimit(raw: unknown): number {
   if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw)) return pageLimits.default;
   const limit = Number(raw);
   return limit >= pageLimits.min && limit <= pageLimits.max ? limit : pageLimits.default;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Clock } from '@version-router/platform/clock';
 import { HttpError } from '@version-router/platform/errors';
 import { errorResponse, otherErrors } from '../contract/error-response.js';
 import { buildPage } from '../pagination/page.js';
@@ -12,8 +13,8 @@ import type { UserFields, UserStore } from './store.js';
 
 export interface UserRoutesOptions {
   store: UserStore;
-  /** RFC 3339 UTC with milliseconds, from the injected clock. */
-  now: () => string;
+  /** When users are created and updated. */
+  clock: Clock;
 }
 
 const userNotFound = (): HttpError => new HttpError(404, 'user not found');
@@ -44,8 +45,10 @@ const invalidJsonResponse = errorResponse(
 const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
 
 /** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
-export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { store, now }) => {
+export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { store, clock }) => {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  /** created_at/updated_at: RFC 3339 UTC with milliseconds (2026-11-22T10:00:00.000Z). */
+  const now = (): string => new Date(clock()).toISOString();
 
   api.get(
     '/api/users',
