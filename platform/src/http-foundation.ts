@@ -12,9 +12,9 @@ import { logRequestCompleted } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
 import { writeDeadline } from './plugins/write-deadline.js';
 
-// Re-exported with the modules that declare them, so importers of this entry also see the decorations
-// these plugins add (app.lifecycle, request.routeLabel) in the compiled types.
-export type { Lifecycle } from './plugins/draining.js';
+// Kept in the compiled types of this entry, so its importers see the decoration it declares (app.lifecycle).
+import './plugins/draining.js';
+
 export { routeLabelOf } from './plugins/route-label.js';
 
 /**

@@ -2,15 +2,10 @@ import type { Server } from 'node:http';
 import type { FastifyBaseLogger, FastifyHttpOptions, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 
-/** The process's shutdown state; readiness and the request guards consult it. */
-export interface Lifecycle {
-  /** Set once shutdown begins. */
-  draining: boolean;
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    lifecycle: Lifecycle;
+    /** Set once shutdown begins; readiness and new requests consult it. */
+    lifecycle: { draining: boolean };
   }
 }
 
@@ -24,7 +19,7 @@ export const drainingOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogger>
  * refuse new requests with 503.
  */
 const drainingPlugin: FastifyPluginAsync = async (app) => {
-  app.decorate('lifecycle', { draining: false } satisfies Lifecycle);
+  app.decorate('lifecycle', { draining: false });
   app.addHook('preClose', async () => {
     app.lifecycle.draining = true;
   });
