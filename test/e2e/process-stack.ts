@@ -16,9 +16,13 @@ export interface ServiceProcess {
   stop(): Promise<number | string>;
 }
 
-export async function startService(name: keyof typeof entries, env: Record<string, string>): Promise<ServiceProcess> {
+/**
+ * Starts a built entry point of `root` (this repository, or a copy of it that was built) with `root` as its
+ * working directory, so relative defaults such as ops/versions.json are that copy's files.
+ */
+export async function startService(name: keyof typeof entries, env: Record<string, string>, root: string = repoRoot): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [entries[name]], {
-    cwd: repoRoot,
+    cwd: root,
     // LOG_LEVEL info at least: the bound ports are read from the 'listening' line.
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,14 +74,16 @@ export async function startService(name: keyof typeof entries, env: Record<strin
 const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' };
 const gatewayEnv = { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' };
 
-export function startGateway(backendUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  return startService('gateway', { ...gatewayEnv, BACKEND_URL: backendUrl, ...env });
+export function startGateway(backendUrl: string, env: Record<string, string> = {}, root: string = repoRoot): Promise<ServiceProcess> {
+  return startService('gateway', { ...gatewayEnv, BACKEND_URL: backendUrl, ...env }, root);
 }
 
 export interface ProcessStackOptions {
   /** Extra environment for the gateway, e.g. API_VERSIONS_FILE. */
   gatewayEnv?: Record<string, string>;
   backendEnv?: Record<string, string>;
+  /** A built copy of the repository to run instead of this one (test/e2e/adding-version-3.e2e.test.ts). */
+  root?: string;
 }
 
 export interface ProcessStack extends RunningStack {
@@ -87,10 +93,10 @@ export interface ProcessStack extends RunningStack {
 
 /** The real built backend and gateway as two processes, like `npm start`, on ephemeral loopback ports. */
 export async function startProcessStack(options: ProcessStackOptions = {}): Promise<ProcessStack> {
-  const backend = await startService('backend', { ...backendEnv, ...options.backendEnv });
+  const backend = await startService('backend', { ...backendEnv, ...options.backendEnv }, options.root);
   let gateway: ServiceProcess;
   try {
-    gateway = await startGateway(backend.apiUrl, options.gatewayEnv);
+    gateway = await startGateway(backend.apiUrl, options.gatewayEnv, options.root);
   } catch (err) {
     await backend.stop();
     throw err;

@@ -43,7 +43,20 @@ function userBodyOfSize(size: number): Buffer {
   return Buffer.from(`${core.slice(0, -1)}${' '.repeat(size - core.length)}}`);
 }
 
-export function registerScenarios(getStack: () => StackEndpoints): void {
+/** What the scenarios expect beyond the shipped policy (ops/versions.json: v1 deprecated, v2 current). */
+export interface ScenarioOptions {
+  /**
+   * Current versions the policy lists after version 2, ascending: the check of "Adding a version 3" in
+   * docs/architecture.md passes [3]. They join the supported lists and GET /versions, and the 406 case
+   * uses the next number up as its unlisted version.
+   */
+  addedCurrentVersions?: readonly number[];
+}
+
+export function registerScenarios(getStack: () => StackEndpoints, { addedCurrentVersions = [] }: ScenarioOptions = {}): void {
+  const currentVersions = [2, ...addedCurrentVersions];
+  const supported = currentVersions.join(', ');
+  const unlisted = String(Math.max(...currentVersions) + 1);
   const gateway = (path: string, init?: RequestInit) => fetch(`${getStack().gatewayUrl}${path}`, init);
   const postUser = (body: string, contentType = json) => gateway('/api/users', { method: 'POST', headers: { 'content-type': contentType }, body });
 
@@ -183,11 +196,11 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       expect(api.headers.get('vary')).toMatch(/API-Version/);
     });
 
-    it.each(['3', '0', 'abc', '1.0', '2, 1', ''])('answers API-Version %j with 406 unsupported_version and Vary', async (value) => {
+    it.each([unlisted, '0', 'abc', '1.0', '2, 1', ''])('answers API-Version %j with 406 unsupported_version and Vary', async (value) => {
       const res = await gateway('/orders/ord-1001', { headers: { 'api-version': value } });
       expect(res.status).toBe(406);
       expect(res.headers.get('vary')).toBe('API-Version');
-      expect(await res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'supported versions: 1, 2' });
+      expect(await res.json()).toEqual({ error: 'unsupported_version', code: 406, details: `supported versions: 1, ${supported}` });
     });
 
     it('answers a path version contradicted by API-Version with 400 conflicting_version, and accepts the same version', async () => {
@@ -200,10 +213,10 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
 
     it('tells clients which versions exist: discovery headers on every versioned answer, and GET /versions', async () => {
       const v1 = await gateway('/v1/orders/ord-1001');
-      const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': '7' } });
+      const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': unlisted } });
       const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
       for (const res of [v1, refused, missing]) {
-        expect(res.headers.get('api-supported-versions')).toBe('2');
+        expect(res.headers.get('api-supported-versions')).toBe(supported);
         expect(res.headers.get('api-deprecated-versions')).toBe('1');
       }
       expect(v1.headers.get('api-version')).toBe('1');
@@ -217,7 +230,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         default_version: 1,
         versions: [
           { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
-          { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
+          ...currentVersions.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] })),
         ],
       });
     });

@@ -35,13 +35,14 @@ const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (r
   headers['x-forwarded-for'] = forwardedFor === undefined ? clientIp : `${String(forwardedFor)}, ${clientIp}`;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-host'] = raw.host;
-  headers.expect = undefined;
-  headers['keep-alive'] = undefined;
-  headers.upgrade = undefined;
+  // Written only when present: most requests carry none of these, and each added key is one more for undici to walk.
+  if (headers.expect !== undefined) headers.expect = undefined;
+  if (headers['keep-alive'] !== undefined) headers['keep-alive'] = undefined;
+  if (headers.upgrade !== undefined) headers.upgrade = undefined;
   if (request.body === undefined) {
     // Fastify does not read bodies of GET/HEAD; announcing one would make undici fail on the mismatch.
-    headers['content-length'] = undefined;
-    headers['transfer-encoding'] = undefined;
+    if (headers['content-length'] !== undefined) headers['content-length'] = undefined;
+    if (headers['transfer-encoding'] !== undefined) headers['transfer-encoding'] = undefined;
   }
   return headers;
 };

@@ -10,7 +10,7 @@ const NOT_FOUND = 'order not found';
 
 const orderIdParamsSchema = z.object({ id: z.string().meta({ examples: ['ord-1001'] }) });
 
-/** The bare form answers the JSON ErrorResponse, the /api form plain text (see README "Behaviour"). */
+/** The bare form answers the JSON ErrorResponse, the /api form plain text (docs/behaviour.md#orders). */
 const notFoundResponses = {
   '': errorResponse(404, NOT_FOUND, 'No order has this id.'),
   '/api': { description: 'No order has this id (plain text).', content: { 'text/plain': { schema: z.literal(NOT_FOUND).meta({ examples: [NOT_FOUND] }) } } },
