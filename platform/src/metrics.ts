@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { routeLabelOf } from './http-foundation.js';
+import { routeLabelOf } from './plugins/route-label.js';
 
 /** Metric names are an interface: ops/ rules and dashboards query them. */
 const httpMetricNames = {
@@ -18,32 +18,35 @@ export function createRegistry(): Registry {
   return registry;
 }
 
+export interface HttpMetricsOptions {
+  registry: Registry;
+}
+
 /** Counts and times every response by route pattern (never the raw URL, which would explode cardinality). */
-export const httpMetrics = fp<{ registry: Registry }>(
-  async (app: FastifyInstance, { registry }) => {
-    const requests = new Counter({
-      name: httpMetricNames.requests,
-      help: 'HTTP responses sent, by method, route pattern and status code.',
-      labelNames: LABELS,
-      registers: [registry],
-    });
-    const duration = new Histogram({
-      name: httpMetricNames.duration,
-      help: 'Time from request arrival to response end, by method, route pattern and status code.',
-      labelNames: LABELS,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    });
-    app.addHook('onResponse', (request, reply, done) => {
-      const labels = {
-        method: request.method,
-        route: routeLabelOf(request),
-        status_code: String(reply.statusCode),
-      };
-      requests.inc(labels);
-      duration.observe(labels, reply.elapsedTime / 1000);
-      done();
-    });
-  },
-  { name: 'http-metrics' },
-);
+const httpMetricsPlugin: FastifyPluginAsync<HttpMetricsOptions> = async (app, { registry }) => {
+  const requests = new Counter({
+    name: httpMetricNames.requests,
+    help: 'HTTP responses sent, by method, route pattern and status code.',
+    labelNames: LABELS,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: httpMetricNames.duration,
+    help: 'Time from request arrival to response end, by method, route pattern and status code.',
+    labelNames: LABELS,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const labels = {
+      method: request.method,
+      route: routeLabelOf(request),
+      status_code: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    done();
+  });
+};
+
+export const httpMetrics = fp(httpMetricsPlugin, { name: 'http-metrics' });

@@ -1,5 +1,5 @@
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -37,44 +37,43 @@ const describe = createJsonSchemaTransform({
  * JSON.stringify exactly as without schemas, so no status, header or byte of a body depends on them.
  * Register before the routes, so every route is seen.
  */
-export const apiContract = fp(
-  async (app: FastifyInstance, { versions }: { versions: readonly number[] }) => {
-    app.setValidatorCompiler(() => (value: unknown) => ({ value }));
-    app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
+const apiContractPlugin: FastifyPluginAsync<{ versions: readonly number[] }> = async (app, { versions }) => {
+  app.setValidatorCompiler(() => (value: unknown) => ({ value }));
+  app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
 
-    for (const version of versions) {
-      const onlyThisVersion: SwaggerTransform = (route) => {
-        const routeVersion = VERSIONED_PATH.exec(route.url)?.[1];
-        return routeVersion === undefined || Number(routeVersion) === version ? describe(route) : { schema: { hide: true }, url: route.url };
-      };
-      await app.register(swagger, {
-        decorator: decoratorOf(version),
-        openapi: {
-          openapi: '3.1.0',
-          info: {
-            title: 'Users and orders API',
-            version: String(version),
-            description: `Major version ${version}: the users API (unversioned, the same in every version) and the version ${version} order representation, at /v${version}/orders/{id} and /api/v${version}/orders/{id}.`,
-          },
-          tags: [
-            { name: 'users', description: 'User records; not versioned.' },
-            { name: 'orders', description: `Read-only orders, version ${version} representation.` },
-          ],
+  for (const version of versions) {
+    const onlyThisVersion: SwaggerTransform = (route) => {
+      const routeVersion = VERSIONED_PATH.exec(route.url)?.[1];
+      return routeVersion === undefined || Number(routeVersion) === version ? describe(route) : { schema: { hide: true }, url: route.url };
+    };
+    await app.register(swagger, {
+      decorator: decoratorOf(version),
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Users and orders API',
+          version: String(version),
+          description: `Major version ${version}: the users API (unversioned, the same in every version) and the version ${version} order representation, at /v${version}/orders/{id} and /api/v${version}/orders/{id}.`,
         },
-        transform: onlyThisVersion,
-      });
+        tags: [
+          { name: 'users', description: 'User records; not versioned.' },
+          { name: 'orders', description: `Read-only orders, version ${version} representation.` },
+        ],
+      },
+      transform: onlyThisVersion,
+    });
 
-      // Generated on first request, not at start: it costs a few hundred ms per app, and tests build many
-      // apps that never ask for it. The snapshot test generates every document, so a schema that cannot
-      // be documented fails `npm test`, not a client's request.
-      let document: string | undefined;
-      for (const path of documentPaths(version)) {
-        app.get(path, { schema: { hide: true } }, async (_request, reply) => {
-          document ??= JSON.stringify(app.getDecorator<() => OpenAPIV3_1.Document>(decoratorOf(version))());
-          return reply.type('application/json; charset=utf-8').send(document);
-        });
-      }
+    // Generated on first request, not at start: it costs a few hundred ms per app, and tests build many
+    // apps that never ask for it. The snapshot test generates every document, so a schema that cannot
+    // be documented fails `npm test`, not a client's request.
+    let document: string | undefined;
+    for (const path of documentPaths(version)) {
+      app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+        document ??= JSON.stringify(app.getDecorator<() => OpenAPIV3_1.Document>(decoratorOf(version))());
+        return reply.type('application/json; charset=utf-8').send(document);
+      });
     }
-  },
-  { name: 'api-contract' },
-);
+  }
+};
+
+export const apiContract = fp(apiContractPlugin, { name: 'api-contract' });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError } from '@version-router/platform/errors';
 import { serverLimits } from '@version-router/platform/server-limits';
@@ -19,19 +19,18 @@ export const oversizedDetails = `body exceeds ${serverLimits.bodyLimitBytes} byt
  * client sees the 400 instead of a reset: after a parser error Fastify closes the connection while the
  * client may still be uploading, which a proxy in front turns into a 502.
  */
-export const bodyReader = fp(
-  async (app: FastifyInstance) => {
-    app.removeAllContentTypeParsers();
-    app.addHook('onRequest', (request, _reply, done) => {
-      request.headers['content-type'] = 'application/json';
-      done();
-    });
-    app.addContentTypeParser('application/json', (request, payload, done) => {
-      readBody(request, payload, done);
-    });
-  },
-  { name: 'body-reader' },
-);
+const bodyReaderPlugin: FastifyPluginAsync = async (app) => {
+  app.removeAllContentTypeParsers();
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.headers['content-type'] = 'application/json';
+    done();
+  });
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readBody(request, payload, done);
+  });
+};
+
+export const bodyReader = fp(bodyReaderPlugin, { name: 'body-reader' });
 
 function readBody(
   request: FastifyRequest,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
@@ -45,7 +45,7 @@ const invalidJsonResponse = errorResponse(
 const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
 
 /** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
-export async function userRoutes(app: FastifyInstance, { store, clock }: UserRoutesOptions): Promise<void> {
+export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { store, clock }) => {
   const api = app.withTypeProvider<ZodTypeProvider>();
   /** created_at/updated_at: RFC 3339 UTC with milliseconds (2026-11-22T10:00:00.000Z). */
   const now = (): string => new Date(clock()).toISOString();
@@ -165,4 +165,4 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
       return reply.code(204).send();
     },
   );
-}
+};

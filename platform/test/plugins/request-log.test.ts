@@ -1,0 +1,31 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { buildFoundationApp } from '../helpers.js';
+
+function capturedLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      callback();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}
+
+describe('request log', () => {
+  it('writes one line per request, by route pattern, and none of Fastify’s own', async () => {
+    const { logger, lines } = capturedLogger();
+    const app = await buildFoundationApp(logger);
+    const served = await app.inject({ method: 'GET', url: '/things/7?x=1', headers: { 'x-request-id': 'log-1' } });
+    const missing = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'log-2' } });
+    expect([served.statusCode, missing.statusCode]).toEqual([200, 404]);
+    const requestLines = lines.filter((line) => 'reqId' in line);
+    expect(requestLines).toEqual([
+      expect.objectContaining({ level: 30, msg: 'request completed', reqId: 'log-1', method: 'GET', url: '/things/7?x=1', route: '/things/:id', statusCode: 200 }),
+      expect.objectContaining({ level: 30, msg: 'request completed', reqId: 'log-2', method: 'GET', url: '/nowhere', route: 'unmatched', statusCode: 404 }),
+    ]);
+    for (const line of requestLines) expect(line.responseTimeMs).toEqual(expect.any(Number));
+  });
+});
