@@ -3,22 +3,11 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@version-router/platform/config';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
 import { loadConfig } from '../src/config.js';
-import { designPolicyFile } from './helpers.js';
+import { configErrorOf, designPolicyFile } from './helpers.js';
 
-function errorOf(env: NodeJS.ProcessEnv): string {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    const message = (err as Error).message;
-    expect(message).not.toContain('\n');
-    return message;
-  }
-  return 'no error';
-}
+const errorOf = (env: NodeJS.ProcessEnv): string => configErrorOf(() => loadConfig(env));
 
 describe('gateway configuration', () => {
   it('applies the documented defaults (the policy path ops/versions.json, relative to the working directory)', () => {

@@ -1,12 +1,30 @@
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
+import { ConfigError } from '@version-router/platform/config';
 import { createRegistry } from '@version-router/platform/metrics';
 import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp } from '../src/app.js';
 import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
+
+/**
+ * The message of the ConfigError `load` throws, which the process prints as its one line when it refuses to
+ * start: checked to be a ConfigError and a single line. 'no error' when `load` succeeds.
+ */
+export function configErrorOf(load: () => unknown): string {
+  try {
+    load();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  return 'no error';
+}
 
 /** The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added since is one more entry there). */
 export const designPolicyFile = {

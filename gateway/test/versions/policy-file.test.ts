@@ -2,9 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@version-router/platform/config';
 import { addCalendarMonths, readPolicyFile, versionPolicyFileSchema } from '../../src/versions/policy-file.js';
-import { designPolicyFile } from '../helpers.js';
+import { configErrorOf, designPolicyFile } from '../helpers.js';
 
 /** The first issue's message (path and rule), as the gateway prints it at start. */
 function problem(file: unknown): string {
@@ -172,18 +171,7 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
     writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
     return path;
   }
-  /** The one-line ConfigError message the process prints when it refuses to start. */
-  function errorOf(path: string): string {
-    try {
-      readPolicyFile(path);
-    } catch (err) {
-      expect(err).toBeInstanceOf(ConfigError);
-      const message = (err as Error).message;
-      expect(message).not.toContain('\n');
-      return message;
-    }
-    return 'no error';
-  }
+  const errorOf = (path: string): string => configErrorOf(() => readPolicyFile(path));
 
   it('reads the shipped ops/versions.json (relative to the working directory, the repository root)', () => {
     const file = readPolicyFile('ops/versions.json');
