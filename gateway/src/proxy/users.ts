@@ -9,7 +9,7 @@ export interface UsersProxyOptions {
   pool: Pool;
 }
 
-/** The methods the users resource is forwarded with; any other gets the gateway's own 404. */
+/** The methods the users resource is forwarded with; any other gets the gateway's own 405 listing these in Allow. */
 const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 /**
