@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { Received, exchange, expectServes, open, warnings, type RawResponse } from './raw.js';
+import { Received, open, type RawResponse } from '../support/raw-http.js';
+import { exchange, expectServes, warnings } from './raw.js';
 import { metricValue, scrape } from './metrics.js';
 
 /** Connection-level abuse against the built processes (npm run build first). */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { exchange, expectServes, useTargets, type RawResponse } from './raw.js';
+import type { RawResponse } from '../support/raw-http.js';
+import { exchange, expectServes, useTargets } from './raw.js';
 
 /**
  * Requests a lenient parser would misread, against the built processes (npm run build first). Smuggling

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { EARLY_ANSWER_PATH, Received, expectServes, waitFor, warnings, open, useTargets } from './raw.js';
+import { Received, open } from '../support/raw-http.js';
+import { EARLY_ANSWER_PATH, expectServes, waitFor, warnings, useTargets } from './raw.js';
 
 /**
  * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResponseReader, open, startBackend, type BackendProcess } from './process.js';
+import { Received, open } from '../../../test/support/raw-http.js';
+import type { ServiceProcess } from '../../../test/e2e/process-stack.js';
+import { startBackend } from './process.js';
 
 // Real sockets against the built process (npm run build first): timeouts, keep-alive and shutdown only exist there.
 
@@ -13,7 +15,7 @@ function post(body: string | Buffer, extraHeaders = ''): Buffer {
 }
 
 describe.concurrent('the running backend', () => {
-  let backend: BackendProcess;
+  let backend: ServiceProcess;
   beforeAll(async () => {
     backend = await startBackend();
   });
@@ -23,8 +25,8 @@ describe.concurrent('the running backend', () => {
   });
 
   it('closes a request whose headers never finish after 5-8 s, answering 408 JSON if anything', async () => {
-    const socket = await open(backend.port);
-    const reader = new ResponseReader(socket);
+    const socket = await open(backend.apiUrl);
+    const reader = new Received(socket);
     const started = Date.now();
     socket.write('GET /api/users HTTP/1.1\r\nHost: test\r\n');
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -41,8 +43,8 @@ describe.concurrent('the running backend', () => {
   });
 
   it('serves a second request on a keep-alive connection idle for 10 s', async () => {
-    const socket = await open(backend.port);
-    const reader = new ResponseReader(socket);
+    const socket = await open(backend.apiUrl);
+    const reader = new Received(socket);
     socket.write('GET /api/users/page HTTP/1.1\r\nHost: test\r\n\r\n');
     expect((await reader.next()).status).toBe(200);
     await sleep(10_000);
@@ -54,8 +56,8 @@ describe.concurrent('the running backend', () => {
   });
 
   it('answers a 2 MiB upload with the 400 JSON, not a reset, and keeps the connection usable', async () => {
-    const socket = await open(backend.port);
-    const reader = new ResponseReader(socket);
+    const socket = await open(backend.apiUrl);
+    const reader = new Received(socket);
     socket.write(post(Buffer.alloc(2 * MiB, 0x20)));
     const res = await reader.next();
     expect(res.status).toBe(400);
@@ -71,8 +73,8 @@ describe.concurrent('the running backend', () => {
     ['a malformed Content-Type', 'Content-Type: foo\r\n'],
     ['a form Content-Type', 'Content-Type: application/x-www-form-urlencoded\r\n'],
   ])('decodes a body sent with %s as JSON (201, never 415)', async (_what, header) => {
-    const socket = await open(backend.port);
-    const reader = new ResponseReader(socket);
+    const socket = await open(backend.apiUrl);
+    const reader = new Received(socket);
     socket.write(post(userBody, header));
     const res = await reader.next();
     expect(res.status).toBe(201);
@@ -81,8 +83,8 @@ describe.concurrent('the running backend', () => {
   });
 
   it('honours Expect: 100-continue', async () => {
-    const socket = await open(backend.port);
-    const reader = new ResponseReader(socket);
+    const socket = await open(backend.apiUrl);
+    const reader = new Received(socket);
     socket.write(`POST /api/users HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: ${userBody.length}\r\n\r\n`);
     expect((await reader.next()).status).toBe(100);
     socket.write(userBody);
@@ -94,8 +96,8 @@ describe.concurrent('the running backend', () => {
 describe('shutdown on SIGTERM', () => {
   it('finishes an upload in progress (201), refuses new connections and exits 0 within 10 s', async () => {
     const backend = await startBackend();
-    const socket = await open(backend.port);
-    const reader = new ResponseReader(socket);
+    const socket = await open(backend.apiUrl);
+    const reader = new Received(socket);
     const request = post(userBody);
     const split = request.length - 10;
     socket.write(request.subarray(0, split));
@@ -106,7 +108,7 @@ describe('shutdown on SIGTERM', () => {
     let refused = false;
     for (let attempt = 0; attempt < 40 && !refused; attempt++) {
       await sleep(50);
-      refused = await open(backend.port).then(
+      refused = await open(backend.apiUrl).then(
         (probe) => {
           probe.destroy();
           return false;
