@@ -1,5 +1,3 @@
+// Types of paths.mjs for the TypeScript tests that import it; the values live there only.
 export declare const repoRoot: string;
-export declare const entries: Readonly<{
-  backend: 'dist/services/users-orders/src/main.js';
-  gateway: 'dist/gateway/src/main.js';
-}>;
+export declare const entries: Readonly<Record<'backend' | 'gateway', string>>;
