@@ -4,6 +4,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { imageNodeMajor, nodeOfMajor } from '../scripts/image-node.mjs';
 import { repoRoot } from '../scripts/paths.mjs';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,31 +33,15 @@ export const ROUTES = [
   },
 ];
 
-/** The Node major the Docker image ships, read from the Dockerfile's base image (`node:<major>-…`). */
-export function imageNodeMajor() {
-  const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
-  const image = /^ARG\s+NODE_IMAGE=(\S+)/m.exec(dockerfile)?.[1] ?? /^FROM\s+(node:\S+)/m.exec(dockerfile)?.[1];
-  const major = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)/.exec(image ?? '')?.[1];
-  if (major === undefined) throw new Error(`cannot read the image's Node major from the Dockerfile (base image: ${image ?? 'none found'})`);
-  return major;
-}
-
 /**
- * The node binary to run services with. `spec` is a major ("24": the npm package node@24 through
- * `npm exec`, into npm's cache, as test/containers/e2e-image-node.mjs does), "path" (the node on PATH that
- * runs the bench) or a file path. Unset: the image's major, so the bench measures the Node that ships.
+ * The node binary to run services with. `spec` is a major ("24": the npm package node@24, see
+ * scripts/image-node.mjs), "path" (the node on PATH that runs the bench) or a file path. Unset: the image's
+ * major, so the bench measures the Node that ships.
  */
 export function nodeBinary(spec = imageNodeMajor()) {
   if (spec === 'path') return process.execPath;
   if (!/^\d+$/.test(spec)) return spec;
-  const found = execFileSync('npm', ['exec', '--yes', '--prefer-offline', `--package=node@${spec}`, '--', 'node', '-p', 'process.execPath + " " + process.version'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  const [binary, version] = found.split(' ');
-  if (binary === undefined || !version?.startsWith(`v${spec}.`)) throw new Error(`could not get Node ${spec} from the npm package node@${spec} (got "${found}")`);
-  return binary;
+  return nodeOfMajor(spec).binary;
 }
 
 /** `node --version` of a binary from nodeBinary. */
