@@ -14,7 +14,7 @@ const INSTALL_HINT =
   'or point PROMETHEUS_BIN at a Prometheus 2.x/3.x binary.';
 
 /** The binary to run; throws with the install instructions when there is none. */
-export function prometheusBinary(): string {
+function prometheusBinary(): string {
   const bin = process.env.PROMETHEUS_BIN ?? 'prometheus';
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   if (probe.error || probe.status !== 0) {

@@ -23,11 +23,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startProcessStack } from '../e2e/process-stack.js';
 import type { RunningStack } from '../e2e/stack.js';
 import { dashboardExpressions, loadDashboards, loadRules, rulesFile, substituteGrafanaVariables } from './promql.js';
-import { prometheusBinary, query, ruleStates, startPrometheus, type RunningPrometheus } from './prometheus-process.js';
+import { describeWithTool } from '../support/tools.js';
+import { query, ruleStates, startPrometheus, type RunningPrometheus } from './prometheus-process.js';
 
 /** ≥ 1.1 × the largest increase of one series in MIX (see above). */
 const WARM_UP = 100;
@@ -119,13 +120,12 @@ const POLICY = {
   ],
 };
 
-describe('real Prometheus scraping the real gateway, evaluating ops/prometheus/rules.yml', () => {
+describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evaluating ops/prometheus/rules.yml', () => {
   let stack: RunningStack | undefined;
   let prometheus: RunningPrometheus | undefined;
   let policyDir: string | undefined;
 
   beforeAll(async () => {
-    prometheusBinary(); // fails here, with the install command, when the binary is missing
     policyDir = await mkdtemp(join(tmpdir(), 'ops-policy-'));
     const policyFile = join(policyDir, 'versions.json');
     await writeFile(policyFile, JSON.stringify(POLICY));

@@ -1,0 +1,57 @@
+// The tools the tests run that npm cannot install, and how to tell whether one is there. Read by
+// scripts/test-tools.mjs (which `npm test` runs first, to install or report them), scripts/test-ops.mjs and
+// test/support/tools.ts (the vitest files that need one). README "Tests on a fresh machine" says what it means.
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/** By name: the executables that must be on PATH, the Debian package that provides them, and what needs them. */
+export const tools = Object.freeze({
+  prometheus: {
+    binaries: ['promtool', 'prometheus'],
+    debianPackage: 'prometheus',
+    neededBy: 'the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts)',
+  },
+  kubectl: {
+    binaries: ['kubectl'],
+    debianPackage: 'kubernetes-client',
+    neededBy: 'the Kubernetes manifest checks (kubectl kustomize)',
+  },
+});
+
+/** The command that installs a tool (as root). */
+export function installCommand(name) {
+  return `apt-get install -y --no-install-recommends ${tools[name].debianPackage}`;
+}
+
+/** The absolute path of an executable named `binary` on the PATH given, or undefined. */
+export function findOnPath(binary, path = process.env.PATH ?? '') {
+  for (const dir of path.split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, binary);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/** The executables of a tool that are not on the PATH given. */
+export function missingBinaries(name, path = process.env.PATH ?? '') {
+  return tools[name].binaries.filter((binary) => findOnPath(binary, path) === undefined);
+}
+
+/**
+ * Why the checks that need a tool cannot run here, with how to enable them; undefined when the tool is there.
+ * `CI=true` in `env` makes a missing tool a failure, not a reason to skip: the caller throws it.
+ */
+export function toolStatus(name, env = process.env) {
+  const missing = missingBinaries(name, env.PATH ?? '');
+  if (missing.length === 0) return { available: true };
+  const reason =
+    `${missing.join(' and ')} not found on PATH; to run ${tools[name].neededBy}, ` +
+    `install Debian's ${tools[name].debianPackage} (\`sudo ${installCommand(name)}\`) or run \`npm test\` as root, which installs it`;
+  return { available: false, reason, mustFail: env.CI === 'true' };
+}

@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/paths.mjs';
+
+/**
+ * scripts/test-tools.mjs and scripts/test-ops.mjs on a PATH that is one empty directory: no promtool, prometheus
+ * or kubectl. Where apt-get is wanted, the directory holds a stand-in that records its arguments and, on
+ * `install`, writes the package's executables beside itself.
+ */
+
+let bin: string;
+
+beforeEach(() => {
+  bin = mkdtempSync(join(tmpdir(), 'test-tools-'));
+});
+afterEach(() => rmSync(bin, { recursive: true, force: true }));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(script: string, env: Record<string, string>): Promise<Run> {
+  const environment = { HOME: process.env.HOME ?? '/', PATH: bin, ...env };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, script)], { cwd: repoRoot, env: environment, encoding: 'utf8' });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+function fakeAptGet({ failInstall = false } = {}): void {
+  const executables = { prometheus: ['promtool', 'prometheus'], 'kubernetes-client': ['kubectl'] };
+  const script = `#!${process.execPath}
+const { appendFileSync, writeFileSync } = require('node:fs');
+const args = process.argv.slice(2);
+appendFileSync(${JSON.stringify(join(bin, 'apt.log'))}, args.join(' ') + '\\n');
+if (args.includes('install')) {
+  if (${String(failInstall)}) { console.error('E: Unable to locate package'); process.exit(100); }
+  const executables = ${JSON.stringify(executables)};
+  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, '#!/bin/sh\\n', { mode: 0o755 });
+}
+`;
+  writeFileSync(join(bin, 'apt-get'), script);
+  chmodSync(join(bin, 'apt-get'), 0o755);
+}
+
+describe('scripts/test-tools.mjs', () => {
+  it('as root with apt-get: installs each missing tool with one line per tool, after one apt-get update', async () => {
+    fakeAptGet();
+    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      'test tools: prometheus (promtool, prometheus): installed (apt-get install -y --no-install-recommends prometheus)\n' +
+        'test tools: kubectl (kubectl): installed (apt-get install -y --no-install-recommends kubernetes-client)\n',
+    );
+    expect(readFileSync(join(bin, 'apt.log'), 'utf8')).toBe(
+      '-qq update\n-qq install -y --no-install-recommends prometheus\n-qq install -y --no-install-recommends kubernetes-client\n',
+    );
+  });
+
+  it('finds what is already there and installs nothing', async () => {
+    fakeAptGet();
+    for (const name of ['promtool', 'prometheus', 'kubectl']) writeFileSync(join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+    expect(code).toBe(0);
+    expect(stdout).toBe('test tools: prometheus (promtool, prometheus): found\ntest tools: kubectl (kubectl): found\n');
+    expect(existsSync(join(bin, 'apt.log'))).toBe(false);
+  });
+
+  it('not root: reports each tool as skipped with the reason and the install command, and passes', async () => {
+    fakeAptGet();
+    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '0' });
+    expect(code).toBe(0);
+    expect(stdout.split('\n')).toEqual([
+      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
+      'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest checks (kubectl kustomize), install Debian\'s kubernetes-client (`sudo apt-get install -y --no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it',
+      '',
+    ]);
+    expect(existsSync(join(bin, 'apt.log'))).toBe(false);
+  });
+
+  it('root without apt-get: skipped, naming that', async () => {
+    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^test tools: prometheus \(promtool, prometheus\): skipped \(no apt-get\): promtool and prometheus not found on PATH;/);
+  });
+
+  it('with CI=true, a tool it cannot install fails the run (exit 1) and names the tool and the command', async () => {
+    const { code, stdout, stderr } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '0', CI: 'true' });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not found on PATH;');
+    expect(stderr).toContain('`sudo apt-get install -y --no-install-recommends kubernetes-client`');
+  });
+
+  it('a failed apt-get install shows apt\'s output and skips, or fails with CI=true', async () => {
+    fakeAptGet({ failInstall: true });
+    const skipped = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toContain('E: Unable to locate package');
+    expect(skipped.stdout).toContain('test tools: prometheus (promtool, prometheus): skipped (apt-get install failed): ');
+    const failed = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('test tools: kubectl (kubectl): MISSING with CI=true (apt-get install failed): ');
+  });
+});
+
+describe('scripts/test-ops.mjs without promtool', () => {
+  it('prints the three promtool checks as skipped, with how to enable them, and passes', async () => {
+    const { code, stdout } = await run('scripts/test-ops.mjs', {});
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      'test:ops: SKIPPED 3 promtool checks (check config ops/prometheus/prometheus.yml; check rules ops/prometheus/rules.yml; test rules ops/prometheus/rules.test.yml): ' +
+        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n',
+    );
+  });
+
+  it('fails with CI=true', async () => {
+    const { code, stderr } = await run('scripts/test-ops.mjs', { CI: 'true' });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^test:ops: FAILED with CI=true: 3 promtool checks .* cannot run: promtool and prometheus not found on PATH;/);
+  });
+
+  it('runs promtool when it is there and fails with it', async () => {
+    writeFileSync(join(bin, 'promtool'), '#!/bin/sh\necho "promtool $*"\nexit 3\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'prometheus'), '#!/bin/sh\n', { mode: 0o755 });
+    const { code, stdout } = await run('scripts/test-ops.mjs', {});
+    expect(code).toBe(3);
+    expect(stdout).toBe('promtool check config ops/prometheus/prometheus.yml\n');
+  });
+});
