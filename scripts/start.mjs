@@ -1,7 +1,11 @@
 // `npm start`: runs the backend and the gateway as two processes with the defaults of README "Configuration";
-// `node scripts/start.mjs backend` (npm run start:backend) runs one of them.
+// `node scripts/start.mjs backend` (npm run start:backend) runs one of them. Signals (README "Signals to npm
+// start"): SIGINT and SIGTERM stop both with their drain; SIGHUP makes the gateway re-read its version policy
+// while the backend keeps running.
 // Children get their own process group, so a Ctrl-C sent to the terminal's group reaches them once,
-// through this launcher (a second signal would make them skip the graceful drain).
+// through this launcher (a second signal would make them skip the graceful drain). Each has an IPC channel to
+// the launcher, which closes when the launcher dies however it dies: the services then stop by themselves
+// (platform/src/run-process.ts), so a SIGKILLed launcher leaves nothing running.
 import { spawn } from 'node:child_process';
 import { entries, repoRoot } from './paths.mjs';
 
@@ -16,7 +20,8 @@ const services = names.map((name) => ({ name, entry: entries[name] }));
 let stopping = false;
 let exitCode = 0;
 const children = services.map(({ name, entry }) => {
-  const child = spawn(process.execPath, [entry], { cwd: repoRoot, env: process.env, stdio: 'inherit', detached: true });
+  const child = spawn(process.execPath, [entry], { cwd: repoRoot, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+  child.name = name;
   child.on('exit', (code, signal) => {
     child.exited = true;
     if (!stopping) {
@@ -30,6 +35,7 @@ const children = services.map(({ name, entry }) => {
   });
   return child;
 });
+const gateway = children.find((child) => child.name === 'gateway');
 
 function stopAll(signal) {
   stopping = true;
@@ -42,14 +48,46 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+let lastHangup = 0;
+/** SIGHUP: the gateway re-reads its policy; without a gateway (start:backend) it stops, as the backend itself does on SIGHUP. */
+function hangUp() {
+  lastHangup = Date.now();
+  if (stopping) return;
+  if (gateway === undefined) {
+    stopAll('SIGTERM');
+    return;
+  }
+  if (!gateway.exited) {
+    console.log(`SIGHUP: the gateway (pid ${gateway.pid}) re-reads its version policy; the backend keeps running`);
+    gateway.kill('SIGHUP');
+  }
+}
+process.on('SIGHUP', hangUp);
+
+// npm passes SIGINT and SIGTERM on to this launcher but dies of a SIGHUP, which it does not pass on, whether
+// it was sent to npm alone or to the whole process group. Either way the launcher outlives the process that
+// started it (its parent pid changes), and takes that as the hang-up it was meant to get.
+const parentPid = process.ppid;
+const parentWatch = setInterval(() => {
+  if (process.ppid === parentPid) return;
+  clearInterval(parentWatch);
+  if (stopping) return;
+  if (Date.now() - lastHangup > 1_000) hangUp();
+  if (!stopping) console.log(`the process that started this launcher (pid ${parentPid}) is gone, as npm goes on SIGHUP; stop the stack with: kill ${process.pid}`);
+}, 250);
+parentWatch.unref();
+
 const gatewayPort = process.env.GATEWAY_PORT ?? '8080';
 const adminPort = process.env.GATEWAY_ADMIN_PORT ?? '9464';
 const readyUrl = `http://127.0.0.1:${adminPort}/readyz`;
-for (let attempt = 0; attempt < 100 && !stopping && names.includes('gateway'); attempt++) {
+for (let attempt = 0; attempt < 100 && !stopping && gateway !== undefined; attempt++) {
   const ready = await fetch(readyUrl).then((res) => res.ok, () => false);
   if (ready) {
-    console.log(`\nAPI:     http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);
-    console.log(`Metrics: http://localhost:${adminPort}/metrics\nPress Ctrl-C to stop.\n`);
+    console.log(`\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);
+    console.log(`Metrics:     http://localhost:${adminPort}/metrics`);
+    console.log(`Status page: http://localhost:${adminPort}/`);
+    console.log(`Gateway pid: ${gateway.pid}  (kill -HUP ${gateway.pid}, or a SIGHUP to npm start, re-reads the version policy)`);
+    console.log('Press Ctrl-C to stop.\n');
     break;
   }
   await new Promise((resolve) => setTimeout(resolve, 100));

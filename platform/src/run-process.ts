@@ -25,10 +25,12 @@ export interface RunningProcess {
 
 /**
  * The only place that exits: builds the process, listens, and on SIGINT/SIGTERM stops accepting,
- * lets in-flight requests finish for at most 10 s, then exits 0.
+ * lets in-flight requests finish for at most 10 s, then exits 0; likewise when the launcher that started it
+ * with an IPC channel is gone.
  * A bad configuration or a failed listen is one line on stderr and exit 1.
  */
 export async function runProcess(build: () => Promise<RunningProcess>): Promise<void> {
+  const startedByLauncher = process.channel !== undefined;
   let parts: RunningProcess;
   try {
     parts = await build();
@@ -43,7 +45,7 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
   if (onHangup !== undefined) process.on('SIGHUP', onHangup);
   logger.info({ api: listeningUrl(app), admin: listeningUrl(admin) }, 'listening');
 
-  closeWithGrace(
+  const graceful = closeWithGrace(
     {
       delay: serverLimits.shutdownGraceMs,
       logger: false,
@@ -56,12 +58,18 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
     },
     async ({ signal, err }) => {
       if (err !== undefined) logger.error({ err }, 'fatal error, shutting down');
-      else logger.info({ signal }, 'shutting down');
+      else logger.info(signal === undefined ? { launcher: 'gone' } : { signal }, 'shutting down');
       await app.close();
       await admin.close();
       logger.info('stopped');
     },
   );
+  // Started by `npm start` (scripts/start.mjs), the process has an IPC channel to its launcher. The channel
+  // closes when the launcher is gone, however it died (SIGKILL included, which it cannot forward), so the
+  // process drains and stops as on SIGTERM instead of running on as an orphan in a process group of its own.
+  // A launcher gone during the start-up is seen here, where the event was missed.
+  if (startedByLauncher && !process.connected) void graceful.close();
+  else if (startedByLauncher) process.once('disconnect', () => void graceful.close());
 }
 
 function listeningUrl(app: FastifyInstance): string {
