@@ -45,6 +45,7 @@ const cases: [string, Compatibility, (document: Loose) => void][] = [
   ['add a response header', 'non-breaking', (d) => { d.paths['/api/users/{id}'].get.responses['200'].headers = { ETag: { schema: { type: 'string' } } }; }],
   ['add a status for a new scenario', 'non-breaking', (d) => { const r = d.paths['/api/users/{id}'].get.responses; r['409'] = r['404']; }],
   ['reword a description and a summary', 'non-breaking', (d) => { order200(d).properties.currency.description = 'Currency.'; d.paths['/api/users'].get.summary = 'Users'; }],
+  ['reword a tag, add one', 'non-breaking', (d) => { d.tags[0].description = 'Users.'; d.tags.push({ name: 'invoices', description: 'Invoices.' }); }],
   ['change an example', 'non-breaking', (d) => { d.paths['/v2/orders/{id}'].get.responses['200'].content['application/json'].example.total_cents = 5; }],
 ];
 

@@ -37,3 +37,23 @@ export const JSON_TYPE = /^application\/json(;|$)/;
 
 /** One above the highest version the backend serves: the next version, which it does not serve yet. */
 export const UNSERVED_VERSION = Math.max(...orderPresenters.keys()) + 1;
+
+/**
+ * Every route the app registered, as OpenAPI path templates (`/v2/orders/{id}`), read from Fastify's printed
+ * route tree: each line is one node, indented four characters per level below the node it continues.
+ */
+export function registeredPaths(app: FastifyInstance): string[] {
+  const parents: string[] = [];
+  const paths: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const node = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (node === null) continue;
+    const [, indent = '', segment = '', methods] = node;
+    const depth = [...indent].length / 4;
+    parents.length = depth;
+    const path = `${parents.join('')}${segment}`;
+    parents.push(segment);
+    if (methods !== undefined) paths.push(path.replace(/:(\w+)/g, '{$1}'));
+  }
+  return paths;
+}

@@ -4,8 +4,9 @@ import type formatsPlugin from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { MemoryUserStore, type User } from '../src/users/store.js';
-import { JSON_TYPE, testApp, UNSERVED_VERSION } from './helpers.js';
+import { JSON_TYPE, registeredPaths, testApp, UNSERVED_VERSION } from './helpers.js';
 
 type Document = OpenAPIV3_1.Document;
 
@@ -23,11 +24,36 @@ async function documentOf(version: number, prefix = ''): Promise<Document> {
 }
 
 describe('GET /v{n}/openapi.json', () => {
-  it.each([1, 2])('publishes version %i: the users API and only that version’s order routes, in OpenAPI 3.1', async (version) => {
+  it.each([1, 2])('publishes version %i: every unversioned route and only that version’s own routes, in OpenAPI 3.1', async (version) => {
     const document = await documentOf(version);
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe(String(version));
-    expect(Object.keys(document.paths ?? {}).sort()).toEqual([...usersPaths, `/v${version}/orders/{id}`, `/api/v${version}/orders/{id}`].sort());
+    // What the app registered (a resource added as docs/architecture.md "Adding a resource" says included),
+    // less the documents themselves and the other versions' routes.
+    const ownOrUnversioned = (path: string) => !/\/v[0-9]+\//.test(path) || path.startsWith(`/v${version}/`) || path.startsWith(`/api/v${version}/`);
+    const expected = registeredPaths(await testApp()).filter((path) => ownOrUnversioned(path) && !path.endsWith('/openapi.json'));
+    expect(expected).toEqual(expect.arrayContaining([...usersPaths, `/v${version}/orders/{id}`, `/api/v${version}/orders/{id}`]));
+    expect(Object.keys(document.paths ?? {}).sort()).toEqual(expected.sort());
+  });
+
+  it('describes the version and names its tags from the routes registered, a resource added later included', async () => {
+    const app = await testApp();
+    await app.register(async (scope) => {
+      scope.get('/v2/widgets/:id', { schema: { tags: ['widgets'], response: { 200: z.object({}) } } }, async () => ({}));
+      scope.post('/api/v2/gadgets', { schema: { tags: ['gadgets'], response: { 201: z.object({}) } } }, async () => ({}));
+      scope.get('/v1/widgets/:id', { schema: { tags: ['widgets'], response: { 200: z.object({}) } } }, async () => ({}));
+    });
+    const document = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json<Document>();
+    expect(document.info.description).toBe(
+      'Major version 2: users (unversioned, the same in every version) and the version 2 representation of ' +
+        'orders at /v2/orders/{id} and /api/v2/orders/{id}, widgets at /v2/widgets/{id} and gadgets at /api/v2/gadgets.',
+    );
+    expect(document.tags).toEqual([
+      { name: 'users', description: 'Users; not versioned.' },
+      { name: 'orders', description: 'Read-only orders, version 2 representation.' },
+      { name: 'widgets', description: 'Read-only widgets, version 2 representation.' },
+      { name: 'gadgets', description: 'Gadgets, version 2 representation.' },
+    ]);
   });
 
   it.each([1, 2])('serves the same document at /api/v%i/openapi.json', async (version) => {
@@ -51,7 +77,9 @@ describe('GET /v{n}/openapi.json', () => {
         }),
       ),
     );
-    expect(statuses).toEqual({
+    // Every operation, those of resources added later included, answers any other status with an ErrorResponse.
+    expect(Object.entries(statuses).filter(([, codes]) => !codes.includes('default'))).toEqual([]);
+    expect(statuses).toMatchObject({
       'GET /api/users': ['200', '500', 'default'],
       'POST /api/users': ['201', '400', '422', 'default'],
       'GET /api/users/page': ['200', '400', '500', 'default'],

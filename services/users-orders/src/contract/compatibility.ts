@@ -60,9 +60,9 @@ function stricterVerdict(diff: Diff, before: unknown): Compatibility | undefined
   return undefined;
 }
 
-/** Media-type examples illustrate; they are never part of the contract. */
-function isExample(path: Path): boolean {
-  return path.includes('example') || path.includes('examples');
+/** Media-type examples illustrate, and tags group operations for readers; neither is part of the contract. */
+function isIllustration(path: Path): boolean {
+  return path[0] === 'tags' || path.includes('example') || path.includes('examples');
 }
 
 function verdict(diff: Diff, before: unknown): Compatibility {
@@ -77,7 +77,7 @@ function verdict(diff: Diff, before: unknown): Compatibility {
       return 'non-breaking';
     case 'unclassified':
       // What the library cannot classify is treated as breaking until a person has looked at it.
-      return isExample(diff.path) ? 'non-breaking' : 'breaking';
+      return isIllustration(diff.path) ? 'non-breaking' : 'breaking';
   }
 }
 

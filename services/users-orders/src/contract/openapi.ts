@@ -14,6 +14,47 @@ export function documentPaths(version: number): [string, string] {
 
 const decoratorOf = (version: number): string => `openapiV${version}`;
 
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** "a", "a and b", "a, b and c". */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * The document's description and tags, from the routes it documents (every route registered after the plugin
+ * that is unversioned or of this version): a resource added to the backend names itself here by its routes'
+ * tag, with no edit of this file. A tag whose paths carry the version is that version's representation;
+ * the others are the same in every version.
+ */
+function describeRegistered(version: number, document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const tagged = new Map<string, { paths: string[]; versioned: boolean; readOnly: boolean }>();
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      for (const name of item?.[method]?.tags ?? []) {
+        const tag = tagged.get(name) ?? { paths: [], versioned: false, readOnly: true };
+        if (!tag.paths.includes(path)) tag.paths.push(path);
+        tag.versioned ||= VERSIONED_PATH.test(path);
+        tag.readOnly &&= method === 'get' || method === 'head';
+        tagged.set(name, tag);
+      }
+    }
+  }
+  const capitalized = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+  const unversioned = [...tagged].filter(([, { versioned }]) => !versioned).map(([name]) => name);
+  const versioned = [...tagged].filter(([, { versioned }]) => versioned).map(([name, { paths }]) => `${name} at ${listed(paths)}`);
+  const parts = [
+    ...(unversioned.length > 0 ? [`${listed(unversioned)} (unversioned, the same in every version)`] : []),
+    ...(versioned.length > 0 ? [`the version ${version} representation of ${listed(versioned)}`] : []),
+  ];
+  document.info.description = `Major version ${version}: ${listed(parts)}.`;
+  document.tags = [...tagged].map(([name, { versioned, readOnly }]) => ({
+    name,
+    description: versioned ? `${readOnly ? `Read-only ${name}` : capitalized(name)}, version ${version} representation.` : `${capitalized(name)}; not versioned.`,
+  }));
+  return document;
+}
+
 /**
  * Response objects are documented open (no `additionalProperties: false`): clients must ignore fields they
  * do not know, which is what makes adding an optional response field a compatible change. Request bodies
@@ -50,17 +91,13 @@ const apiContractPlugin: FastifyPluginAsync<{ versions: readonly number[] }> = a
       decorator: decoratorOf(version),
       openapi: {
         openapi: '3.1.0',
-        info: {
-          title: 'Users and orders API',
-          version: String(version),
-          description: `Major version ${version}: the users API (unversioned, the same in every version) and the version ${version} order representation, at /v${version}/orders/{id} and /api/v${version}/orders/{id}.`,
-        },
-        tags: [
-          { name: 'users', description: 'User records; not versioned.' },
-          { name: 'orders', description: `Read-only orders, version ${version} representation.` },
-        ],
+        info: { title: 'Users and orders API', version: String(version) },
+        // Filled in from the document's operations by describeRegistered, here so the key keeps its place.
+        tags: [],
       },
       transform: onlyThisVersion,
+      // Only an `openapi` document is generated here, never a Swagger 2 one.
+      transformObject: (generated) => describeRegistered(version, (generated as { openapiObject: OpenAPIV3_1.Document }).openapiObject),
     });
 
     // Generated on first request, not at start: it costs a few hundred ms per app, and tests build many
