@@ -2,10 +2,10 @@ import { defineConfig } from 'vitest/config';
 import { platformFromSource } from './test/vitest-shared.js';
 
 /**
- * It copies and builds the repository (tsc, a CPU-bound child process the worker pool does not count), so it
- * runs after every other file instead of beside the timed suites.
+ * They copy and build the repository (tsc, a CPU-bound child process the worker pool does not count), so they
+ * run after every other file instead of beside the timed suites.
  */
-const ADDING_VERSION_3 = 'test/e2e/adding-version-3.e2e.test.ts';
+const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.e2e.test.ts', 'test/e2e/adding-a-resource.e2e.test.ts'];
 
 export default defineConfig({
   ...platformFromSource,
@@ -19,11 +19,12 @@ export default defineConfig({
           name: 'main',
           include: ['platform/**/*.test.ts', 'services/**/*.test.ts', 'gateway/**/*.test.ts', 'test/**/*.test.ts'],
           // test/hostile has its own run (npm run test:hostile): it must not share the machine with timed suites.
-          exclude: ['node_modules/**', 'dist/**', 'test/containers/**', 'test/hostile/**', ADDING_VERSION_3],
+          exclude: ['node_modules/**', 'dist/**', 'test/containers/**', 'test/hostile/**', ...DOCS_SECTION_CHECKS],
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: 'adding-version-3', include: [ADDING_VERSION_3], sequence: { groupOrder: 1 } } },
+      // One after the other: each builds a copy.
+      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.e2e\.test\.ts$/g, ''), include: [file], sequence: { groupOrder: index + 1 } } })),
     ],
   },
 });

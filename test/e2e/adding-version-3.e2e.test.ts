@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { startProcessStack, type ProcessStack } from './process-stack.js';
+import { copyRepository, sectionCodeBlocks } from './repository-copy.js';
 import { registerScenarios } from './scenarios.js';
 
 /**
@@ -33,16 +33,9 @@ interface SectionBlocks {
   policyEntry: string;
 }
 
-/** The section's fenced blocks: two `ts` (schema, presenter entry) and one `json` (policy entry), in that order. */
+/** The section's code blocks: two `ts` (schema, presenter entry) and one `json` (policy entry), in that order. */
 function sectionBlocks(): SectionBlocks {
-  const doc = readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8');
-  const start = doc.indexOf(`\n${SECTION}\n`);
-  expect(start, `docs/architecture.md has a "${SECTION}" section`).toBeGreaterThan(-1);
-  const rest = doc.slice(start + SECTION.length + 2);
-  const end = rest.search(/^## /m);
-  const section = end === -1 ? rest : rest.slice(0, end);
-  const blocks = [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map(([, lang, body]) => ({ lang, body: body ?? '' }));
-  const code = blocks.filter(({ lang }) => lang === 'ts' || lang === 'json');
+  const code = sectionCodeBlocks(SECTION);
   expect(code.map(({ lang }) => lang), 'the section shows the schema, the presenter entry and the policy entry').toEqual(['ts', 'ts', 'json']);
   const [schema, presenter, policyEntry] = code.map(({ body }) => body) as [string, string, string];
   return { schema, presenter, policyEntry };
@@ -81,33 +74,12 @@ function addPolicyEntry(copy: string, { policyEntry }: SectionBlocks): void {
   writeFileSync(file, `${JSON.stringify(policy, null, 2)}\n`);
 }
 
-/**
- * What the build and the two processes read. node_modules is linked, not copied; its
- * @version-router/platform links to this repository's platform/, which a new version does not touch, and
- * platform/ is linked too so `tsc -b` finds that project built. dist/ is copied only as tsc's incremental
- * state, so the build recompiles what the edits changed instead of everything. Its build info is dated
- * back: file times are coarse, and an edit within the same tick as the copy would look older to `tsc -b`,
- * which would then skip the build (it compares times first, then the recorded file hashes).
- */
-function copyRepository(): string {
-  const copy = mkdtempSync(join(tmpdir(), 'adding-version-3-'));
-  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(repoRoot, file), join(copy, file));
-  for (const dir of ['services/users-orders/src', 'gateway/src', 'ops', 'openapi', 'scripts']) cpSync(join(repoRoot, dir), join(copy, dir), { recursive: true });
-  if (existsSync(join(repoRoot, 'dist/.tsbuildinfo'))) {
-    cpSync(join(repoRoot, 'dist'), join(copy, 'dist'), { recursive: true });
-    utimesSync(join(copy, 'dist/.tsbuildinfo'), 0, 0);
-  }
-  symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
-  symlinkSync(join(repoRoot, 'platform'), join(copy, 'platform'), 'dir');
-  return copy;
-}
-
 let copy: string;
 let openapiUpdate: string;
 let stack: ProcessStack;
 
 beforeAll(async () => {
-  copy = copyRepository();
+  copy = copyRepository('adding-version-3-');
   const blocks = sectionBlocks();
   addPresenter(copy, blocks);
   addPolicyEntry(copy, blocks);

@@ -44,13 +44,16 @@ describe('GET /v{n}/openapi.json', () => {
       scope.get('/v1/widgets/:id', { schema: { tags: ['widgets'], response: { 200: z.object({}) } } }, async () => ({}));
     });
     const document = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json<Document>();
-    expect(document.info.description).toBe(
-      'Major version 2: users (unversioned, the same in every version) and the version 2 representation of ' +
-        'orders at /v2/orders/{id} and /api/v2/orders/{id}, widgets at /v2/widgets/{id} and gadgets at /api/v2/gadgets.',
+    // Other resources registered in the app come between orders and those added here.
+    expect(document.info.description).toMatch(
+      /^Major version 2: users \(unversioned, the same in every version\) and the version 2 representation of orders at \/v2\/orders\/\{id\} and \/api\/v2\/orders\/\{id\}, (.+, )?widgets at \/v2\/widgets\/\{id\} and gadgets at \/api\/v2\/gadgets\.$/,
     );
-    expect(document.tags).toEqual([
+    const tags = document.tags ?? [];
+    expect(tags.slice(0, 2)).toEqual([
       { name: 'users', description: 'Users; not versioned.' },
       { name: 'orders', description: 'Read-only orders, version 2 representation.' },
+    ]);
+    expect(tags.slice(-2)).toEqual([
       { name: 'widgets', description: 'Read-only widgets, version 2 representation.' },
       { name: 'gadgets', description: 'Gadgets, version 2 representation.' },
     ]);

@@ -1,0 +1,49 @@
+/**
+ * What the scripted checks of docs/architecture.md's "Adding …" sections share: the section's code blocks, and
+ * a copy of the repository to apply them to, build and run.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { repoRoot } from '../../scripts/paths.mjs';
+
+export interface CodeBlock {
+  lang: string;
+  body: string;
+}
+
+/** The `ts` and `json` fenced blocks of the docs/architecture.md section under `heading` ("## …"), in order. */
+export function sectionCodeBlocks(heading: string): CodeBlock[] {
+  const doc = readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8');
+  const start = doc.indexOf(`\n${heading}\n`);
+  expect(start, `docs/architecture.md has a "${heading}" section`).toBeGreaterThan(-1);
+  const rest = doc.slice(start + heading.length + 2);
+  const end = rest.search(/^## /m);
+  const section = end === -1 ? rest : rest.slice(0, end);
+  return [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)]
+    .map(([, lang, body]) => ({ lang: lang ?? '', body: body ?? '' }))
+    .filter(({ lang }) => lang === 'ts' || lang === 'json');
+}
+
+/**
+ * What the build and the two processes read, plus `extra` files and folders (tests to run in the copy).
+ * node_modules is linked, not copied; its @version-router/platform links to this repository's platform/,
+ * which the sections do not touch, and platform/ is linked too so `tsc -b` finds that project built. dist/
+ * is copied only as tsc's incremental state, so the build recompiles what the edits changed instead of
+ * everything. Its build info is dated back: file times are coarse, and an edit within the same tick as the
+ * copy would look older to `tsc -b`, which would then skip the build (it compares times first, then the
+ * recorded file hashes).
+ */
+export function copyRepository(prefix: string, extra: readonly string[] = []): string {
+  const copy = mkdtempSync(join(tmpdir(), prefix));
+  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(repoRoot, file), join(copy, file));
+  for (const path of ['services/users-orders/src', 'gateway/src', 'ops', 'openapi', 'scripts', ...extra]) cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
+  if (existsSync(join(repoRoot, 'dist/.tsbuildinfo'))) {
+    cpSync(join(repoRoot, 'dist'), join(copy, 'dist'), { recursive: true });
+    utimesSync(join(copy, 'dist/.tsbuildinfo'), 0, 0);
+  }
+  symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  symlinkSync(join(repoRoot, 'platform'), join(copy, 'platform'), 'dir');
+  return copy;
+}
