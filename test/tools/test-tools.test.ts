@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
+import { toolStatus } from '../../scripts/tools.mjs';
 
 /**
  * scripts/test-tools.mjs and scripts/test-ops.mjs on a PATH that is one empty directory: no promtool, prometheus
@@ -135,5 +136,22 @@ describe('scripts/test-ops.mjs without promtool', () => {
     const { code, stdout } = await run('scripts/test-ops.mjs', {});
     expect(code).toBe(3);
     expect(stdout).toBe('promtool check config ops/prometheus/prometheus.yml\n');
+  });
+});
+
+describe('toolStatus, what test/support/tools.ts asks before a suite that needs a tool', () => {
+  it('finds a tool whose executables are all on PATH', () => {
+    writeFileSync(join(bin, 'kubectl'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(toolStatus('kubectl', { PATH: bin })).toEqual({ available: true });
+  });
+
+  it('names the missing executables, what needs them and the install command; a skip, or a failure with CI=true', () => {
+    writeFileSync(join(bin, 'promtool'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'prometheus'), 'not executable\n', { mode: 0o644 });
+    const reason =
+      'prometheus not found on PATH; to run the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), ' +
+      "install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it";
+    expect(toolStatus('prometheus', { PATH: bin })).toEqual({ available: false, reason, mustFail: false });
+    expect(toolStatus('prometheus', { PATH: bin, CI: 'true' })).toEqual({ available: false, reason, mustFail: true });
   });
 });
