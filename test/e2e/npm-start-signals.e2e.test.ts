@@ -64,7 +64,7 @@ function childrenOf(pid: number): { pid: number; args: string }[] {
     .map((child) => ({ pid: Number(child), args: readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ') }));
 }
 
-async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
+async function until(what: string, check: () => boolean, ms = 25_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -95,7 +95,13 @@ async function startNpm(): Promise<RunningStart> {
   npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const npmExited = new Promise<number | string>((resolve) => npm.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const outputEnded = Promise.all([npm.stdout, npm.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve)))).then(() => undefined);
-  await until('the start banner', () => output.includes('Press Ctrl-C to stop.'));
+  try {
+    await until('the start banner', () => output.includes('Press Ctrl-C to stop.'));
+  } catch (error) {
+    // The services stop by themselves once their launcher is gone.
+    if (npm.pid !== undefined) process.kill(-npm.pid, 'SIGKILL');
+    throw new Error(`${(error as Error).message}:\n${output}`);
+  }
   const npmPid = npm.pid ?? 0;
   const [launcher] = childrenOf(npmPid).filter(({ args }) => args.includes('scripts/start.mjs'));
   if (launcher === undefined) throw new Error(`no launcher under npm (${npmPid}):\n${output}`);
@@ -125,7 +131,8 @@ async function nothingLeft(stack: RunningStart): Promise<void> {
   await stack.outputEnded;
 }
 
-describe('npm start', () => {
+// Each case starts npm and both services: generous bounds, the machine may be busy with the other suites.
+describe('npm start', { timeout: 60_000 }, () => {
   it('names the API, the metrics, the status page and the gateway pid in its banner', async () => {
     running = await startNpm();
     const { pids } = running;
