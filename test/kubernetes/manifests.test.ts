@@ -19,6 +19,7 @@ import { availabilityViolations, copyViolations, namespaceViolations, networkPol
 import { findKubectl, render, type ManifestObject } from './kubectl.js';
 import {
   envValue,
+  envViolations,
   imageViolations,
   podSecurityViolations,
   podSpec,
@@ -27,7 +28,6 @@ import {
   resourceViolations,
   shutdownViolations,
   subPathViolations,
-  unreadEnvViolations,
 } from './pod-rules.js';
 import { drainMs, processes, type ProcessFacts } from './processes.js';
 import { ofKind, schemaViolations } from './schemas.js';
@@ -152,13 +152,13 @@ describe.skipIf(!kubectl.found)(`kustomizations rendered${kubectl.found ? '' : `
       expect(deployments().flatMap((found) => availabilityViolations(found, autoscalers, budgets))).toEqual([]);
     });
 
-    it('set only variables their config.ts reads, with values it accepts', () => {
+    it('set only variables their config.ts reads, with values it accepts, and no service links', () => {
       const unread: string[] = [];
       const nowRead: string[] = [];
       for (const found of deployments()) {
         const facts = processOf(found);
         const read = facts.namesRead(literalEnv(found));
-        unread.push(...unreadEnvViolations(found, new Set([...read, ...facts.pendingNames])));
+        unread.push(...envViolations(found, new Set([...read, ...facts.pendingNames])));
         nowRead.push(...facts.pendingNames.filter((name) => read.has(name)).map((name) => `${facts.name}: ${name}`));
       }
       expect(unread).toEqual([]);

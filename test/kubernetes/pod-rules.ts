@@ -196,11 +196,17 @@ export function policyMountViolations(deployment: IDeployment, configMaps: IConf
   return found;
 }
 
-/** Every variable set on a container is one the process's config.ts reads. */
-export function unreadEnvViolations(deployment: IDeployment, readNames: ReadonlySet<string>): string[] {
-  return podSpec(deployment).containers.flatMap((container) =>
-    (container.env ?? [])
-      .filter((variable) => !readNames.has(variable.name))
-      .map((variable) => `${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`),
-  );
+/**
+ * Every variable set on a container is one the process's config.ts reads, and Kubernetes injects none of its
+ * own: service links would set `<SERVICE>_PORT=tcp://…` for each Service of the namespace, and the Services
+ * `gateway` and `backend` make those GATEWAY_PORT and BACKEND_PORT, variables the processes read.
+ */
+export function envViolations(deployment: IDeployment, readNames: ReadonlySet<string>): string[] {
+  const found = podSpec(deployment).enableServiceLinks === false ? [] : [`${label(deployment)}: enableServiceLinks is not false (it injects <SERVICE>_PORT=tcp://… variables)`];
+  for (const container of podSpec(deployment).containers) {
+    for (const variable of container.env ?? []) {
+      if (!readNames.has(variable.name)) found.push(`${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`);
+    }
+  }
+  return found;
 }

@@ -18,6 +18,7 @@ import { repoRoot } from '../../scripts/paths.mjs';
 import { availabilityViolations, copyViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations, type PortAccess } from './fleet-rules.js';
 import type { ManifestObject } from './kubectl.js';
 import {
+  envViolations,
   imageViolations,
   podSecurityViolations,
   podSpec,
@@ -26,7 +27,6 @@ import {
   resourceViolations,
   shutdownViolations,
   subPathViolations,
-  unreadEnvViolations,
   type PolicyMount,
 } from './pod-rules.js';
 import { drainMs, processes } from './processes.js';
@@ -271,8 +271,17 @@ describe('environment variables', () => {
     for (const facts of Object.values(processes)) {
       const { gateway, backend } = manifests();
       const deployment = facts.name === 'gateway' ? gateway : backend;
-      expect(unreadEnvViolations(deployment, new Set([...facts.namesRead({}), ...facts.pendingNames]))).toEqual([]);
+      expect(envViolations(deployment, new Set([...facts.namesRead({}), ...facts.pendingNames]))).toEqual([]);
     }
+  });
+
+  it('report service links left on', () => {
+    const { gateway } = manifests();
+    delete podSpec(gateway).enableServiceLinks;
+    const read = processes.gateway.namesRead({});
+    expect(envViolations(gateway, new Set([...read, ...processes.gateway.pendingNames]))).toEqual([
+      'Deployment/gateway: enableServiceLinks is not false (it injects <SERVICE>_PORT=tcp://… variables)',
+    ]);
   });
 
   it('report one that config.ts does not read', () => {
@@ -280,7 +289,7 @@ describe('environment variables', () => {
     setEnv(backend, 'BACKEND_LISTEN_PORT', '8081');
     const read = processes.backend.namesRead({});
     expect(read.has('BACKEND_PORT')).toBe(true);
-    expect(unreadEnvViolations(backend, new Set([...read, ...processes.backend.pendingNames]))).toEqual([
+    expect(envViolations(backend, new Set([...read, ...processes.backend.pendingNames]))).toEqual([
       "Deployment/backend container backend: BACKEND_LISTEN_PORT is not read by the process's config.ts",
     ]);
   });
