@@ -1,0 +1,180 @@
+/**
+ * The rules across objects of deploy/kubernetes (network access, availability, namespace, monitoring, the
+ * copies kustomize forces), one function per rule returning what is wrong, so each can be seen failing
+ * on a broken fixture (test/kubernetes/rules.test.ts).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { IPrometheusRule, IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import type { INetworkPolicy, INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import type { IService } from 'kubernetes-models/v1';
+import type { ManifestObject } from './kubectl.js';
+import { podSpec } from './pod-rules.js';
+
+type Labels = Record<string, string>;
+
+function podLabels(deployment: IDeployment): Labels {
+  return deployment.spec?.template.metadata?.labels ?? {};
+}
+
+/** A label selector given by matchLabels selects these labels (matchExpressions only narrow it further). */
+function selects(selector: { matchLabels?: Labels } | undefined, labels: Labels): boolean {
+  return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+/** Who may reach a port. */
+export type Peer = { kind: 'anyone' } | { kind: 'namespace'; name: string } | { kind: 'pods'; labels: Labels };
+
+/** One port of one Deployment's pods and who alone may reach it (`pods`: a selector every peer must include). */
+export interface PortAccess {
+  deployment: string;
+  port: number;
+  /** The container port's name, which a NetworkPolicy may use instead of the number. */
+  portName: string;
+  allowed: Peer;
+}
+
+function describePeer(peer: Peer): string {
+  if (peer.kind === 'anyone') return 'anyone';
+  if (peer.kind === 'namespace') return `the namespace ${peer.name}`;
+  return `pods selected by ${JSON.stringify(peer.labels)} in the same namespace`;
+}
+
+/** A NetworkPolicy peer admits no one beyond `allowed`. */
+function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
+  if (allowed.kind === 'anyone') return true;
+  if (peer.ipBlock !== undefined) return false;
+  if (allowed.kind === 'namespace') {
+    const labels = peer.namespaceSelector?.matchLabels ?? {};
+    return Object.keys(labels).length === 1 && labels['kubernetes.io/metadata.name'] === allowed.name;
+  }
+  return peer.namespaceSelector === undefined && peer.podSelector !== undefined && Object.entries(allowed.labels).every(([key, value]) => peer.podSelector?.matchLabels?.[key] === value);
+}
+
+/**
+ * Each listed port is reachable from its allowed peers and from no one else: its pods are isolated for
+ * ingress by a NetworkPolicy, and every ingress rule covering the port names only allowed peers.
+ */
+export function networkPolicyViolations(deployments: IDeployment[], policies: INetworkPolicy[], access: PortAccess[]): string[] {
+  const found: string[] = [];
+  for (const { deployment: name, port, portName, allowed } of access) {
+    const deployment = deployments.find((candidate) => candidate.metadata?.name === name);
+    if (deployment === undefined) {
+      found.push(`no Deployment/${name}`);
+      continue;
+    }
+    const where = `Deployment/${name} port ${port}`;
+    const applying = policies.filter(
+      (policy) => selects(policy.spec?.podSelector, podLabels(deployment)) && (policy.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
+    );
+    if (applying.length === 0) {
+      found.push(`${where}: no NetworkPolicy isolates these pods, so every port is open to everyone`);
+      continue;
+    }
+    const covering = applying.flatMap((policy) =>
+      (policy.spec?.ingress ?? [])
+        .filter((rule) => (rule.ports ?? []).length === 0 || rule.ports?.some((rulePort) => rulePort.port === undefined || rulePort.port === port || rulePort.port === portName || (typeof rulePort.port === 'number' && rulePort.endPort !== undefined && rulePort.port <= port && port <= rulePort.endPort)))
+        .map((rule) => ({ policy: policy.metadata?.name, rule })),
+    );
+    if (covering.length === 0) found.push(`${where}: not admitted at all (${describePeer(allowed)} must reach it)`);
+    for (const { policy, rule } of covering) {
+      const from = rule.from ?? [];
+      if (allowed.kind !== 'anyone' && from.length === 0) found.push(`${where}: NetworkPolicy/${policy} admits every source, not only ${describePeer(allowed)}`);
+      for (const peer of from) {
+        if (!within(peer, allowed)) found.push(`${where}: NetworkPolicy/${policy} admits ${JSON.stringify(peer)}, not only ${describePeer(allowed)}`);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Rollouts and disruptions keep serving: RollingUpdate that adds a pod before removing one, replicas spread
+ * across nodes, no `replicas` where an HPA owns the count (an apply would reset it), a PDB where several
+ * replicas run, and none that would block every node drain of a single replica.
+ */
+export function availabilityViolations(deployment: IDeployment, autoscalers: IHorizontalPodAutoscaler[], budgets: IPodDisruptionBudget[]): string[] {
+  const found: string[] = [];
+  const where = `Deployment/${deployment.metadata?.name}`;
+  const strategy = deployment.spec?.strategy;
+  if (strategy?.type !== 'RollingUpdate' || strategy.rollingUpdate?.maxUnavailable !== 0) found.push(`${where}: not a RollingUpdate with maxUnavailable 0`);
+  const spread = podSpec(deployment).topologySpreadConstraints ?? [];
+  const acrossNodes = spread.some(
+    (constraint) => constraint.topologyKey === 'kubernetes.io/hostname' && Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 && selects(constraint.labelSelector, podLabels(deployment)),
+  );
+  if (!acrossNodes) found.push(`${where}: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods`);
+  const autoscaler = autoscalers.find((candidate) => candidate.spec?.scaleTargetRef.kind === 'Deployment' && candidate.spec.scaleTargetRef.name === deployment.metadata?.name);
+  if (autoscaler !== undefined && deployment.spec?.replicas !== undefined) found.push(`${where}: sets replicas although HorizontalPodAutoscaler/${autoscaler.metadata?.name} owns the count`);
+  const fewest = autoscaler === undefined ? (deployment.spec?.replicas ?? 1) : (autoscaler.spec?.minReplicas ?? 1);
+  const most = autoscaler === undefined ? fewest : (autoscaler.spec?.maxReplicas ?? fewest);
+  const budget = budgets.find((candidate) => selects(candidate.spec?.selector, podLabels(deployment)));
+  if (most > 1 && budget === undefined) found.push(`${where}: runs up to ${most} replicas without a PodDisruptionBudget`);
+  if (budget !== undefined && fewest <= 1) {
+    const blocks = (budget.spec?.minAvailable ?? 0) !== 0 || budget.spec?.maxUnavailable === 0;
+    if (blocks) found.push(`${where}: one replica under PodDisruptionBudget/${budget.metadata?.name} can never be evicted (node drains hang)`);
+  }
+  return found;
+}
+
+/** Every object lands in the one namespace (an object without one would go wherever kubectl points). */
+export function namespaceViolations(objects: ManifestObject[], namespace: string): string[] {
+  return objects
+    .filter((object) => object.kind !== 'Namespace' && object.metadata.namespace !== namespace)
+    .map((object) => `${object.kind}/${object.metadata.name}: namespace ${object.metadata.namespace ?? '(none)'}, not ${namespace}`);
+}
+
+/**
+ * Each ServiceMonitor carries kube-prometheus-stack's `release` label, selects a Service, and scrapes a port
+ * of it that leads to the pods' admin container port.
+ */
+export function serviceMonitorViolations(monitors: IServiceMonitor[], services: IService[], deployments: IDeployment[]): string[] {
+  const found: string[] = [];
+  for (const monitor of monitors) {
+    const where = `ServiceMonitor/${monitor.metadata?.name}`;
+    if (monitor.metadata?.labels?.release === undefined) found.push(`${where}: no release label (kube-prometheus-stack ignores it)`);
+    const selected = services.filter((service) => Object.keys(monitor.spec.selector.matchLabels ?? {}).length > 0 && selects(monitor.spec.selector, service.metadata?.labels ?? {}));
+    if (selected.length === 0) found.push(`${where}: selects no Service`);
+    for (const service of selected) {
+      const pods = deployments.filter((deployment) => Object.keys(service.spec?.selector ?? {}).length > 0 && selects({ matchLabels: service.spec?.selector }, podLabels(deployment)));
+      for (const endpoint of monitor.spec.endpoints ?? []) {
+        const servicePort = service.spec?.ports?.find((port) => port.name === endpoint.port);
+        if (servicePort === undefined) {
+          found.push(`${where}: Service/${service.metadata?.name} has no port named ${JSON.stringify(endpoint.port)}`);
+          continue;
+        }
+        for (const deployment of pods) {
+          for (const container of podSpec(deployment).containers) {
+            const admin = container.ports?.find((port) => port.name === 'admin')?.containerPort;
+            const target = servicePort.targetPort ?? servicePort.port;
+            const reached = typeof target === 'number' ? target : container.ports?.find((port) => port.name === target)?.containerPort;
+            if (admin === undefined || reached !== admin) found.push(`${where}: Service/${service.metadata?.name} port ${endpoint.port} leads to ${String(reached)}, not the admin port of Deployment/${deployment.metadata?.name}`);
+          }
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** A copy kustomize needs inside its directory: what it holds and what its source makes of it. */
+export interface CopyState {
+  target: string;
+  source: string;
+  expected: string;
+  /** undefined when the copy is missing. */
+  actual: string | undefined;
+}
+
+/** Each copy equals what its source makes of it; the message names the command that refreshes them. */
+export function copyViolations(copies: CopyState[], syncCommand: string): string[] {
+  return copies
+    .filter((copy) => copy.actual !== copy.expected)
+    .map((copy) => `${copy.target} ${copy.actual === undefined ? 'is missing' : `differs from ${copy.source}`}: run \`${syncCommand}\``);
+}
+
+/** The rendered PrometheusRule's groups are exactly the Prometheus rule file's. */
+export function ruleGroupViolations(rule: IPrometheusRule, groups: unknown, source: string, syncCommand: string): string[] {
+  return isDeepStrictEqual(rule.spec.groups, groups) ? [] : [`PrometheusRule/${rule.metadata?.name} groups differ from ${source}: run \`${syncCommand}\``];
+}

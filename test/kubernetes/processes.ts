@@ -1,0 +1,58 @@
+/**
+ * What the manifests must agree with about each process, taken from the process's own config.ts: the
+ * ports by its defaults and the variables it reads.
+ */
+import { serverLimits } from '@version-router/platform/server-limits';
+import { loadConfig as loadGatewayConfig } from '../../gateway/src/config.js';
+import { loadConfig as loadBackendConfig } from '../../services/users-orders/src/config.js';
+import type { AdminListener } from './pod-rules.js';
+
+/** How long a process drains in-flight requests after its listener closes. */
+export const drainMs = serverLimits.shutdownGraceMs;
+
+export interface ProcessFacts {
+  /** The Deployment, container and Service name. */
+  name: 'gateway' | 'backend';
+  apiPort: number;
+  admin: AdminListener;
+  /** The variables loadConfig reads given this environment (it throws on a value it refuses). */
+  namesRead(env: NodeJS.ProcessEnv): Set<string>;
+  /**
+   * Variables the manifests set that config.ts does not read yet: they arrive with the shutdown delay, the
+   * policy file watch and the PostgreSQL store. Remove each one once config.ts reads it (a test says when).
+   */
+  pendingNames: readonly string[];
+}
+
+/** Every property loadConfig looks up in the environment. */
+function recordReads(load: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.ProcessEnv): Set<string> {
+  const read = new Set<string>();
+  const recording = new Proxy(env, {
+    get(target, name) {
+      if (typeof name === 'string') read.add(name);
+      return Reflect.get(target, name) as unknown;
+    },
+  });
+  load(recording);
+  return read;
+}
+
+const gatewayDefaults = loadGatewayConfig({});
+const backendDefaults = loadBackendConfig({});
+
+export const processes: Record<ProcessFacts['name'], ProcessFacts> = {
+  gateway: {
+    name: 'gateway',
+    apiPort: gatewayDefaults.port,
+    admin: { port: gatewayDefaults.adminPort, portVariable: 'GATEWAY_ADMIN_PORT', hostVariable: 'GATEWAY_ADMIN_HOST' },
+    namesRead: (env) => recordReads(loadGatewayConfig, env),
+    pendingNames: ['SHUTDOWN_DELAY_MS', 'API_VERSIONS_WATCH'],
+  },
+  backend: {
+    name: 'backend',
+    apiPort: backendDefaults.port,
+    admin: { port: backendDefaults.adminPort, portVariable: 'BACKEND_ADMIN_PORT', hostVariable: 'BACKEND_ADMIN_HOST' },
+    namesRead: (env) => recordReads(loadBackendConfig, env),
+    pendingNames: ['SHUTDOWN_DELAY_MS', 'DATABASE_URL', 'DATABASE_POOL_MAX'],
+  },
+};
