@@ -4,6 +4,8 @@ export interface Tool {
   binaries: string[];
   debianPackage: string;
   neededBy: string;
+  /** Why the executable found at `path` cannot serve the tests (too old), or undefined. */
+  tooOld?: (path: string) => string | undefined;
 }
 export type ToolStatus = { available: true } | { available: false; reason: string; mustFail: boolean };
 export declare const tools: Readonly<Record<ToolName, Tool>>;

@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 import { kubernetesCopies, syncCommand } from '../../scripts/kubernetes-copies.mjs';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { availabilityViolations, copyViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations, type PortAccess } from './fleet-rules.js';
-import { findKubectl, render, type ManifestObject } from './kubectl.js';
+import { render, type ManifestObject } from './kubectl.js';
 import {
   envValue,
   envViolations,
@@ -31,6 +31,7 @@ import {
 } from './pod-rules.js';
 import { drainMs, processes, type ProcessFacts } from './processes.js';
 import { ofKind, schemaViolations } from './schemas.js';
+import { describeWithTool } from '../support/tools.js';
 
 const NAMESPACE = 'version-router';
 const MONITORING_NAMESPACE = 'monitoring';
@@ -39,12 +40,9 @@ const POSTGRES = 'deploy/kubernetes/overlays/postgres';
 const MONITORING = 'deploy/kubernetes/monitoring';
 
 const readRepoFile = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
-const kubectl = findKubectl();
-
 const renders = new Map<string, ManifestObject[]>();
 function rendered(directory: string): ManifestObject[] {
-  if (!kubectl.found) throw new Error(kubectl.reason);
-  const cached = renders.get(directory) ?? render(kubectl.bin, directory);
+  const cached = renders.get(directory) ?? render(directory);
   renders.set(directory, cached);
   return cached;
 }
@@ -67,15 +65,6 @@ function literalEnv(found: IDeployment): NodeJS.ProcessEnv {
   return Object.fromEntries((container?.env ?? []).filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value]));
 }
 
-describe('kubectl', () => {
-  it('is on PATH with kustomize v5 (a missing kubectl fails under CI=true)', (context) => {
-    if (kubectl.found) return;
-    if (process.env.CI === 'true') throw new Error(kubectl.reason);
-    process.stdout.write(`deploy/kubernetes rendering skipped: ${kubectl.reason}\n`);
-    context.skip(kubectl.reason);
-  });
-});
-
 describe('copies kustomize needs inside deploy/kubernetes', () => {
   it('equal what their sources make of them', () => {
     const copies = kubernetesCopies().map(({ target, source, content }) => {
@@ -91,7 +80,7 @@ describe('copies kustomize needs inside deploy/kubernetes', () => {
   });
 });
 
-describe.skipIf(!kubectl.found)(`kustomizations rendered${kubectl.found ? '' : ` (skipped: ${kubectl.reason})`}`, () => {
+describeWithTool('kubectl', 'kustomizations rendered', () => {
   describe.each([BASE, POSTGRES, MONITORING])('%s', (directory) => {
     it('renders, and every object validates against its Kubernetes or prometheus-operator schema', () => {
       const objects = rendered(directory);

@@ -37,6 +37,10 @@ async function run(script: string, env: Record<string, string>): Promise<Run> {
   }
 }
 
+/** A kubectl that prints the version JSON of kubectl 1.32 (kustomize v5), or of an older one. */
+const fakeKubectl = (kustomizeVersion = 'v5.5.0'): string =>
+  `#!/bin/sh\necho '{"clientVersion":{"gitVersion":"v1.x"},"kustomizeVersion":"${kustomizeVersion}"}'\n`;
+
 function fakeAptGet({ failInstall = false } = {}): void {
   const executables = { prometheus: ['promtool', 'prometheus'], 'kubernetes-client': ['kubectl'] };
   const script = `#!${process.execPath}
@@ -46,7 +50,7 @@ appendFileSync(${JSON.stringify(join(bin, 'apt.log'))}, args.join(' ') + '\\n');
 if (args.includes('install')) {
   if (${String(failInstall)}) { console.error('E: Unable to locate package'); process.exit(100); }
   const executables = ${JSON.stringify(executables)};
-  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, '#!/bin/sh\\n', { mode: 0o755 });
+  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, name === 'kubectl' ? ${JSON.stringify(fakeKubectl())} : '#!/bin/sh\\n', { mode: 0o755 });
 }
 `;
   writeFileSync(join(bin, 'apt-get'), script);
@@ -69,7 +73,8 @@ describe('scripts/test-tools.mjs', () => {
 
   it('finds what is already there and installs nothing', async () => {
     fakeAptGet();
-    for (const name of ['promtool', 'prometheus', 'kubectl']) writeFileSync(join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+    for (const name of ['promtool', 'prometheus']) writeFileSync(join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'kubectl'), fakeKubectl(), { mode: 0o755 });
     const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
     expect(code).toBe(0);
     expect(stdout).toBe('test tools: prometheus (promtool, prometheus): found\ntest tools: kubectl (kubectl): found\n');
@@ -141,8 +146,14 @@ describe('scripts/test-ops.mjs without promtool', () => {
 
 describe('toolStatus, what test/support/tools.ts asks before a suite that needs a tool', () => {
   it('finds a tool whose executables are all on PATH', () => {
-    writeFileSync(join(bin, 'kubectl'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'kubectl'), fakeKubectl(), { mode: 0o755 });
     expect(toolStatus('kubectl', { PATH: bin })).toEqual({ available: true });
+  });
+
+  it('refuses a kubectl whose kustomize is older than v5 (Debian 12 ships kubectl 1.20), naming both', () => {
+    writeFileSync(join(bin, 'kubectl'), fakeKubectl('v2.0.3'), { mode: 0o755 });
+    const status = toolStatus('kubectl', { PATH: bin, CI: 'true' });
+    expect(status).toEqual({ available: false, reason: expect.stringContaining('bundles kustomize v2.0.3, deploy/kubernetes needs v5') as string, mustFail: true });
   });
 
   it('names the missing executables, what needs them and the install command; a skip, or a failure with CI=true', () => {
