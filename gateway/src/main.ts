@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
@@ -16,12 +17,13 @@ await runProcess(async () => {
     config: { backendTimeoutMs: config.backendTimeoutMs },
     policy,
     readPolicy,
+    watchPolicy: config.watchPolicy ? { path: config.policyPath } : undefined,
     clock: Date.now,
     backendUrl: config.backendUrl,
     logger,
     registry,
   });
-  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl });
+  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl, replica: hostname() });
   return {
     app,
     admin,
@@ -30,6 +32,7 @@ await runProcess(async () => {
     port: config.port,
     adminHost: config.adminHost,
     adminPort: config.adminPort,
+    shutdownDelayMs: config.shutdownDelayMs,
     // `docker compose kill -s HUP gateway` re-reads the version policy; the outcome is logged.
     onHangup: () => app.versionPolicies.reload(),
   };

@@ -7,7 +7,7 @@ import { ConfigError } from '@version-router/platform/config';
 import { createRegistry } from '@version-router/platform/metrics';
 import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp } from '../src/app.js';
-import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
+import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 
 /**
@@ -69,6 +69,9 @@ export const at = (iso: string): number => Date.parse(iso);
 export const TODAY = at('2026-11-22T12:00:00Z');
 export const V1_SUNSET = at('2027-01-01T00:00:00Z');
 
+/** The host name the test gateway's status page names. */
+export const TEST_REPLICA = 'gateway-test-1';
+
 export interface TestGateway {
   app: FastifyInstance;
   registry: Registry;
@@ -99,11 +102,11 @@ export async function buildTestGateway(
   const logger = pino({ level: 'info' }, sink);
   const app = await buildApp({
     config: { backendTimeoutMs },
-    policy: policyFileFrom(policy),
+    policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);
       if (!parsed.success) throw new Error(`invalid at ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-      return parsed.data;
+      return { file: parsed.data, sha256: policyDigest(Buffer.from(JSON.stringify(nextPolicy))) };
     },
     clock: () => clockMs,
     backendUrl,
@@ -115,6 +118,6 @@ export async function buildTestGateway(
     if (admin !== undefined) await (await admin).close();
   });
   return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs), setNextPolicy: (file) => (nextPolicy = file),
-    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl })),
+    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl, replica: TEST_REPLICA })),
   };
 }

@@ -12,6 +12,6 @@ await runProcess(async () => {
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   const app = await buildApp({ logger, registry, orders, clock: Date.now });
-  const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.draining });
-  return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort };
+  const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.leaving });
+  return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort, shutdownDelayMs: config.shutdownDelayMs };
 });
