@@ -8,7 +8,7 @@ import { MemoryUserStore, type UserStore } from '../src/users/store.js';
 /** A store the user scenarios run against: each test gets a new, empty one. */
 export interface StoreKind {
   name: 'memory' | 'postgres';
-  newStore(): Promise<UserStore>;
+  newStore: () => Promise<UserStore>;
 }
 
 /**
@@ -28,7 +28,7 @@ export function useStoreKinds(): StoreKind[] {
     { name: 'memory', newStore: () => Promise.resolve(new MemoryUserStore()) },
     {
       name: 'postgres',
-      async newStore() {
+      newStore: async () => {
         if (postgres === undefined) throw new Error('the PostgreSQL server did not start');
         const url = await postgres.createDatabase();
         const users = await openPostgresUsers({ url, poolMax: 5 }, createLogger('silent', 'users-test'), createRegistry());

@@ -38,7 +38,7 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
     it('lists more users than one listing batch holds, in id order, without deleted ones', async () => {
       const store = await newStore();
       // Concurrent, so the PostgreSQL store commits them in groups; which name gets which id does not matter here.
-      await Promise.all(Array.from({ length: 2_050 }, (_, i) => store.create({ name: `n${i}`, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z')));
+      await Promise.all(Array.from({ length: 2_050 }, async (_, i) => store.create({ name: `n${i}`, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z')));
       for (const id of ['user-1', 'user-1000', 'user-1001', 'user-2050']) await store.delete(id);
       const app = await testApp({ store });
       const res = await app.inject({ method: 'GET', url: '/api/users' });
@@ -48,13 +48,8 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       expect(users.map((user) => user.id)).toEqual(
         Array.from({ length: 2_048 }, (_, i) => `user-${i + 2}`).filter((id) => !['user-1000', 'user-1001'].includes(id)),
       );
-      expect(users[0]).toStrictEqual({
-        id: 'user-2',
-        name: expect.stringMatching(/^n[0-9]+$/),
-        email: expect.stringMatching(/^e[0-9]+@example\.com$/),
-        created_at: '2026-11-22T10:00:00.000Z',
-        updated_at: '2026-11-22T10:00:00.000Z',
-      });
+      expect(Object.keys(users[0] ?? {})).toEqual(['id', 'name', 'email', 'created_at', 'updated_at']);
+      expect(users[0]).toMatchObject({ id: 'user-2', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' });
     });
   });
 
