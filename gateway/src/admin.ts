@@ -33,7 +33,7 @@ export function buildGatewayAdmin({ app, registry, logger, backendUrl }: Gateway
   return buildAdminApp({
     registry,
     logger,
-    isReady: () => !app.lifecycle.draining && backendAccepts(backendUrl),
+    isReady: () => !app.lifecycle.leaving && backendAccepts(backendUrl),
     routes: gatewayAdminRoutes(app),
   });
 }

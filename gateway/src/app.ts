@@ -10,8 +10,9 @@ import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { createVersionUsage, type VersionUsage } from './status/usage.js';
 import { discoveryRoutes } from './versions/discovery.js';
-import type { PolicyFile } from './versions/policy-file.js';
+import type { PolicySource } from './versions/policy-file.js';
 import { createPolicyStore, type PolicyStore } from './versions/policy-store.js';
+import { watchPolicyFile } from './versions/policy-watch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,9 +26,11 @@ declare module 'fastify' {
 export interface GatewayAppOptions {
   config: { backendTimeoutMs: number };
   /** The policy file main.ts read and validated at start. */
-  policy: PolicyFile;
+  policy: PolicySource;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
-  readPolicy: () => PolicyFile;
+  readPolicy: () => PolicySource;
+  /** Watch this policy file and reload it when its content changes (API_VERSIONS_WATCH); stopped on close. */
+  watchPolicy?: { path: string; checkIntervalMs?: number };
   clock: Clock;
   backendUrl: string;
   logger: Logger;
@@ -35,19 +38,26 @@ export interface GatewayAppOptions {
 }
 
 /** The public gateway, not listening: main.ts listens, tests inject. */
-export async function buildApp({ config, policy, readPolicy, clock, backendUrl, logger, registry }: GatewayAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, policy, readPolicy, watchPolicy, clock, backendUrl, logger, registry }: GatewayAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
 
   // The gauges read the policy in force at scrape time, so they follow a reload.
-  const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, clock });
+  const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, policySha256: () => policies.current.sha256, clock });
   const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
     metrics.countReload(result.ok);
-    if (result.ok) logger.info({ versions: policies.current.policy.versions.map(({ version }) => version) }, 'version policy reloaded');
+    if (result.ok) {
+      const { policy: reloaded, sha256 } = policies.current;
+      logger.info({ versions: reloaded.versions.map(({ version }) => version), sha256 }, 'version policy reloaded');
+    }
     else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
   });
   app.decorate('versionPolicies', policies);
+  if (watchPolicy !== undefined) {
+    const watch = watchPolicyFile({ ...watchPolicy, policies });
+    app.addHook('onClose', async () => watch.close());
+  }
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
 

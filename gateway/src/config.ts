@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv } from '@version-router/platform/config';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
 
 export interface GatewayConfig {
@@ -12,6 +12,10 @@ export interface GatewayConfig {
   backendTimeoutMs: number;
   /** API_VERSIONS_FILE: main.ts reads it at start, and again on every reload. */
   policyPath: string;
+  /** API_VERSIONS_WATCH: reload the policy file when its content changes, without a signal. */
+  watchPolicy: boolean;
+  /** SHUTDOWN_DELAY_MS: serve on, reported not ready, this long after SIGTERM before closing the listener. */
+  shutdownDelayMs: number;
   logLevel: z.output<typeof logLevelSchema>;
 }
 
@@ -35,6 +39,8 @@ const backendTimeoutSchema = z
   .transform(Number)
   .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
 
+const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
+
 /** The gateway's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
@@ -46,6 +52,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     BACKEND_TIMEOUT_MS: { schema: backendTimeoutSchema, default: '9000' },
     // Relative paths resolve against the working directory (the repository root under npm start).
     API_VERSIONS_FILE: { schema: filePathSchema, default: 'ops/versions.json' },
+    API_VERSIONS_WATCH: { schema: onOffSchema, default: 'true' },
+    SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
   });
   return {
@@ -56,6 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     backendUrl: vars.BACKEND_URL,
     backendTimeoutMs: vars.BACKEND_TIMEOUT_MS,
     policyPath: vars.API_VERSIONS_FILE,
+    watchPolicy: vars.API_VERSIONS_WATCH,
+    shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
   };
 }

@@ -16,6 +16,7 @@ await runProcess(async () => {
     config: { backendTimeoutMs: config.backendTimeoutMs },
     policy,
     readPolicy,
+    watchPolicy: config.watchPolicy ? { path: config.policyPath } : undefined,
     clock: Date.now,
     backendUrl: config.backendUrl,
     logger,
@@ -30,6 +31,7 @@ await runProcess(async () => {
     port: config.port,
     adminHost: config.adminHost,
     adminPort: config.adminPort,
+    shutdownDelayMs: config.shutdownDelayMs,
     // `docker compose kill -s HUP gateway` re-reads the version policy; the outcome is logged.
     onHangup: () => app.versionPolicies.reload(),
   };

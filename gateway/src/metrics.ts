@@ -6,17 +6,19 @@ import type { VersionAnswer, VersionPolicy } from './versions/policy.js';
 export interface GatewayMetrics {
   /** One answered request on a versioned resource, under its answer's labels. */
   countVersionedRequest(answer: VersionAnswer, statusCode: number): void;
-  /** One policy reload (SIGHUP or POST /-/reload) and its outcome. */
+  /** One policy reload (SIGHUP, POST /-/reload or the file watch) and its outcome. */
   countReload(ok: boolean): void;
 }
 
 export interface GatewayMetricsSources {
   /** The policy in force at scrape time (it changes on a reload). */
   policy: () => VersionPolicy;
+  /** The short content hash of that policy's file. */
+  policySha256: () => string;
   clock: Clock;
 }
 
-export function createGatewayMetrics(registry: Registry, { policy, clock }: GatewayMetricsSources): GatewayMetrics {
+export function createGatewayMetrics(registry: Registry, { policy, policySha256, clock }: GatewayMetricsSources): GatewayMetrics {
   const requests = new Counter({
     name: 'api_version_requests_total',
     help: 'Requests on versioned resources, by API version (or "invalid"), deprecation, how the version was selected, and status code.',
@@ -46,9 +48,21 @@ export function createGatewayMetrics(registry: Registry, { policy, clock }: Gate
       for (const entry of current.versions) this.set({ version: String(entry.version) }, current.brownoutAt(entry, now) === undefined ? 0 : 1);
     },
   });
+  // One series per replica, named by the content it serves: replicas of a job that disagree show as
+  // several sha256 values (alert VersionPolicyDrift).
+  new Gauge({
+    name: 'api_version_policy_info',
+    help: 'Always 1; sha256 is the first 12 hex digits of the SHA-256 of the version policy file in force.',
+    labelNames: ['sha256'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.set({ sha256: policySha256() }, 1);
+    },
+  });
   const reloads = new Counter({
     name: 'api_version_policy_reloads_total',
-    help: 'Version policy reloads (SIGHUP or POST /-/reload), by result.',
+    help: 'Version policy reloads (SIGHUP, POST /-/reload or a changed file), by result.',
     labelNames: ['result'] as const,
     registers: [registry],
   });

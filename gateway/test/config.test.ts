@@ -19,6 +19,8 @@ describe('gateway configuration', () => {
       backendUrl: 'http://127.0.0.1:8081',
       backendTimeoutMs: 9000,
       policyPath: 'ops/versions.json',
+      watchPolicy: true,
+      shutdownDelayMs: 0,
       logLevel: 'info',
     });
   });
@@ -32,6 +34,8 @@ describe('gateway configuration', () => {
       BACKEND_URL: 'http://backend:8081/',
       BACKEND_TIMEOUT_MS: '250',
       API_VERSIONS_FILE: '/etc/gateway/versions.json',
+      API_VERSIONS_WATCH: 'false',
+      SHUTDOWN_DELAY_MS: '5000',
       LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -42,6 +46,8 @@ describe('gateway configuration', () => {
       backendUrl: 'http://backend:8081',
       backendTimeoutMs: 250,
       policyPath: '/etc/gateway/versions.json',
+      watchPolicy: false,
+      shutdownDelayMs: 5_000,
       logLevel: 'warn',
     });
   });
@@ -64,6 +70,11 @@ describe('gateway configuration', () => {
     [{ BACKEND_TIMEOUT_MS: '12000' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
     [{ API_VERSIONS_FILE: '' }, /^API_VERSIONS_FILE: must name a file \(got ""\)$/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+    [{ API_VERSIONS_WATCH: 'no' }, /^API_VERSIONS_WATCH: must be true or false \(got "no"\)$/],
+    [{ API_VERSIONS_WATCH: '' }, /^API_VERSIONS_WATCH: must be true or false \(got ""\)$/],
+    [{ SHUTDOWN_DELAY_MS: '-1' }, /^SHUTDOWN_DELAY_MS: must be a whole number of milliseconds \(got "-1"\)$/],
+    [{ SHUTDOWN_DELAY_MS: '2.5' }, /^SHUTDOWN_DELAY_MS: must be a whole number of milliseconds/],
+    [{ SHUTDOWN_DELAY_MS: '30001' }, /^SHUTDOWN_DELAY_MS: must be at most 30000 ms \(got "30001"\)$/],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
     expect(errorOf(env)).toMatch(expected);
   });
@@ -88,6 +99,7 @@ describe('the built gateway with a bad configuration', () => {
     ],
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
+    [{ SHUTDOWN_DELAY_MS: '60000' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "60000")'],
   ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [entries.gateway], {

@@ -7,7 +7,7 @@ import { ConfigError } from '@version-router/platform/config';
 import { createRegistry } from '@version-router/platform/metrics';
 import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp } from '../src/app.js';
-import { versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
+import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 
 /**
@@ -99,11 +99,11 @@ export async function buildTestGateway(
   const logger = pino({ level: 'info' }, sink);
   const app = await buildApp({
     config: { backendTimeoutMs },
-    policy: policyFileFrom(policy),
+    policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);
       if (!parsed.success) throw new Error(`invalid at ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-      return parsed.data;
+      return { file: parsed.data, sha256: policyDigest(Buffer.from(JSON.stringify(nextPolicy))) };
     },
     clock: () => clockMs,
     backendUrl,

@@ -140,6 +140,7 @@ describe('discovery', () => {
     ];
     expect(await versionsAt(TODAY)).toEqual({
       default_version: 1,
+      policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
       versions: [
         { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: windows },
         { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },

@@ -16,6 +16,16 @@ export const hostSchema = z.string().min(1, 'must not be empty');
 
 export const filePathSchema = z.string().min(1, 'must name a file');
 
+/**
+ * SHUTDOWN_DELAY_MS: how long a stopping process keeps serving, already reported not ready, before it
+ * closes its listener; long enough for a load balancer's readiness checks to take it out.
+ */
+export const shutdownDelaySchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of milliseconds')
+  .transform(Number)
+  .refine((ms) => ms <= 30_000, 'must be at most 30000 ms');
+
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**
@@ -40,17 +50,20 @@ export function readEnv<Shape extends Record<string, z.ZodType>>(
   return result as { [Name in keyof Shape]: z.output<Shape[Name]> };
 }
 
-/** Reads and validates a JSON file named by an environment variable; every failure names that variable. */
-export function readJsonFile<Schema extends z.ZodType>(variable: string, path: string, schema: Schema): z.output<Schema> {
-  let text: string;
+/** Reads a file named by an environment variable, as bytes; a failure names that variable. */
+export function readFileOf(variable: string, path: string): Buffer {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path);
   } catch (err) {
     throw new ConfigError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+}
+
+/** Parses and validates the bytes of a JSON file named by an environment variable; every failure names that variable. */
+export function parseJsonFile<Schema extends z.ZodType>(variable: string, path: string, bytes: Buffer, schema: Schema): z.output<Schema> {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
     throw new ConfigError(`${variable}: ${path} is not valid JSON (${(err as Error).message})`);
   }
@@ -61,4 +74,9 @@ export function readJsonFile<Schema extends z.ZodType>(variable: string, path: s
     throw new ConfigError(`${variable}: ${path} is invalid${where}: ${issue?.message ?? 'unknown problem'}`);
   }
   return parsed.data;
+}
+
+/** Reads and validates a JSON file named by an environment variable; every failure names that variable. */
+export function readJsonFile<Schema extends z.ZodType>(variable: string, path: string, schema: Schema): z.output<Schema> {
+  return parseJsonFile(variable, path, readFileOf(variable, path), schema);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -21,11 +22,17 @@ export interface RunningProcess {
    * SIGHUP stops the process like SIGTERM, as a hang-up of its terminal should.
    */
   onHangup?: () => void;
+  /**
+   * SHUTDOWN_DELAY_MS: on SIGTERM/SIGINT, /readyz fails at once but the API serves on this long (answers
+   * carry Connection: close) before the listener closes, so a load balancer takes the process out first.
+   */
+  shutdownDelayMs?: number;
 }
 
 /**
- * The only place that exits: builds the process, listens, and on SIGINT/SIGTERM stops accepting,
- * lets in-flight requests finish for at most 10 s, then exits 0.
+ * The only place that exits: builds the process, listens, and on SIGINT/SIGTERM reports not ready,
+ * serves on for the shutdown delay, stops accepting, lets in-flight requests finish for at most 10 s,
+ * then exits 0.
  * A bad configuration or a failed listen is one line on stderr and exit 1.
  */
 export async function runProcess(build: () => Promise<RunningProcess>): Promise<void> {
@@ -39,13 +46,13 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
     process.stderr.write(`${message}\n`);
     process.exit(1);
   }
-  const { app, admin, logger, onHangup } = parts;
+  const { app, admin, logger, onHangup, shutdownDelayMs = 0 } = parts;
   if (onHangup !== undefined) process.on('SIGHUP', onHangup);
   logger.info({ api: listeningUrl(app), admin: listeningUrl(admin) }, 'listening');
 
   closeWithGrace(
     {
-      delay: serverLimits.shutdownGraceMs,
+      delay: shutdownDelayMs + serverLimits.shutdownGraceMs,
       logger: false,
       skip: onHangup === undefined ? [] : ['SIGHUP'],
       onTimeout: () => {
@@ -57,6 +64,12 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
     async ({ signal, err }) => {
       if (err !== undefined) logger.error({ err }, 'fatal error, shutting down');
       else logger.info({ signal }, 'shutting down');
+      // After a fatal error the process is in no state to serve on: it closes at once.
+      if (err === undefined && shutdownDelayMs > 0) {
+        app.lifecycle.leaving = true;
+        logger.info({ shutdownDelayMs }, 'not ready; serving on before closing the listener');
+        await sleep(shutdownDelayMs);
+      }
       await app.close();
       await admin.close();
       logger.info('stopped');

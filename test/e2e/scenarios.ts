@@ -240,6 +240,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await versions.json()).toEqual({
         default_version: 1,
+        policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
         versions: [
           { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
           ...current.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] })),

@@ -10,8 +10,12 @@ export interface DiscoveryOptions {
 
 /**
  * `GET /versions` on the public port: every listed version with its phase now, announcement, sunset,
- * successor and brownout windows (RFC 3339 UTC, milliseconds), so a client can find out before it breaks.
+ * successor and brownout windows (RFC 3339 UTC, milliseconds), so a client can find out before it breaks;
+ * `policy_sha256` names the policy file content this replica serves (docs/behaviour.md#which-policy-is-served).
  */
 export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app, { policies, clock }) => {
-  app.get('/versions', async () => policies.current.policy.describe(clock()));
+  app.get('/versions', async () => {
+    const { policy, sha256 } = policies.current;
+    return { ...policy.describe(clock()), policy_sha256: sha256 };
+  });
 };

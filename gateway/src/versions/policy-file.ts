@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { readJsonFile } from '@version-router/platform/config';
+import { parseJsonFile, readFileOf } from '@version-router/platform/config';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
 
 /** The announcement comes at least this many calendar months before removal. */
@@ -144,10 +145,23 @@ export const versionPolicyFileSchema = z
     });
   });
 
+/** A validated policy file and which content it came from. */
+export interface PolicySource {
+  readonly file: PolicyFile;
+  /** The first 12 hex digits of the SHA-256 of the file's bytes as read: names the policy a replica serves. */
+  readonly sha256: string;
+}
+
+/** The short content hash `api_version_policy_info` and `GET /versions` show; equal bytes, equal hash. */
+export function policyDigest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+}
+
 /**
  * Reads API_VERSIONS_FILE, at start and on every reload; throws a ConfigError naming the variable,
- * the file and the JSON path of the problem.
+ * the file and the JSON path of the problem. The hash is of the very bytes parsed.
  */
-export function readPolicyFile(path: string): PolicyFile {
-  return readJsonFile('API_VERSIONS_FILE', path, versionPolicyFileSchema);
+export function readPolicyFile(path: string): PolicySource {
+  const bytes = readFileOf('API_VERSIONS_FILE', path);
+  return { file: parseJsonFile('API_VERSIONS_FILE', path, bytes, versionPolicyFileSchema), sha256: policyDigest(bytes) };
 }

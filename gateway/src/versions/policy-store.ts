@@ -1,11 +1,13 @@
 import { createResourceRouter, type ResourceRouter } from '../resources/router.js';
-import type { PolicyFile } from './policy-file.js';
+import type { PolicySource } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 
 /** A validated policy and the router built from its resources: replaced together on a reload. */
 interface ActivePolicy {
   readonly policy: VersionPolicy;
   readonly router: ResourceRouter;
+  /** Which file content this is (policy-file.ts `policyDigest`). */
+  readonly sha256: string;
 }
 
 export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -13,20 +15,23 @@ export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonl
 export interface PolicyStore {
   /** The policy requests are answered with now; a request reads it once, on arrival. */
   readonly current: ActivePolicy;
-  /** Re-reads the policy file; an invalid one changes nothing and says why. */
+  /**
+   * Re-reads the policy file; an invalid one changes nothing and says why. SIGHUP, `POST /-/reload` and
+   * the file watch (policy-watch.ts) all come through here.
+   */
   reload(): ReloadResult;
 }
 
-function activate(file: PolicyFile): ActivePolicy {
+function activate({ file, sha256 }: PolicySource): ActivePolicy {
   const policy = createVersionPolicy(file);
-  return { policy, router: createResourceRouter(policy.resources, policy.versions) };
+  return { policy, router: createResourceRouter(policy.resources, policy.versions), sha256 };
 }
 
 /**
  * Holds the active policy. `read` returns the validated policy file or throws an Error whose message
  * names the file and the JSON path of the problem; `onReload` hears every outcome (log, metrics).
  */
-export function createPolicyStore(initial: PolicyFile, read: () => PolicyFile, onReload: (result: ReloadResult) => void): PolicyStore {
+export function createPolicyStore(initial: PolicySource, read: () => PolicySource, onReload: (result: ReloadResult) => void): PolicyStore {
   let current = activate(initial);
   return {
     get current() {

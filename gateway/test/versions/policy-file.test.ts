@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,7 +175,8 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
   const errorOf = (path: string): string => configErrorOf(() => readPolicyFile(path));
 
   it('reads the shipped ops/versions.json (relative to the working directory, the repository root)', () => {
-    const file = readPolicyFile('ops/versions.json');
+    const { file, sha256 } = readPolicyFile('ops/versions.json');
+    expect(sha256).toBe(createHash('sha256').update(readFileSync('ops/versions.json')).digest('hex').slice(0, 12));
     const listed = (JSON.parse(readFileSync('ops/versions.json', 'utf8')) as { versions: { version: number }[] }).versions.map(({ version }) => version);
     expect(file.default_version).toBe(1);
     expect(file.versions.map(({ version }) => version)).toEqual(listed);

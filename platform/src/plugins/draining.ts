@@ -4,8 +4,12 @@ import fp from 'fastify-plugin';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Set once shutdown begins; readiness and new requests consult it. */
-    lifecycle: { draining: boolean };
+    /**
+     * The shutdown state. `leaving`: asked to stop; readiness fails and answers carry Connection: close,
+     * but requests are still served (SHUTDOWN_DELAY_MS). `draining`: close() began; new requests are
+     * refused. Draining implies leaving.
+     */
+    lifecycle: { leaving: boolean; draining: boolean };
   }
 }
 
@@ -15,19 +19,21 @@ export const drainingOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogger>
 };
 
 /**
- * The shutdown state: `app.lifecycle.draining` turns true when close() begins. The request guards then
- * refuse new requests with 503.
+ * The shutdown state: `app.lifecycle.leaving` is set by the process runner on SIGTERM (or by close());
+ * `app.lifecycle.draining` turns true when close() begins. The request guards then refuse new requests with 503.
  */
 const drainingPlugin: FastifyPluginAsync = async (app) => {
-  app.decorate('lifecycle', { draining: false });
+  app.decorate('lifecycle', { leaving: false, draining: false });
   app.addHook('preClose', async () => {
+    app.lifecycle.leaving = true;
     app.lifecycle.draining = true;
   });
 
-  // A request that was in flight when shutdown began must not leave its keep-alive connection open:
-  // close() would then wait for the client (up to the grace period) although nothing is in flight.
+  // Once leaving, no answer leaves its keep-alive connection open: a load balancer's next request then
+  // opens a new connection, which goes to a replica still ready; and a request in flight when close()
+  // began would otherwise hold close() up until the grace period, although nothing is in flight.
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (app.lifecycle.draining) void reply.header('connection', 'close');
+    if (app.lifecycle.leaving) void reply.header('connection', 'close');
     done(null, payload);
   });
 };

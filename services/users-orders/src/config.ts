@@ -1,4 +1,4 @@
-import { ConfigError, filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv } from '@version-router/platform/config';
+import { ConfigError, filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
 import { z } from 'zod';
 
 /** Where the users live when one replica is not enough (README "Users in PostgreSQL"). */
@@ -17,6 +17,8 @@ export interface BackendConfig {
   adminPort: number;
   /** ORDERS_FILE: main.ts reads it at start. */
   ordersFile: string;
+  /** SHUTDOWN_DELAY_MS: serve on, reported not ready, this long after SIGTERM before closing the listener. */
+  shutdownDelayMs: number;
   logLevel: z.output<typeof logLevelSchema>;
   /** Unset: users are kept in this process's memory. */
   database: DatabaseConfig | undefined;
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     BACKEND_ADMIN_PORT: { schema: portSchema, default: '9465' },
     // Relative paths resolve against the working directory (the repository root under npm start).
     ORDERS_FILE: { schema: filePathSchema, default: 'ops/seed/orders.json' },
+    SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
     DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' },
   });
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     adminHost: vars.BACKEND_ADMIN_HOST,
     adminPort: vars.BACKEND_ADMIN_PORT,
     ordersFile: vars.ORDERS_FILE,
+    shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
     database: databaseUrl === undefined || databaseUrl === '' ? undefined : { url: parseDatabaseUrl(databaseUrl), poolMax: vars.DATABASE_POOL_MAX },
   };

@@ -20,7 +20,7 @@ await runProcess(async () => {
     registry,
     logger,
     // Not ready while PostgreSQL cannot be reached: a load balancer sends the traffic to a replica that can serve it.
-    isReady: async () => !app.lifecycle.draining && (postgres === undefined || (await postgres.isReachable())),
+    isReady: async () => !app.lifecycle.leaving && (postgres === undefined || (await postgres.isReachable())),
   });
-  return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort };
+  return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort, shutdownDelayMs: config.shutdownDelayMs };
 });

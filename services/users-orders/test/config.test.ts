@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       adminHost: '127.0.0.1',
       adminPort: 9465,
       ordersFile: 'ops/seed/orders.json',
+      shutdownDelayMs: 0,
       logLevel: 'info',
       database: undefined,
     });
@@ -47,8 +48,8 @@ describe('loadConfig', () => {
   });
 
   it('reads every variable', () => {
-    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', LOG_LEVEL: 'silent' };
-    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, ordersFile: '/data/o.json', logLevel: 'silent' });
+    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', SHUTDOWN_DELAY_MS: '30000', LOG_LEVEL: 'silent' };
+    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
   });
 
   it.each([
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
     ['BACKEND_ADMIN_HOST', ''],
     ['ORDERS_FILE', ''],
     ['LOG_LEVEL', 'loud'],
+    ['SHUTDOWN_DELAY_MS', '5s'],
   ])('throws a ConfigError naming %s for %j', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));
@@ -72,6 +74,7 @@ describe('the built process with a bad configuration', () => {
 
   it.each([
     [{ BACKEND_PORT: 'abc' }, 'invalid configuration: BACKEND_PORT: must be a port number (0-65535) (got "abc")'],
+    [{ SHUTDOWN_DELAY_MS: '30001' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")'],
     [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
     [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate order id "o"`],
     [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
