@@ -65,6 +65,11 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
     ['docker-compose.yml', paths.compose],
     ['test/containers/compose.test.yml', paths.composeTest],
     ['test/containers/compose.standin.yml', paths.composeStandin],
+    ['docker-compose.postgres.yml', paths.composePostgres],
+    ['docker-compose.fleet.yml', paths.composeFleet],
+    ['test/containers/compose.fleet.test.yml', paths.composeFleetTest],
+    ['test/containers/compose.standin.postgres.yml', paths.composeStandinPostgres],
+    ['test/containers/compose.standin.haproxy.yml', paths.composeStandinHaproxy],
   ])('%s is valid', (_name, file) => {
     const valid = validate(readYaml(file));
     expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);

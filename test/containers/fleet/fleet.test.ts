@@ -20,7 +20,7 @@ import { repoRoot } from '../../../scripts/paths.mjs';
 import { ComposeProject, docker, eventually, inspect } from '../docker.js';
 import { findEngine } from '../engine.js';
 import { promQuery } from '../prometheus-api.js';
-import { errorLog, serverStats } from './haproxy.js';
+import { sectionTotals, serverStats, type SectionTotals } from './haproxy.js';
 import { mixedRequest, startLoad, type LoadReport } from './load.js';
 
 const PROJECT = 'version-router-test-fleet';
@@ -172,8 +172,8 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
       expect(Math.max(...appliedAfter), 'slowest replica, ms after the edit').toBeLessThanOrEqual(5_000);
 
       for (const replica of gateways) {
+        // The backend has no presenter for the new version: its answer does not matter, the gateway's header does.
         const served = await fetch(`${replica.apiUrl}/v${added}/orders/ord-1001`);
-        expect(served.status, replica.name).toBe(200);
         expect(served.headers.get('api-version'), replica.name).toBe(String(added));
         const shas = [...(await gatewayMetrics(replica)).matchAll(/^api_version_policy_info\{[^}]*sha256="([0-9a-f]+)"[^}]*\} 1$/gm)].map((match) => match[1]);
         expect(shas, `${replica.name} api_version_policy_info`).toEqual([policySha(edited)]);
@@ -189,30 +189,40 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
   });
 
   it('restarting the gateway replicas one at a time, then the backend replicas, under constant load through HAProxy: 0 failed requests', async () => {
+    const balancers = [
+      { service: 'gateway', container: await haproxy(), section: 'gateways', port: 8080 },
+      { service: 'backend', container: await backendHaproxy(), section: 'backends', port: 8081 },
+    ] as const;
+    const totalsBefore = await Promise.all(balancers.map(({ container, section }) => sectionTotals(container, section)));
     const load = startLoad(loadBalancerUrl, { concurrency: 4, pauseMs: 5, maxRequests: 200_000, request: mixedRequest });
     let report: LoadReport | undefined;
     try {
       await sleep(1_000);
-      for (const [service, balancer, section, port] of [
-        ['gateway', await haproxy(), 'gateways', 8080],
-        ['backend', await backendHaproxy(), 'backends', 8081],
-      ] as const) {
+      for (const { service, container, section, port } of balancers) {
         for (const replica of await replicas(service)) {
           const startedBefore = (await inspect(replica.id)).State.StartedAt;
-          // SIGTERM, the replica's own stop sequence, then a start: `docker compose restart` per replica.
+          // SIGTERM, the replica's own stop sequence, then a start: what a rolling update does to each.
           await docker(['restart', '--time', '25', replica.id], { timeoutMs: 120_000 });
-          const restarted = (await replicas(service)).find((candidate) => candidate.id === replica.id);
           expect((await inspect(replica.id)).State.StartedAt, `${replica.name} restarted`).not.toBe(startedBefore);
-          await waitUp(balancer, section, `${restarted?.address ?? ''}:${port}`);
+          const restarted = (await replicas(service)).find((candidate) => candidate.id === replica.id);
+          await waitUp(container, section, `${restarted?.address ?? ''}:${port}`);
           log(`${replica.name} restarted and back in rotation; ${load.sent} requests so far`);
         }
       }
     } finally {
       report = await load.stop();
     }
-    log(`rolling restart of ${GATEWAYS} gateways and ${BACKENDS} backends under load: ${summary(report)}`);
+    const totalsAfter = await Promise.all(balancers.map(({ container, section }) => sectionTotals(container, section)));
+    const retried = balancers.map(({ section }, i) => {
+      const delta = (key: keyof SectionTotals): number => totalsAfter[i]![key] - totalsBefore[i]![key];
+      return { section, connectionErrors: delta('connectionErrors'), retries: delta('retries'), redispatches: delta('redispatches') };
+    });
+    log(`rolling restart of ${GATEWAYS} gateways and ${BACKENDS} backends under load: ${summary(report)}; HAProxy retries: ${JSON.stringify(retried)}`);
     expect(report.sent, 'requests sent during the restarts').toBeGreaterThan(100);
     expect(report.failures).toEqual([]);
+    // Each replica left the rotation before it closed its listener: HAProxy never had to try a
+    // request again elsewhere (its retries hide such failures from clients, other balancers do not).
+    expect(retried).toEqual(balancers.map(({ section }) => ({ section, connectionErrors: 0, retries: 0, redispatches: 0 })));
   }, 900_000);
 
   it('users created through the load balancer are readable through every gateway and every backend replica, ids without gaps', async () => {
@@ -328,26 +338,29 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
     });
   });
 
-  it('a gateway replica killed with SIGKILL under load: HAProxy takes it out, and no more requests fail than were in flight on it', async () => {
+  it('a gateway replica killed with SIGKILL under load: HAProxy takes it out, and only requests in flight at the kill fail', async () => {
     const balancer = await haproxy();
     const victim = (await replicas('gateway'))[1]!;
-    const slot = (await serverStats(balancer, 'gateways')).find((server) => server.address === `${victim.address}:8080`);
+    const slotOf = async () => (await serverStats(balancer, 'gateways')).find((server) => server.address === `${victim.address}:8080`);
+    const slot = await slotOf();
     expect(slot, `HAProxy slot of ${victim.name}`).toBeDefined();
     const concurrency = 8;
     const load = startLoad(loadBalancerUrl, { concurrency, pauseMs: 2, maxRequests: 100_000, request: mixedRequest });
     let report: LoadReport | undefined;
     let takenOutAfter = 0;
-    const killedAt = new Date();
+    let inFlight = 0;
+    let killedAt = 0;
+    let killReturnedAt = 0;
     try {
       await sleep(2_000);
-      killedAt.setTime(Date.now());
+      // HAProxy's count of requests in progress on the replica, just before the kill.
+      inFlight = (await slotOf())?.current ?? 0;
+      killedAt = Date.now();
       await docker(['kill', '--signal', 'KILL', victim.id]);
+      killReturnedAt = Date.now();
       takenOutAfter = await eventually(
         `HAProxy to take ${slot!.name} out`,
-        async () => {
-          const state = (await serverStats(balancer, 'gateways')).find((server) => server.name === slot!.name);
-          return state !== undefined && state.status.startsWith('DOWN') ? Date.now() - killedAt.getTime() : undefined;
-        },
+        async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined),
         15_000,
         100,
       );
@@ -357,17 +370,16 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
       report = await load.stop();
       await docker(['start', victim.id]);
     }
-    // Requests HAProxy had sent to the killed replica and that ended without its answer: those in flight on it.
-    const inFlight = (await errorLog(balancer, 'gateways', slot!.name, killedAt.toISOString())).filter((line) => / (50[234]|-1) /.test(line));
     log(
       `SIGKILL on ${victim.name} under load (${concurrency} workers): HAProxy took it out after ${takenOutAfter} ms; ` +
-        `${inFlight.length} requests were in flight on it; ${summary(report)}`,
+        `HAProxy counted ${inFlight} requests in progress on it just before the kill (docker kill took ${killReturnedAt - killedAt} ms); ` +
+        `${summary(report)}; the failed ones sent ${report.failures.map((failure) => failure.at - killedAt).join(', ')} ms after the kill began`,
     );
-    expect(report.failed, 'failed requests').toBeLessThanOrEqual(inFlight.length);
+    // A request fails only when the replica dies holding it: sent before the kill was done, never
+    // after (HAProxy sends a request that meets the dead replica again elsewhere) …
+    expect(report.failures.filter((failure) => failure.at > killReturnedAt), 'failed requests sent after the kill').toEqual([]);
+    // … so at most the requests in flight then: fewer than the load's workers.
     expect(report.failed).toBeLessThanOrEqual(concurrency);
-    // Nothing failed once HAProxy had taken it out.
-    const takenOutAt = killedAt.getTime() + takenOutAfter;
-    expect(report.failures.filter((failure) => failure.at > takenOutAt)).toEqual([]);
 
     const restarted = (await replicas('gateway')).find((candidate) => candidate.id === victim.id);
     await waitUp(balancer, 'gateways', `${restarted?.address ?? ''}:8080`);

@@ -1,7 +1,6 @@
 /**
  * What the fleet's HAProxy instances say about the replicas behind them: the statistics CSV of
- * their monitor port (read from inside the container, so the internal one needs no published
- * port) and their error log (ops/haproxy logs abnormal requests only).
+ * their monitor port, read from inside the container, so the internal one needs no published port.
  */
 import { docker } from '../docker.js';
 
@@ -16,27 +15,31 @@ export interface ServerStats {
   current: number;
 }
 
-/** The servers of one HAProxy backend section (`gateways`, `backends`), as its statistics list them now. */
-export async function serverStats(containerId: string, section: string): Promise<ServerStats[]> {
-  const request = "exec 3<>/dev/tcp/127.0.0.1/8404 && printf 'GET /stats;csv HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3";
-  const { stdout } = await docker(['exec', containerId, 'bash', '-c', request], { timeoutMs: 15_000 });
-  const csv = stdout.slice(stdout.indexOf('# '));
-  const [header = '', ...rows] = csv.split('\n');
-  const columns = header.replace(/^# /, '').split(',');
-  const column = (name: string): number => {
-    const index = columns.indexOf(name);
-    if (index < 0) throw new Error(`HAProxy statistics have no column ${name}`);
-    return index;
-  };
-  const [proxy, server, status, address, current] = ['pxname', 'svname', 'status', 'addr', 'scur'].map(column) as [number, number, number, number, number];
-  return rows
-    .map((row) => row.split(','))
-    .filter((fields) => fields[proxy] === section && fields[server] !== 'BACKEND' && fields[server] !== 'FRONTEND')
-    .map((fields) => ({ name: fields[server] ?? '', status: fields[status] ?? '', address: fields[address] ?? '', current: Number(fields[current]) }));
+/** A backend section's totals: requests it had to send again because a connection to a replica failed. */
+export interface SectionTotals {
+  connectionErrors: number;
+  retries: number;
+  redispatches: number;
 }
 
-/** Error-log lines (HAProxy's httplog format) of requests HAProxy sent to one server since `sinceIso`. */
-export async function errorLog(containerId: string, section: string, server: string, sinceIso: string): Promise<string[]> {
-  const { stdout, stderr } = await docker(['logs', '--since', sinceIso, containerId]);
-  return `${stdout}\n${stderr}`.split('\n').filter((line) => line.includes(` ${section}/${server} `));
+/** The statistics CSV as rows of named fields. */
+async function statistics(containerId: string): Promise<Record<string, string>[]> {
+  const request = "exec 3<>/dev/tcp/127.0.0.1/8404 && printf 'GET /stats;csv HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3";
+  const { stdout } = await docker(['exec', containerId, 'bash', '-c', request], { timeoutMs: 15_000 });
+  const [header = '', ...rows] = stdout.slice(stdout.indexOf('# ')).split('\n');
+  const columns = header.replace(/^# /, '').split(',');
+  return rows.filter((row) => row !== '').map((row) => Object.fromEntries(row.split(',').map((field, i): [string, string] => [columns[i] ?? '', field])));
+}
+
+/** The servers of one HAProxy backend section (`gateways`, `backends`), as its statistics list them now. */
+export async function serverStats(containerId: string, section: string): Promise<ServerStats[]> {
+  return (await statistics(containerId))
+    .filter((row) => row.pxname === section && row.svname !== 'BACKEND' && row.svname !== 'FRONTEND')
+    .map((row) => ({ name: row.svname ?? '', status: row.status ?? '', address: row.addr ?? '', current: Number(row.scur) }));
+}
+
+export async function sectionTotals(containerId: string, section: string): Promise<SectionTotals> {
+  const row = (await statistics(containerId)).find((candidate) => candidate.pxname === section && candidate.svname === 'BACKEND');
+  if (row === undefined) throw new Error(`HAProxy has no backend section ${section}`);
+  return { connectionErrors: Number(row.econ), retries: Number(row.wretr), redispatches: Number(row.wredis) };
 }
