@@ -81,12 +81,18 @@ export function openDatabase({ url, poolMax, logger, registry }: DatabaseOptions
         } catch (err) {
           throw unavailable(err);
         }
+        // A checked-out client has no pool listener: a server that goes away between statements would emit
+        // an 'error' nobody handles, which ends the process. The statement's own failure is handled below.
+        const onConnectionError = (err: Error): void => logger.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed');
+        client.on('error', onConnectionError);
         try {
           const result = await client.query<Row>(text, values);
+          client.off('error', onConnectionError);
           client.release();
           lastSuccessAt = Date.now();
           return result;
         } catch (err) {
+          client.off('error', onConnectionError);
           const databaseError = err instanceof pg.DatabaseError;
           // Anything but an answer from the server (a reset, a read timeout) leaves the connection unusable.
           client.release(databaseError ? undefined : (err as Error));
