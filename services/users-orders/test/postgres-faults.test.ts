@@ -75,6 +75,8 @@ describe('the database stopped, then started again', () => {
       expect(await res.json()).toStrictEqual(created);
       expect(await (await fetch(`${backend.adminUrl}/metrics`)).text()).toMatch(/^db_up 1$/m);
     } finally {
+      // Up again for the next test, also when this one failed while the server was down.
+      await postgres.start();
       await backend.stop();
     }
   });
@@ -113,6 +115,7 @@ describe('the database stopped, then started again', () => {
       // A create cut off by the restart either committed (stored, its answer lost) or consumed no number.
       expect(stored.map((user) => user.id)).toEqual(Array.from({ length: stored.length }, (_, i) => `user-${i + 1}`));
     } finally {
+      await postgres.start();
       await backend.stop();
     }
   });
