@@ -22,9 +22,9 @@ export interface TestPostgres {
   port: number;
   /** Creates a new, empty database and answers its URL (user `postgres`, a password: as production passes one). */
   createDatabase(): Promise<string>;
-  /** Fast shutdown, as an operator's restart: open transactions are aborted, committed data stays. */
+  /** Fast shutdown, as an operator's restart: open transactions are aborted, committed data stays. No-op when stopped. */
   stop(): Promise<void>;
-  /** Starts the stopped server again on the same port and data. */
+  /** Starts the stopped server again on the same port and data. No-op when running. */
   start(): Promise<void>;
   /** Stops the server and deletes its data directory. */
   close(): Promise<void>;
@@ -89,10 +89,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       return url(name);
     },
     async stop() {
+      if (!running) return;
       await server.stop();
       running = false;
     },
     async start() {
+      if (running) return;
       try {
         await server.start();
       } catch (err) {

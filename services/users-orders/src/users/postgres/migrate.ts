@@ -30,6 +30,8 @@ function knownMigrations(): Set<string> {
 export async function migrate(url: string, logger: Logger, redact: (text: string) => string): Promise<void> {
   const log = logger.child({ component: 'migrations' });
   const client = new pg.Client(clientConfig(url));
+  // The failing statement reports a lost connection; unhandled, the client's own 'error' event would end the process.
+  client.on('error', (err) => log.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed'));
   try {
     await client.connect();
     await runner({
