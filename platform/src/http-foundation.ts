@@ -3,6 +3,7 @@ import { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type Fa
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { serverLimits } from './server-limits.js';
+import { reportClientAbort } from './plugins/client-abort.js';
 import { draining, drainingOptions } from './plugins/draining.js';
 import { errorHandler, errorServerOptions } from './plugins/error-handler.js';
 import { methodNotAllowed } from './plugins/method-not-allowed.js';
@@ -15,12 +16,14 @@ import { writeDeadline } from './plugins/write-deadline.js';
 // Kept in the compiled types of this entry, so its importers see the decoration it declares (app.lifecycle).
 import './plugins/draining.js';
 
+export { cutResponse } from './plugins/client-abort.js';
 export { routeLabelOf } from './plugins/route-label.js';
 
 /**
  * Fastify calls its log controller once per request where it creates the reply (before any hook) and once
- * when the response has finished (after the onResponse hooks). The X-Request-Id echo and the log line go
- * there, so they cost no hook of their own. Fastify's own request log lines stay off.
+ * when the response has finished (after the onResponse hooks). The X-Request-Id echo, the watch for a client
+ * that leaves early (499) and the log line go there, so they cost no hook of their own. Fastify's own
+ * request log lines stay off.
  */
 class FoundationLogController extends LogController {
   constructor() {
@@ -29,6 +32,7 @@ class FoundationLogController extends LogController {
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     echoRequestId(request, reply);
+    reportClientAbort(reply);
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {

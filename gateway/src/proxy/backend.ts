@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { sendError } from '@version-router/platform/errors';
+import { cutResponse } from '@version-router/platform/http-foundation';
 
 /** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
 const CONNECT_TIMEOUT_CAP_MS = 2_000;
@@ -124,7 +125,7 @@ export function readUpstreamBody(reply: FastifyReply, stream: Readable, onBody: 
   });
   stream.once('end', () => onBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received)));
   stream.once('error', () => {
-    if (received > 0) reply.raw.destroy();
+    if (received > 0) cutResponse(reply, 502);
     else void sendError(reply.removeHeader('content-length').removeHeader('transfer-encoding'), 502, 'bad gateway');
   });
 }
