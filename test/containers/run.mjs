@@ -37,8 +37,15 @@ const parts = [
   ['single-replica stacks', 'test/containers/vitest.config.ts'],
   ['fleet', 'test/containers/fleet/vitest.config.ts'],
 ];
-let status = 0;
 process.stdout.write(`container suite: Docker engine at ${engine}\n`);
+// The images: engine.sh leaves an engine that can get the official images as it is, and builds the
+// stand-ins (once) where it cannot, e.g. an engine started by hand on a machine without a registry.
+const images = spawnSync('bash', [fileURLToPath(new URL('engine.sh', import.meta.url))], { cwd: repoRoot, stdio: 'inherit' });
+if (images.status !== 0) {
+  process.stdout.write('container suite FAILED: test/containers/engine.sh could not provide the images (see above)\n');
+  process.exit(1);
+}
+let status = 0;
 for (const [name, config] of parts) {
   process.stdout.write(`container suite: ${name}: building and starting its compose stack\n`);
   const started = Date.now();
