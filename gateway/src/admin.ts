@@ -11,14 +11,14 @@ import { statusRoutes } from './status/routes.js';
  * and `GET /consumers` show the versions and who still calls the deprecated ones.
  */
 const gatewayAdminRoutes =
-  (app: FastifyInstance): FastifyPluginAsync =>
+  (app: FastifyInstance, replica: string): FastifyPluginAsync =>
   async (admin) => {
     admin.post('/-/reload', async (_request, reply) => {
       const result = app.versionPolicies.reload();
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });
-    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage });
+    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, replica });
   };
 
 export interface GatewayAdminOptions {
@@ -26,14 +26,16 @@ export interface GatewayAdminOptions {
   registry: Registry;
   logger: Logger;
   backendUrl: string;
+  /** This replica's name on the status page: the host name (main.ts), injected so tests choose it. */
+  replica: string;
 }
 
 /** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts), the reload and the status page. */
-export function buildGatewayAdmin({ app, registry, logger, backendUrl }: GatewayAdminOptions): Promise<FastifyInstance> {
+export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica }: GatewayAdminOptions): Promise<FastifyInstance> {
   return buildAdminApp({
     registry,
     logger,
     isReady: () => !app.lifecycle.leaving && backendAccepts(backendUrl),
-    routes: gatewayAdminRoutes(app),
+    routes: gatewayAdminRoutes(app, replica),
   });
 }

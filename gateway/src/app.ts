@@ -43,23 +43,27 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
 
+  const usage = createVersionUsage(clock);
+  app.decorate('versionUsage', usage);
   // The gauges read the policy in force at scrape time, so they follow a reload.
-  const metrics = createGatewayMetrics(registry, { policy: () => policies.current.policy, policySha256: () => policies.current.sha256, clock });
+  const metrics = createGatewayMetrics(registry, {
+    policy: () => policies.current.policy,
+    policySha256: () => policies.current.sha256,
+    consumerSeries: () => usage.consumers.series(),
+    clock,
+  });
   const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
     metrics.countReload(result.ok);
     if (result.ok) {
       const { policy: reloaded, sha256 } = policies.current;
       logger.info({ versions: reloaded.versions.map(({ version }) => version), sha256 }, 'version policy reloaded');
-    }
-    else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
+    } else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
   });
   app.decorate('versionPolicies', policies);
   if (watchPolicy !== undefined) {
     const watch = watchPolicyFile({ ...watchPolicy, policies });
     app.addHook('onClose', async () => watch.close());
   }
-  const usage = createVersionUsage(clock);
-  app.decorate('versionUsage', usage);
 
   const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
   // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.

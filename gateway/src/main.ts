@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
@@ -22,7 +23,7 @@ await runProcess(async () => {
     logger,
     registry,
   });
-  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl });
+  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl, replica: hostname() });
   return {
     app,
     admin,

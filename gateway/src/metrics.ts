@@ -15,10 +15,12 @@ export interface GatewayMetricsSources {
   policy: () => VersionPolicy;
   /** The short content hash of that policy's file. */
   policySha256: () => string;
+  /** The bounded per-consumer counts of deprecated and removed versions (consumers/consumers.ts). */
+  consumerSeries: () => readonly { version: number; consumer: string; requests: number }[];
   clock: Clock;
 }
 
-export function createGatewayMetrics(registry: Registry, { policy, policySha256, clock }: GatewayMetricsSources): GatewayMetrics {
+export function createGatewayMetrics(registry: Registry, { policy, policySha256, consumerSeries, clock }: GatewayMetricsSources): GatewayMetrics {
   const requests = new Counter({
     name: 'api_version_requests_total',
     help: 'Requests on versioned resources, by API version (or "invalid"), deprecation, how the version was selected, and status code.',
@@ -58,6 +60,17 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     collect() {
       this.reset();
       this.set({ sha256: policySha256() }, 1);
+    },
+  });
+  // Read from the consumer table at scrape time; its counts only grow, so each series is a counter.
+  new Counter({
+    name: 'api_version_consumer_requests_total',
+    help: 'Requests on deprecated and removed versions by consumer (X-Client-Id, else User-Agent): the first 20 consumers of a version on this replica by name, the rest as "other".',
+    labelNames: ['version', 'consumer'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { version, consumer, requests } of consumerSeries()) this.inc({ version: String(version), consumer }, requests);
     },
   });
   const reloads = new Counter({

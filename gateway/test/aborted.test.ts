@@ -49,4 +49,14 @@ describe('a client that hangs up while the backend is slow', () => {
     ]);
     sockets[2]?.destroy();
   });
+
+  it('counts an answer whose backend body failed half-way as 502, not as the client\'s 499', async () => {
+    const socket = connect(port, '127.0.0.1').on('error', () => undefined);
+    socket.write('GET /v2/orders/ord-1001?cut=10 HTTP/1.1\r\nHost: test\r\n\r\n');
+    await expect.poll(() => counted('api_version_requests_total'), { timeout: 5_000 }).toEqual([
+      'api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="502"} 1',
+    ]);
+    expect(await counted('http_requests_total')).toEqual(['http_requests_total{method="GET",route="/v2/orders/:id",status_code="502"} 1']);
+    socket.destroy();
+  });
 });

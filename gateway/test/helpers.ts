@@ -69,6 +69,9 @@ export const at = (iso: string): number => Date.parse(iso);
 export const TODAY = at('2026-11-22T12:00:00Z');
 export const V1_SUNSET = at('2027-01-01T00:00:00Z');
 
+/** The host name the test gateway's status page names. */
+export const TEST_REPLICA = 'gateway-test-1';
+
 export interface TestGateway {
   app: FastifyInstance;
   registry: Registry;
@@ -115,6 +118,6 @@ export async function buildTestGateway(
     if (admin !== undefined) await (await admin).close();
   });
   return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs), setNextPolicy: (file) => (nextPolicy = file),
-    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl })),
+    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl, replica: TEST_REPLICA })),
   };
 }

@@ -100,8 +100,15 @@ describe('ops/ PromQL', () => {
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
       expect.arrayContaining(['max by (version) (api_version_brownout_active) == 1', 'min(api_version_policy_last_reload_success)']),
     );
-    expect(rules.expressions.length).toBe(8);
-    expect([...rules.recorded].sort()).toEqual(['api:deprecated_version_share:ratio_rate5m', 'api:version_requests:rate5m']);
+    expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
+      expect.arrayContaining(['count by (job, sha256) (api_version_policy_info)', 'api:version_consumer_requests:rate5m']),
+    );
+    expect(rules.expressions.length).toBe(10);
+    expect([...rules.recorded].sort()).toEqual([
+      'api:deprecated_version_share:ratio_rate5m',
+      'api:version_consumer_requests:rate5m',
+      'api:version_requests:rate5m',
+    ]);
   });
 
   it('parses every expression and names a metric in each', () => {
@@ -173,6 +180,8 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
       'api_version_brownout_active',
       'api_version_policy_reloads_total',
       'api_version_policy_last_reload_success',
+      'api_version_policy_info',
+      'api_version_consumer_requests_total',
     ]) {
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).not.toContain(name);

@@ -3,6 +3,10 @@ import { createTopK, type TopK } from './top-k.js';
 
 /** Consumers kept per version: memory stays bounded whatever keys clients send. */
 const CONSUMERS_PER_VERSION = 100;
+/** Consumers per version with a metric series of their own; the rest share `OTHER_CONSUMERS`. */
+const NAMED_SERIES_PER_VERSION = 20;
+/** The series of every consumer of a version beyond the named ones (and of one that calls itself "other"). */
+const OTHER_CONSUMERS = 'other';
 /** Longer keys are cut to this many characters before they are counted. */
 export const CONSUMER_KEY_LENGTH = 128;
 /** The key of a request that names itself neither by X-Client-Id nor by User-Agent. */
@@ -27,6 +31,13 @@ interface ConsumerRow {
   last_seen: string;
 }
 
+/** One series of `api_version_consumer_requests_total`. */
+interface ConsumerSeries {
+  version: number;
+  consumer: string;
+  requests: number;
+}
+
 export interface VersionConsumers {
   version: number;
   consumers: ConsumerRow[];
@@ -43,11 +54,34 @@ export interface ConsumerTable {
   count(version: number, consumer: string, nowMs: number): void;
   /** The consumers of each of `versions`, ascending, each list by requests descending. */
   report(versions: Iterable<number>): VersionConsumers[];
+  /** Every version's metric series: at most 20 named consumers and `other` (docs/behaviour.md#consumer-series). */
+  series(): ConsumerSeries[];
+}
+
+/**
+ * The counts behind `api_version_consumer_requests_total`, which Prometheus sums across replicas, so
+ * each series must only ever grow. They cannot be read off the top-k table: there a newcomer takes
+ * over the least-counted key's counter, so a key's count would vanish, come back lower, and move
+ * between `other` and a name. Instead the first 20 consumers of a version keep a name and an exact
+ * count for the process's life and everyone after them counts in `other`: bounded whatever clients
+ * send, and each series (and their sum, the version's counted requests) only grows.
+ */
+interface NamedCounts {
+  named: Map<string, number>;
+  other: number;
+}
+
+function countNamed(counts: NamedCounts, consumer: string): void {
+  const requests = counts.named.get(consumer);
+  if (requests !== undefined) counts.named.set(consumer, requests + 1);
+  else if (counts.named.size < NAMED_SERIES_PER_VERSION && consumer !== OTHER_CONSUMERS) counts.named.set(consumer, 1);
+  else counts.other += 1;
 }
 
 /** The top consumers since start, one Space-Saving table (top-k.ts) per version. */
 export function createConsumerTable(capacity = CONSUMERS_PER_VERSION): ConsumerTable {
   const tables = new Map<number, TopK>();
+  const namedCounts = new Map<number, NamedCounts>();
   return {
     versions: () => [...tables.keys()],
     tracked: (version) => tables.get(version)?.size ?? 0,
@@ -59,6 +93,12 @@ export function createConsumerTable(capacity = CONSUMERS_PER_VERSION): ConsumerT
         tables.set(version, table);
       }
       table.offer(consumer, nowMs);
+      let counts = namedCounts.get(version);
+      if (counts === undefined) {
+        counts = { named: new Map(), other: 0 };
+        namedCounts.set(version, counts);
+      }
+      countNamed(counts, consumer);
     },
     report(versions) {
       return [...new Set(versions)]
@@ -71,6 +111,14 @@ export function createConsumerTable(capacity = CONSUMERS_PER_VERSION): ConsumerT
             last_seen: new Date(lastSeenMs).toISOString(),
           })),
         }));
+    },
+    series() {
+      const rows: ConsumerSeries[] = [];
+      for (const [version, { named, other }] of namedCounts) {
+        for (const [consumer, requests] of named) rows.push({ version, consumer, requests });
+        if (other > 0) rows.push({ version, consumer: OTHER_CONSUMERS, requests: other });
+      }
+      return rows;
     },
   };
 }

@@ -115,8 +115,11 @@ ${rows}
 <p class="note">${notes.join(' ')}</p>`;
 }
 
-/** The admin port's `GET /`: everything about the versions a person needs at a glance, as one HTML document. */
-export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage): string {
+/**
+ * The admin port's `GET /`: everything about the versions a person needs at a glance, as one HTML document.
+ * `replica` (the host name) says whose figures these are: with several replicas each page counts its own.
+ */
+export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, replica: string): string {
   const nowMs = usage.clock();
   const recent = usage.traffic.recent(nowMs);
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
@@ -161,6 +164,7 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage): st
 <body>
 <h1>API versions</h1>
 <p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a></p>
+<p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
 <table id="versions">
 <caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
 <thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">share</th></tr></thead>

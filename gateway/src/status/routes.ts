@@ -6,13 +6,15 @@ import type { VersionUsage } from './usage.js';
 export interface StatusRoutesOptions {
   policies: PolicyStore;
   usage: VersionUsage;
+  /** The host name the page names as its replica. */
+  replica: string;
 }
 
 /**
  * Admin-port routes for operators: `GET /consumers` (who still calls each deprecated or removed
  * version, as JSON for scripts) and `GET /` (the same and the versions' lifecycle, as a page).
  */
-export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admin, { policies, usage }) => {
+export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admin, { policies, usage, replica }) => {
   admin.get('/consumers', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
@@ -27,6 +29,6 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admi
       .header('referrer-policy', 'no-referrer')
       // It names clients and changes every second: no shared or stale copy.
       .header('cache-control', 'no-store');
-    return renderStatusPage(policies.current.policy, usage);
+    return renderStatusPage(policies.current.policy, usage, replica);
   });
 };

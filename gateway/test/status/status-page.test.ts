@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 
 /** The shipped policy with two brownout windows ahead of TODAY (the first 2026-12-01 10:00-12:00 UTC). */
@@ -136,6 +136,14 @@ describe('GET / on the admin port: the status page', () => {
     // Nothing is loaded from elsewhere and nothing runs.
     expect(res.body).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
     expect([...res.body.matchAll(/<style>/g)]).toHaveLength(1);
+  });
+
+  it('names its replica (the injected host name) and says its figures are that replica\'s own', async () => {
+    const html = await page();
+    const replica = /<p class="note" id="replica">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
+    expect(replica).toBe(
+      `Replica ${TEST_REPLICA}: every figure on this page is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.`,
+    );
   });
 
   it('shows each version\'s lifecycle, requests and share over the last 5 minutes', async () => {
