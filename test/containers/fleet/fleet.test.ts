@@ -6,7 +6,7 @@
  * always removed with its volumes at the end; every published port random and on loopback.
  *
  * Load goes through HAProxy from this process (a few workers, bounded); a single replica is
- * reached on its own published ports; HAProxy's view comes from its statistics and error log.
+ * reached on its own published ports; HAProxy's view comes from its statistics page.
  * The tests run in order and each leaves the fleet as it found it (policy restored, replicas up).
  */
 import { createHash, randomUUID } from 'node:crypto';
