@@ -23,7 +23,7 @@ async function start(path: string, options?: { watch?: boolean }): Promise<Watch
 /**
  * Builds a ConfigMap volume the way the kubelet does: the data in a timestamped directory, a `..data`
  * symlink to it, and `versions.json -> ..data/versions.json`. An update writes a new timestamped
- * directory, points a temporary symlink at it and renames that over `..data`.
+ * directory, points a temporary symlink at it, renames that over `..data` and removes the old directory.
  */
 function configMapVolume(dir: string): { path: string; update(text: string): void } {
   let generation = 0;
@@ -34,14 +34,18 @@ function configMapVolume(dir: string): { path: string; update(text: string): voi
     writeFileSync(join(dir, name, 'versions.json'), text);
     return name;
   };
-  symlinkSync(writeGeneration(textOf(designPolicyFile)), join(dir, '..data'));
+  let current = writeGeneration(textOf(designPolicyFile));
+  symlinkSync(current, join(dir, '..data'));
   symlinkSync('..data/versions.json', join(dir, 'versions.json'));
   return {
     path: join(dir, 'versions.json'),
     update(text) {
-      const name = writeGeneration(text);
-      symlinkSync(name, join(dir, '..data_tmp'));
+      const previous = current;
+      current = writeGeneration(text);
+      symlinkSync(current, join(dir, '..data_tmp'));
       renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+      // The kubelet then removes the previous generation.
+      rmSync(join(dir, previous), { recursive: true });
     },
   };
 }
@@ -106,6 +110,17 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     await sleep(1_000);
     expect(await watched.reloads()).toEqual({ success: 0, failure: 0 });
     expect(watched.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('version policy reload'))).toEqual([]);
+  });
+
+  it('applies a file removed and written anew, without counting the moment it was missing', async () => {
+    const { path } = policyDirectory();
+    const watched = await start(path);
+    rmSync(path);
+    await sleep(500);
+    expect(await watched.reloads()).toEqual({ success: 0, failure: 0 });
+    writeFileSync(path, textOf(laterSunsetPolicy));
+    await expect.poll(() => watched.servedSha256(), { timeout: APPLIED_WITHIN_MS }).toBe(digestOf(laterSunsetPolicy));
+    expect(await watched.reloads()).toEqual({ success: 1, failure: 0 });
   });
 
   it('picks up the file again after its directory was removed and created anew', async () => {

@@ -33,4 +33,14 @@ describe('draining', () => {
       agent.destroy();
     }
   });
+
+  it('serves on while leaving (the shutdown delay), each answer with Connection: close; only draining refuses', async () => {
+    const app = await buildFoundationApp();
+    await app.ready();
+    expect((await app.inject({ url: '/things/1' })).headers.connection).not.toBe('close');
+    app.lifecycle.leaving = true;
+    const leaving = await app.inject({ url: '/things/1' });
+    expect([leaving.statusCode, leaving.headers.connection]).toEqual([200, 'close']);
+    expect(app.lifecycle.draining).toBe(false);
+  });
 });
