@@ -169,9 +169,10 @@ describe('docker-compose.fleet.yml', () => {
     expect(seconds(service(fleet, name).stop_grace_period) * 1000, `${name} stop_grace_period`).toBeGreaterThan(delay + DRAIN_MS);
   });
 
-  it('mounts ops/ as a directory at the policy file directory, so an edit renamed over the file reaches the gateways', () => {
+  it("keeps docker-compose.yml's mount of ops/ as a directory at the policy file directory, so an edit renamed over the file reaches the gateways", () => {
+    expect(service(fleet, 'gateway').volumes).toBeUndefined();
     const policyFile = environment(service(base, 'gateway')).API_VERSIONS_FILE ?? '';
-    const mount = mounts(service(fleet, 'gateway')).find((candidate) => candidate.target === dirname(policyFile));
+    const mount = mounts(service(base, 'gateway')).find((candidate) => candidate.target === dirname(policyFile));
     expect(mount, `a mount at ${dirname(policyFile)}`).toBeDefined();
     expect(relative(repoRoot, resolve(repoRoot, mount!.source))).toBe('ops');
     expect(mount!.readOnly).toBe(true);
