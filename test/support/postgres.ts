@@ -45,6 +45,22 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * On a machine without a `postgres` user, test files starting side by side all try to create it and all
+ * but one fail: the next attempt finds the user in place.
+ */
+async function initialise(server: EmbeddedPostgres): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await server.initialise();
+      return;
+    } catch (err) {
+      if (attempt === 3 || !String(err).includes('Failed to create and initialize a new user')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 export async function startTestPostgres(): Promise<TestPostgres> {
   const dataDir = await mkdtemp(join(tmpdir(), 'test-postgres-'));
   const port = await freePort();
@@ -65,7 +81,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   });
   const withLogs = (err: unknown): Error => new Error(`embedded PostgreSQL failed: ${String(err)}\n${logs.slice(-20).join('')}`);
   try {
-    await server.initialise();
+    await initialise(server);
     await server.start();
   } catch (err) {
     await server.stop().catch(() => undefined);

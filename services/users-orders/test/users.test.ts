@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { BuildAppOptions } from '../src/app.js';
 import { MemoryUserStore, StorageUnavailableError, type User, type UserFields } from '../src/users/store.js';
@@ -217,6 +218,24 @@ describe('store failures', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: 'internal error', code: 500 });
     expect(res.body).not.toContain('secret');
+  });
+
+  it('cuts the connection when a streamed listing fails after its first batch, never ending the array', async () => {
+    const store = new (class extends MemoryUserStore {
+      override list(): AsyncIterable<User[]> {
+        return (async function* () {
+          yield [{ id: 'user-1', name: 'A', email: 'a@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }];
+          throw new Error('connection lost');
+        })();
+      }
+    })();
+    const app = await testApp({ store });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const res = await fetch(`http://127.0.0.1:${port}/api/users`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(JSON_TYPE);
+    await expect(res.text()).rejects.toThrow();
   });
 
   it('answers a database that cannot be reached 503 storage unavailable with Retry-After: 1, without its text', async () => {
