@@ -2,10 +2,15 @@
 // Runs the built JavaScript (npm run build first; `npm run bench:pagination` does both). Each page goes
 // through app.inject: routing, hooks, cursor decoding, the B+ tree range read and JSON serialisation, no
 // sockets. The "store" column times the store's range read alone (MemoryUserStore.listAfter).
+// `npm run bench:pagination -- --postgres`: the users in an embedded PostgreSQL instead (bench/postgres.mjs),
+// 1,000,000 of them; the first page against the 50,000th (the last at limit 20).
 import { buildApp } from '../dist/services/users-orders/src/app.js';
 import { encodeCursor } from '../dist/services/users-orders/src/pagination/cursor.js';
 import { MemoryUserStore } from '../dist/services/users-orders/src/users/store.js';
 import { createLogger } from '@version-router/platform/logger';
+import { createRegistry } from '@version-router/platform/metrics';
+import { openPostgresUsers } from '../dist/services/users-orders/src/users/postgres/open.js';
+import { fillUsers, startBenchPostgres } from './postgres.mjs';
 
 const SIZES = [1_000, 1_000_000];
 const LIMITS = [20, 100];
@@ -58,6 +63,50 @@ async function measure(app, store, users, limit) {
     }
   }
   return { http: stats(http), store: stats(range) };
+}
+
+if (process.argv.includes('--postgres')) {
+  await postgresPages();
+  process.exit(0);
+}
+
+/** The first page and the 50,000th of 1,000,000 users in PostgreSQL, 2,000 timed requests each, interleaved. */
+async function postgresPages() {
+  const USERS = 1_000_000;
+  const LIMIT = 20;
+  const REQUESTS = 2_000;
+  const server = await startBenchPostgres();
+  const logger = createLogger('silent', 'bench');
+  const users = await openPostgresUsers({ url: server.url, poolMax: 10 }, logger, createRegistry());
+  const filling = process.hrtime.bigint();
+  await fillUsers(server.url, USERS);
+  const fillSeconds = Number(process.hrtime.bigint() - filling) / 1e9;
+  const app = await buildApp({ logger, store: users.store, orders: [], clock: Date.now });
+  await app.ready();
+  const pages = [
+    { name: 'first page', url: `/api/users/page?limit=${LIMIT}` },
+    { name: '50,000th page', url: `/api/users/page?limit=${LIMIT}&cursor=${encodeCursor(`user-${USERS - LIMIT}`)}` },
+  ];
+  const samples = pages.map(() => []);
+  for (let i = 0; i < 200 + REQUESTS; i++) {
+    for (const [index, page] of pages.entries()) {
+      const started = process.hrtime.bigint();
+      const res = await app.inject({ method: 'GET', url: page.url });
+      const elapsed = Number(process.hrtime.bigint() - started);
+      if (res.statusCode !== 200 || res.json().items.length !== LIMIT) throw new Error(`${page.name} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+      if (i >= 200) samples[index].push(elapsed);
+    }
+  }
+  await app.close();
+  await users.close();
+  await server.stop();
+  const results = samples.map(stats);
+  console.log(`node ${process.version}, PostgreSQL (embedded) with ${USERS.toLocaleString('en-US')} users (inserted in ${fillSeconds.toFixed(1)} s), limit ${LIMIT}, ${REQUESTS} timed requests per page after 200 warm-up, interleaved\n`);
+  console.log('| page | inject median µs | inject p99 µs | median vs first page |');
+  console.log('|---|---:|---:|---:|');
+  for (const [index, page] of pages.entries()) {
+    console.log(`| ${page.name} | ${results[index].median.toFixed(1)} | ${results[index].p99.toFixed(1)} | ${(results[index].median / results[0].median).toFixed(2)}× |`);
+  }
 }
 
 const rows = [];

@@ -51,13 +51,17 @@ export async function hasImage(tag: string): Promise<boolean> {
 interface ContainerState {
   Status: string;
   ExitCode: number;
+  StartedAt: string;
   Health?: { Status: string };
 }
 
 export interface ContainerInspect {
   Id: string;
+  /** "/<project>-<service>-<replica>" for compose containers. */
+  Name: string;
   State: ContainerState;
   RestartCount: number;
+  Mounts: { Type: string; Name?: string; Source: string; Destination: string }[];
   Config: { User: string; Image: string };
   HostConfig: {
     ReadonlyRootfs: boolean;
@@ -96,6 +100,17 @@ export async function waitForContainer(containerId: string, what: string, done: 
 
 export const healthy = (state: ContainerInspect): boolean => state.State.Health?.Status === 'healthy';
 
+/** Polls `probe` until it returns a value; fails with `what` after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 500): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
 /** docker compose on one project, with the files and environment the suite started it with. */
 export class ComposeProject {
   constructor(
@@ -112,6 +127,19 @@ export class ComposeProject {
     return docker(['compose', '-p', this.name, ...fileArgs, ...args], { cwd: this.root, env: { ...process.env, ...this.env }, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   }
 
+  /** The ids of the service's containers (one per replica), also stopped ones, in replica order. */
+  async containerIds(service: string): Promise<string[]> {
+    const { stdout } = await this.run(['ps', '--all', '--format', '{{.Name}} {{.ID}}', service]);
+    const replica = (name: string): number => Number(/-(\d+)$/.exec(name)?.[1]);
+    return stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split(' ') as [string, string])
+      .sort(([a], [b]) => replica(a) - replica(b))
+      .map(([, id]) => id);
+  }
+
   /** The id of the service's (single) container, also when it is stopped. */
   async containerId(service: string): Promise<string> {
     const { stdout } = await this.run(['ps', '--all', '--quiet', service]);
@@ -120,9 +148,9 @@ export class ComposeProject {
     return id;
   }
 
-  /** host:port the engine published a container port on, as an http URL. */
-  async url(service: string, port: number): Promise<string> {
-    const { stdout } = await this.run(['port', service, String(port)]);
+  /** host:port the engine published a container port on, as an http URL (`index`: which replica, from 1). */
+  async url(service: string, port: number, index = 1): Promise<string> {
+    const { stdout } = await this.run(['port', '--index', String(index), service, String(port)]);
     const published = stdout.trim().split('\n')[0] ?? '';
     const hostPort = /:(\d+)$/.exec(published)?.[1];
     if (hostPort === undefined) throw new Error(`${service}:${port} is not published ("${published}")`);

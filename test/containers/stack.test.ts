@@ -18,33 +18,25 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DockerComposeEnvironment, Wait, getContainerRuntimeClient, type StartedDockerComposeEnvironment } from 'testcontainers';
+import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { ComposeProject, bash, docker, hasImage, healthy, inspect, waitForContainer } from './docker.js';
+import { ComposeProject, bash, docker, eventually, healthy, inspect, waitForContainer } from './docker.js';
+import { STANDIN_NODE_IMAGE, findEngine } from './engine.js';
+import { promQuery as queryPrometheus, type PromSample } from './prometheus-api.js';
 
-/** Built by engine.sh where no registry is reachable; their presence selects compose.standin.yml. */
-const STANDIN_NODE_IMAGE = 'version-router-standin/node:24-trixie-slim';
 const PROJECT = 'version-router-test';
 
-const engine = await getContainerRuntimeClient().then(
-  () => ({ reachable: true, reason: '' }),
-  (err: unknown) => ({ reachable: false, reason: err instanceof Error ? err.message : String(err) }),
-);
-const standin = engine.reachable && (await hasImage(STANDIN_NODE_IMAGE));
+const engine = await findEngine();
+const { standin } = engine;
 const composeFiles = ['docker-compose.yml', 'test/containers/compose.test.yml', ...(standin ? ['test/containers/compose.standin.yml'] : [])];
 const GRAFANA_SKIPPED =
   'Grafana is not started on stand-in images: no image registry is reachable here and Grafana has no Debian or npm source; it is verified where the official images can be pulled';
 
 const V2_ORDER = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
-
-interface PromSample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
 
 interface PolicyFile {
   default_version: number;
@@ -73,22 +65,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       versionsFile: policyCopy,
     };
   };
-  const promQuery = async (expr: string): Promise<PromSample[]> => {
-    const response = await fetch(`${await project.url('prometheus', 9090)}/api/v1/query?query=${encodeURIComponent(expr)}`);
-    const body = (await response.json()) as { status: string; data?: { result: PromSample[] }; error?: string };
-    if (response.status !== 200 || body.status !== 'success') throw new Error(`Prometheus query ${expr}: ${response.status} ${body.error ?? ''}`);
-    return body.data!.result;
-  };
-  /** Polls `probe` until it returns a value; fails with `what` after `timeoutMs`. */
-  const eventually = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await sleep(500);
-    }
-  };
+  const promQuery = async (expr: string): Promise<PromSample[]> => queryPrometheus(await project.url('prometheus', 9090), expr);
   const restartGateway = async (): Promise<void> => {
     await project.run(['restart', 'gateway'], 60_000);
     await waitForContainer(await project.containerId('gateway'), 'healthy', healthy, 90_000);

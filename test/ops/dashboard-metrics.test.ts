@@ -4,7 +4,8 @@
  * or that a recording rule of rules.yml produces. A renamed metric breaks this test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProcessStack } from '../e2e/process-stack.js';
+import { startProcessStack, startService, type ServiceProcess } from '../e2e/process-stack.js';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import type { RunningStack } from '../e2e/stack.js';
 import {
   dashboardExpressions,
@@ -102,7 +103,7 @@ describe('ops/ PromQL', () => {
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
       expect.arrayContaining(['count by (job, sha256) (api_version_policy_info)', 'api:version_consumer_requests:rate5m']),
     );
-    expect(rules.expressions.length).toBe(9);
+    expect(rules.expressions.length).toBe(10);
     expect([...rules.recorded].sort()).toEqual([
       'api:deprecated_version_share:ratio_rate5m',
       'api:version_consumer_requests:rate5m',
@@ -128,7 +129,10 @@ describe('ops/ PromQL', () => {
 
 describe('ops/ PromQL against the live /metrics of the built gateway and backend', () => {
   let stack: RunningStack | undefined;
-  const exported = { gateway: new Set<string>(), backend: new Set<string>() };
+  // A second backend keeps its users in PostgreSQL: only such a backend exports the db_* metrics.
+  let postgres: TestPostgres | undefined;
+  let postgresBackend: ServiceProcess | undefined;
+  const exported = { gateway: new Set<string>(), backend: new Set<string>(), postgresBackend: new Set<string>() };
 
   beforeAll(async () => {
     stack = await startProcessStack();
@@ -154,10 +158,15 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
     };
     exported.gateway = await read(stack.gatewayAdminUrl);
     exported.backend = await read(stack.backendAdminUrl);
-  }, 30_000);
+    postgres = await startTestPostgres();
+    postgresBackend = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', DATABASE_URL: await postgres.createDatabase() });
+    await (await fetch(`${postgresBackend.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }) })).arrayBuffer();
+    exported.postgresBackend = await read(postgresBackend.adminUrl);
+  }, 60_000);
 
   afterAll(async () => {
-    await stack?.stop();
+    await Promise.all([stack?.stop(), postgresBackend?.stop()]);
+    await postgres?.close();
   }, 20_000);
 
   it('exports the documented metric names from the right process', () => {
@@ -177,12 +186,17 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).not.toContain(name);
     }
+    for (const name of ['db_pool_connections', 'db_query_duration_seconds_bucket', 'db_up']) {
+      expect(exported.postgresBackend, name).toContain(name);
+      expect(exported.backend, name).not.toContain(name);
+      expect(exported.gateway, name).not.toContain(name);
+    }
   });
 
   it('names in every dashboard and rule expression only metrics a service exports or a rule records', () => {
     const rules = loadRules();
     const expressions = [...loadDashboards().flatMap(({ file, dashboard }) => dashboardExpressions(dashboard, file)), ...rules.expressions];
-    const either = new Set([...exported.gateway, ...exported.backend]);
+    const either = new Set([...exported.gateway, ...exported.backend, ...exported.postgresBackend]);
     expect(unknownMetrics(expressions, either, rules.recorded)).toEqual([]);
   });
 

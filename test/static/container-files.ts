@@ -15,6 +15,11 @@ export const paths = {
   compose: join(repoRoot, 'docker-compose.yml'),
   composeTest: join(repoRoot, 'test', 'containers', 'compose.test.yml'),
   composeStandin: join(repoRoot, 'test', 'containers', 'compose.standin.yml'),
+  composePostgres: join(repoRoot, 'docker-compose.postgres.yml'),
+  composeFleet: join(repoRoot, 'docker-compose.fleet.yml'),
+  composeFleetTest: join(repoRoot, 'test', 'containers', 'compose.fleet.test.yml'),
+  composeStandinPostgres: join(repoRoot, 'test', 'containers', 'compose.standin.postgres.yml'),
+  composeStandinHaproxy: join(repoRoot, 'test', 'containers', 'compose.standin.haproxy.yml'),
   composeSchema: join(repoRoot, 'node_modules', 'dclint', 'schemas', 'compose.schema.json'),
 };
 
@@ -97,6 +102,12 @@ export interface ComposeService {
   init?: boolean;
   user?: string;
   command?: string | string[];
+  read_only?: boolean;
+  cap_drop?: string[];
+  security_opt?: string[];
+  tmpfs?: string[];
+  deploy?: { replicas?: number };
+  extends?: { file?: string; service: string };
 }
 
 export interface ComposeFile {

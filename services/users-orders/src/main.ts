@@ -5,13 +5,22 @@ import { runProcess } from '@version-router/platform/run-process';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
 import { readOrdersFile } from './orders/order.js';
+import { openPostgresUsers } from './users/postgres/open.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
   const orders = readOrdersFile(config.ordersFile);
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
-  const app = await buildApp({ logger, registry, orders, clock: Date.now });
-  const admin = await buildAdminApp({ registry, logger, isReady: () => !app.lifecycle.leaving });
+  // DATABASE_URL unset: the in-memory store, buildApp's default.
+  const postgres = config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry);
+  const app = await buildApp({ logger, registry, orders, clock: Date.now, ...(postgres === undefined ? {} : { store: postgres.store }) });
+  if (postgres !== undefined) app.addHook('onClose', () => postgres.close());
+  const admin = await buildAdminApp({
+    registry,
+    logger,
+    // Not ready while PostgreSQL cannot be reached: a load balancer sends the traffic to a replica that can serve it.
+    isReady: async () => !app.lifecycle.leaving && (postgres === undefined || (await postgres.isReachable())),
+  });
   return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort, shutdownDelayMs: config.shutdownDelayMs };
 });

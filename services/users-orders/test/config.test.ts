@@ -9,7 +9,42 @@ import { builtMain } from './process.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
-    expect(loadConfig({})).toEqual({ host: '127.0.0.1', port: 8081, adminHost: '127.0.0.1', adminPort: 9465, ordersFile: 'ops/seed/orders.json', shutdownDelayMs: 0, logLevel: 'info' });
+    expect(loadConfig({})).toStrictEqual({
+      host: '127.0.0.1',
+      port: 8081,
+      adminHost: '127.0.0.1',
+      adminPort: 9465,
+      ordersFile: 'ops/seed/orders.json',
+      shutdownDelayMs: 0,
+      logLevel: 'info',
+      database: undefined,
+    });
+  });
+
+  it.each([
+    [{ DATABASE_URL: 'postgres://app:s3cret@db:5432/users' }, { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10 }],
+    [{ DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_MAX: '100' }, { url: 'postgresql://db/users', poolMax: 100 }],
+    [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1 }],
+  ])('reads the users database from %j', (env, database) => {
+    expect(loadConfig(env).database).toEqual(database);
+  });
+
+  it('keeps the in-memory store for an empty DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: '' }).database).toBeUndefined();
+  });
+
+  it.each(['0', '101', '1.5', '-1', 'ten', ''])('throws a ConfigError naming DATABASE_POOL_MAX for %j', (value) => {
+    expect(() => loadConfig({ DATABASE_POOL_MAX: value })).toThrow(/^DATABASE_POOL_MAX: must be an integer from 1 to 100 /);
+  });
+
+  it.each([
+    ['not a URL', 'not a url s3cret', 'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)'],
+    ['a URL without a host but with a password', 'postgres://app:s3cret@/users', 'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)'],
+    ['another scheme', 'mysql://app:s3cret@db/users', 'DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
+    ['no host', 'postgres:///users', 'DATABASE_URL: must name a host (got "postgres:///users")'],
+  ])('throws a ConfigError naming DATABASE_URL for %s, never with its password', (_what, value, message) => {
+    expect(() => loadConfig({ DATABASE_URL: value })).toThrow(new ConfigError(message));
+    expect(message).not.toContain('s3cret');
   });
 
   it('reads every variable', () => {
@@ -42,6 +77,8 @@ describe('the built process with a bad configuration', () => {
     [{ SHUTDOWN_DELAY_MS: '30001' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")'],
     [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
     [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate order id "o"`],
+    [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
+    [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
   ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [builtMain], {

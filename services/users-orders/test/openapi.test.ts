@@ -84,11 +84,11 @@ describe('GET /v{n}/openapi.json', () => {
     expect(Object.entries(statuses).filter(([, codes]) => !codes.includes('default'))).toEqual([]);
     expect(statuses).toMatchObject({
       'GET /api/users': ['200', '500', 'default'],
-      'POST /api/users': ['201', '400', '422', 'default'],
+      'POST /api/users': ['201', '400', '422', '503', 'default'],
       'GET /api/users/page': ['200', '400', '500', 'default'],
-      'GET /api/users/{id}': ['200', '404', 'default'],
-      'PUT /api/users/{id}': ['200', '400', '404', 'default'],
-      'DELETE /api/users/{id}': ['204', '404', 'default'],
+      'GET /api/users/{id}': ['200', '404', '503', 'default'],
+      'PUT /api/users/{id}': ['200', '400', '404', '503', 'default'],
+      'DELETE /api/users/{id}': ['204', '404', '503', 'default'],
       'GET /v2/orders/{id}': ['200', '404', 'default'],
       'GET /api/v2/orders/{id}': ['200', '404', 'default'],
     });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../src/pagination/cursor.js';
-import { MemoryUserStore, type User } from '../src/users/store.js';
+import { MemoryUserStore, type User, type UserStore } from '../src/users/store.js';
 import { JSON_TYPE, testApp } from './helpers.js';
+import { useStoreKinds } from './stores.js';
+
+const storeKinds = useStoreKinds();
 
 interface Page {
   items: User[];
@@ -9,17 +12,18 @@ interface Page {
   has_more: boolean;
 }
 
-function storeWith(count: number): MemoryUserStore {
-  const store = new MemoryUserStore();
-  for (let i = 1; i <= count; i++) store.create({ name: `n${i}`, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
+async function fill(store: UserStore, count: number): Promise<UserStore> {
+  for (let i = 1; i <= count; i++) await store.create({ name: `n${i}`, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
   return store;
 }
 
 const ids = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `user-${from + i}`);
 
-describe('GET /api/users/page', () => {
+describe.each(storeKinds)('GET /api/users/page on the $name store', ({ newStore }) => {
+  const storeWith = async (count: number): Promise<UserStore> => fill(await newStore(), count);
+
   it('answers an empty first page of an empty store without next_cursor', async () => {
-    const app = await testApp();
+    const app = await testApp({ store: await newStore() });
     const res = await app.inject({ method: 'GET', url: '/api/users/page' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(JSON_TYPE);
@@ -27,7 +31,7 @@ describe('GET /api/users/page', () => {
   });
 
   it('pages 20 at a time by default, in numeric id order (user-2 before user-10)', async () => {
-    const app = await testApp({ store: storeWith(25) });
+    const app = await testApp({ store: await storeWith(25) });
     const first = (await app.inject({ method: 'GET', url: '/api/users/page' })).json<Page>();
     expect(first.items.map((user) => user.id)).toEqual(ids(1, 20));
     expect(first.has_more).toBe(true);
@@ -39,8 +43,8 @@ describe('GET /api/users/page', () => {
   });
 
   it('walks every page exactly once, skipping deleted users and including users created behind the walk', async () => {
-    const store = storeWith(95);
-    for (const id of ['user-1', 'user-10', 'user-11', 'user-50', 'user-95']) store.delete(id);
+    const store = await storeWith(95);
+    for (const id of ['user-1', 'user-10', 'user-11', 'user-50', 'user-95']) await store.delete(id);
     const app = await testApp({ store });
     const seen: string[] = [];
     let cursor = '';
@@ -52,7 +56,7 @@ describe('GET /api/users/page', () => {
       expect(page.items.length).toBeLessThanOrEqual(7);
       seen.push(...page.items.map((user) => user.id));
       pages += 1;
-      if (pages === 3) store.create({ name: 'late', email: 'late@example.com' }, '2026-11-22T10:00:00.000Z');
+      if (pages === 3) await store.create({ name: 'late', email: 'late@example.com' }, '2026-11-22T10:00:00.000Z');
       if (!page.has_more) {
         expect(page).not.toHaveProperty('next_cursor');
         break;
@@ -66,17 +70,17 @@ describe('GET /api/users/page', () => {
   });
 
   it('answers has_more false and no cursor when the last page is exactly full', async () => {
-    const app = await testApp({ store: storeWith(10) });
+    const app = await testApp({ store: await storeWith(10) });
     const page = (await app.inject({ method: 'GET', url: '/api/users/page?limit=10' })).json<Page>();
     expect(page.items).toHaveLength(10);
     expect(page).toStrictEqual({ items: page.items, has_more: false });
   });
 
   it('continues after a cursor whose user was deleted since it was issued', async () => {
-    const store = storeWith(6);
+    const store = await storeWith(6);
     const app = await testApp({ store });
     const first = (await app.inject({ method: 'GET', url: '/api/users/page?limit=3' })).json<Page>();
-    store.delete('user-3');
+    await store.delete('user-3');
     const next = (await app.inject({ method: 'GET', url: `/api/users/page?limit=3&cursor=${first.next_cursor}` })).json<Page>();
     expect(next.items.map((user) => user.id)).toEqual(['user-4', 'user-5', 'user-6']);
   });
@@ -96,14 +100,14 @@ describe('GET /api/users/page', () => {
     ['', 20],
     ['99999999999999999999999', 20],
   ])('treats limit=%s as %i', async (limit, expected) => {
-    const app = await testApp({ store: storeWith(120) });
+    const app = await testApp({ store: await storeWith(120) });
     const page = (await app.inject({ method: 'GET', url: `/api/users/page?limit=${limit}` })).json<Page>();
     expect(page.items).toHaveLength(expected);
     expect(page.has_more).toBe(true);
   });
 
   it('treats a repeated limit as invalid, so silently 20', async () => {
-    const app = await testApp({ store: storeWith(120) });
+    const app = await testApp({ store: await storeWith(120) });
     const page = (await app.inject({ method: 'GET', url: '/api/users/page?limit=5&limit=6' })).json<Page>();
     expect(page.items).toHaveLength(20);
   });
@@ -121,7 +125,7 @@ describe('GET /api/users/page', () => {
     ['an encoded id past the safe integers', Buffer.from('user-99999999999999999999').toString('base64url')],
     ['an encoded JSON position', Buffer.from('{"after":3}').toString('base64url')],
   ])('rejects a cursor that is %s with 400 invalid cursor', async (_what, cursor) => {
-    const app = await testApp({ store: storeWith(3) });
+    const app = await testApp({ store: await storeWith(3) });
     const res = await app.inject({ method: 'GET', url: `/api/users/page?cursor=${encodeURIComponent(cursor)}` });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(JSON_TYPE);
@@ -129,13 +133,22 @@ describe('GET /api/users/page', () => {
   });
 
   it('rejects a repeated cursor parameter with 400 invalid cursor', async () => {
-    const app = await testApp({ store: storeWith(3) });
+    const app = await testApp({ store: await storeWith(3) });
     const cursor = encodeCursor('user-1');
     const res = await app.inject({ method: 'GET', url: `/api/users/page?cursor=${cursor}&cursor=${cursor}` });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'invalid cursor', code: 400 });
   });
 
+  it('is not shadowed by /api/users/:id', async () => {
+    const app = await testApp({ store: await newStore() });
+    const res = await app.inject({ method: 'GET', url: '/api/users/page' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toHaveProperty('has_more', false);
+  });
+});
+
+describe('GET /api/users/page store failures', () => {
   it('answers a storage failure 500 listing users with the store error text as details', async () => {
     const store = new (class extends MemoryUserStore {
       override listAfter(): User[] {
@@ -147,13 +160,6 @@ describe('GET /api/users/page', () => {
     expect(res.statusCode).toBe(500);
     expect(res.headers['content-type']).toMatch(JSON_TYPE);
     expect(res.json()).toEqual({ error: 'listing users', code: 500, details: 'index shard 3 offline' });
-  });
-
-  it('is not shadowed by /api/users/:id', async () => {
-    const app = await testApp();
-    const res = await app.inject({ method: 'GET', url: '/api/users/page' });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toHaveProperty('has_more', false);
   });
 });
 

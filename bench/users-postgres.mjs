@@ -1,0 +1,95 @@
+// Users on PostgreSQL against users in memory, through the gateway (README "Users in PostgreSQL"):
+// GET /api/users/{id} and POST /api/users with wrk, and the backend's memory while GET /api/users streams
+// 1,000,000 users. Runs the built processes (npm run build first) on the Node running this script, the
+// servers pinned to one core and wrk to the other (bench/harness.mjs); PostgreSQL is embedded
+// (bench/postgres.mjs) and not pinned.
+//   node bench/users-postgres.mjs
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { entries } from '../scripts/paths.mjs';
+import { load, need, startNode, wrkScript } from './harness.mjs';
+import { fillUsers, freePort, startBenchPostgres } from './postgres.mjs';
+
+const USERS = 1_000_000;
+const CONNECTIONS = 16;
+const SECONDS = 10;
+need('wrk', 'apt-get install -y --no-install-recommends wrk');
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-users-postgres-'));
+const postgres = await startBenchPostgres();
+const started = [];
+
+async function stack(name, env) {
+  const adminPort = await freePort();
+  const backend = await startNode(dir, `backend-${name}`, entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env });
+  const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url });
+  started.push(backend.child, gateway.child);
+  return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
+}
+
+const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** Mean seconds per statement by operation, from the backend's db_query_duration_seconds. */
+async function statementMeans(adminUrl) {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
+  const read = (suffix) =>
+    Object.fromEntries([...text.matchAll(new RegExp(`^db_query_duration_seconds_${suffix}\\{operation="([a-z_]+)"\\} (\\S+)$`, 'gm'))].map((m) => [m[1], Number(m[2])]));
+  const [sums, counts] = [read('sum'), read('count')];
+  return Object.fromEntries(Object.keys(counts).map((op) => [op, sums[op] / counts[op]]));
+}
+
+try {
+  const memory = await stack('memory', {});
+  const onPostgres = await stack('postgres', { DATABASE_URL: postgres.url });
+  const fillStarted = Date.now();
+  await fillUsers(postgres.url, USERS);
+  console.log(`node ${process.version}; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${CONNECTIONS} connections, ${SECONDS} s per row after a 2 s warm-up\n`);
+  await fetch(`${memory.gateway.url}/api/users`, { method: 'POST', body: '{"name":"Ada","email":"ada@example.com"}' });
+
+  const rows = [];
+  for (const route of [
+    { name: 'GET /api/users/{id}', method: 'GET', pathFor: (s) => (s.name === 'memory' ? '/api/users/user-1' : '/api/users/user-500000'), headers: {} },
+    { name: 'POST /api/users', method: 'POST', pathFor: () => '/api/users', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Bench User","email":"bench@example.com"}' },
+  ]) {
+    for (const s of [memory, onPostgres]) {
+      const script = wrkScript(join(dir, `${s.name}-${route.method}.lua`), { ...route, path: route.pathFor(s) });
+      await load(s.gateway.url, script, CONNECTIONS, 2);
+      const result = await load(s.gateway.url, script, CONNECTIONS, SECONDS);
+      rows.push({ route: route.name, store: s.name, ...result });
+    }
+  }
+  console.log('| request (through the gateway) | store | requests/s | p50 ms | p99 ms | errors | vs memory |');
+  console.log('|---|---|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const base = rows.find((other) => other.route === row.route && other.store === 'memory');
+    console.log(`| ${row.route} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${(row.rps / base.rps).toFixed(2)}× |`);
+  }
+  const means = await statementMeans(onPostgres.adminUrl);
+  console.log(`\nmean PostgreSQL statement time (pool wait included), by operation: ${Object.entries(means).map(([op, s]) => `${op} ${(s * 1000).toFixed(2)} ms`).join(', ')}`);
+
+  // Memory while the whole array streams, straight from the backend (the gateway streams it on as well).
+  await sleep(2_000);
+  const pid = onPostgres.backend.child.pid;
+  const idle = rssMiB(pid);
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
+  const streamStarted = Date.now();
+  let bytes = 0;
+  let outcome = 'complete';
+  try {
+    const res = await fetch(`${onPostgres.backend.url}/api/users`);
+    for await (const chunk of res.body) bytes += chunk.length;
+  } catch (err) {
+    outcome = `cut: ${err.cause?.code ?? err.message}`;
+  }
+  clearInterval(sampler);
+  console.log(
+    `\nGET /api/users with ${USERS.toLocaleString('en-US')} users from the backend on PostgreSQL: ${(bytes / 2 ** 20).toFixed(0)} MiB in ${((Date.now() - streamStarted) / 1000).toFixed(1)} s (${outcome}); backend RSS idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)} MiB)`,
+  );
+} finally {
+  for (const child of started) child.kill('SIGTERM');
+  await sleep(500);
+  await postgres.stop();
+}

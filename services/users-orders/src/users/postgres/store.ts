@@ -1,0 +1,101 @@
+import { userId, userSeq, type User, type UserFields, type UserStore } from '../store.js';
+import type { Database } from './database.js';
+
+/** Rows read per statement by the whole-array listing: bounded memory, one short statement each. */
+const LISTING_BATCH = 1_000;
+
+interface UserRow {
+  /** bigint arrives as a string, which is all an id needs. */
+  seq: string;
+  name: string;
+  email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = 'seq, name, email, created_at, updated_at';
+
+function toUser(row: UserRow): User {
+  return { id: userId(Number(row.seq)), name: row.name, email: row.email, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+/**
+ * Users in PostgreSQL, shared by every replica on the same database (docs/behaviour.md#users-in-postgresql).
+ * Each method is one statement, so none needs a transaction spanning calls.
+ */
+export class PostgresUserStore implements UserStore {
+  constructor(private readonly db: Database) {}
+
+  async create(fields: UserFields, now: string): Promise<User> {
+    // The number comes from the counter row in the insert's own statement: concurrent creates on any replica
+    // queue on that row, and a failed insert rolls the increment back, so numbers have no gaps or repeats.
+    const { rows } = await this.db.query<UserRow>(
+      'create',
+      `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + 1 RETURNING last_seq)
+       INSERT INTO users (seq, name, email, created_at, updated_at) SELECT last_seq, $1, $2, $3, $3 FROM next
+       RETURNING ${COLUMNS}`,
+      [fields.name, fields.email, now],
+    );
+    return toUser(single(rows));
+  }
+
+  async get(id: string): Promise<User | undefined> {
+    const seq = userSeq(id);
+    if (seq === undefined) return undefined;
+    const { rows } = await this.db.query<UserRow>('get', `SELECT ${COLUMNS} FROM users WHERE seq = $1`, [seq]);
+    return rows[0] === undefined ? undefined : toUser(rows[0]);
+  }
+
+  async update(id: string, changes: Partial<UserFields>, now: string): Promise<User | undefined> {
+    const seq = userSeq(id);
+    if (seq === undefined) return undefined;
+    const { rows } = await this.db.query<UserRow>(
+      'update',
+      `UPDATE users SET name = COALESCE($2, name), email = COALESCE($3, email), updated_at = $4 WHERE seq = $1 RETURNING ${COLUMNS}`,
+      [seq, changes.name ?? null, changes.email ?? null, now],
+    );
+    return rows[0] === undefined ? undefined : toUser(rows[0]);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const seq = userSeq(id);
+    if (seq === undefined) return false;
+    const { rowCount } = await this.db.query('delete', 'DELETE FROM users WHERE seq = $1', [seq]);
+    return rowCount === 1;
+  }
+
+  /**
+   * Batches of keyset pages rather than one cursor: each batch is a short statement on a connection held only
+   * for it, so a slow reader of a million users holds no connection or long transaction. The first batch is
+   * read before returning, so an unreachable database fails the listing before its response starts.
+   */
+  async list(): Promise<AsyncIterable<User[]>> {
+    const first = await this.page('list', 0, LISTING_BATCH);
+    return this.batchesFrom(first);
+  }
+
+  listAfter(afterSeq: number, count: number): Promise<User[]> {
+    return this.page('list_page', afterSeq, count);
+  }
+
+  private async *batchesFrom(first: User[]): AsyncGenerator<User[]> {
+    let batch = first;
+    for (;;) {
+      yield batch;
+      const last = batch.at(-1);
+      if (batch.length < LISTING_BATCH || last === undefined) return;
+      batch = await this.page('list', userSeq(last.id) ?? 0, LISTING_BATCH);
+    }
+  }
+
+  private async page(operation: string, afterSeq: number, count: number): Promise<User[]> {
+    const { rows } = await this.db.query<UserRow>(operation, `SELECT ${COLUMNS} FROM users WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, count]);
+    return rows.map(toUser);
+  }
+}
+
+function single(rows: UserRow[]): UserRow {
+  const [row] = rows;
+  if (row === undefined || rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
+  return row;
+}
