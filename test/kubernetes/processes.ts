@@ -17,11 +17,6 @@ export interface ProcessFacts {
   admin: AdminListener;
   /** The variables loadConfig reads given this environment (it throws on a value it refuses). */
   namesRead(env: NodeJS.ProcessEnv): Set<string>;
-  /**
-   * Variables the manifests set that config.ts does not read yet: they arrive with the shutdown delay, the
-   * policy file watch and the PostgreSQL store. Remove each one once config.ts reads it (a test says when).
-   */
-  pendingNames: readonly string[];
 }
 
 /** Every property loadConfig looks up in the environment. */
@@ -46,13 +41,11 @@ export const processes: Record<ProcessFacts['name'], ProcessFacts> = {
     apiPort: gatewayDefaults.port,
     admin: { port: gatewayDefaults.adminPort, portVariable: 'GATEWAY_ADMIN_PORT', hostVariable: 'GATEWAY_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadGatewayConfig, env),
-    pendingNames: ['SHUTDOWN_DELAY_MS', 'API_VERSIONS_WATCH'],
   },
   backend: {
     name: 'backend',
     apiPort: backendDefaults.port,
     admin: { port: backendDefaults.adminPort, portVariable: 'BACKEND_ADMIN_PORT', hostVariable: 'BACKEND_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadBackendConfig, env),
-    pendingNames: ['SHUTDOWN_DELAY_MS', 'DATABASE_URL', 'DATABASE_POOL_MAX'],
   },
 };
