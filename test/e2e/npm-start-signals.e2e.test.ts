@@ -86,6 +86,8 @@ async function startNpm(): Promise<RunningStart> {
     BACKEND_ADMIN_PORT: String(backendAdminPort),
     BACKEND_URL: `http://127.0.0.1:${backendPort}`,
     API_VERSIONS_FILE: policyFile,
+    // The edit of the policy file must reach the gateway through the signal under test, not its file watch.
+    API_VERSIONS_WATCH: 'false',
     LOG_LEVEL: 'info',
   };
   // --ignore-scripts skips the prestart build: the suite runs on a built tree, and the build is not under test.
