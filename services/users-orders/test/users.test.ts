@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { BuildAppOptions } from '../src/app.js';
-import { MemoryUserStore, StorageUnavailableError, type User, type UserFields } from '../src/users/store.js';
+import { MemoryUserStore, StorageUnavailableError, type User, type UserFields, type UserStore } from '../src/users/store.js';
 import { JSON_TYPE, manualClock, testApp, UNSERVED_VERSION } from './helpers.js';
 import { useStoreKinds } from './stores.js';
 
@@ -221,14 +221,20 @@ describe('store failures', () => {
   });
 
   it('cuts the connection when a streamed listing fails after its first batch, never ending the array', async () => {
-    const store = new (class extends MemoryUserStore {
-      override list(): AsyncIterable<User[]> {
-        return (async function* () {
+    const memory = new MemoryUserStore();
+    const store: UserStore = {
+      create: (fields, now) => memory.create(fields, now),
+      get: (id) => memory.get(id),
+      update: (id, changes, now) => memory.update(id, changes, now),
+      delete: (id) => memory.delete(id),
+      listAfter: (afterSeq, count) => memory.listAfter(afterSeq, count),
+      // A database listing whose second batch fails.
+      list: () =>
+        (async function* () {
           yield [{ id: 'user-1', name: 'A', email: 'a@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }];
           throw new Error('connection lost');
-        })();
-      }
-    })();
+        })(),
+    };
     const app = await testApp({ store });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
