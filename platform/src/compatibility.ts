@@ -10,15 +10,20 @@ import { apiDiff, type Diff } from 'api-smart-diff';
  */
 export type Compatibility = 'breaking' | 'non-breaking';
 
+type Path = Diff['path'];
+
 export interface ContractChange {
   compatibility: Compatibility;
   /** What changed, in words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
   description: string;
   /** Where, as a JSON path into the document, e.g. "paths./v1/orders/{id}.get.responses.200…". */
   path: string;
+  /** The same place as keys (a key may hold dots: `/v1/openapi.json`), for readers that group changes by operation. */
+  at: Path;
+  action: Diff['action'];
+  /** Text for people only (descriptions, summaries, titles, examples): nothing a client's code depends on. */
+  documentation: boolean;
 }
-
-type Path = Diff['path'];
 
 /** `paths.{p}.{method}.responses.{status}.content.{type}.schema…`: the position inside a response body schema, if any. */
 function responseSchemaPosition(path: Path): { status: string; inSchema: Path } | undefined {
@@ -81,11 +86,17 @@ function verdict(diff: Diff, before: unknown): Compatibility {
   }
 }
 
-/** Every difference between two OpenAPI 3.x documents of one API version, each classified. */
+/**
+ * Every difference between two OpenAPI 3.x documents, each classified: two builds of one version (the
+ * contracts gate) or a version and its successor (the gateway's migration guide).
+ */
 export function compareDocuments(before: object, after: object): ContractChange[] {
   return apiDiff(before, after).map((diff) => ({
     compatibility: verdict(diff, before),
     description: diff.description ?? `[${diff.action}] ${JSON.stringify(diff.before ?? null)} → ${JSON.stringify(diff.after ?? null)}`,
     path: diff.path.join('.'),
+    at: diff.path,
+    action: diff.action,
+    documentation: diff.type === 'annotation' || isExample(diff.path),
   }));
 }
