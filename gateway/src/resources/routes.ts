@@ -8,7 +8,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
 import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-through-body.js';
 import type { VersionUsage } from '../status/usage.js';
-import { POLICY_HEADERS, VARY_VALUE, VERSION_REQUEST_HEADER } from '../versions/headers.js';
+import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import type { PolicyStore } from '../versions/policy-store.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
@@ -18,6 +18,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The policy's answer for a request on a versioned resource, for the metrics and the consumer log. */
     apiVersion: VersionAnswer | null;
+    /** The query forwarded when the gateway took its version parameter out (no "?"); null: the request's own. */
+    forwardedQuery: string | null;
   }
 }
 
@@ -37,13 +39,25 @@ export interface VersionedResourcesOptions {
  */
 const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeaders, request) => {
   const headers = dropHopByHopHeaders(backendHeaders, request);
-  headers.vary = headers.vary === undefined ? VARY_VALUE : `${headers.vary}, ${VARY_VALUE}`;
+  const vary = (request as FastifyRequest).apiVersion?.vary ?? '';
+  if (vary !== '') headers.vary = headers.vary === undefined ? vary : `${headers.vary}, ${vary}`;
   for (const name of POLICY_HEADERS) if (headers[name] !== undefined) delete headers[name];
   return headers;
 };
 
 const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
 const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions);
+
+/**
+ * Without the version parameter: reply-from would otherwise put the request's own query back when the
+ * target has none, and a target's query would pass through URL parsing, which re-encodes some bytes.
+ */
+const withoutVersionParameter = (options: FastifyReplyFromHooks): FastifyReplyFromHooks => ({
+  ...options,
+  queryString: (_search, _url, request) => (request as FastifyRequest).forwardedQuery ?? '',
+});
+const queryVersionedReplyOptions = withoutVersionParameter(versionedReplyOptions);
+const queryVersionedDocumentReplyOptions = withoutVersionParameter(deprecatedDocumentReplyOptions);
 
 /**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
@@ -55,6 +69,7 @@ const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions
 export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> = async (app, { policies, clock, metrics, usage, backendUrl, pool }) => {
   await app.register(replyFrom, replyFromOptions(backendUrl, pool));
   app.decorateRequest('apiVersion', null);
+  app.decorateRequest('forwardedQuery', null);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', passThroughBody);
   app.addHook('onRequest', streamBodyWhateverItsType);
@@ -66,13 +81,13 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const match = router.match(path);
-    const header = request.raw.headers[VERSION_REQUEST_HEADER] as string | undefined;
-    const answer =
-      match === null
-        ? undefined
-        : match.route.form === 'path'
-          ? policy.resolvePath(match.versionLabel, header, clock())
-          : policy.resolveHeader(header, clock());
+    // What the request names in each enabled scheme; a scheme that is off is not even read.
+    const { schemes } = policy;
+    const rawHeaders = request.raw.headers;
+    const header = schemes.header ? (rawHeaders[VERSION_REQUEST_HEADER] as string | undefined) : undefined;
+    const query = schemes.query && queryAt !== -1 ? schemes.queryVersion(url, queryAt) : undefined;
+    const mediaType = schemes.mediaType ? schemes.mediaTypeVersion(rawHeaders.accept) : undefined;
+    const answer = match === null ? undefined : policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, clock());
     if (match === null || answer === undefined) {
       // Not a versioned resource, or a path version the policy does not list (`/v9/…`).
       reply.callNotFound();
@@ -93,9 +108,15 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
       return;
     }
     // The path form goes on as requested (undefined: the request's own path and query), so the
-    // backend's `/api` form answers its own text/plain 404; the header form maps to the bare path form.
-    const options = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE ? deprecatedDocumentReplyOptions : versionedReplyOptions;
-    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);
+    // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
+    // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
+    const document = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE;
+    if (query !== undefined) {
+      request.forwardedQuery = schemes.queryWithoutVersion(url, queryAt);
+      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, document ? queryVersionedDocumentReplyOptions : queryVersionedReplyOptions);
+      return;
+    }
+    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, document ? deprecatedDocumentReplyOptions : versionedReplyOptions);
   });
 
   app.addHook('onResponse', (request, reply, done) => {

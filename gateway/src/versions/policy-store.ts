@@ -19,7 +19,7 @@ export interface PolicyStore {
 
 function activate(file: PolicyFile): ActivePolicy {
   const policy = createVersionPolicy(file);
-  return { policy, router: createResourceRouter(policy.resources, policy.versions) };
+  return { policy, router: createResourceRouter(policy.resources, policy.versions, policy.schemes) };
 }
 
 /**
