@@ -21,6 +21,8 @@ export interface ContractChange {
   /** The same place as keys (a key may hold dots: `/v1/openapi.json`), for readers that group changes by operation. */
   at: Path;
   action: Diff['action'];
+  /** The added value, else the value removed or replaced (a required field's name, a parameter). */
+  value: unknown;
   /** Text for people only (descriptions, summaries, titles, examples): nothing a client's code depends on. */
   documentation: boolean;
 }
@@ -70,6 +72,14 @@ function isExample(path: Path): boolean {
   return path.includes('example') || path.includes('examples');
 }
 
+const PROSE_KEYS: ReadonlySet<unknown> = new Set(['description', 'summary', 'title']);
+
+/** Prose or an example (a property that happens to be named `description` is a field, not prose). */
+function isDocumentation(diff: Diff): boolean {
+  const last = diff.path.at(-1);
+  return diff.type === 'annotation' || isExample(diff.path) || (PROSE_KEYS.has(last) && diff.path.at(-2) !== 'properties');
+}
+
 function verdict(diff: Diff, before: unknown): Compatibility {
   const stricter = stricterVerdict(diff, before);
   if (stricter !== undefined) return stricter;
@@ -97,6 +107,7 @@ export function compareDocuments(before: object, after: object): ContractChange[
     path: diff.path.join('.'),
     at: diff.path,
     action: diff.action,
-    documentation: diff.type === 'annotation' || isExample(diff.path),
+    value: (diff.action === 'add' ? diff.after : diff.before) as unknown,
+    documentation: isDocumentation(diff),
   }));
 }
