@@ -39,11 +39,11 @@ export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (ap
   app.get<{ Params: { version: string } }>('/versions/:version/changes', async (request, reply) => {
     const label = request.params.version;
     // Only the decimal of a version names it (`01`, `1.0`, `x` name none).
-    if (!/^[1-9][0-9]{0,8}$/.test(label)) return reply.callNotFound();
+    if (!/^[1-9][0-9]{0,8}$/.test(label)) return sendError(reply, 404, 'not found');
     const outcome = await guides.get(policies.current.policy, Number(label), request.id);
     void reply.header('vary', 'Accept');
     if (!outcome.ok) {
-      if (outcome.status === 404) return reply.callNotFound();
+      if (outcome.status === 404) return sendError(reply, 404, 'not found');
       request.log.warn({ reason: outcome.reason }, 'migration guide: the backend\'s OpenAPI documents are unavailable');
       return outcome.status === 504 ? sendError(reply, 504, 'gateway timeout') : sendError(reply, 502, 'bad gateway');
     }
