@@ -8,12 +8,14 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, 
 h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; font-weight: 600; }
 p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
+caption { text-align: left; padding-bottom: .35rem; }
 p.summary { font-size: 1.05rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.description { color: var(--muted); font-size: .88rem; }
+td.where { white-space: nowrap; }
 .tag { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; white-space: nowrap; }
 .breaking { background: #fde2e1; color: #8f1d18; }
 .compatible { background: #e3f4e8; color: #17622f; }
@@ -37,7 +39,7 @@ function changeRow(change: GuideChange): string {
   return (
     `<tr class="${change.breaking ? 'is-breaking' : 'is-compatible'}">` +
     `<td>${change.change}</td><td>${change.kind}</td><td><code>${escapeText(change.name)}</code></td>` +
-    `<td>${escapeText(change.where)}</td><td>${tag}</td><td class="description">${escapeText(change.description)}</td></tr>`
+    `<td class="where">${escapeText(change.where)}</td><td>${tag}</td><td class="description">${escapeText(change.description)}</td></tr>`
   );
 }
 

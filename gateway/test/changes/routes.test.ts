@@ -105,7 +105,7 @@ describe('GET /versions/{n}/changes', () => {
       expect(res.body).toContain('Version 1 is deprecated from 2026-06-01; it is removed on 2027-01-01 (answered 410 from then on).');
       expect(res.body).toContain('<p class="summary">4 breaking changes and 6 compatible changes in 2 operations.');
       expect(res.body).toContain('<h2><code>GET /v1/orders/{id}</code> → <code>GET /v2/orders/{id}</code></h2>');
-      expect(res.body).toContain('<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td>response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>');
+      expect(res.body).toContain('<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td class="where">response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>');
       expect(res.body).toContain('<tr class="is-compatible"><td>added</td><td>field</td><td><code>currency</code></td>');
       expect(res.body).toContain('A renamed field shows as one field removed and one added');
       expect(res.body).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
