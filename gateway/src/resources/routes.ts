@@ -61,7 +61,8 @@ const queryVersionedDocumentReplyOptions = withoutVersionParameter(deprecatedDoc
 
 /**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
- * forwarded as requested, and `{resource}` with `API-Version` forwarded to `/v{chosen}{resource}`.
+ * forwarded as requested, and `{resource}` (named by `API-Version`, a query parameter or a media type,
+ * docs/behaviour.md#version-schemes) forwarded to `/v{chosen}{resource}`.
  * One catch-all route matches them by pattern against the policy in force, so a reload can add a
  * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
  * version headers. Paths that are no versioned resource get the ordinary 404/405.
@@ -81,15 +82,19 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const match = router.match(path);
+    if (match === null) {
+      reply.callNotFound();
+      return;
+    }
     // What the request names in each enabled scheme; a scheme that is off is not even read.
     const { schemes } = policy;
     const rawHeaders = request.raw.headers;
     const header = schemes.header ? (rawHeaders[VERSION_REQUEST_HEADER] as string | undefined) : undefined;
     const query = schemes.query && queryAt !== -1 ? schemes.queryVersion(url, queryAt) : undefined;
     const mediaType = schemes.mediaType ? schemes.mediaTypeVersion(rawHeaders.accept) : undefined;
-    const answer = match === null ? undefined : policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, clock());
-    if (match === null || answer === undefined) {
-      // Not a versioned resource, or a path version the policy does not list (`/v9/…`).
+    const answer = policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, clock());
+    if (answer === undefined) {
+      // A path version the policy does not list (`/v9/…`).
       reply.callNotFound();
       return;
     }
@@ -110,13 +115,13 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const document = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE;
+    const annotated = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE;
     if (query !== undefined) {
       request.forwardedQuery = schemes.queryWithoutVersion(url, queryAt);
-      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, document ? queryVersionedDocumentReplyOptions : queryVersionedReplyOptions);
+      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, annotated ? queryVersionedDocumentReplyOptions : queryVersionedReplyOptions);
       return;
     }
-    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, document ? deprecatedDocumentReplyOptions : versionedReplyOptions);
+    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, annotated ? deprecatedDocumentReplyOptions : versionedReplyOptions);
   });
 
   app.addHook('onResponse', (request, reply, done) => {

@@ -127,6 +127,7 @@ function linkTo(url: string | undefined, rel: string, type?: string): string {
 /** How a conflict's details name where a version came from, and what the request should send instead. */
 function schemeTexts(schemes: RequestSchemes): Record<VersionScheme, { source: string; instead: (label: string) => string }> {
   return {
+    // The path is always named first, so nothing is ever sent instead of it.
     path: { source: 'the path', instead: () => '' },
     header: { source: 'the API-Version header', instead: (label) => `send no API-Version header or exactly "${label}"` },
     query: {
