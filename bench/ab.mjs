@@ -19,6 +19,9 @@
 //                    "path" (the node running this script) or a binary; default the Docker image's major.
 //   BENCH_NODE_A, BENCH_NODE_B                  the same for one build (e.g. A on 20, B on 24).
 //   BENCH_NODE_OPTIONS_A, BENCH_NODE_OPTIONS_B  node flags for one gateway (e.g. --max-semi-space-size=32).
+//   BENCH_HEADERS    request headers added to the route's, as JSON (e.g. '{"Accept":"application/json"}').
+//   BENCH_VERSIONS_FILE_A, BENCH_VERSIONS_FILE_B  the version policy file of one gateway (API_VERSIONS_FILE;
+//                    default ops/versions.json), e.g. one build with the query and media type schemes on.
 //
 // To compare a change with the commit before it: build that commit in a worktree of its own (its own
 // node_modules, so its gateway imports its own @version-router/platform), then
@@ -34,7 +37,8 @@ import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
 const [gatewayA, gatewayB, path = '/v2/orders/ord-1001', seconds = '5'] = process.argv.slice(2);
-const request = ROUTES.find((route) => route.name === path) ?? { method: 'GET', path, headers: {} };
+const named = ROUTES.find((route) => route.name === path) ?? { method: 'GET', path, headers: {} };
+const request = { ...named, headers: { ...named.headers, ...JSON.parse(process.env.BENCH_HEADERS ?? '{}') } };
 if (gatewayB === undefined) {
   process.stderr.write('usage: node bench/ab.mjs <gateway-a.js> <gateway-b.js> [route] [seconds]\n');
   process.exit(2);
@@ -49,11 +53,12 @@ need('taskset', 'apt-get install -y util-linux');
 const env = process.env;
 const pairs = Number(env.BENCH_PAIRS ?? 1);
 const builds = [
-  { name: 'a', entry: gatewayA, node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '' },
-  { name: 'b', entry: gatewayB, node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '' },
+  { name: 'a', entry: gatewayA, node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '', policy: env.BENCH_VERSIONS_FILE_A },
+  { name: 'b', entry: gatewayB, node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '', policy: env.BENCH_VERSIONS_FILE_B },
 ];
 for (const build of builds) {
-  build.label = `${build.name.toUpperCase()} ${build.entry} (Node ${nodeVersion(build.node)}${build.nodeOptions === '' ? '' : ` ${build.nodeOptions}`})`;
+  const details = [`Node ${nodeVersion(build.node)}`, build.nodeOptions, build.policy === undefined ? '' : `policy ${build.policy}`].filter((part) => part !== '');
+  build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
 process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
 
@@ -83,7 +88,13 @@ async function runPair(order) {
         dir,
         `${build.name}-gateway`,
         resolve(build.entry),
-        { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
+        {
+          GATEWAY_HOST: '127.0.0.1',
+          GATEWAY_PORT: '0',
+          GATEWAY_ADMIN_PORT: '0',
+          BACKEND_URL: backend.url,
+          ...(build.policy === undefined ? {} : { API_VERSIONS_FILE: resolve(build.policy) }),
+        },
         { node: build.node, nodeOptions: build.nodeOptions },
       );
       children.push(gateway.child);

@@ -122,6 +122,37 @@ describe('version policy: header form', () => {
   });
 });
 
+describe('version policy: the query and media type schemes', () => {
+  const every = policyFrom({ ...designPolicyFile, schemes: ['path', 'header', 'query', 'media_type'] });
+
+  it('reads the query parameter and the vendor media type, without allocating when a request names none', () => {
+    const { schemes } = every;
+    expect(schemes.queryVersion('/orders/x?a=1', 9)).toBeUndefined();
+    expect(schemes.queryVersion('/orders/x?a=1&version=2', 9)).toBe('2');
+    expect(schemes.queryVersion('/orders/x?versions=2&xversion=3', 9)).toBeUndefined();
+    expect(schemes.queryVersion('/orders/x?version=2&version=2', 9)).toBe('2');
+    expect(schemes.queryVersion('/orders/x?version=2&version=1', 9)).toBe('2, 1');
+    expect(schemes.queryWithoutVersion('/orders/x?version=2&a=%41&&b', 9)).toBe('a=%41&&b');
+    expect(schemes.mediaTypeVersion(undefined)).toBeUndefined();
+    expect(schemes.mediaTypeVersion('application/json, */*')).toBeUndefined();
+    expect(schemes.mediaTypeVersion('application/vnd.version-router.v2+json; q=1')).toBe('2');
+    expect(schemes.mediaTypeVersion('application/vnd.version-router.v2')).toBe('application/vnd.version-router.v2');
+    expect(schemes.vary).toBe('API-Version, Accept');
+  });
+
+  it('answers each scheme with its own shared objects: served, refused as unknown, refused as a conflict', () => {
+    const byQuery = every.resolve(undefined, undefined, '2', undefined, TODAY);
+    expect(byQuery).toMatchObject({ version: 2, selectedBy: 'query', labels: { selected_by: 'query' }, vary: 'API-Version, Accept' });
+    expect(every.resolve(undefined, undefined, '2', '2', TODAY + 1000)).toBe(byQuery);
+    expect(every.resolve(undefined, undefined, undefined, '1', TODAY)).toMatchObject({ version: 1, selectedBy: 'media_type', successor: 2 });
+    expect(every.resolve(undefined, undefined, 'x', undefined, TODAY)).toBe(every.resolve(undefined, undefined, '9', '2', TODAY));
+    expect(every.resolve(undefined, undefined, undefined, 'x', TODAY)?.labels).toEqual({ version: 'invalid', deprecated: 'false', selected_by: 'media_type' });
+    const conflict = every.resolve(undefined, '2', undefined, '1', TODAY);
+    expect(conflict).toBe(every.resolve(undefined, '2', undefined, 'zz', TODAY));
+    expect(conflict?.failure?.details).toBe('the API-Version header selects version 2; send no versioned media type in Accept or exactly application/vnd.version-router.v2+json');
+  });
+});
+
 describe('version policy: RFC 9745 date form and links', () => {
   it('sends Deprecation as @<epoch seconds of the announcement> and the extra Link relations', () => {
     const answer = resolvePath(lifecyclePolicy, '1', undefined, at('2026-11-22T12:00:00Z'));
