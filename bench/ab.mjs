@@ -126,14 +126,15 @@ for (let pair = 0; pair < pairs; pair++) {
   const order = pair % 2 === 0 ? builds : [...builds].reverse();
   const { a, b } = await runPair(order);
   const ratio = b.cpuUs / a.cpuUs;
-  ratios.push(ratio);
+  // A pair in which a gateway served nothing (the host stalled) says nothing about either build.
+  if (Number.isFinite(ratio)) ratios.push(ratio);
   const show = (name, f) => `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
   process.stdout.write(`pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} | ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`);
 }
-if (pairs > 1) {
+if (ratios.length > 1) {
   const sorted = [...ratios].sort((x, y) => x - y);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   const lower = ratios.filter((ratio) => ratio < 1).length;
-  process.stdout.write(`median B/A CPU per request ${median.toFixed(3)} (${((median - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${pairs} pairs\n`);
+  process.stdout.write(`median B/A CPU per request ${median.toFixed(3)} (${((median - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${ratios.length} pairs${ratios.length < pairs ? ` (${pairs - ratios.length} without requests left out)` : ''}\n`);
 }
