@@ -189,6 +189,18 @@ describe('the query scheme forwards the rest of the query as sent', () => {
     expect(stub.seen.at(-1)?.url).toBe(upstream);
   });
 
+  it('annotates a deprecated version\'s OpenAPI document chosen by the query or the media type, as for the other schemes', async () => {
+    for (const [url, headers] of [
+      ['/openapi.json?version=1', {}],
+      ['/openapi.json', { accept: mediaType('1') }],
+    ] as const) {
+      const res = await get(url, headers);
+      expect(stub.seen.at(-1)?.url).toBe('/v1/openapi.json');
+      expect(res.json()).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    }
+  });
+
   it('uses the query_parameter the policy names', async () => {
     await gateway.app.close();
     gateway = await buildTestGateway(stub.url, { policy: { ...everyScheme, query_parameter: 'api-version' } });
