@@ -18,8 +18,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The policy's answer for a request on a versioned resource, for the metrics and the consumer log. */
     apiVersion: VersionAnswer | null;
-    /** The query forwarded when the gateway took its version parameter out (no "?"); null: the request's own. */
-    forwardedQuery: string | null;
   }
 }
 
@@ -49,15 +47,11 @@ const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, r
 const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
 /**
- * Without the version parameter: reply-from would otherwise put the request's own query back when the
- * target has none, and a target's query would pass through URL parsing, which re-encodes some bytes.
+ * The query without the version parameter (`kept`, no "?"), given to reply-from as is: it would otherwise
+ * put the request's own query back when the target has none, and pass a target's query through URL
+ * parsing, which re-encodes some bytes. Built only for requests that use the query scheme.
  */
-const withoutVersionParameter = (options: FastifyReplyFromHooks): FastifyReplyFromHooks => ({
-  ...options,
-  queryString: (_search, _url, request) => (request as FastifyRequest).forwardedQuery ?? '',
-});
-const queryVersionedReplyOptions = withoutVersionParameter(versionedReplyOptions);
-const queryVersionedDocumentReplyOptions = withoutVersionParameter(deprecatedDocumentReplyOptions);
+const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyReplyFromHooks => ({ ...options, queryString: () => kept });
 
 /**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
@@ -70,7 +64,6 @@ const queryVersionedDocumentReplyOptions = withoutVersionParameter(deprecatedDoc
 export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> = async (app, { policies, clock, metrics, usage, backendUrl, pool }) => {
   await app.register(replyFrom, replyFromOptions(backendUrl, pool));
   app.decorateRequest('apiVersion', null);
-  app.decorateRequest('forwardedQuery', null);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', passThroughBody);
   app.addHook('onRequest', streamBodyWhateverItsType);
@@ -115,13 +108,12 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const annotated = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE;
+    const options = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE ? deprecatedDocumentReplyOptions : versionedReplyOptions;
     if (query !== undefined) {
-      request.forwardedQuery = schemes.queryWithoutVersion(url, queryAt);
-      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, annotated ? queryVersionedDocumentReplyOptions : queryVersionedReplyOptions);
+      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)));
       return;
     }
-    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, annotated ? deprecatedDocumentReplyOptions : versionedReplyOptions);
+    void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);
   });
 
   app.addHook('onResponse', (request, reply, done) => {

@@ -285,7 +285,11 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
     schemes,
     resolve(path, header, query, mediaType, nowMs) {
       const period = periodAt(nowMs);
-      if (path !== undefined) return settle(period, 'path', path, header, query, mediaType);
+      if (path !== undefined) {
+        // The path form naming nothing else is nearly all traffic: answered without the general walk.
+        if (header === undefined && query === undefined && mediaType === undefined) return period.byLabel.get(path)?.byForm.path;
+        return settle(period, 'path', path, header, query, mediaType);
+      }
       if (header !== undefined) return settle(period, 'header', header, undefined, query, mediaType);
       if (query !== undefined) return settle(period, 'query', query, undefined, undefined, mediaType);
       if (mediaType !== undefined) return settle(period, 'media_type', mediaType, undefined, undefined, undefined);
