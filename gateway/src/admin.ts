@@ -3,12 +3,14 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { buildAdminApp } from '@version-router/platform/admin';
 import { sendError } from '@version-router/platform/errors';
+import { changesRoutes } from './changes/routes.js';
 import { backendAccepts } from './proxy/readiness.js';
 import { statusRoutes } from './status/routes.js';
 
 /**
  * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
- * and `GET /consumers` show the versions and who still calls the deprecated ones.
+ * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
+ * /versions/{n}/changes` is the migration guide the page links.
  */
 const gatewayAdminRoutes =
   (app: FastifyInstance, replica: string): FastifyPluginAsync =>
@@ -19,6 +21,8 @@ const gatewayAdminRoutes =
       return { reloaded: true };
     });
     await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, replica });
+    // The status page links each deprecated version's guide on its own port.
+    await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
   };
 
 export interface GatewayAdminOptions {

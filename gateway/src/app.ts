@@ -4,6 +4,8 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
+import { changesRoutes } from './changes/routes.js';
+import { createMigrationGuides, type MigrationGuides } from './changes/guides.js';
 import { createGatewayMetrics } from './metrics.js';
 import { createBackendPool } from './proxy/backend.js';
 import { usersProxy } from './proxy/users.js';
@@ -20,6 +22,8 @@ declare module 'fastify' {
     versionPolicies: PolicyStore;
     /** Recent requests per version and the consumers of deprecated ones, for the admin port's page. */
     versionUsage: VersionUsage;
+    /** Migration guides between versions, served on the public port and beside the status page. */
+    migrationGuides: MigrationGuides;
   }
 }
 
@@ -73,6 +77,9 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
 
   await app.register(usersProxy, { backendUrl, pool });
   await app.register(discoveryRoutes, { policies, clock });
+  const guides = createMigrationGuides(pool);
+  app.decorate('migrationGuides', guides);
+  await app.register(changesRoutes, { policies, guides });
   await app.register(versionedResources, { policies, clock, metrics, usage, backendUrl, pool });
   return app;
 }

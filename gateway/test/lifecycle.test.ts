@@ -142,7 +142,15 @@ describe('discovery', () => {
       default_version: 1,
       policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
       versions: [
-        { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: windows },
+        {
+          version: 1,
+          phase: 'deprecated',
+          announced: '2026-06-01T00:00:00.000Z',
+          sunset: '2027-01-01T00:00:00.000Z',
+          successor: 2,
+          brownouts: windows,
+          changes: '/versions/1/changes',
+        },
         { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
       ],
     });

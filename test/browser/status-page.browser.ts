@@ -2,13 +2,13 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
+import { launchWithoutJavaScript } from './chromium.js';
 
 /**
- * The admin status page in a real browser: Debian's Chromium (`apt-get install -y chromium`), headless,
- * driven by playwright-core, which downloads no browser of its own. The built gateway and backend run
+ * The admin status page in a real browser (test/browser/chromium.ts). The built gateway and backend run
  * as processes (`npm run test:browser` builds first) with a policy whose dates are relative to today,
  * so the page always shows a deprecated v1 with a brownout ahead. With JavaScript switched off the
  * page must still show everything, load its style under its own CSP, and reload itself.
@@ -16,17 +16,6 @@ import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
  * The screenshot is saved in the test's temp dir; `STATUS_PAGE_SCREENSHOT=docs/status-page.png npm run
  * test:browser` also writes it there (the README's picture).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const DAY_MS = 86_400_000;
 const screenshotCopy = process.env.STATUS_PAGE_SCREENSHOT;
 
@@ -54,7 +43,7 @@ const policy = {
 let stack: ProcessStack;
 let context: BrowserContext;
 let page: Page;
-const consoleErrors: string[] = [];
+let consoleErrors: string[];
 
 /** One request with exactly these headers (Node's client adds no User-Agent); resolves with the status. */
 function send(path: string, headers: Record<string, string> = {}): Promise<number> {
@@ -93,17 +82,7 @@ beforeAll(async () => {
   await sendTimes(20, '/v2/orders/ord-1001', { 'x-client-id': 'storefront' });
   await sendTimes(9, '/orders/ord-1001', { 'api-version': '2', 'x-client-id': 'storefront' });
 
-  context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    javaScriptEnabled: false,
-    viewport: { width: 1100, height: 700 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
+  ({ context, page, consoleErrors } = await launchWithoutJavaScript(dir));
   const res = await page.goto(`${stack.gatewayAdminUrl}/`);
   expect(res?.status()).toBe(200);
 }, 120_000);
@@ -130,7 +109,7 @@ describe('the status page in Chromium, JavaScript off', () => {
         dateOf(announced),
         dateOf(sunset),
         String(Math.floor((sunset - renderedAt) / DAY_MS)),
-        'v2',
+        'v2 · what changes',
         `${dateOf(brownoutStart)} 10:00 UTC for 2 h (in ${Math.floor((brownoutStart - renderedAt) / DAY_MS)} d)`,
         '21',
         '42.0 %',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
-import { compareDocuments, type Compatibility } from '../../services/users-orders/src/contract/compatibility.js';
+import { compareDocuments, type Compatibility } from '@version-router/platform/compatibility';
 
 /** The committed version 2 document, as JSON, so a case can edit a copy of it anywhere. */
 const committed = JSON.parse(readFileSync(new URL('../../openapi/v2.json', import.meta.url), 'utf8')) as OpenAPIV3_1.Document;

@@ -242,10 +242,32 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         default_version: 1,
         policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
         versions: [
-          { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
+          {
+            version: 1,
+            phase: 'deprecated',
+            announced: '2026-06-01T00:00:00.000Z',
+            sunset: '2027-01-01T00:00:00.000Z',
+            successor: 2,
+            brownouts: [],
+            changes: '/versions/1/changes',
+          },
           ...current.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] })),
         ],
       });
+    });
+
+    it('lists what a v1 client changes to use v2, from the backend\'s two documents', async () => {
+      const res = await gateway('/versions/1/changes');
+      expect(res.status).toBe(200);
+      const guide = (await res.json()) as { operations: { path: string; changes: { change: string; name: string; breaking: boolean }[] }[] };
+      const first = guide.operations.find((operation) => operation.path === '/v1/orders/{id}');
+      expect(first?.changes.map(({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`)).toEqual([
+        'removed user_id (breaking)',
+        'removed total (breaking)',
+        'added customer_id',
+        'added total_cents',
+        'added currency',
+      ]);
     });
 
     it('serves each version\'s OpenAPI document; the deprecated one marked from the policy, with its headers', async () => {

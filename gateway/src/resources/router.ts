@@ -1,8 +1,9 @@
 import FindMyWay from 'find-my-way';
 import type { VersionEntry } from '../versions/policy-file.js';
+import type { RequestSchemes } from '../versions/schemes.js';
 import { routeFormsOf } from './templates.js';
 
-/** How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (header form). */
+/** How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (the bare path: header, query, media type). */
 interface ResourceRoute {
   readonly form: 'path' | 'header';
   /** `''` or `/api`: the path form's own prefix, kept in the successor Link. */
@@ -26,8 +27,10 @@ export interface ResourceRouter {
 /**
  * Matches request paths against every form of every resource by pattern (`/v:version/orders/:id`),
  * so a new version or resource in a reloaded policy needs no new Fastify route. Built once per policy.
+ * The path forms exist while the path scheme is on; the bare path while any other scheme is (it is
+ * where the header, the query parameter, the media type or default_version choose).
  */
-export function createResourceRouter(resources: readonly string[], versions: readonly VersionEntry[]): ResourceRouter {
+export function createResourceRouter(resources: readonly string[], versions: readonly VersionEntry[], schemes: RequestSchemes): ResourceRouter {
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>();
   const labels = versions.map(({ version }) => String(version));
   for (const template of resources) {
@@ -37,7 +40,10 @@ export function createResourceRouter(resources: readonly string[], versions: rea
       [path, { form: 'path', prefix: '', template, labels: new Map(labels.map((label) => [label, `/v${label}${template}`])) }],
       [apiPath, { form: 'path', prefix: '/api', template, labels: new Map(labels.map((label) => [label, `/api/v${label}${template}`])) }],
     ];
-    for (const [pattern, route] of routes) router.on('GET', pattern, () => undefined, route);
+    for (const [pattern, route] of routes) {
+      const served = route.form === 'path' ? schemes.path : schemes.header || schemes.query || schemes.mediaType;
+      if (served) router.on('GET', pattern, () => undefined, route);
+    }
   }
   return {
     match(path) {

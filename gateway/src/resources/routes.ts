@@ -8,7 +8,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
 import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-through-body.js';
 import type { VersionUsage } from '../status/usage.js';
-import { POLICY_HEADERS, VARY_VALUE, VERSION_REQUEST_HEADER } from '../versions/headers.js';
+import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import type { PolicyStore } from '../versions/policy-store.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
@@ -37,7 +37,8 @@ export interface VersionedResourcesOptions {
  */
 const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeaders, request) => {
   const headers = dropHopByHopHeaders(backendHeaders, request);
-  headers.vary = headers.vary === undefined ? VARY_VALUE : `${headers.vary}, ${VARY_VALUE}`;
+  const vary = (request as FastifyRequest).apiVersion?.vary ?? '';
+  if (vary !== '') headers.vary = headers.vary === undefined ? vary : `${headers.vary}, ${vary}`;
   for (const name of POLICY_HEADERS) if (headers[name] !== undefined) delete headers[name];
   return headers;
 };
@@ -46,8 +47,16 @@ const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, r
 const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
 /**
+ * The query without the version parameter (`kept`, no "?"), given to reply-from as is: it would otherwise
+ * put the request's own query back when the target has none, and pass a target's query through URL
+ * parsing, which re-encodes some bytes. Built only for requests that use the query scheme.
+ */
+const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyReplyFromHooks => ({ ...options, queryString: () => kept });
+
+/**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
- * forwarded as requested, and `{resource}` with `API-Version` forwarded to `/v{chosen}{resource}`.
+ * forwarded as requested, and `{resource}` (named by `API-Version`, a query parameter or a media type,
+ * docs/behaviour.md#version-schemes) forwarded to `/v{chosen}{resource}`.
  * One catch-all route matches them by pattern against the policy in force, so a reload can add a
  * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
  * version headers. Paths that are no versioned resource get the ordinary 404/405.
@@ -66,15 +75,19 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const match = router.match(path);
-    const header = request.raw.headers[VERSION_REQUEST_HEADER] as string | undefined;
-    const answer =
-      match === null
-        ? undefined
-        : match.route.form === 'path'
-          ? policy.resolvePath(match.versionLabel, header, clock())
-          : policy.resolveHeader(header, clock());
-    if (match === null || answer === undefined) {
-      // Not a versioned resource, or a path version the policy does not list (`/v9/…`).
+    if (match === null) {
+      reply.callNotFound();
+      return;
+    }
+    // What the request names in each enabled scheme; a scheme that is off is not even read.
+    const { schemes } = policy;
+    const rawHeaders = request.raw.headers;
+    const header = schemes.header ? (rawHeaders[VERSION_REQUEST_HEADER] as string | undefined) : undefined;
+    const query = schemes.query && queryAt !== -1 ? schemes.queryVersion(url, queryAt) : undefined;
+    const mediaType = schemes.mediaType ? schemes.mediaTypeVersion(rawHeaders.accept) : undefined;
+    const answer = policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, clock());
+    if (answer === undefined) {
+      // A path version the policy does not list (`/v9/…`).
       reply.callNotFound();
       return;
     }
@@ -93,8 +106,13 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
       return;
     }
     // The path form goes on as requested (undefined: the request's own path and query), so the
-    // backend's `/api` form answers its own text/plain 404; the header form maps to the bare path form.
+    // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
+    // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
     const options = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE ? deprecatedDocumentReplyOptions : versionedReplyOptions;
+    if (query !== undefined) {
+      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)));
+      return;
+    }
     void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);
   });
 

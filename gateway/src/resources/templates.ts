@@ -69,7 +69,7 @@ export function routeFormsOf(resource: string): readonly string[] {
 }
 
 /** Routes the gateway serves itself, which no resource may shadow. */
-const RESERVED_ROUTES: readonly string[] = ['/api/users', '/api/users/*', '/versions'];
+const RESERVED_ROUTES: readonly string[] = ['/api/users', '/api/users/*', '/versions', '/versions/:version/changes'];
 
 /**
  * The first reserved route or earlier resource that a resource's forms would collide with, as text

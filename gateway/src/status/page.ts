@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { ConsumerTable, VersionConsumers } from '../consumers/consumers.js';
-import type { Phase, VersionPolicy } from '../versions/policy.js';
+import { escapeText, inlineStyleCsp } from '../html/self-contained.js';
+import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
 import { WINDOW_SECONDS } from './traffic.js';
 import type { VersionUsage } from './usage.js';
 
@@ -32,29 +32,8 @@ td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 meter { width: 6rem; vertical-align: middle; margin-left: .4rem; }
 `;
 
-/**
- * The page's only style is this inline block, allowed by its hash: the page loads nothing else and
- * runs no script, so it works offline and behind a policy that forbids both.
- */
-export const STATUS_PAGE_CSP = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/**
- * Text from requests as inert, visible text: control characters (C0, DEL, C1) become `\xNN` so a
- * terminal escape or a line break cannot hide in a name, then HTML's special characters become entities.
- */
-function escapeText(text: string): string {
-  return text
-    .replace(/\p{Cc}/gu, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
-    .replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] as string);
-}
+/** The page's only style is this inline block, allowed by its hash. */
+export const STATUS_PAGE_CSP = inlineStyleCsp(STYLE);
 
 /** A date alone when the instant is midnight UTC (announcements usually are), else date and time to the minute. */
 function instant(epochMs: number): string {
@@ -138,7 +117,7 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, rep
         `<td>${entry.announced === undefined ? '—' : instant(entry.announced)}</td>` +
         `<td>${entry.sunset === undefined ? '—' : instant(entry.sunset)}</td>` +
         `<td class="num">${daysLeft(phase, entry.sunset, nowMs)}</td>` +
-        `<td>${entry.successor === undefined ? '—' : `v${entry.successor}`}</td>` +
+        `<td>${entry.successor === undefined ? '—' : `v${entry.successor}${phase === 'current' ? '' : ` · <a href="${changesPath(entry.version)}">what changes</a>`}`}</td>` +
         `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
         `<td class="num">${requests}</td>` +
         `<td class="num">${(share * 100).toFixed(1)} %<meter min="0" max="1" value="${share.toFixed(4)}"></meter></td>` +

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { asPage } from '../html/self-contained.js';
 import type { PolicyStore } from '../versions/policy-store.js';
 import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
 import type { VersionUsage } from './usage.js';
@@ -22,13 +23,8 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admi
   });
 
   admin.get('/', async (_request, reply) => {
-    void reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', STATUS_PAGE_CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      // It names clients and changes every second: no shared or stale copy.
-      .header('cache-control', 'no-store');
+    // It names clients and changes every second: no shared or stale copy.
+    void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
     return renderStatusPage(policies.current.policy, usage, replica);
   });
 };

@@ -1,8 +1,12 @@
 /** The request header that selects a version in the header form (lower case, as Node delivers it). */
 export const VERSION_REQUEST_HEADER = 'api-version';
 
-/** Every versioned response depends on the API-Version header, the path form's included. */
-export const VARY_VALUE = 'API-Version';
+/**
+ * With the header scheme on, every versioned response depends on the API-Version header, the path
+ * form's included (a different value is a conflict); with the media type scheme on, on Accept too.
+ */
+export const API_VERSION_VARY = 'API-Version';
+export const MEDIA_TYPE_VARY = 'Accept';
 
 /**
  * Response headers the version policy owns on a versioned resource: the policy's answer sets them,

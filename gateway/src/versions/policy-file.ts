@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseJsonFile, readFileOf } from '@version-router/platform/config';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
+import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
 
 /** The announcement comes at least this many calendar months before removal. */
 const MIN_NOTICE_MONTHS = 6;
@@ -113,6 +114,19 @@ export const versionPolicyFileSchema = z
     deprecation_header: z.enum(['true', 'date'], { error: 'must be "true" or "date"' }).default('true'),
     resources: z.array(resourceTemplate).min(1, 'must list at least one resource').default([...DEFAULT_RESOURCES]),
     versions: z.array(versionEntry).min(1, 'must list at least one version'),
+    /** How requests may name a version (docs/behaviour.md#version-schemes). */
+    schemes: z
+      .array(z.enum(VERSION_SCHEMES, { error: `must be one of ${VERSION_SCHEMES.map((scheme) => `"${scheme}"`).join(', ')}` }))
+      .min(1, 'must enable at least one scheme')
+      .default([...DEFAULT_SCHEMES]),
+    query_parameter: z
+      .string()
+      .regex(/^[A-Za-z0-9._~-]+$/, 'must be a query parameter name of letters, digits, . _ ~ -')
+      .default('version'),
+    media_type_vendor: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9.-]*$/, 'must be a media type vendor name of letters, digits, . and -')
+      .default('version-router'),
   })
   .superRefine((file, ctx) => {
     const listed = new Set<number>();
@@ -139,6 +153,9 @@ export const versionPolicyFileSchema = z
     if (!listed.has(file.default_version)) {
       ctx.addIssue({ code: 'custom', path: ['default_version'], message: `default_version ${file.default_version} is not a listed version` });
     }
+    file.schemes.forEach((scheme, index) => {
+      if (file.schemes.indexOf(scheme) !== index) ctx.addIssue({ code: 'custom', path: ['schemes', index], message: `"${scheme}" is listed twice` });
+    });
     file.resources.forEach((resource, index) => {
       const collision = collisionOf(resource, file.resources.slice(0, index));
       if (collision !== undefined) ctx.addIssue({ code: 'custom', path: ['resources', index], message: `"${resource}" collides with ${collision}` });

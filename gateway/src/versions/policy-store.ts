@@ -24,7 +24,7 @@ export interface PolicyStore {
 
 function activate({ file, sha256 }: PolicySource): ActivePolicy {
   const policy = createVersionPolicy(file);
-  return { policy, router: createResourceRouter(policy.resources, policy.versions), sha256 };
+  return { policy, router: createResourceRouter(policy.resources, policy.versions, policy.schemes), sha256 };
 }
 
 /**

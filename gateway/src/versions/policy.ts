@@ -1,8 +1,9 @@
-import { VARY_VALUE, imfFixdate, type PolicyHeader } from './headers.js';
+import { imfFixdate, type PolicyHeader } from './headers.js';
 import type { PolicyFile, VersionEntry } from './policy-file.js';
+import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
 
-/** How the request chose its version (a metric label). */
-type SelectedBy = 'path' | 'header' | 'default';
+/** How the request chose its version (a metric label): a scheme, or none (default_version). */
+type SelectedBy = VersionScheme | 'default';
 
 /** Where a version stands at an instant: served as usual, served with warnings, or answered 410. */
 export type Phase = 'current' | 'deprecated' | 'removed';
@@ -34,6 +35,8 @@ export interface VersionAnswer {
   readonly successor: number | null;
   /** Further Link entries (`rel="deprecation"`, `rel="sunset"`), each preceded by ", "; "" when none. */
   readonly extraLinks: string;
+  /** The policy's Vary value, merged into the backend's ('' when no request header can change the answer). */
+  readonly vary: string;
   readonly labels: { readonly version: string; readonly deprecated: 'true' | 'false'; readonly selected_by: SelectedBy };
 }
 
@@ -47,14 +50,16 @@ interface VersionState {
 
 interface AnswersOfVersion {
   readonly byForm: Readonly<Record<SelectedBy, VersionAnswer>>;
-  readonly conflict: VersionAnswer;
+  /** The 400 when the scheme named first (`[anchor]`) and a later one (`[anchor][other]`) name different versions. */
+  readonly conflicts: Readonly<Record<VersionScheme, Readonly<Partial<Record<VersionScheme, VersionAnswer>>>>>;
 }
 
 /** Everything answered between two consecutive lifecycle instants (announcements, sunsets, brownout edges). */
 interface Period {
   readonly byLabel: ReadonlyMap<string, AnswersOfVersion>;
   readonly fallback: AnswersOfVersion;
-  readonly unsupported: VersionAnswer;
+  /** The 406 per scheme whose value is no listed version (a path version that is none is a 404 instead). */
+  readonly unsupported: Readonly<Record<VersionScheme, VersionAnswer>>;
 }
 
 interface VersionSummary {
@@ -64,6 +69,8 @@ interface VersionSummary {
   sunset: string | null;
   successor: number | null;
   brownouts: { start: string; end: string }[];
+  /** The migration guide to the successor, for a deprecated or removed version. */
+  changes?: string;
 }
 
 export interface VersionPolicy {
@@ -72,10 +79,16 @@ export interface VersionPolicy {
   readonly versions: readonly VersionEntry[];
   /** Path templates of the versioned resources (`/orders/:id`). */
   readonly resources: readonly string[];
-  /** Path form: the path names `versionLabel`; undefined when no listed version has that label (404). */
-  resolvePath(versionLabel: string, header: string | undefined, nowMs: number): VersionAnswer | undefined;
-  /** Header form: absent → default_version; exactly the decimal of a listed version → it; else 406. */
-  resolveHeader(header: string | undefined, nowMs: number): VersionAnswer;
+  /** The enabled version schemes and how each reads a request. */
+  readonly schemes: RequestSchemes;
+  /**
+   * The one decision for every scheme, given what the request names in each enabled one (undefined:
+   * names none, or the scheme is off). `path` is the path version's label, undefined on a bare path.
+   * The first named (path, header, query, media type) must be exactly a listed version, else 406 (a
+   * path version that is none: undefined, the route's 404); every later one must be the same text,
+   * else 400. Nothing named: default_version.
+   */
+  resolve(path: string | undefined, header: string | undefined, query: string | undefined, mediaType: string | undefined, nowMs: number): VersionAnswer | undefined;
   phaseOf(entry: VersionEntry, nowMs: number): Phase;
   /** The brownout window a version is in at `nowMs`, if any. */
   brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: number } | undefined;
@@ -111,17 +124,29 @@ function linkTo(url: string | undefined, rel: string, type?: string): string {
   return url === undefined ? '' : `, <${url}>; rel="${rel}"${type === undefined ? '' : `; type="${type}"`}`;
 }
 
-function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs: number): Period {
+/** How a conflict's details name where a version came from, and what the request should send instead. */
+function schemeTexts(schemes: RequestSchemes): Record<VersionScheme, { source: string; instead: (label: string) => string }> {
+  return {
+    // The path is always named first, so nothing is ever sent instead of it.
+    path: { source: 'the path', instead: () => '' },
+    header: { source: 'the API-Version header', instead: (label) => `send no API-Version header or exactly "${label}"` },
+    query: {
+      source: `the query parameter ${schemes.queryParameter}`,
+      instead: (label) => `send no ${schemes.queryParameter} query parameter or exactly "${label}"`,
+    },
+    media_type: { source: 'the Accept media type', instead: (label) => `send no versioned media type in Accept or exactly ${schemes.mediaTypeOf(label)}` },
+  };
+}
+
+function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], schemes: RequestSchemes, nowMs: number): Period {
   const states: VersionState[] = versions.map((entry) => {
     const phase = phaseOf(entry, nowMs);
     const window = phase === 'deprecated' ? brownoutAt(entry, nowMs) : undefined;
     return { entry, label: String(entry.version), phase, brownoutEnd: window?.end ?? null };
   });
   const listOf = (phase: Phase) => states.filter((state) => state.phase === phase).map((state) => state.label).join(', ');
-  const discovery: [PolicyHeader, string][] = [
-    ['vary', VARY_VALUE],
-    ['api-supported-versions', listOf('current')],
-  ];
+  const discovery: [PolicyHeader, string][] = [['api-supported-versions', listOf('current')]];
+  if (schemes.vary !== '') discovery.unshift(['vary', schemes.vary]);
   const deprecatedList = listOf('deprecated');
   if (deprecatedList !== '') discovery.push(['api-deprecated-versions', deprecatedList]);
 
@@ -135,8 +160,10 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs:
     sunset: null,
     successor: null,
     extraLinks: '',
+    vary: schemes.vary,
     labels: invalidLabels(selectedBy),
   });
+  const texts = schemeTexts(schemes);
 
   const answersOf = (state: VersionState): AnswersOfVersion => {
     const { entry, label, phase, brownoutEnd } = state;
@@ -168,15 +195,29 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs:
       sunset: entry.sunset ?? null,
       successor: warned ? (entry.successor ?? null) : null,
       extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
+      vary: schemes.vary,
       labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
     });
+    const conflictsOf = (anchor: VersionScheme) =>
+      Object.fromEntries(
+        VERSION_SCHEMES.slice(VERSION_SCHEMES.indexOf(anchor) + 1).map((other) => [
+          other,
+          refusal(anchor, {
+            status: 400,
+            error: 'conflicting_version',
+            details: `${texts[anchor].source} selects version ${label}; ${texts[other].instead(label)}`,
+          }),
+        ]),
+      );
     return {
-      byForm: { path: answer('path'), header: answer('header'), default: answer('default') },
-      conflict: refusal('path', {
-        status: 400,
-        error: 'conflicting_version',
-        details: `the path selects version ${label}; send no API-Version header or exactly "${label}"`,
-      }),
+      byForm: {
+        path: answer('path'),
+        header: answer('header'),
+        query: answer('query'),
+        media_type: answer('media_type'),
+        default: answer('default'),
+      },
+      conflicts: { path: conflictsOf('path'), header: conflictsOf('header'), query: conflictsOf('query'), media_type: conflictsOf('media_type') },
     };
   };
 
@@ -185,8 +226,31 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs:
   return {
     byLabel,
     fallback: byLabel.get(String(file.default_version)) as AnswersOfVersion,
-    unsupported: refusal('header', { status: 406, error: 'unsupported_version', details: `supported versions: ${live.join(', ')}` }),
+    unsupported: Object.fromEntries(
+      VERSION_SCHEMES.map((scheme) => [scheme, refusal(scheme, { status: 406, error: 'unsupported_version', details: `supported versions: ${live.join(', ')}` })]),
+    ) as Record<VersionScheme, VersionAnswer>,
   };
+}
+
+/** Where `GET /versions/{n}/changes` serves the migration guide from version n to its successor. */
+export const changesPath = (version: number): string => `/versions/${version}/changes`;
+
+/** The answer for a request whose first named version is `label` in `anchor`, given what the later schemes name. */
+function settle(
+  period: Period,
+  anchor: VersionScheme,
+  label: string,
+  header: string | undefined,
+  query: string | undefined,
+  mediaType: string | undefined,
+): VersionAnswer | undefined {
+  const answers = period.byLabel.get(label);
+  if (answers === undefined) return anchor === 'path' ? undefined : period.unsupported[anchor];
+  const conflicts = answers.conflicts[anchor];
+  if (header !== undefined && header !== label) return conflicts.header;
+  if (query !== undefined && query !== label) return conflicts.query;
+  if (mediaType !== undefined && mediaType !== label) return conflicts.media_type;
+  return answers.byForm[anchor];
 }
 
 /**
@@ -196,9 +260,13 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], nowMs:
  */
 export function createVersionPolicy(file: PolicyFile): VersionPolicy {
   const versions = [...file.versions].sort((a, b) => a.version - b.version);
+  const schemes = createRequestSchemes(file);
   const instants = lifecycleInstants(versions);
   // periods[i] holds between instants[i - 1] (inclusive) and instants[i] (exclusive).
-  const periods = [buildPeriod(file, versions, Number.NEGATIVE_INFINITY), ...instants.map((instant) => buildPeriod(file, versions, instant))];
+  const periods = [
+    buildPeriod(file, versions, schemes, Number.NEGATIVE_INFINITY),
+    ...instants.map((instant) => buildPeriod(file, versions, schemes, instant)),
+  ];
   const periodAt = (nowMs: number): Period => {
     let low = 0;
     let high = instants.length;
@@ -214,16 +282,18 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
     defaultVersion: file.default_version,
     versions,
     resources: file.resources,
-    resolvePath(versionLabel, header, nowMs) {
-      const answers = periodAt(nowMs).byLabel.get(versionLabel);
-      if (answers === undefined) return undefined;
-      if (header !== undefined && header !== versionLabel) return answers.conflict;
-      return answers.byForm.path;
-    },
-    resolveHeader(header, nowMs) {
+    schemes,
+    resolve(path, header, query, mediaType, nowMs) {
       const period = periodAt(nowMs);
-      if (header === undefined) return period.fallback.byForm.default;
-      return period.byLabel.get(header)?.byForm.header ?? period.unsupported;
+      if (path !== undefined) {
+        // The path form naming nothing else is nearly all traffic: answered without the general walk.
+        if (header === undefined && query === undefined && mediaType === undefined) return period.byLabel.get(path)?.byForm.path;
+        return settle(period, 'path', path, header, query, mediaType);
+      }
+      if (header !== undefined) return settle(period, 'header', header, undefined, query, mediaType);
+      if (query !== undefined) return settle(period, 'query', query, undefined, undefined, mediaType);
+      if (mediaType !== undefined) return settle(period, 'media_type', mediaType, undefined, undefined, undefined);
+      return period.fallback.byForm.default;
     },
     phaseOf,
     brownoutAt,
@@ -237,6 +307,7 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
           sunset: iso(entry.sunset),
           successor: entry.successor ?? null,
           brownouts: (entry.brownouts ?? []).map(({ start, end }) => ({ start: iso(start) as string, end: iso(end) as string })),
+          ...(entry.successor !== undefined && phaseOf(entry, nowMs) !== 'current' ? { changes: changesPath(entry.version) } : {}),
         })),
       };
     },

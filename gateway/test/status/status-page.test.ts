@@ -149,7 +149,9 @@ describe('GET / on the admin port: the status page', () => {
   it('shows each version\'s lifecycle, requests and share over the last 5 minutes', async () => {
     await someTraffic();
     const html = await page();
-    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '39', 'v2', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '60.0 %']);
+    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '39', 'v2 · what changes', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '60.0 %']);
+    // The successor links the migration guide, which the admin port serves beside the page.
+    expect(html).toContain('<td>v2 · <a href="/versions/1/changes">what changes</a></td>');
     expect(cells(html, 2)).toEqual(['v2', 'current', '—', '—', '—', '—', '—', '4', '40.0 %']);
     expect(html).toContain('<meter min="0" max="1" value="0.6000"></meter>');
     expect(html).toContain('10 versioned requests in the last 5 minutes, and 2 that named no valid version (406, 400).');
@@ -189,7 +191,7 @@ describe('GET / on the admin port: the status page', () => {
     expect(row[6]).toBe('now, until 2026-12-01 12:00 UTC');
     gateway.setNow(V1_SUNSET + 1);
     row = cells(await page(), 1);
-    expect(row.slice(1, 7)).toEqual(['removed', '2026-06-01', '2027-01-01', 'removed', 'v2', '—']);
+    expect(row.slice(1, 7)).toEqual(['removed', '2026-06-01', '2027-01-01', 'removed', 'v2 · what changes', '—']);
     expect(await page()).toContain('<h2 id="consumers-v1">Top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>');
   });
 

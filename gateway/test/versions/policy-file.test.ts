@@ -209,4 +209,29 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
     const noDefault = policyFile('no-default.json', { ...designPolicyFile, default_version: 7 });
     expect(errorOf(noDefault)).toBe(`API_VERSIONS_FILE: ${noDefault} is invalid at default_version: default_version 7 is not a listed version`);
   });
+
+  it('defaults the version schemes to path and header, the query parameter to "version" and the vendor to "version-router"', () => {
+    expect(versionPolicyFileSchema.parse(designPolicyFile)).toMatchObject({ schemes: ['path', 'header'], query_parameter: 'version', media_type_vendor: 'version-router' });
+    const every = { ...designPolicyFile, schemes: ['media_type', 'query', 'header', 'path'], query_parameter: 'api-version', media_type_vendor: 'acme.orders' };
+    expect(problem(every)).toBe('valid');
+  });
+
+  it.each([
+    [{ schemes: ['path', 'cookie'] }, 'schemes.1: must be one of "path", "header", "query", "media_type"'],
+    [{ schemes: ['Path'] }, 'schemes.0: must be one of "path", "header", "query", "media_type"'],
+    [{ schemes: [] }, 'schemes: must enable at least one scheme'],
+    [{ schemes: 'query' }, 'schemes: Invalid input: expected array, received string'],
+    [{ schemes: ['query', 'path', 'query'] }, 'schemes.2: "query" is listed twice'],
+    [{ query_parameter: '' }, 'query_parameter: must be a query parameter name of letters, digits, . _ ~ -'],
+    [{ query_parameter: 'v=1' }, 'query_parameter: must be a query parameter name of letters, digits, . _ ~ -'],
+    [{ media_type_vendor: 'acme+json' }, 'media_type_vendor: must be a media type vendor name of letters, digits, . and -'],
+    [{ media_type_vendor: '.acme' }, 'media_type_vendor: must be a media type vendor name of letters, digits, . and -'],
+  ])('refuses the scheme settings %j', (settings, message) => {
+    expect(problem({ ...designPolicyFile, ...settings })).toBe(message);
+  });
+
+  it('names the file and the JSON path of an unknown scheme when the gateway starts', () => {
+    const unknown = policyFile('unknown-scheme.json', { ...designPolicyFile, schemes: ['path', 'header', 'accept'] });
+    expect(errorOf(unknown)).toBe(`API_VERSIONS_FILE: ${unknown} is invalid at schemes.2: must be one of "path", "header", "query", "media_type"`);
+  });
 });

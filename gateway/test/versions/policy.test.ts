@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { VersionAnswer } from '../../src/versions/policy.js';
+import type { VersionAnswer, VersionPolicy } from '../../src/versions/policy.js';
 import { TODAY, V1_SUNSET, at, designPolicyFile, lifecyclePolicyFile, policyFrom } from '../helpers.js';
 
 const policy = policyFrom(designPolicyFile);
 const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';
+
+/** The path form: the path names `label`, perhaps with an API-Version header. */
+const resolvePath = (of: VersionPolicy, label: string, header: string | undefined, nowMs: number) => of.resolve(label, header, undefined, undefined, nowMs);
+/** The header form: a bare path, perhaps with an API-Version header. */
+const resolveHeader = (of: VersionPolicy, header: string | undefined, nowMs: number) => of.resolve(undefined, header, undefined, undefined, nowMs);
 
 /** The answer's headers as an object, for whole-set comparisons. */
 const headersOf = (answer: VersionAnswer | undefined) => Object.fromEntries(answer?.headers ?? []);
@@ -12,7 +17,7 @@ const lifecyclePolicy = policyFrom(lifecyclePolicyFile);
 
 describe('version policy: path form', () => {
   it('serves a deprecated version with Deprecation, Sunset, discovery and the successor to link', () => {
-    const answer = policy.resolvePath('1', undefined, TODAY);
+    const answer = resolvePath(policy, '1', undefined, TODAY);
     expect(answer).toMatchObject({ version: 1, selectedBy: 'path', phase: 'deprecated', failure: null, successor: 2, extraLinks: '' });
     expect(headersOf(answer)).toEqual({
       vary: 'API-Version',
@@ -26,16 +31,16 @@ describe('version policy: path form', () => {
   });
 
   it('serves a deprecated version like a current one before its announcement, and lists it as supported', () => {
-    const before = policy.resolvePath('1', undefined, at('2026-05-31T23:59:59.999Z'));
+    const before = resolvePath(policy, '1', undefined, at('2026-05-31T23:59:59.999Z'));
     expect(before).toMatchObject({ phase: 'current', successor: null, labels: { deprecated: 'false' } });
     expect(headersOf(before)).toEqual({ vary: 'API-Version', 'api-version': '1', 'api-supported-versions': '1, 2' });
-    expect(policy.resolvePath('1', undefined, at('2026-06-01T00:00:00Z'))?.phase).toBe('deprecated');
+    expect(resolvePath(policy, '1', undefined, at('2026-06-01T00:00:00Z'))?.phase).toBe('deprecated');
   });
 
   it('warns until the instant before the sunset and answers 410 from the sunset instant on', () => {
-    expect(policy.resolvePath('1', undefined, V1_SUNSET - 1)?.failure).toBeNull();
+    expect(resolvePath(policy, '1', undefined, V1_SUNSET - 1)?.failure).toBeNull();
     for (const now of [V1_SUNSET, V1_SUNSET + 1, at('2030-01-01T00:00:00Z')]) {
-      const answer = policy.resolvePath('1', undefined, now);
+      const answer = resolvePath(policy, '1', undefined, now);
       expect(answer).toMatchObject({
         version: 1,
         phase: 'removed',
@@ -49,19 +54,19 @@ describe('version policy: path form', () => {
   });
 
   it('serves the current version with discovery headers only', () => {
-    const answer = policy.resolvePath('2', undefined, TODAY);
+    const answer = resolvePath(policy, '2', undefined, TODAY);
     expect(answer).toMatchObject({ version: 2, phase: 'current', successor: null, failure: null });
     expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-version': '2', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
   });
 
   it('knows no unlisted path version (the route answers 404)', () => {
-    for (const label of ['9', '0', '01', 'x', '']) expect(policy.resolvePath(label, undefined, TODAY)).toBeUndefined();
+    for (const label of ['9', '0', '01', 'x', '']) expect(resolvePath(policy, label, undefined, TODAY)).toBeUndefined();
   });
 
   it('accepts an API-Version header equal to the path version and rejects any other value as a conflict', () => {
-    expect(policy.resolvePath('2', '2', TODAY)?.failure).toBeNull();
+    expect(resolvePath(policy, '2', '2', TODAY)?.failure).toBeNull();
     for (const header of ['1', '3', 'abc', '', '02', '2, 2']) {
-      const answer = policy.resolvePath('2', header, TODAY);
+      const answer = resolvePath(policy, '2', header, TODAY);
       expect(answer).toMatchObject({
         version: null,
         phase: null,
@@ -76,7 +81,7 @@ describe('version policy: path form', () => {
 
 describe('version policy: header form', () => {
   it('uses default_version when the header is absent', () => {
-    expect(policy.resolveHeader(undefined, TODAY)).toMatchObject({
+    expect(resolveHeader(policy, undefined, TODAY)).toMatchObject({
       version: 1,
       selectedBy: 'default',
       phase: 'deprecated',
@@ -86,13 +91,13 @@ describe('version policy: header form', () => {
   });
 
   it('selects a listed version by its exact decimal', () => {
-    expect(policy.resolveHeader('2', TODAY)).toMatchObject({ version: 2, selectedBy: 'header', phase: 'current' });
-    expect(policy.resolveHeader('1', TODAY)).toMatchObject({ version: 1, selectedBy: 'header', successor: 2 });
+    expect(resolveHeader(policy, '2', TODAY)).toMatchObject({ version: 2, selectedBy: 'header', phase: 'current' });
+    expect(resolveHeader(policy, '1', TODAY)).toMatchObject({ version: 1, selectedBy: 'header', successor: 2 });
   });
 
   it('answers 406 listing the versions not yet removed for anything but a listed version number', () => {
     for (const header of ['3', '0', 'abc', '1.0', '2, 1', '', '01', '+1', '-1', '1e0', '２']) {
-      const answer = policy.resolveHeader(header, TODAY);
+      const answer = resolveHeader(policy, header, TODAY);
       expect(answer).toMatchObject({
         version: null,
         selectedBy: 'header',
@@ -105,34 +110,65 @@ describe('version policy: header form', () => {
   });
 
   it('answers 410 for a removed version selected by header or by default, and stops offering it', () => {
-    expect(policy.resolveHeader('1', V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'header', failure: { status: 410 } });
-    expect(policy.resolveHeader(undefined, V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'default', failure: { status: 410 } });
-    expect(policy.resolveHeader('9', V1_SUNSET).failure?.details).toBe('supported versions: 2');
+    expect(resolveHeader(policy, '1', V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'header', failure: { status: 410 } });
+    expect(resolveHeader(policy, undefined, V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'default', failure: { status: 410 } });
+    expect(resolveHeader(policy, '9', V1_SUNSET)?.failure?.details).toBe('supported versions: 2');
   });
 
   it('answers with shared precomputed objects within a period, so per-request work allocates nothing', () => {
-    expect(policy.resolveHeader('2', TODAY)).toBe(policy.resolveHeader('2', TODAY + 1000));
-    expect(policy.resolveHeader('x', TODAY)).toBe(policy.resolveHeader('y', TODAY));
-    expect(policy.resolvePath('1', '2', TODAY)).toBe(policy.resolvePath('1', 'z', TODAY - 1000));
+    expect(resolveHeader(policy, '2', TODAY)).toBe(resolveHeader(policy, '2', TODAY + 1000));
+    expect(resolveHeader(policy, 'x', TODAY)).toBe(resolveHeader(policy, 'y', TODAY));
+    expect(resolvePath(policy, '1', '2', TODAY)).toBe(resolvePath(policy, '1', 'z', TODAY - 1000));
+  });
+});
+
+describe('version policy: the query and media type schemes', () => {
+  const every = policyFrom({ ...designPolicyFile, schemes: ['path', 'header', 'query', 'media_type'] });
+
+  it('reads the query parameter and the vendor media type, without allocating when a request names none', () => {
+    const { schemes } = every;
+    expect(schemes.queryVersion('/orders/x?a=1', 9)).toBeUndefined();
+    expect(schemes.queryVersion('/orders/x?a=1&version=2', 9)).toBe('2');
+    expect(schemes.queryVersion('/orders/x?versions=2&xversion=3', 9)).toBeUndefined();
+    expect(schemes.queryVersion('/orders/x?version=2&version=2', 9)).toBe('2');
+    expect(schemes.queryVersion('/orders/x?version=2&version=1', 9)).toBe('2, 1');
+    expect(schemes.queryWithoutVersion('/orders/x?version=2&a=%41&&b', 9)).toBe('a=%41&&b');
+    expect(schemes.mediaTypeVersion(undefined)).toBeUndefined();
+    expect(schemes.mediaTypeVersion('application/json, */*')).toBeUndefined();
+    expect(schemes.mediaTypeVersion('application/vnd.version-router.v2+json; q=1')).toBe('2');
+    expect(schemes.mediaTypeVersion('application/vnd.version-router.v2')).toBe('application/vnd.version-router.v2');
+    expect(schemes.vary).toBe('API-Version, Accept');
+  });
+
+  it('answers each scheme with its own shared objects: served, refused as unknown, refused as a conflict', () => {
+    const byQuery = every.resolve(undefined, undefined, '2', undefined, TODAY);
+    expect(byQuery).toMatchObject({ version: 2, selectedBy: 'query', labels: { selected_by: 'query' }, vary: 'API-Version, Accept' });
+    expect(every.resolve(undefined, undefined, '2', '2', TODAY + 1000)).toBe(byQuery);
+    expect(every.resolve(undefined, undefined, undefined, '1', TODAY)).toMatchObject({ version: 1, selectedBy: 'media_type', successor: 2 });
+    expect(every.resolve(undefined, undefined, 'x', undefined, TODAY)).toBe(every.resolve(undefined, undefined, '9', '2', TODAY));
+    expect(every.resolve(undefined, undefined, undefined, 'x', TODAY)?.labels).toEqual({ version: 'invalid', deprecated: 'false', selected_by: 'media_type' });
+    const conflict = every.resolve(undefined, '2', undefined, '1', TODAY);
+    expect(conflict).toBe(every.resolve(undefined, '2', undefined, 'zz', TODAY));
+    expect(conflict?.failure?.details).toBe('the API-Version header selects version 2; send no versioned media type in Accept or exactly application/vnd.version-router.v2+json');
   });
 });
 
 describe('version policy: RFC 9745 date form and links', () => {
   it('sends Deprecation as @<epoch seconds of the announcement> and the extra Link relations', () => {
-    const answer = lifecyclePolicy.resolvePath('1', undefined, at('2026-11-22T12:00:00Z'));
+    const answer = resolvePath(lifecyclePolicy, '1', undefined, at('2026-11-22T12:00:00Z'));
     expect(headersOf(answer).deprecation).toBe(`@${at('2026-06-01') / 1000}`);
     expect(headersOf(answer).deprecation).toBe('@1780272000');
     expect(answer?.extraLinks).toBe(', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"');
   });
 
   it('keeps the extra links after the sunset, and sends none before the announcement', () => {
-    expect(lifecyclePolicy.resolvePath('1', undefined, V1_SUNSET)?.extraLinks).toContain('rel="deprecation"');
-    expect(lifecyclePolicy.resolvePath('1', undefined, at('2026-05-01'))?.extraLinks).toBe('');
+    expect(resolvePath(lifecyclePolicy, '1', undefined, V1_SUNSET)?.extraLinks).toContain('rel="deprecation"');
+    expect(resolvePath(lifecyclePolicy, '1', undefined, at('2026-05-01'))?.extraLinks).toBe('');
   });
 
   it('lists several current versions ascending, comma and space', () => {
     const withVersion3 = policyFrom({ ...designPolicyFile, versions: [{ version: 3, status: 'current' }, ...designPolicyFile.versions] });
-    expect(headersOf(withVersion3.resolvePath('3', undefined, TODAY))['api-supported-versions']).toBe('2, 3');
+    expect(headersOf(resolvePath(withVersion3, '3', undefined, TODAY))['api-supported-versions']).toBe('2, 3');
   });
 });
 
@@ -141,9 +177,9 @@ describe('version policy: brownouts', () => {
   const END = at('2026-12-01T12:00:00Z');
 
   it('answers 410 version_brownout from the window start (inclusive) to its end (exclusive)', () => {
-    expect(lifecyclePolicy.resolvePath('1', undefined, START - 1)?.failure).toBeNull();
+    expect(resolvePath(lifecyclePolicy, '1', undefined, START - 1)?.failure).toBeNull();
     for (const now of [START, END - 1]) {
-      const answer = lifecyclePolicy.resolvePath('1', undefined, now);
+      const answer = resolvePath(lifecyclePolicy, '1', undefined, now);
       expect(answer).toMatchObject({
         version: 1,
         phase: 'deprecated',
@@ -164,17 +200,17 @@ describe('version policy: brownouts', () => {
         'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT',
       });
     }
-    expect(lifecyclePolicy.resolvePath('1', undefined, END)?.failure).toBeNull();
+    expect(resolvePath(lifecyclePolicy, '1', undefined, END)?.failure).toBeNull();
   });
 
   it('browns out the header and default forms too, and leaves other versions alone', () => {
-    expect(lifecyclePolicy.resolveHeader(undefined, START)?.failure?.error).toBe('version_brownout');
-    expect(lifecyclePolicy.resolveHeader('1', START)?.failure?.error).toBe('version_brownout');
-    expect(lifecyclePolicy.resolveHeader('2', START)?.failure).toBeNull();
+    expect(resolveHeader(lifecyclePolicy, undefined, START)?.failure?.error).toBe('version_brownout');
+    expect(resolveHeader(lifecyclePolicy, '1', START)?.failure?.error).toBe('version_brownout');
+    expect(resolveHeader(lifecyclePolicy, '2', START)?.failure).toBeNull();
   });
 
   it('tells each window by its own end', () => {
-    const second = lifecyclePolicy.resolvePath('1', undefined, at('2026-12-08T15:59:59Z'));
+    const second = resolvePath(lifecyclePolicy, '1', undefined, at('2026-12-08T15:59:59Z'));
     expect(headersOf(second)['retry-after']).toBe('Tue, 08 Dec 2026 16:00:00 GMT');
     expect(lifecyclePolicy.brownoutAt(lifecyclePolicy.versions[0]!, at('2026-12-08T16:00:00Z'))).toBeUndefined();
   });
@@ -185,12 +221,22 @@ describe('version policy: describe (GET /versions)', () => {
     expect(policy.describe(TODAY)).toEqual({
       default_version: 1,
       versions: [
-        { version: 1, phase: 'deprecated', announced: '2026-06-01T00:00:00.000Z', sunset: '2027-01-01T00:00:00.000Z', successor: 2, brownouts: [] },
+        {
+          version: 1,
+          phase: 'deprecated',
+          announced: '2026-06-01T00:00:00.000Z',
+          sunset: '2027-01-01T00:00:00.000Z',
+          successor: 2,
+          brownouts: [],
+          changes: '/versions/1/changes',
+        },
         { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
       ],
     });
-    expect(policy.describe(at('2026-05-01')).versions[0]?.phase).toBe('current');
-    expect(policy.describe(V1_SUNSET).versions[0]?.phase).toBe('removed');
+    // The migration guide is linked once the version is deprecated, and still after its removal.
+    expect(policy.describe(at('2026-05-01')).versions[0]).toMatchObject({ phase: 'current' });
+    expect(policy.describe(at('2026-05-01')).versions[0]).not.toHaveProperty('changes');
+    expect(policy.describe(V1_SUNSET).versions[0]).toMatchObject({ phase: 'removed', changes: '/versions/1/changes' });
     expect(lifecyclePolicy.describe(TODAY).versions[0]?.brownouts).toEqual([
       { start: '2026-12-01T10:00:00.000Z', end: '2026-12-01T12:00:00.000Z' },
       { start: '2026-12-08T10:00:00.000Z', end: '2026-12-08T16:00:00.000Z' },

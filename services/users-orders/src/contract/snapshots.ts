@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative } from 'node:path';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp } from '../app.js';
-import { compareDocuments, type ContractChange } from './compatibility.js';
+import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
 import { documentPaths } from './openapi.js';
 import { orderPresenters, type OrderPresenter } from '../orders/presenters.js';
 
@@ -34,6 +34,9 @@ export async function generateDocuments(presenters: ReadonlyMap<number, OrderPre
   }
 }
 
+/** What the gate reports of one difference (the classifier's structured position is for the migration guide). */
+type GateChange = Pick<ContractChange, 'compatibility' | 'description' | 'path'>;
+
 /** How one version's generated document differs from its committed snapshot. */
 export interface SnapshotDiff {
   version: number;
@@ -42,7 +45,7 @@ export interface SnapshotDiff {
   generated: string | undefined;
   /** The generated text equals the committed one byte for byte. */
   unchanged: boolean;
-  changes: ContractChange[];
+  changes: GateChange[];
 }
 
 function committedVersions(dir: string): number[] {
@@ -73,7 +76,7 @@ export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number
     const text = document === undefined ? undefined : formatDocument(document);
     const committed = readCommitted(file);
     if (committed === text) return { version, file, generated: text, unchanged: true, changes: [] };
-    let changes: ContractChange[];
+    let changes: GateChange[];
     if (document === undefined) {
       changes = [{ compatibility: 'breaking', description: `version ${version} is no longer served: every endpoint of it is removed`, path: '' }];
     } else if (committed === undefined) {

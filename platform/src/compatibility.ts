@@ -10,15 +10,22 @@ import { apiDiff, type Diff } from 'api-smart-diff';
  */
 export type Compatibility = 'breaking' | 'non-breaking';
 
+type Path = Diff['path'];
+
 export interface ContractChange {
   compatibility: Compatibility;
   /** What changed, in words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
   description: string;
   /** Where, as a JSON path into the document, e.g. "paths./v1/orders/{id}.get.responses.200…". */
   path: string;
+  /** The same place as keys (a key may hold dots: `/v1/openapi.json`), for readers that group changes by operation. */
+  at: Path;
+  action: Diff['action'];
+  /** The added value, else the value removed or replaced (a required field's name, a parameter). */
+  value: unknown;
+  /** Text for people only (descriptions, summaries, titles, examples): nothing a client's code depends on. */
+  documentation: boolean;
 }
-
-type Path = Diff['path'];
 
 /** `paths.{p}.{method}.responses.{status}.content.{type}.schema…`: the position inside a response body schema, if any. */
 function responseSchemaPosition(path: Path): { status: string; inSchema: Path } | undefined {
@@ -65,6 +72,14 @@ function isIllustration(path: Path): boolean {
   return path[0] === 'tags' || path.includes('example') || path.includes('examples');
 }
 
+const PROSE_KEYS: ReadonlySet<unknown> = new Set(['description', 'summary', 'title']);
+
+/** Prose, an example or a tag (a property that happens to be named `description` is a field, not prose). */
+function isDocumentation(diff: Diff): boolean {
+  const last = diff.path.at(-1);
+  return diff.type === 'annotation' || isIllustration(diff.path) || (PROSE_KEYS.has(last) && diff.path.at(-2) !== 'properties');
+}
+
 function verdict(diff: Diff, before: unknown): Compatibility {
   const stricter = stricterVerdict(diff, before);
   if (stricter !== undefined) return stricter;
@@ -81,11 +96,18 @@ function verdict(diff: Diff, before: unknown): Compatibility {
   }
 }
 
-/** Every difference between two OpenAPI 3.x documents of one API version, each classified. */
+/**
+ * Every difference between two OpenAPI 3.x documents, each classified: two builds of one version (the
+ * contracts gate) or a version and its successor (the gateway's migration guide).
+ */
 export function compareDocuments(before: object, after: object): ContractChange[] {
   return apiDiff(before, after).map((diff) => ({
     compatibility: verdict(diff, before),
     description: diff.description ?? `[${diff.action}] ${JSON.stringify(diff.before ?? null)} → ${JSON.stringify(diff.after ?? null)}`,
     path: diff.path.join('.'),
+    at: diff.path,
+    action: diff.action,
+    value: (diff.action === 'add' ? diff.after : diff.before) as unknown,
+    documentation: isDocumentation(diff),
   }));
 }

@@ -1,0 +1,199 @@
+import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
+
+/** One thing a client must (breaking) or may (compatible) change when it moves to the successor. */
+export interface GuideChange {
+  change: 'added' | 'removed' | 'changed';
+  kind: 'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
+  /** The field (`items[].total`), parameter, status, header or keyword the change is about. */
+  name: string;
+  /** Where in the operation: `response 200 (application/json)`, `query`, `request body (application/json)`; '' for a whole endpoint or status. */
+  where: string;
+  breaking: boolean;
+  /** The classifier's own words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
+  description: string;
+}
+
+interface GuideOperation {
+  method: string;
+  /** The operation's path in the version being left, and in its successor. */
+  path: string;
+  successor_path: string;
+  changes: GuideChange[];
+}
+
+export interface MigrationGuide {
+  version: number;
+  successor: number;
+  breaking_changes: number;
+  compatible_changes: number;
+  operations: GuideOperation[];
+  /** Changes outside any operation (shared components, servers, security). */
+  other_changes: GuideChange[];
+}
+
+type Document = { paths?: Record<string, unknown> } & Record<string, unknown>;
+type Key = string | number;
+
+const METHODS: ReadonlySet<unknown> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+/** Stands for the version segment, so one operation of two versions (`/v1/…`, `/v2/…`) compares as one path. */
+const VERSION_SEGMENT = '/v{version}';
+
+/** The document with each path's own version segment (`/v1`, `/api/v1`) replaced by the placeholder. */
+function withoutVersionInPaths(document: Document, version: number): Document {
+  const own = new RegExp(`^(/api)?/v${version}(?=/|$)`);
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [path.replace(own, `$1${VERSION_SEGMENT}`), item]));
+  return { ...document, paths };
+}
+
+function valueAt(document: unknown, at: readonly Key[]): unknown {
+  let node = document;
+  for (const key of at) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<Key, unknown>)[key];
+  }
+  return node;
+}
+
+const verb = (action: ContractChange['action'], whole: boolean): GuideChange['change'] =>
+  !whole || action === 'replace' || action === 'rename' ? 'changed' : action === 'add' ? 'added' : 'removed';
+
+/** `properties.a.items.properties.b` → `a[].b`; undefined when the position is the schema itself. */
+function fieldName(inSchema: readonly Key[]): { name: string; whole: boolean } | undefined {
+  const names: string[] = [];
+  let whole = false;
+  for (let i = 0; i < inSchema.length; i++) {
+    const key = inSchema[i];
+    if (key === 'properties' && i + 1 < inSchema.length) {
+      names.push(String(inSchema[i + 1]));
+      i++;
+      whole = i === inSchema.length - 1;
+    } else if (key === 'items') names[names.length - 1] = `${names.at(-1) ?? ''}[]`;
+    else break;
+  }
+  return names.length === 0 ? undefined : { name: names.join('.'), whole };
+}
+
+interface Described {
+  kind: GuideChange['kind'];
+  name: string;
+  where: string;
+  change: GuideChange['change'];
+  /** From a schema's `required` list: the field became required or optional. */
+  required?: true;
+}
+
+/** What one change inside an operation (`rest`: the keys below the method) is about. */
+function describeInOperation(change: ContractChange, rest: readonly Key[], before: unknown, operationAt: readonly Key[]): Described | undefined {
+  const [section, first, second, third] = rest;
+  if (section === undefined) return { kind: 'endpoint', name: '', where: '', change: verb(change.action, true) };
+  if (section === 'parameters' && first !== undefined) {
+    // A whole parameter added or removed is the change's value; inside one, the index is the old document's.
+    const whole = rest.length === 2;
+    const parameter = ((whole ? change.value : valueAt(before, [...operationAt, 'parameters', first])) ?? {}) as { name?: string; in?: string };
+    return { kind: 'parameter', name: String(parameter.name ?? first), where: String(parameter.in ?? ''), change: verb(change.action, whole) };
+  }
+  const body = (inSchema: readonly Key[], where: string, whole: Described): Described | undefined => {
+    // A field's `required` entry moves with the field: it is reported once, as the field.
+    if (inSchema.at(-2) === 'required') {
+      const name = String(change.value);
+      return { kind: 'field', name, where, change: 'changed', required: true };
+    }
+    const field = fieldName(inSchema);
+    return field === undefined ? whole : { kind: 'field', name: field.name, where, change: verb(change.action, field.whole) };
+  };
+  if (section === 'responses' && first !== undefined) {
+    const status = String(first);
+    if (rest.length === 2) return { kind: 'status', name: status, where: '', change: verb(change.action, true) };
+    if (second === 'headers') {
+      // The first header of a response adds the whole `headers` map.
+      const name = third === undefined ? Object.keys(change.value ?? {}).join(', ') : String(third);
+      return { kind: 'header', name, where: `response ${status}`, change: verb(change.action, rest.length <= 4) };
+    }
+    if (second === 'content' && third !== undefined && rest[4] === 'schema') {
+      return body(rest.slice(5), `response ${status} (${String(third)})`, { kind: 'response', name: status, where: `response ${status} (${String(third)})`, change: 'changed' });
+    }
+    return { kind: 'response', name: status, where: `response ${status}`, change: 'changed' };
+  }
+  if (section === 'requestBody') {
+    if (first === 'content' && second !== undefined && third === 'schema') {
+      return body(rest.slice(4), `request body (${String(second)})`, { kind: 'request body', name: '', where: `request body (${String(second)})`, change: 'changed' });
+    }
+    return { kind: 'request body', name: '', where: 'request body', change: verb(change.action, rest.length === 1) };
+  }
+  return { kind: 'operation', name: String(section), where: '', change: 'changed' };
+}
+
+/** A field made required or optional where the same field is added or removed says nothing more. */
+function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet<GuideChange>): GuideChange[] {
+  const key = (change: GuideChange) => `${change.where}\n${change.name}`;
+  const wholeFields = new Set(changes.filter((change) => change.kind === 'field' && change.change !== 'changed').map(key));
+  return changes.filter((change) => !(fromRequired.has(change) && wholeFields.has(key(change))));
+}
+
+/**
+ * What a client of `version` changes to move to `successor`: the two versions' OpenAPI documents compared
+ * by the classifier the contracts gate uses, grouped per operation. Prose and examples are left out; a
+ * renamed field shows as one removed and one added (the documents do not say it was renamed).
+ */
+export function buildMigrationGuide(version: number, successor: number, before: object, after: object): MigrationGuide {
+  const left = withoutVersionInPaths(before as Document, version);
+  const right = withoutVersionInPaths(after as Document, successor);
+  const operations = new Map<string, GuideOperation>();
+  const otherChanges: GuideChange[] = [];
+  const fromRequired = new Set<GuideChange>();
+  const operationOf = (method: string, path: string): GuideOperation => {
+    const key = `${method} ${path}`;
+    let operation = operations.get(key);
+    if (operation === undefined) {
+      const at = (v: number) => path.replace(VERSION_SEGMENT, `/v${v}`);
+      operation = { method, path: at(version), successor_path: at(successor), changes: [] };
+      operations.set(key, operation);
+    }
+    return operation;
+  };
+
+  for (const change of compareDocuments(left, right)) {
+    if (change.documentation) continue;
+    const entry = ({ required, ...described }: Described): GuideChange => {
+      const guideChange: GuideChange = {
+        change: described.change,
+        kind: described.kind,
+        name: described.name,
+        where: described.where,
+        breaking: change.compatibility === 'breaking',
+        description: change.description,
+      };
+      if (required) fromRequired.add(guideChange);
+      return guideChange;
+    };
+    const [top, path, method] = change.at;
+    if (top !== 'paths' || path === undefined) {
+      otherChanges.push(entry({ kind: 'document', name: change.path, where: '', change: verb(change.action, false) }));
+      continue;
+    }
+    if (method === undefined) {
+      // A whole path added or removed: each of its operations is an endpoint added or removed.
+      const item = (valueAt(change.action === 'add' ? right : left, ['paths', path]) ?? {}) as Record<string, unknown>;
+      for (const name of Object.keys(item).filter((key) => METHODS.has(key))) {
+        operationOf(name.toUpperCase(), String(path)).changes.push(entry({ kind: 'endpoint', name: '', where: '', change: verb(change.action, true) }));
+      }
+      continue;
+    }
+    const isMethod = METHODS.has(method);
+    const described = isMethod
+      ? describeInOperation(change, change.at.slice(3), left, ['paths', path, method])
+      : { kind: 'operation' as const, name: change.at.slice(2).join('.'), where: '', change: verb(change.action, false) };
+    if (described !== undefined) operationOf(isMethod ? String(method).toUpperCase() : '*', String(path)).changes.push(entry(described));
+  }
+
+  const grouped = [...operations.values()].map((operation) => ({ ...operation, changes: foldRequired(operation.changes, fromRequired) }));
+  const all = [...grouped.flatMap((operation) => operation.changes), ...otherChanges];
+  return {
+    version,
+    successor,
+    breaking_changes: all.filter((change) => change.breaking).length,
+    compatible_changes: all.filter((change) => !change.breaking).length,
+    operations: grouped,
+    other_changes: otherChanges,
+  };
+}

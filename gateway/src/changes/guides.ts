@@ -1,0 +1,102 @@
+import type { Pool } from 'undici';
+import type { VersionEntry } from '../versions/policy-file.js';
+import type { VersionPolicy } from '../versions/policy.js';
+import { buildMigrationGuide } from './guide.js';
+import { renderGuidePage } from './page.js';
+
+/** A guide as both representations, rendered once per policy and pair of documents. */
+interface RenderedGuide {
+  readonly json: string;
+  readonly html: string;
+}
+
+/** Why there is no guide: no such version or no successor (404), or the backend's documents could not be had. */
+export type GuideOutcome =
+  | { readonly ok: true; readonly guide: RenderedGuide }
+  | { readonly ok: false; readonly status: 404 | 502 | 504; readonly reason: string };
+
+export interface MigrationGuides {
+  /** The guide from `version` to its successor under `policy`, with the documents the backend serves now. */
+  get(policy: VersionPolicy, version: number, requestId: string): Promise<GuideOutcome>;
+}
+
+/** undici's codes for a backend that did not answer in time (BACKEND_TIMEOUT_MS, or the connect cap). */
+const TIMEOUT_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+class DocumentUnavailable extends Error {
+  constructor(
+    readonly status: 502 | 504,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface CachedGuide {
+  readonly before: string;
+  readonly after: string;
+  readonly guide: RenderedGuide;
+}
+
+/**
+ * Migration guides from the backend's OpenAPI documents (`/v{n}/openapi.json`, fetched through the
+ * gateway's backend pool on every request: they change when the backend is deployed). Deriving and
+ * rendering is cached per policy (a reload brings new dates) and kept while both documents are the same text.
+ */
+export function createMigrationGuides(pool: Pool): MigrationGuides {
+  const cache = new WeakMap<VersionPolicy, Map<number, CachedGuide>>();
+
+  const fetchDocument = async (version: number, requestId: string): Promise<string> => {
+    let response;
+    try {
+      response = await pool.request({ method: 'GET', path: `/v${version}/openapi.json`, headers: { accept: 'application/json', 'x-request-id': requestId } });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new DocumentUnavailable(TIMEOUT_CODES.has(code) ? 504 : 502, `GET /v${version}/openapi.json failed: ${code ?? String(err)}`);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new DocumentUnavailable(TIMEOUT_CODES.has(code) ? 504 : 502, `GET /v${version}/openapi.json broke off: ${code ?? String(err)}`);
+    }
+    if (response.statusCode !== 200) throw new DocumentUnavailable(502, `GET /v${version}/openapi.json answered ${response.statusCode}`);
+    return text;
+  };
+
+  const render = (entry: VersionEntry, successor: number, before: string, after: string): RenderedGuide => {
+    let documents: [object, object];
+    try {
+      documents = [JSON.parse(before) as object, JSON.parse(after) as object];
+    } catch {
+      throw new DocumentUnavailable(502, 'an OpenAPI document is not JSON');
+    }
+    const guide = buildMigrationGuide(entry.version, successor, ...documents);
+    return { json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
+  };
+
+  return {
+    async get(policy, version, requestId) {
+      const entry = policy.versions.find((listed) => listed.version === version);
+      const successor = entry?.successor;
+      if (entry === undefined || successor === undefined) return { ok: false, status: 404, reason: `version ${version} has no successor` };
+      try {
+        const [before, after] = await Promise.all([fetchDocument(version, requestId), fetchDocument(successor, requestId)]);
+        let byVersion = cache.get(policy);
+        if (byVersion === undefined) {
+          byVersion = new Map();
+          cache.set(policy, byVersion);
+        }
+        const cached = byVersion.get(version);
+        if (cached?.before === before && cached.after === after) return { ok: true, guide: cached.guide };
+        const guide = render(entry, successor, before, after);
+        byVersion.set(version, { before, after, guide });
+        return { ok: true, guide };
+      } catch (err) {
+        if (err instanceof DocumentUnavailable) return { ok: false, status: err.status, reason: err.message };
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildMigrationGuide } from '../../src/changes/guide.js';
+
+type Json = Record<string, unknown>;
+
+/** The object at `keys` inside a document, to edit in place. */
+function node(document: Json, ...keys: string[]): Json {
+  return keys.reduce((inner, key) => inner[key] as Json, document);
+}
+
+/** The committed document of a version, as the backend publishes it. */
+const documentOf = (version: number): Json => JSON.parse(readFileSync(new URL(`../../../openapi/v${version}.json`, import.meta.url), 'utf8')) as Json;
+/** A document as version `to` would publish it: the same operations under `/v{to}` paths. */
+function asVersion(document: Json, from: number, to: number): Json {
+  const paths = Object.entries(node(document, 'paths')).map(([path, item]) => [path.replace(`/v${from}/`, `/v${to}/`), item]);
+  return { ...document, paths: Object.fromEntries(paths) };
+}
+const short = (changes: { change: string; kind: string; name: string; where: string; breaking: boolean }[]) =>
+  changes.map(({ change, kind, name, where, breaking }) => `${change} ${kind} ${name}${where === '' ? '' : ` in ${where}`}${breaking ? ' (breaking)' : ''}`);
+
+describe('the migration guide from two OpenAPI documents', () => {
+  it('lists v1 → v2 per order operation: user_id and total removed (breaking), customer_id, total_cents and currency added', () => {
+    const guide = buildMigrationGuide(1, 2, documentOf(1), documentOf(2));
+    const expected = [
+      'removed field user_id in response 200 (application/json) (breaking)',
+      'removed field total in response 200 (application/json) (breaking)',
+      'added field customer_id in response 200 (application/json)',
+      'added field total_cents in response 200 (application/json)',
+      'added field currency in response 200 (application/json)',
+    ];
+    expect(guide.operations.map(({ method, path, successor_path, changes }) => ({ method, path, successor_path, changes: short(changes) }))).toEqual([
+      { method: 'GET', path: '/v1/orders/{id}', successor_path: '/v2/orders/{id}', changes: expected },
+      { method: 'GET', path: '/api/v1/orders/{id}', successor_path: '/api/v2/orders/{id}', changes: expected },
+    ]);
+    expect(guide.operations[0]?.changes[0]).toEqual({
+      change: 'removed',
+      kind: 'field',
+      name: 'user_id',
+      where: 'response 200 (application/json)',
+      breaking: true,
+      description: '[Removed] property `user_id` in Response 200 content (application/json)',
+    });
+    expect(guide).toMatchObject({ version: 1, successor: 2, breaking_changes: 4, compatible_changes: 6, other_changes: [] });
+  });
+
+  it('names endpoints, parameters, statuses, headers and nested fields, and leaves prose out', () => {
+    const before = documentOf(2);
+    const after = asVersion(documentOf(2), 2, 3);
+    const page = node(after, 'paths', '/api/users/page', 'get');
+    page.parameters = [...(page.parameters as Json[]).filter((parameter) => parameter.name !== 'cursor'), { in: 'query', name: 'sort', required: true, schema: { type: 'string' } }];
+    node(page, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'items', 'items', 'properties').nickname = { type: 'string' };
+    node(page, 'responses', '200').headers = { 'X-Total': { schema: { type: 'integer' } } };
+    page.summary = 'Reworded';
+    delete node(after, 'paths', '/api/users').post;
+    delete node(after, 'paths', '/v3/orders/{id}', 'get', 'responses')['404'];
+    node(after, 'paths')['/v3/orders/{id}/items'] = { get: { responses: { 200: { description: 'items' } } } };
+    const guide = buildMigrationGuide(2, 3, before, after);
+    const byOperation = Object.fromEntries(guide.operations.map((operation) => [`${operation.method} ${operation.path}`, short(operation.changes)]));
+    expect(byOperation).toEqual({
+      'POST /api/users': ['removed endpoint  (breaking)'],
+      'GET /api/users/page': [
+        'removed parameter cursor in query (breaking)',
+        'added parameter sort in query (breaking)',
+        'added field items[].nickname in response 200 (application/json)',
+        'added header X-Total in response 200',
+      ],
+      'GET /v2/orders/{id}': ['removed status 404 (breaking)'],
+      'GET /v2/orders/{id}/items': ['added endpoint '],
+    });
+    expect(guide.operations.find((operation) => operation.path === '/v2/orders/{id}/items')?.successor_path).toBe('/v3/orders/{id}/items');
+  });
+
+  it('finds nothing between a document and itself', () => {
+    expect(buildMigrationGuide(1, 2, documentOf(1), asVersion(documentOf(1), 1, 2))).toEqual({
+      version: 1,
+      successor: 2,
+      breaking_changes: 0,
+      compatible_changes: 0,
+      operations: [],
+      other_changes: [],
+    });
+  });
+});

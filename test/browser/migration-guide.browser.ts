@@ -1,0 +1,105 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
+import { launchWithoutJavaScript } from './chromium.js';
+
+/**
+ * The migration guide (`GET /versions/1/changes`) in a real browser (test/browser/chromium.ts), from the
+ * built gateway in front of the built backend, whose OpenAPI documents it compares: Chromium's own
+ * Accept header gets the page. With JavaScript off it must show every change, load its style under
+ * its own CSP, and load nothing else. The status page's link leads to it on the admin port.
+ *
+ * `MIGRATION_GUIDE_SCREENSHOT=docs/migration-guide.png npm run test:browser` also writes the screenshot
+ * there (the README's picture).
+ */
+const DAY_MS = 86_400_000;
+const screenshotCopy = process.env.MIGRATION_GUIDE_SCREENSHOT;
+
+const dir = mkdtempSync(join(tmpdir(), 'migration-guide-browser-'));
+const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+const announced = today - 30 * DAY_MS;
+const sunset = today + 180 * DAY_MS;
+const policy = {
+  default_version: 1,
+  versions: [
+    { version: 1, status: 'deprecated', announced: dateOf(announced), sunset: `${dateOf(sunset)}T00:00:00Z`, successor: 2 },
+    { version: 2, status: 'current' },
+  ],
+};
+
+let stack: ProcessStack;
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+
+/** The texts of the cells of each row of the change tables. */
+async function changeRows(): Promise<string[][]> {
+  const trs = page.locator('table.changes tbody tr');
+  const out: string[][] = [];
+  for (let i = 0; i < (await trs.count()); i++) out.push((await trs.nth(i).locator('td').allTextContents()).map((text) => text.trim()));
+  return out;
+}
+
+beforeAll(async () => {
+  const policyPath = join(dir, 'versions.json');
+  writeFileSync(policyPath, JSON.stringify(policy));
+  stack = await startProcessStack({ gatewayEnv: { API_VERSIONS_FILE: policyPath } });
+  ({ context, page, consoleErrors } = await launchWithoutJavaScript(dir, 1200));
+  const res = await page.goto(`${stack.gatewayUrl}/versions/1/changes`);
+  expect(res?.status()).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await stack?.stop();
+  rmSync(join(dir, 'profile'), { recursive: true, force: true });
+});
+
+describe('the migration guide in Chromium, JavaScript off', () => {
+  it('shows what changes from v1 to v2, per operation, breaking changes marked', async () => {
+    expect(await page.title()).toBe('Moving from v1 to v2');
+    expect(await page.locator('p.meta').textContent()).toContain(`Version 1 is deprecated from ${dateOf(announced)}; it is removed on ${dateOf(sunset)}`);
+    expect(await page.locator('h2').allTextContents()).toEqual(['GET /v1/orders/{id} → GET /v2/orders/{id}', 'GET /api/v1/orders/{id} → GET /api/v2/orders/{id}']);
+    const fields = [
+      ['removed', 'field', 'user_id', 'response 200 (application/json)', 'breaking'],
+      ['removed', 'field', 'total', 'response 200 (application/json)', 'breaking'],
+      ['added', 'field', 'customer_id', 'response 200 (application/json)', 'compatible'],
+      ['added', 'field', 'total_cents', 'response 200 (application/json)', 'compatible'],
+      ['added', 'field', 'currency', 'response 200 (application/json)', 'compatible'],
+    ];
+    expect((await changeRows()).map((row) => row.slice(0, 5))).toEqual([...fields, ...fields]);
+  });
+
+  it('applies its own inline style under its CSP, loads nothing else and logs no error', async () => {
+    // A string, so it runs in the page (the test's TypeScript has no DOM types).
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.tag.breaking')).backgroundColor")).toBe('rgb(253, 226, 225)');
+    expect(await page.locator('script, link, img, iframe').count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('saves a screenshot of the page', async () => {
+    const path = join(dir, 'migration-guide.png');
+    await page.screenshot({ path, fullPage: true });
+    const png = readFileSync(path);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(png.readUInt32BE(16)).toBe(1200);
+    if (screenshotCopy !== undefined) {
+      const target = resolve(screenshotCopy);
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(path, target);
+    }
+    process.stdout.write(`migration guide screenshot: ${path}\n`);
+  });
+
+  it('is what the status page\'s "what changes" link opens, on the admin port', async () => {
+    await page.goto(`${stack.gatewayAdminUrl}/`);
+    await page.locator('a', { hasText: 'what changes' }).click();
+    await page.waitForURL(`${stack.gatewayAdminUrl}/versions/1/changes`);
+    expect(await page.title()).toBe('Moving from v1 to v2');
+    expect(consoleErrors).toEqual([]);
+  });
+});
