@@ -10,7 +10,7 @@ export const tools = Object.freeze({
   prometheus: {
     binaries: ['promtool', 'prometheus'],
     debianPackage: 'prometheus',
-    neededBy: 'the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts)',
+    neededBy: 'the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts)',
   },
   kubectl: {
     binaries: ['kubectl'],

@@ -6,20 +6,19 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
+import { describeWithTool } from '../support/tools.js';
 
 const FLEET_CONFIG = 'ops/prometheus/prometheus.fleet.yml';
 
 function checkConfig(file: string): { status: number | null; output: string } {
   const result = spawnSync('promtool', ['check', 'config', file], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
-  if (result.error !== undefined) {
-    throw new Error(`promtool is required for this test (${result.error.message}): apt-get install -y --no-install-recommends prometheus`);
-  }
+  if (result.error !== undefined) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-describe(`promtool check config ${FLEET_CONFIG}`, () => {
+describeWithTool('prometheus', `promtool check config ${FLEET_CONFIG}`, () => {
   it('accepts it and its rule file', () => {
     const { status, output } = checkConfig(FLEET_CONFIG);
     expect(status, output).toBe(0);

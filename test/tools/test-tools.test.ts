@@ -86,7 +86,7 @@ describe('scripts/test-tools.mjs', () => {
     const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '0' });
     expect(code).toBe(0);
     expect(stdout.split('\n')).toEqual([
-      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
+      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
       'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest checks (kubectl kustomize), install Debian\'s kubernetes-client (`sudo apt-get install -y --no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it',
       '',
     ]);
@@ -125,7 +125,7 @@ describe('scripts/test-ops.mjs without promtool', () => {
     expect(code).toBe(0);
     expect(stdout).toBe(
       'test:ops: SKIPPED 3 promtool checks (check config ops/prometheus/prometheus.yml; check rules ops/prometheus/rules.yml; test rules ops/prometheus/rules.test.yml): ' +
-        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n',
+        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n',
     );
   });
 
@@ -160,7 +160,7 @@ describe('toolStatus, what test/support/tools.ts asks before a suite that needs 
     writeFileSync(join(bin, 'promtool'), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(bin, 'prometheus'), 'not executable\n', { mode: 0o644 });
     const reason =
-      'prometheus not found on PATH; to run the promtool checks (npm run test:ops) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), ' +
+      'prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), ' +
       "install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it";
     expect(toolStatus('prometheus', { PATH: bin })).toEqual({ available: false, reason, mustFail: false });
     expect(toolStatus('prometheus', { PATH: bin, CI: 'true' })).toEqual({ available: false, reason, mustFail: true });
