@@ -1,5 +1,7 @@
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /**
  * Debian's Chromium (`apt-get install -y chromium`), headless, driven by playwright-core, which downloads
@@ -40,3 +42,29 @@ export async function launchWithoutJavaScript(dir: string, width = 1100): Promis
   });
   return { context, page, consoleErrors };
 }
+
+/**
+ * A full-page screenshot of `page`, saved in `dir` as `name` and checked to be a PNG `width` pixels wide; copied
+ * to `copyTo` as well when that is set (the README's pictures are made so). Returns the PNG's height.
+ */
+export async function saveScreenshot(page: Page, dir: string, name: string, width: number, copyTo: string | undefined): Promise<number> {
+  const path = join(dir, name);
+  await page.screenshot({ path, fullPage: true });
+  const png = readFileSync(path);
+  expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  // IHDR: width then height, big-endian, right after the signature and the chunk header.
+  expect(png.readUInt32BE(16)).toBe(width);
+  if (copyTo !== undefined) {
+    const target = resolve(copyTo);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(path, target);
+  }
+  process.stdout.write(`screenshot: ${path}\n`);
+  return png.readUInt32BE(20);
+}
+
+export const DAY_MS = 86_400_000;
+/** Midnight UTC today: the pages' policies are dated relative to it, so they always show a deprecation under way. */
+const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+export const daysFromToday = (days: number): number => today + days * DAY_MS;
+export const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);

@@ -1,10 +1,10 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { launchWithoutJavaScript } from './chromium.js';
+import { dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from './chromium.js';
 
 /**
  * The migration guide (`GET /versions/1/changes`) in a real browser (test/browser/chromium.ts), from the
@@ -15,14 +15,11 @@ import { launchWithoutJavaScript } from './chromium.js';
  * `MIGRATION_GUIDE_SCREENSHOT=docs/migration-guide.png npm run test:browser` also writes the screenshot
  * there (the README's picture).
  */
-const DAY_MS = 86_400_000;
 const screenshotCopy = process.env.MIGRATION_GUIDE_SCREENSHOT;
 
 const dir = mkdtempSync(join(tmpdir(), 'migration-guide-browser-'));
-const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
-const announced = today - 30 * DAY_MS;
-const sunset = today + 180 * DAY_MS;
+const announced = daysFromToday(-30);
+const sunset = daysFromToday(180);
 const policy = {
   default_version: 1,
   versions: [
@@ -82,17 +79,7 @@ describe('the migration guide in Chromium, JavaScript off', () => {
   });
 
   it('saves a screenshot of the page', async () => {
-    const path = join(dir, 'migration-guide.png');
-    await page.screenshot({ path, fullPage: true });
-    const png = readFileSync(path);
-    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-    expect(png.readUInt32BE(16)).toBe(1200);
-    if (screenshotCopy !== undefined) {
-      const target = resolve(screenshotCopy);
-      mkdirSync(dirname(target), { recursive: true });
-      copyFileSync(path, target);
-    }
-    process.stdout.write(`migration guide screenshot: ${path}\n`);
+    await saveScreenshot(page, dir, 'migration-guide.png', 1200, screenshotCopy);
   });
 
   it('is what the status page\'s "what changes" link opens, on the admin port', async () => {

@@ -1,11 +1,11 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { launchWithoutJavaScript } from './chromium.js';
+import { DAY_MS, dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from './chromium.js';
 
 /**
  * The admin status page in a real browser (test/browser/chromium.ts). The built gateway and backend run
@@ -16,15 +16,12 @@ import { launchWithoutJavaScript } from './chromium.js';
  * The screenshot is saved in the test's temp dir; `STATUS_PAGE_SCREENSHOT=docs/status-page.png npm run
  * test:browser` also writes it there (the README's picture).
  */
-const DAY_MS = 86_400_000;
 const screenshotCopy = process.env.STATUS_PAGE_SCREENSHOT;
 
 const dir = mkdtempSync(join(tmpdir(), 'status-page-browser-'));
-const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
-const announced = today - 30 * DAY_MS;
-const sunset = today + 180 * DAY_MS;
-const brownoutStart = today + 7 * DAY_MS + 10 * 3_600_000;
+const announced = daysFromToday(-30);
+const sunset = daysFromToday(180);
+const brownoutStart = daysFromToday(7) + 10 * 3_600_000;
 const policy = {
   default_version: 1,
   versions: [
@@ -141,19 +138,7 @@ describe('the status page in Chromium, JavaScript off', () => {
   });
 
   it('saves a screenshot of the page', async () => {
-    const path = join(dir, 'status-page.png');
-    await page.screenshot({ path, fullPage: true });
-    const png = readFileSync(path);
-    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-    // IHDR: width then height, big-endian, right after the signature and the chunk header.
-    expect(png.readUInt32BE(16)).toBe(1100);
-    expect(png.readUInt32BE(20)).toBeGreaterThan(300);
-    if (screenshotCopy !== undefined) {
-      const target = resolve(screenshotCopy);
-      mkdirSync(dirname(target), { recursive: true });
-      copyFileSync(path, target);
-    }
-    process.stdout.write(`status page screenshot: ${path}\n`);
+    expect(await saveScreenshot(page, dir, 'status-page.png', 1100, screenshotCopy)).toBeGreaterThan(300);
   });
 
   it('reloads itself within about 10 s and then shows the new requests', async () => {
