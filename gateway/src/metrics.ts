@@ -62,10 +62,10 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
       this.set({ sha256: policySha256() }, 1);
     },
   });
-  // Read from the consumer table at scrape time; its counts only grow, so each series is a counter.
+  // Read from the consumer table at scrape time; a series only grows while it exists, so each is a counter.
   new Counter({
     name: 'api_version_consumer_requests_total',
-    help: 'Requests on deprecated and removed versions by consumer (X-Client-Id, else User-Agent): the first 20 consumers of a version on this replica by name, the rest as "other".',
+    help: 'Requests on deprecated and removed versions by consumer (X-Client-Id, else User-Agent): up to 20 consumers of a version on this replica by name (the first ones, then the heaviest), counted since they got it, the rest as "other".',
     labelNames: ['version', 'consumer'] as const,
     registers: [registry],
     collect() {

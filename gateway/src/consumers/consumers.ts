@@ -54,28 +54,57 @@ export interface ConsumerTable {
   count(version: number, consumer: string, nowMs: number): void;
   /** The consumers of each of `versions`, ascending, each list by requests descending. */
   report(versions: Iterable<number>): VersionConsumers[];
-  /** Every version's metric series: at most 20 named consumers and `other` (docs/behaviour.md#consumer-series). */
+  /** Every version's metric series, read at each scrape: at most 20 named consumers and `other` (docs/behaviour.md#consumer-series). */
   series(): ConsumerSeries[];
 }
 
 /**
- * The counts behind `api_version_consumer_requests_total`, which Prometheus sums across replicas, so
- * each series must only ever grow. They cannot be read off the top-k table: there a newcomer takes
- * over the least-counted key's counter, so a key's count would vanish, come back lower, and move
- * between `other` and a name. Instead the first 20 consumers of a version keep a name and an exact
- * count for the process's life and everyone after them counts in `other`: bounded whatever clients
- * send, and each series (and their sum, the version's counted requests) only grows.
+ * The counts behind `api_version_consumer_requests_total`, which Prometheus sums across replicas, so a
+ * series must never go down while it exists. They cannot be read off the top-k table, where a newcomer
+ * takes over the least-counted key's counter (a count would come back lower). Instead up to 20 consumers
+ * of a version hold a name and a count of their requests since they got it, and every other request
+ * counts in `other`: bounded whatever clients send, and the series of a version add up to its counted
+ * requests. The first 20 consumers get the names; at each scrape a consumer that the top-k table shows
+ * with at least twice the requests of the weakest named one (and at least 2) takes that name's place:
+ * the weakest one's series ends and its count moves into `other`, and the newcomer's series starts at 0.
+ * So the names follow the heavy consumers, and change seldom (docs/behaviour.md#consumer-series).
  */
 interface NamedCounts {
   named: Map<string, number>;
   other: number;
 }
 
+/** How many times the weakest named consumer's requests a consumer needs (guaranteed) to take its name. */
+const PROMOTION_FACTOR = 2;
+
 function countNamed(counts: NamedCounts, consumer: string): void {
   const requests = counts.named.get(consumer);
   if (requests !== undefined) counts.named.set(consumer, requests + 1);
   else if (counts.named.size < NAMED_SERIES_PER_VERSION && consumer !== OTHER_CONSUMERS) counts.named.set(consumer, 1);
   else counts.other += 1;
+}
+
+/**
+ * Gives the heaviest consumers without a name the names of the weakest named ones, by the rule above. A
+ * candidate counts only its guaranteed requests (the table's count less what it may have inherited), a
+ * named consumer its table count (0 once the table dropped it), so no name moves on an estimate.
+ */
+function promoteHeavyConsumers(counts: NamedCounts, table: TopK): void {
+  const entries = table.entries();
+  const tableCount = new Map(entries.map(({ key, count }) => [key, count]));
+  for (const { key, count, overestimate } of entries) {
+    if (key === OTHER_CONSUMERS || counts.named.has(key)) continue;
+    let weakest: string | undefined;
+    let weakestCount = Infinity;
+    for (const name of counts.named.keys()) {
+      const named = tableCount.get(name) ?? 0;
+      if (named < weakestCount) [weakest, weakestCount] = [name, named];
+    }
+    if (weakest === undefined || count - overestimate < PROMOTION_FACTOR * Math.max(weakestCount, 1)) continue;
+    counts.other += counts.named.get(weakest) ?? 0;
+    counts.named.delete(weakest);
+    counts.named.set(key, 0);
+  }
 }
 
 /** The top consumers since start, one Space-Saving table (top-k.ts) per version. */
@@ -114,7 +143,10 @@ export function createConsumerTable(capacity = CONSUMERS_PER_VERSION): ConsumerT
     },
     series() {
       const rows: ConsumerSeries[] = [];
-      for (const [version, { named, other }] of namedCounts) {
+      for (const [version, counts] of namedCounts) {
+        const table = tables.get(version);
+        if (table !== undefined) promoteHeavyConsumers(counts, table);
+        const { named, other } = counts;
         for (const [consumer, requests] of named) rows.push({ version, consumer, requests });
         if (other > 0) rows.push({ version, consumer: OTHER_CONSUMERS, requests: other });
       }
