@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import type { StackEndpoints } from '../e2e/stack.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -155,6 +156,20 @@ export class ComposeProject {
     const hostPort = /:(\d+)$/.exec(published)?.[1];
     if (hostPort === undefined) throw new Error(`${service}:${port} is not published ("${published}")`);
     return `http://${this.host}:${hostPort}`;
+  }
+
+  /**
+   * What the shared scenarios reach on a single-replica stack under the test overlay, read from the ports
+   * published now (they change when a container restarts). The backend is not published; the overlay's
+   * relay forwards its admin port.
+   */
+  async stackEndpoints(versionsFile: string): Promise<StackEndpoints> {
+    return {
+      gatewayUrl: await this.url('gateway', 8080),
+      gatewayAdminUrl: await this.url('gateway', 9464),
+      backendAdminUrl: await this.url('backend-admin-relay', 9465),
+      versionsFile,
+    };
   }
 
   async logs(service: string): Promise<string> {

@@ -50,12 +50,7 @@ describe.skipIf(!engine.reachable)(`docker compose PostgreSQL variant${engine.re
   };
   /** Published host ports may change when a container restarts: read them again. */
   const refreshEndpoints = async (): Promise<void> => {
-    endpoints = {
-      gatewayUrl: await project.url('gateway', 8080),
-      gatewayAdminUrl: await project.url('gateway', 9464),
-      backendAdminUrl: await project.url('backend-admin-relay', 9465),
-      versionsFile: policyCopy,
-    };
+    endpoints = await project.stackEndpoints(policyCopy);
   };
   const createUser = async (name: string): Promise<User> => {
     const response = await fetch(`${stack().gatewayUrl}/api/users`, {

@@ -57,13 +57,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
   };
   /** Published host ports may change when a container restarts: read them again. */
   const refreshEndpoints = async (): Promise<void> => {
-    endpoints = {
-      gatewayUrl: await project.url('gateway', 8080),
-      gatewayAdminUrl: await project.url('gateway', 9464),
-      // The backend is not published; the overlay's relay forwards its admin port.
-      backendAdminUrl: await project.url('backend-admin-relay', 9465),
-      versionsFile: policyCopy,
-    };
+    endpoints = await project.stackEndpoints(policyCopy);
   };
   const promQuery = async (expr: string): Promise<PromSample[]> => queryPrometheus(await project.url('prometheus', 9090), expr);
   const restartGateway = async (): Promise<void> => {
