@@ -41,7 +41,7 @@ async function run(script: string, env: Record<string, string>): Promise<Run> {
 const fakeKubectl = (kustomizeVersion = 'v5.5.0'): string =>
   `#!/bin/sh\necho '{"clientVersion":{"gitVersion":"v1.x"},"kustomizeVersion":"${kustomizeVersion}"}'\n`;
 
-function fakeAptGet({ failInstall = false } = {}): void {
+function fakeAptGet({ failInstall = false, kustomizeVersion = 'v5.5.0' } = {}): void {
   const executables = { prometheus: ['promtool', 'prometheus'], 'kubernetes-client': ['kubectl'] };
   const script = `#!${process.execPath}
 const { appendFileSync, writeFileSync } = require('node:fs');
@@ -50,7 +50,7 @@ appendFileSync(${JSON.stringify(join(bin, 'apt.log'))}, args.join(' ') + '\\n');
 if (args.includes('install')) {
   if (${String(failInstall)}) { console.error('E: Unable to locate package'); process.exit(100); }
   const executables = ${JSON.stringify(executables)};
-  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, name === 'kubectl' ? ${JSON.stringify(fakeKubectl())} : '#!/bin/sh\\n', { mode: 0o755 });
+  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, name === 'kubectl' ? ${JSON.stringify(fakeKubectl(kustomizeVersion))} : '#!/bin/sh\\n', { mode: 0o755 });
 }
 `;
   writeFileSync(join(bin, 'apt-get'), script);
@@ -105,6 +105,17 @@ describe('scripts/test-tools.mjs', () => {
     expect(stdout).toBe('');
     expect(stderr).toContain('test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not found on PATH;');
     expect(stderr).toContain('`sudo apt-get install -y --no-install-recommends kubernetes-client`');
+  });
+
+  it('a kubectl that installs but is too old (Debian 12) is skipped as not usable, or fails with CI=true', async () => {
+    fakeAptGet({ kustomizeVersion: 'v2.0.3' });
+    const skipped = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stdout).toContain('test tools: kubectl (kubectl): skipped (installed, not usable): ');
+    expect(skipped.stdout).toContain('bundles kustomize v2.0.3, deploy/kubernetes needs v5');
+    const failed = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('test tools: kubectl (kubectl): MISSING with CI=true (installed, not usable): ');
   });
 
   it('a failed apt-get install shows apt\'s output and skips, or fails with CI=true', async () => {
