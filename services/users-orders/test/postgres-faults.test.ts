@@ -1,7 +1,8 @@
 /**
  * A built backend on PostgreSQL while the database fails (docs/behaviour.md#users-in-postgresql): stopped,
- * restarted under a stream of writes, or holding a lock past the statement timeout.
+ * restarted under a stream of writes, holding a lock past the statement timeout, or gone silent.
  */
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -147,4 +148,75 @@ describe('a statement that waits longer than the statement timeout', () => {
       await backend.stop();
     }
   });
+});
+
+/**
+ * A TCP relay to PostgreSQL that can go silent: once frozen it drops what either side sends while keeping both
+ * connections open, as a server that hangs or a network that blackholes packets does.
+ */
+async function freezableRelay(databaseUrl: string): Promise<{ url: string; freeze: () => void; close: () => Promise<void> }> {
+  const target = new URL(databaseUrl);
+  let frozen = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = createConnection(Number(target.port), target.hostname);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.on('data', (chunk) => frozen || to.write(chunk));
+      from.on('error', () => to.destroy());
+      from.on('close', () => to.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relayed = new URL(databaseUrl);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String((server.address() as AddressInfo).port);
+  return {
+    url: relayed.toString(),
+    freeze: () => (frozen = true),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('a database that stops answering mid-connection', () => {
+  it('answers 503 after the 3.5 s read timeout, fails listings (a COPY included) with 500, and the process keeps serving', async () => {
+    const relay = await freezableRelay(await postgres.createDatabase());
+    const backend = await startBackend({ DATABASE_URL: relay.url });
+    try {
+      const created = (await (await post(backend, 1)).json()) as User;
+      expect((await (await fetch(`${backend.apiUrl}/api/users`)).json()) as User[]).toEqual([created]);
+      // Concurrent reads leave several open connections in the pool, so each request below starts its
+      // statement on one rather than waiting to connect.
+      await Promise.all(Array.from({ length: 4 }, () => statusOf(`${backend.apiUrl}/api/users/page?limit=5`)));
+      relay.freeze();
+      for (const [path, status] of [
+        [`/api/users/${created.id}`, 503],
+        ['/api/users', 500],
+        ['/api/users/page?limit=5', 500],
+      ] as const) {
+        const started = Date.now();
+        const res = await fetch(`${backend.apiUrl}${path}`);
+        const elapsedMs = Date.now() - started;
+        expect(res.status, path).toBe(status);
+        const body = (await res.json()) as { error: string };
+        expect(body.error, path).toBe(status === 503 ? 'storage unavailable' : 'listing users');
+        // The statement's connection was open, and a silent server never reports its statement timeout: only
+        // the read timeout ends the wait.
+        expect(elapsedMs, path).toBeGreaterThanOrEqual(3_400);
+        expect(elapsedMs, path).toBeLessThan(5_000);
+      }
+      // Nothing left over fires later and ends the process.
+      await sleep(4_000);
+      expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
+    } finally {
+      await backend.stop();
+      await relay.close();
+    }
+  }, 60_000);
 });

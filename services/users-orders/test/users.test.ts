@@ -9,6 +9,22 @@ const storeKinds = useStoreKinds();
 
 const alice = { name: 'Alice', email: 'alice@example.com' };
 
+/** Names of `size` code points that together hold U+0001..U+10FFFF except the surrogates (not scalar values). */
+function namesHoldingEveryScalarValue(size: number): string[] {
+  const codePoints: number[] = [];
+  for (let codePoint = 1; codePoint <= 0x10ffff; codePoint++) if (codePoint < 0xd800 || codePoint > 0xdfff) codePoints.push(codePoint);
+  const names: string[] = [];
+  for (let from = 0; from < codePoints.length; from += size) names.push(String.fromCodePoint(...codePoints.slice(from, from + size)));
+  return names;
+}
+
+/** The first index where two byte strings differ (a length difference counts), or -1. */
+function firstDifference(actual: Buffer, expected: Buffer): number {
+  const shorter = Math.min(actual.length, expected.length);
+  for (let i = 0; i < shorter; i++) if (actual[i] !== expected[i]) return i;
+  return actual.length === expected.length ? -1 : shorter;
+}
+
 async function createUser(app: Awaited<ReturnType<typeof testApp>>, fields: UserFields = alice): Promise<User> {
   const res = await app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify(fields) });
   expect(res.statusCode).toBe(201);
@@ -54,6 +70,22 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       );
       expect(Object.keys(users[0] ?? {})).toEqual(['id', 'name', 'email', 'created_at', 'updated_at']);
       expect(users[0]).toMatchObject({ id: 'user-2', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' });
+    });
+
+    it('writes each listed user byte for byte as JSON.stringify writes it, for names holding every Unicode scalar value but U+0000', async () => {
+      // Escaping works one character at a time, so agreeing on every character is agreeing on every string.
+      // U+0000 is left out: a PostgreSQL text column cannot hold it.
+      const names = namesHoldingEveryScalarValue(4_096);
+      const store = await newStore();
+      for (const [i, name] of names.entries()) await store.create({ name, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
+      const app = await testApp({ store });
+      const res = await app.inject({ method: 'GET', url: '/api/users' });
+      expect(res.statusCode).toBe(200);
+      const stored = await Promise.all(names.map(async (_, i) => (await app.inject({ method: 'GET', url: `/api/users/user-${i + 1}` })).json<User>()));
+      expect(stored.map((user) => user.name)).toEqual(names);
+      const expected = Buffer.from(`[${stored.map((user) => JSON.stringify(user)).join(',')}]`);
+      const differsAt = firstDifference(res.rawPayload, expected);
+      expect(differsAt, `listing and JSON.stringify differ at byte ${differsAt}: ${res.rawPayload.subarray(differsAt - 20, differsAt + 20).toString()}`).toBe(-1);
     });
   });
 
@@ -231,7 +263,7 @@ describe('store failures', () => {
       // A database listing whose second batch fails.
       list: () =>
         (async function* () {
-          yield [{ id: 'user-1', name: 'A', email: 'a@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }];
+          yield Buffer.from(JSON.stringify({ id: 'user-1', name: 'A', email: 'a@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }));
           throw new Error('connection lost');
         })(),
     };

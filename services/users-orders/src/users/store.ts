@@ -18,11 +18,13 @@ export interface UserFields {
 export type MaybePromise<Value> = Value | Promise<Value>;
 
 /**
- * Every user in id order: an array, or batches of users read as the response is written, so a database
- * listing never holds every user in memory. A store resolves the batches only once the first one has been
- * read, so a database that cannot answer fails before any byte of the response is sent.
+ * Every user in id order: an array, or batches read as the response is written, so a database listing never
+ * holds every user in memory. A batch is UTF-8 bytes: its users' JSON objects joined by commas, each exactly
+ * what `JSON.stringify` makes of the User, so a database can write them without the backend making an object
+ * per user. A store resolves the batches only once the first one has been read, so a database that cannot
+ * answer fails before any byte of the response is sent.
  */
-export type UserListing = User[] | AsyncIterable<User[]>;
+export type UserListing = User[] | AsyncIterable<Uint8Array>;
 
 /**
  * The database behind a store could not be reached in time (refused, unreachable, timed out, shutting
@@ -50,10 +52,13 @@ export interface UserStore {
   listAfter(afterSeq: number, count: number): MaybePromise<User[]>;
 }
 
-const USER_ID = /^user-([1-9][0-9]*)$/;
+/** What every user id starts with; the sequence number follows. */
+export const USER_ID_PREFIX = 'user-';
+
+const USER_ID = new RegExp(`^${USER_ID_PREFIX}([1-9][0-9]*)$`);
 
 export function userId(seq: number): string {
-  return `user-${seq}`;
+  return `${USER_ID_PREFIX}${seq}`;
 }
 
 /** The sequence number of a well-formed user id, or undefined for anything this service never assigns. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { clientConfig } from './database.js';
+import { clientConfig, readTimeoutMs } from './database.js';
 
 /** TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either. */
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -29,7 +29,7 @@ function knownMigrations(): Set<string> {
  */
 export async function migrate(url: string, logger: Logger, redact: (text: string) => string): Promise<void> {
   const log = logger.child({ component: 'migrations' });
-  const client = new pg.Client(clientConfig(url));
+  const client = new pg.Client({ ...clientConfig(url), query_timeout: readTimeoutMs });
   // The failing statement reports a lost connection; unhandled, the client's own 'error' event would end the process.
   client.on('error', (err) => log.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed'));
   try {

@@ -1,8 +1,6 @@
 import { userId, userSeq, type User, type UserFields, type UserStore } from '../store.js';
 import type { Database } from './database.js';
-
-/** Rows read per statement by the whole-array listing: bounded memory, one short statement each. */
-const LISTING_BATCH = 1_000;
+import { LISTING_BATCH, listingBatchStatement, readListingBatch, type ListingBatch } from './listing.js';
 
 interface UserRow {
   /** bigint arrives as a string, which is all an id needs. */
@@ -66,26 +64,32 @@ export class PostgresUserStore implements UserStore {
 
   /**
    * Batches of keyset pages rather than one cursor: each batch is a short statement on a connection held only
-   * for it, so a slow reader of a million users holds no connection or long transaction. The first batch is
-   * read before returning, so an unreachable database fails the listing before its response starts.
+   * for it, so a slow reader of a million users holds no connection or long transaction. PostgreSQL writes
+   * each batch's JSON and COPY hands it over as bytes, so no per-user object or string is made: what keeps
+   * the backend's memory flat while it streams a million users (bench/README.md). The first batch is read
+   * before returning, so an unreachable database fails the listing before its response starts.
    */
-  async list(): Promise<AsyncIterable<User[]>> {
-    const first = await this.page('list', 0, LISTING_BATCH);
-    return this.batchesFrom(first);
+  async list(): Promise<AsyncIterable<Uint8Array>> {
+    const first = await this.listingBatch(0);
+    return this.listingFrom(first);
   }
 
   listAfter(afterSeq: number, count: number): Promise<User[]> {
     return this.page('list_page', afterSeq, count);
   }
 
-  private async *batchesFrom(first: User[]): AsyncGenerator<User[]> {
+  private async *listingFrom(first: ListingBatch): AsyncGenerator<Uint8Array> {
     let batch = first;
     for (;;) {
-      yield batch;
-      const last = batch.at(-1);
-      if (batch.length < LISTING_BATCH || last === undefined) return;
-      batch = await this.page('list', userSeq(last.id) ?? 0, LISTING_BATCH);
+      if (batch.lastSeq === undefined) return;
+      yield batch.json;
+      if (batch.count < LISTING_BATCH) return;
+      batch = await this.listingBatch(batch.lastSeq);
     }
+  }
+
+  private async listingBatch(afterSeq: number): Promise<ListingBatch> {
+    return readListingBatch(await this.db.copyOut('list', listingBatchStatement(afterSeq)));
   }
 
   private async page(operation: string, afterSeq: number, count: number): Promise<User[]> {
