@@ -68,7 +68,8 @@ EXPOSE 8081 9465
 # Readiness on the admin port; slim images have no curl, so Node's fetch does the probe.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.BACKEND_ADMIN_PORT || 9465) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/services/users-orders/src/main.js"]
+# The node flags are scripts/paths.mjs `nodeFlags.backend` (why: there; checked in test/static).
+CMD ["node", "--max-semi-space-size=4", "dist/services/users-orders/src/main.js"]
 
 # ---- gateway (public; the default target) ----------------------------------------------------
 FROM runtime AS gateway

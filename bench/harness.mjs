@@ -5,7 +5,7 @@ import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { imageNodeMajor, nodeOfMajor } from '../scripts/image-node.mjs';
-import { repoRoot } from '../scripts/paths.mjs';
+import { entries, nodeFlags, repoRoot } from '../scripts/paths.mjs';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -57,11 +57,18 @@ export function need(command, hint) {
   }
 }
 
+/** The node flags a built entry point ships with (scripts/paths.mjs nodeFlags); none for any other build. */
+export function shippedNodeOptions(entry) {
+  const service = Object.keys(entries).find((name) => entries[name] === entry);
+  return service === undefined ? '' : nodeFlags[service].join(' ');
+}
+
 /**
  * Starts a built service (or a bench/reference build) with `node` (a binary from nodeBinary) and its log
  * going to a file (pino writes as in production), and resolves with the child and the API URL from its 'listening' line.
+ * `nodeOptions` defaults to the flags the entry ships with.
  */
-export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeOptions = '', node = process.execPath } = {}) {
+export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeOptions = shippedNodeOptions(entry), node = process.execPath } = {}) {
   const logPath = join(dir, `${name}.log`);
   const out = openSync(logPath, 'w');
   const [command, args] = pinned(cpu, node, [...nodeOptions.split(' ').filter(Boolean), entry]);

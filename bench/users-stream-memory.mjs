@@ -2,19 +2,20 @@
 // PostgreSQL"): each round starts a fresh backend on the same database, waits for it to settle, then reads
 // the whole array as fast as it can while sampling the backend's RSS every 20 ms. Runs the built backend
 // (npm run build first) pinned to one core, on the Node the image ships unless BENCH_NODE says otherwise
-// ("20", "path" for the node running this script, or a binary: bench/harness.mjs nodeBinary).
-//   node bench/users-stream-memory.mjs [--rounds 3] [--node-options=--max-semi-space-size=2]
+// ("20", "path" for the node running this script, or a binary: bench/harness.mjs nodeBinary), with the node
+// flags it ships with (scripts/paths.mjs nodeFlags) unless --node-options says otherwise (`=` for none).
+//   node bench/users-stream-memory.mjs [--rounds 3] [--node-options=--max-semi-space-size=1]
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { entries } from '../scripts/paths.mjs';
-import { nodeBinary, nodeVersion, startNode } from './harness.mjs';
+import { nodeBinary, nodeVersion, shippedNodeOptions, startNode } from './harness.mjs';
 import { fillUsers, startBenchPostgres } from './postgres.mjs';
 
 const USERS = 1_000_000;
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'node-options': { type: 'string', default: '' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'node-options': { type: 'string', default: shippedNodeOptions(entries.backend) } } });
 const rounds = Number(values.rounds);
 const node = nodeBinary(process.env.BENCH_NODE);
 
@@ -28,7 +29,7 @@ try {
   const migrator = await startNode(dir, 'backend-migrate', entries.backend, backendEnv, { node });
   await fillUsers(postgres.url, USERS);
   migrator.child.kill('SIGTERM');
-  console.log(`node ${nodeVersion(node)}${values['node-options'] ? ` ${values['node-options']}` : ''}; ${USERS.toLocaleString('en-US')} users in embedded PostgreSQL\n`);
+  console.log(`node ${nodeVersion(node)} ${values['node-options'] || '(no flags)'}; ${USERS.toLocaleString('en-US')} users in embedded PostgreSQL\n`);
   console.log('| round | streamed | time | MiB/s | RSS idle → peak |');
   console.log('|---|---:|---:|---:|---:|');
   for (let round = 1; round <= rounds; round++) {

@@ -7,7 +7,7 @@
 // the launcher, which closes when the launcher dies however it dies: the services then stop by themselves
 // (platform/src/run-process.ts), so a SIGKILLed launcher leaves nothing running.
 import { spawn } from 'node:child_process';
-import { entries, repoRoot } from './paths.mjs';
+import { entries, nodeFlags, repoRoot } from './paths.mjs';
 
 const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(entries);
 const unknown = names.filter((name) => !(name in entries));
@@ -15,12 +15,12 @@ if (unknown.length > 0) {
   console.error(`unknown service ${unknown.join(', ')}; choose from ${Object.keys(entries).join(', ')}`);
   process.exit(2);
 }
-const services = names.map((name) => ({ name, entry: entries[name] }));
+const services = names.map((name) => ({ name, entry: entries[name], flags: nodeFlags[name] }));
 
 let stopping = false;
 let exitCode = 0;
-const children = services.map(({ name, entry }) => {
-  const child = spawn(process.execPath, [entry], { cwd: repoRoot, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+const children = services.map(({ name, entry, flags }) => {
+  const child = spawn(process.execPath, [...flags, entry], { cwd: repoRoot, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
   child.name = name;
   child.on('exit', (code, signal) => {
     child.exited = true;

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../scripts/paths.mjs';
+import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
 
 /**
  * `npm start` (built first) as a user runs it, spawned in a process group of its own on free loopback ports:
@@ -135,10 +135,14 @@ async function nothingLeft(stack: RunningStart): Promise<void> {
 
 // Each case starts npm and both services: generous bounds, the machine may be busy with the other suites.
 describe('npm start', { timeout: 60_000 }, () => {
-  it('names the API, the metrics, the status page and the gateway pid in its banner', async () => {
+  it('names the API, the metrics, the status page and the gateway pid in its banner, and runs each service with its node flags', async () => {
     running = await startNpm();
     const { pids } = running;
     expect(Object.values(pids).every((pid) => pid > 0 && alive(pid))).toBe(true);
+    for (const name of ['backend', 'gateway'] as const) {
+      const argv = readFileSync(`/proc/${pids[name]}/cmdline`, 'utf8').split('\0').slice(1, -1);
+      expect(argv, name).toEqual([...nodeFlags[name], entries[name]]);
+    }
     const port = new URL(running.gatewayAdminUrl).port;
     expect(running.output()).toContain(`Metrics:     http://localhost:${port}/metrics\n`);
     expect(running.output()).toContain(`Status page: http://localhost:${port}/\n`);

@@ -27,7 +27,7 @@ import {
   type ComposeService,
   type Stage,
 } from './container-files.js';
-import { entries, repoRoot } from '../../scripts/paths.mjs';
+import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
 
 const stages = readStages(readFileSync(paths.dockerfile, 'utf8'));
 const compose = readCompose(paths.compose);
@@ -123,7 +123,7 @@ describe('Dockerfile', () => {
       const argv = execForm(cmd!);
       expect(argv, `${cmd!.getTextContent()} is not in exec form`).toBeDefined();
       expect(argv![0]).toBe('node');
-      expect(argv![1]).toBe(entries[name]);
+      expect(argv!.slice(1)).toEqual([...nodeFlags[name], entries[name]]);
     });
 
     it('has a HEALTHCHECK against its admin port', () => {
