@@ -32,7 +32,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, load, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, load, median, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
 import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
@@ -132,9 +132,7 @@ for (let pair = 0; pair < pairs; pair++) {
   process.stdout.write(`pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} | ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`);
 }
 if (ratios.length > 1) {
-  const sorted = [...ratios].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const medianRatio = median(ratios);
   const lower = ratios.filter((ratio) => ratio < 1).length;
-  process.stdout.write(`median B/A CPU per request ${median.toFixed(3)} (${((median - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${ratios.length} pairs${ratios.length < pairs ? ` (${pairs - ratios.length} without requests left out)` : ''}\n`);
+  process.stdout.write(`median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${ratios.length} pairs${ratios.length < pairs ? ` (${pairs - ratios.length} without requests left out)` : ''}\n`);
 }

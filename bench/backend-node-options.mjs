@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { entries } from '../scripts/paths.mjs';
-import { load, need, nodeBinary, nodeVersion, startNode, wrkScript } from './harness.mjs';
+import { load, median, need, nodeBinary, nodeVersion, startNode, wrkScript } from './harness.mjs';
 import { fillUsers, startBenchPostgres } from './postgres.mjs';
 
 const { values } = parseArgs({
@@ -79,7 +79,6 @@ try {
       }
       ratios.push(pairRates.b / pairRates.a);
     }
-    const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
     console.log(`| ${request.name} | ${median(rates.a).toFixed(0)} | ${median(rates.b).toFixed(0)} | ${median(ratios).toFixed(3)}× |`);
   }
 } finally {

@@ -57,6 +57,13 @@ export function need(command, hint) {
   }
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 /** The node flags a built entry point ships with (scripts/paths.mjs nodeFlags); none for any other build. */
 export function shippedNodeOptions(entry) {
   const service = Object.keys(entries).find((name) => entries[name] === entry);

@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, SERVER_CPU, load, need, nodeBinary, nodeVersion, pinned, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, SERVER_CPU, load, median, need, nodeBinary, nodeVersion, pinned, pinning, shell, startNode, wrkScript } from './harness.mjs';
 import { entries, repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
@@ -159,12 +159,6 @@ async function checkAnswers(targets) {
     }
   }
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** http-proxy lives in bench/peers/package.json, out of the project's dependencies; installed on first use. */
 function installPeers() {
