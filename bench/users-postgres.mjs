@@ -1,10 +1,10 @@
 // Users on PostgreSQL against users in memory, through the gateway (README "Users in PostgreSQL"):
-// GET /api/users/{id} and POST /api/users with wrk, and the backend's memory while GET /api/users streams
-// 1,000,000 users. Runs the built processes (npm run build first) on the Node running this script, the
-// servers pinned to one core and wrk to the other (bench/harness.mjs); PostgreSQL is embedded
+// GET /api/users/{id} and POST /api/users with wrk (the backend's memory while GET /api/users streams is
+// bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on the Node running this
+// script, the servers pinned to one core and wrk to the other (bench/harness.mjs); PostgreSQL is embedded
 // (bench/postgres.mjs) and not pinned.
 //   node bench/users-postgres.mjs
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,8 +28,6 @@ async function stack(name, env) {
   started.push(backend.child, gateway.child);
   return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
-
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** Mean seconds per statement by operation, from the backend's db_query_duration_seconds. */
 async function statementMeans(adminUrl) {
@@ -68,26 +66,6 @@ try {
   }
   const means = await statementMeans(onPostgres.adminUrl);
   console.log(`\nmean PostgreSQL statement time (pool wait included), by operation: ${Object.entries(means).map(([op, s]) => `${op} ${(s * 1000).toFixed(2)} ms`).join(', ')}`);
-
-  // Memory while the whole array streams, straight from the backend (the gateway streams it on as well).
-  await sleep(2_000);
-  const pid = onPostgres.backend.child.pid;
-  const idle = rssMiB(pid);
-  let peak = idle;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
-  const streamStarted = Date.now();
-  let bytes = 0;
-  let outcome = 'complete';
-  try {
-    const res = await fetch(`${onPostgres.backend.url}/api/users`);
-    for await (const chunk of res.body) bytes += chunk.length;
-  } catch (err) {
-    outcome = `cut: ${err.cause?.code ?? err.message}`;
-  }
-  clearInterval(sampler);
-  console.log(
-    `\nGET /api/users with ${USERS.toLocaleString('en-US')} users from the backend on PostgreSQL: ${(bytes / 2 ** 20).toFixed(0)} MiB in ${((Date.now() - streamStarted) / 1000).toFixed(1)} s (${outcome}); backend RSS idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)} MiB)`,
-  );
 } finally {
   for (const child of started) child.kill('SIGTERM');
   await sleep(500);
