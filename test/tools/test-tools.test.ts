@@ -57,6 +57,18 @@ if (args.includes('install')) {
   chmodSync(join(bin, 'apt-get'), 0o755);
 }
 
+/**
+ * The tool step as root twice with what is on PATH: as a developer runs it, where a tool it cannot make
+ * usable is skipped (exit 0), and with CI=true, where that fails the run (exit 1).
+ */
+async function runAsRootWithoutAndWithCi(): Promise<{ skipped: Run; failed: Run }> {
+  const skipped = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+  expect(skipped.code).toBe(0);
+  const failed = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
+  expect(failed.code).toBe(1);
+  return { skipped, failed };
+}
+
 describe('scripts/test-tools.mjs', () => {
   it('as root with apt-get: installs each missing tool with one line per tool, after one apt-get update', async () => {
     fakeAptGet();
@@ -109,23 +121,17 @@ describe('scripts/test-tools.mjs', () => {
 
   it('a kubectl that installs but is too old (Debian 12) is skipped as not usable, or fails with CI=true', async () => {
     fakeAptGet({ kustomizeVersion: 'v2.0.3' });
-    const skipped = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
-    expect(skipped.code).toBe(0);
+    const { skipped, failed } = await runAsRootWithoutAndWithCi();
     expect(skipped.stdout).toContain('test tools: kubectl (kubectl): skipped (installed, not usable): ');
     expect(skipped.stdout).toContain('bundles kustomize v2.0.3, deploy/kubernetes needs v5');
-    const failed = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
-    expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('test tools: kubectl (kubectl): MISSING with CI=true (installed, not usable): ');
   });
 
   it('a failed apt-get install shows apt\'s output and skips, or fails with CI=true', async () => {
     fakeAptGet({ failInstall: true });
-    const skipped = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
-    expect(skipped.code).toBe(0);
+    const { skipped, failed } = await runAsRootWithoutAndWithCi();
     expect(skipped.stderr).toContain('E: Unable to locate package');
     expect(skipped.stdout).toContain('test tools: prometheus (promtool, prometheus): skipped (apt-get install failed): ');
-    const failed = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
-    expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('test tools: kubectl (kubectl): MISSING with CI=true (apt-get install failed): ');
   });
 });
