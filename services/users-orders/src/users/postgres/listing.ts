@@ -24,7 +24,7 @@ export function listingBatchStatement(afterSeq: number): string {
   if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new RangeError(`not a sequence number: ${afterSeq}`);
   return `COPY (
     SELECT max(seq), count(*)::int, convert_to(string_agg(${USER_JSON}, ',' ORDER BY seq), 'UTF8')
-    FROM (SELECT seq, name, email, created_at, updated_at FROM users WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${LISTING_BATCH}) batch
+    FROM (SELECT * FROM users WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${LISTING_BATCH}) batch
   ) TO STDOUT (FORMAT binary)`;
 }
 
