@@ -1,13 +1,5 @@
-import { ConfigError, filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readDatabaseConfig, readEnv, shutdownDelaySchema, type DatabaseConfig } from '@version-router/platform/config';
 import { z } from 'zod';
-
-/** Where the users live when one replica is not enough (README "Users in PostgreSQL"). */
-export interface DatabaseConfig {
-  /** DATABASE_URL as given: it may hold a password, so it is never printed. */
-  url: string;
-  /** DATABASE_POOL_MAX: connections this replica opens at most. */
-  poolMax: number;
-}
 
 export interface BackendConfig {
   host: string;
@@ -24,31 +16,6 @@ export interface BackendConfig {
   database: DatabaseConfig | undefined;
 }
 
-const poolMaxSchema = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, 'must be an integer from 1 to 100')
-  .transform(Number)
-  .refine((max) => max >= 1 && max <= 100, 'must be an integer from 1 to 100');
-
-/**
- * A postgres:// or postgresql:// URL with a host (or a socket directory). The value is never echoed back: where it parses, the
- * message shows it with the password masked; where it does not, it is not shown at all.
- */
-function parseDatabaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)');
-  }
-  if (url.password !== '') url.password = '***';
-  const shown = JSON.stringify(url.href);
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`DATABASE_URL: must start with postgres:// or postgresql:// (got ${shown})`);
-  // postgres:///db?host=/run/postgresql names a Unix socket directory instead of a host.
-  if (url.hostname === '' && !url.searchParams.has('host')) throw new ConfigError(`DATABASE_URL: must name a host (got ${shown})`);
-  return raw;
-}
-
 /** The backend's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   const vars = readEnv(env, {
@@ -60,9 +27,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     ORDERS_FILE: { schema: filePathSchema, default: 'ops/seed/orders.json' },
     SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
-    DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' },
   });
-  const databaseUrl = env.DATABASE_URL;
   return {
     host: vars.BACKEND_HOST,
     port: vars.BACKEND_PORT,
@@ -71,7 +36,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     ordersFile: vars.ORDERS_FILE,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
-    database: databaseUrl === undefined || databaseUrl === '' ? undefined : { url: parseDatabaseUrl(databaseUrl), poolMax: vars.DATABASE_POOL_MAX },
+    database: readDatabaseConfig(env),
   };
 }
 
