@@ -32,13 +32,18 @@ export interface GatewayAdminOptions {
   backendUrl: string;
   /** This replica's name on the status page: the host name (main.ts), injected so tests choose it. */
   replica: string;
+  /** ADMIN_TOKEN, and the address the listener binds: who may use the admin routes (docs/behaviour.md#admin-authentication). */
+  adminToken: string | undefined;
+  host: string;
 }
 
 /** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts), the reload and the status page. */
-export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica }: GatewayAdminOptions): Promise<FastifyInstance> {
+export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica, adminToken, host }: GatewayAdminOptions): Promise<FastifyInstance> {
   return buildAdminApp({
     registry,
     logger,
+    adminToken,
+    host,
     isReady: () => !app.lifecycle.leaving && backendAccepts(backendUrl),
     routes: gatewayAdminRoutes(app, replica),
   });

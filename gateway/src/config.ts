@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
+import {
+  filePathSchema,
+  hostSchema,
+  logLevelSchema,
+  portSchema,
+  readAdminToken,
+  readDatabaseConfig,
+  readEnv,
+  shutdownDelaySchema,
+  type DatabaseConfig,
+} from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
 
 export interface GatewayConfig {
@@ -17,6 +27,12 @@ export interface GatewayConfig {
   /** SHUTDOWN_DELAY_MS: serve on, reported not ready, this long after SIGTERM before closing the listener. */
   shutdownDelayMs: number;
   logLevel: z.output<typeof logLevelSchema>;
+  /** ADMIN_TOKEN: the Bearer token the admin listener asks for (all but /healthz, /readyz, /metrics); unset: none. */
+  adminToken: string | undefined;
+  /** DATABASE_URL: consumers, keys and their usage in PostgreSQL (schema `gateway`), shared by every replica. */
+  database: DatabaseConfig | undefined;
+  /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
+  dataDir: string;
 }
 
 /** An http origin (no path, query or credentials): the gateway appends the request's own path. */
@@ -55,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     API_VERSIONS_WATCH: { schema: onOffSchema, default: 'true' },
     SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
+    // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
+    GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -67,6 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     watchPolicy: vars.API_VERSIONS_WATCH,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
+    adminToken: readAdminToken(env),
+    database: readDatabaseConfig(env),
+    dataDir: vars.GATEWAY_DATA_DIR,
   };
 }
 

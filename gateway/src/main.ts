@@ -23,7 +23,15 @@ await runProcess(async () => {
     logger,
     registry,
   });
-  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl, replica: hostname() });
+  const admin = await buildGatewayAdmin({
+    app,
+    registry,
+    logger,
+    backendUrl: config.backendUrl,
+    replica: hostname(),
+    adminToken: config.adminToken,
+    host: config.adminHost,
+  });
   return {
     app,
     admin,

@@ -69,6 +69,24 @@ export function readDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig | und
   return url === undefined || url === '' ? undefined : { url: parseDatabaseUrl(url), poolMax };
 }
 
+/** The shortest ADMIN_TOKEN accepted: a short token can be guessed by trying. */
+const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+/**
+ * ADMIN_TOKEN (both processes): undefined when unset or empty. Too short stops the process with one line that
+ * names the variable and its length, never its value.
+ */
+export function readAdminToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.ADMIN_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}; value not shown)`);
+  }
+  // What an Authorization: Bearer header can carry.
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError('ADMIN_TOKEN: must be printable ASCII without spaces (value not shown)');
+  return token;
+}
+
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**

@@ -1,4 +1,4 @@
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readDatabaseConfig, readEnv, shutdownDelaySchema, type DatabaseConfig } from '@version-router/platform/config';
+import { filePathSchema, hostSchema, logLevelSchema, portSchema, readAdminToken, readDatabaseConfig, readEnv, shutdownDelaySchema, type DatabaseConfig } from '@version-router/platform/config';
 import { z } from 'zod';
 
 export interface BackendConfig {
@@ -14,6 +14,8 @@ export interface BackendConfig {
   logLevel: z.output<typeof logLevelSchema>;
   /** Unset: users are kept in this process's memory. */
   database: DatabaseConfig | undefined;
+  /** ADMIN_TOKEN: the Bearer token the admin listener asks for (all but /healthz, /readyz, /metrics); unset: none. */
+  adminToken: string | undefined;
 }
 
 /** The backend's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
@@ -37,6 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
     database: readDatabaseConfig(env),
+    adminToken: readAdminToken(env),
   };
 }
 
