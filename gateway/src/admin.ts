@@ -3,16 +3,19 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { buildAdminApp } from '@version-router/platform/admin';
 import { sendError } from '@version-router/platform/errors';
+import type { Clock } from '@version-router/platform/clock';
 import { changesRoutes } from './changes/routes.js';
+import { registryRoutes } from './consumers/registry-routes.js';
 import { backendAccepts } from './proxy/readiness.js';
 import { statusRoutes } from './status/routes.js';
 
 /**
  * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
- * /versions/{n}/changes` is the migration guide the page links.
+ * /versions/{n}/changes` is the migration guide the page links; the consumer registry registers
+ * consumers and issues and revokes their keys.
  */
-function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPluginAsync {
+function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
     admin.post('/-/reload', async (_request, reply) => {
       const result = app.versionPolicies.reload();
@@ -22,6 +25,7 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPlugi
     await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, replica });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
+    await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
   };
 }
 
@@ -35,16 +39,18 @@ export interface GatewayAdminOptions {
   /** ADMIN_TOKEN, and the address the listener binds: who may use the admin routes (docs/behaviour.md#admin-authentication). */
   adminToken: string | undefined;
   host: string;
+  /** The app's clock: when a consumer or key was made or revoked. */
+  clock: Clock;
 }
 
 /** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts), the reload and the status page. */
-export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica, adminToken, host }: GatewayAdminOptions): Promise<FastifyInstance> {
+export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica, adminToken, host, clock }: GatewayAdminOptions): Promise<FastifyInstance> {
   return buildAdminApp({
     registry,
     logger,
     adminToken,
     host,
     isReady: () => !app.lifecycle.leaving && backendAccepts(backendUrl),
-    routes: gatewayAdminRoutes(app, replica),
+    routes: gatewayAdminRoutes(app, replica, clock),
   });
 }

@@ -90,6 +90,8 @@ export interface ConsumerStore extends ConsumerUsageReader {
   recordFirstUse(use: FirstUse): Promise<void>;
   /** Adds counted requests to the ledger in one statement. */
   addUsage(rows: readonly UsageDelta[]): Promise<void>;
+  /** Closes the pool (and the embedded server behind it, if any). */
+  close(): Promise<void>;
 }
 
 /** RFC 3339 UTC with milliseconds, written by PostgreSQL: a timestamptz never passes through a JS Date. */
@@ -101,8 +103,8 @@ const CONSUMER_COLUMNS = `id, name, contact_email, webhook_url, ${iso('created_a
 /** Bumps the change counter; run inside the transaction of the change it numbers. */
 const BUMP = 'UPDATE gateway.changes SET seq = seq + 1 RETURNING seq';
 
-/** The store on a database the gateway's migrations have been applied to (schema `gateway`). */
-export function createConsumerStore(database: Database): ConsumerStore {
+/** The store on a database the gateway's migrations have been applied to (schema `gateway`); `close` ends what it runs on. */
+export function createConsumerStore(database: Database, close: () => Promise<void>): ConsumerStore {
   /** Runs `work` in a transaction that first takes the next change number (the counter's row lock orders writers). */
   const inChange = <Result>(operation: string, work: (query: QueryOnClient, seq: number) => Promise<Result>): Promise<Result> =>
     database.withClient(operation, async (client) => {
@@ -243,6 +245,8 @@ export function createConsumerStore(database: Database): ConsumerStore {
       );
       return rows.map(({ requests, last_seen, ...consumer }) => ({ consumer, requests: Number(requests), last_seen }));
     },
+
+    close,
   };
 }
 

@@ -20,12 +20,11 @@ export interface StoreLocation {
   dataDir: string;
 }
 
-/** The open store, and how to close it (pool, then the embedded server when there is one). */
+/** The open store (its close ends the pool, then the embedded server when there is one), and where it lives. */
 export interface OpenStore {
   store: ConsumerStore;
-  /** Where it lives, for the start-up log line: `postgres` or `embedded <dir>`. */
-  kind: string;
-  close(): Promise<void>;
+  /** For the start-up log line: `postgres` or `embedded`. */
+  kind: 'postgres' | 'embedded';
 }
 
 /**
@@ -48,5 +47,5 @@ export async function openConsumerStore({ database, dataDir }: StoreLocation, lo
     await close();
     throw err;
   }
-  return { store: createConsumerStore(pool), kind: embedded === undefined ? 'postgres' : `embedded ${dataDir}`, close };
+  return { store: createConsumerStore(pool, close), kind: embedded === undefined ? 'postgres' : 'embedded' };
 }
