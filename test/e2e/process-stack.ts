@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
+import { sharedGatewayStore } from '../support/gateway-store.js';
 import type { RunningStack } from './stack.js';
 
 const START_TIMEOUT_MS = 15_000;
@@ -75,8 +76,9 @@ export async function startService(name: keyof typeof entries, env: Record<strin
 const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' };
 const gatewayEnv = { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' };
 
+/** A built gateway on the run's shared consumer store (test/support/gateway-store.ts) unless `env` names another. */
 export function startGateway(backendUrl: string, env: Record<string, string> = {}, root: string = repoRoot): Promise<ServiceProcess> {
-  return startService('gateway', { ...gatewayEnv, BACKEND_URL: backendUrl, ...env }, root);
+  return startService('gateway', { ...gatewayEnv, ...sharedGatewayStore(), BACKEND_URL: backendUrl, ...env }, root);
 }
 
 export interface ProcessStackOptions {
