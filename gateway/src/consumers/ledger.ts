@@ -71,7 +71,7 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
   const knownFirstUse = (consumerId: string, version: number): number | undefined => firstUses.get(consumerId)?.get(version);
   const learnOne = ({ consumerId, version, firstSeenMs }: FirstUse): void => {
     let versions = firstUses.get(consumerId);
-    if (versions === undefined) firstUses.set(consumerId, (versions = new Map()));
+    if (versions === undefined) firstUses.set(consumerId, (versions = new Map<number, number>()));
     const known = versions.get(version);
     if (known === undefined || firstSeenMs < known) versions.set(version, firstSeenMs);
   };

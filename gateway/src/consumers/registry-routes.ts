@@ -31,7 +31,7 @@ const newConsumerBody = z.strictObject({
 });
 
 /** The id a name gives: ASCII letters and digits, lower case, every other run of characters one hyphen. */
-export function slugOf(name: string): string {
+function slugOf(name: string): string {
   return name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

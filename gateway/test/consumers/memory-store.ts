@@ -32,7 +32,7 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       check();
       const found = consumers.get(id);
       if (found === undefined) return undefined;
-      const { seq: _seq, ...record } = found;
+      const record = { id: found.id, name: found.name, contact_email: found.contact_email, webhook_url: found.webhook_url, created_at: found.created_at };
       const owned: KeyRecord[] = [...keys.values()]
         .filter((key) => key.consumerId === id)
         .map((key) => ({ key_id: key.keyId, created_at: iso(key.createdMs), revoked_at: key.revokedMs === null ? null : iso(key.revokedMs) }));
@@ -107,8 +107,8 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
         byConsumer.set(row.consumerId, { requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) });
       }
       return [...byConsumer.entries()].map(([id, { requests, lastSeenMs }]) => {
-        const { seq: _seq, ...consumer } = consumers.get(id) as ConsumerRecord & { seq: number };
-        return { consumer, requests, last_seen: iso(lastSeenMs) };
+        const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
+        return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
       });
     },
     async close() {},

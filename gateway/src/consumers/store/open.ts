@@ -42,7 +42,7 @@ export async function openConsumerStore({ database, dataDir }: StoreLocation, lo
     await embedded?.close();
   };
   try {
-    await migrate({ url, logger, redact: pool.redact, dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
+    await migrate({ url, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
   } catch (err) {
     await close();
     throw err;
