@@ -95,3 +95,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
 export function loadProcessConfig(): GatewayConfig {
   return loadConfig(process.env);
 }
+
+/** What `npm run consumers` needs: where the gateway's admin listener is, and its token if it has one. */
+export interface ConsumersCliConfig {
+  adminUrl: string;
+  adminToken: string | undefined;
+}
+
+/** GATEWAY_ADMIN_URL (default http://127.0.0.1:9464) and ADMIN_TOKEN, for the consumer CLI. */
+export function loadConsumersCliConfig(env: NodeJS.ProcessEnv): ConsumersCliConfig {
+  const vars = readEnv(env, {
+    GATEWAY_ADMIN_URL: {
+      schema: z
+        .string()
+        .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'must be an http:// URL such as http://127.0.0.1:9464'),
+      default: 'http://127.0.0.1:9464',
+    },
+  });
+  return { adminUrl: vars.GATEWAY_ADMIN_URL.replace(/\/+$/, ''), adminToken: readAdminToken(env) };
+}

@@ -20,14 +20,15 @@ function alive(pid: number): boolean {
  * (or by this very pid, as after a container restart) is taken over. Answers the release.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, LOCK_FILE);
   for (;;) {
     try {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       writeFileSync(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
       return () => rmSync(path, { force: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw new Error(`GATEWAY_DATA_DIR: cannot write ${path} (${code ?? (err as Error).message})`);
     }
     const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
     if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
