@@ -26,7 +26,7 @@ export const shutdownDelaySchema = z
   .transform(Number)
   .refine((ms) => ms <= 30_000, 'must be at most 30000 ms');
 
-/** Where a process keeps its data in PostgreSQL (README "Users in PostgreSQL", "Consumers"). */
+/** Where a process keeps its data in PostgreSQL (docs/deployment.md#users-in-postgresql). */
 export interface DatabaseConfig {
   /** DATABASE_URL as given: it may hold a password, so it is never printed. */
   url: string;

@@ -18,7 +18,7 @@ export interface BackendConfig {
   adminToken: string | undefined;
 }
 
-/** The backend's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
+/** The backend's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   const vars = readEnv(env, {
     BACKEND_HOST: { schema: hostSchema, default: '127.0.0.1' },
