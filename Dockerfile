@@ -77,7 +77,13 @@ ENV GATEWAY_HOST=0.0.0.0 \
     GATEWAY_PORT=8080 \
     GATEWAY_ADMIN_PORT=9464 \
     GATEWAY_ADMIN_HOST=0.0.0.0 \
-    API_VERSIONS_FILE=/app/ops/versions.json
+    API_VERSIONS_FILE=/app/ops/versions.json \
+    GATEWAY_DATA_DIR=/var/lib/gateway
+# The embedded consumer store's directory (without DATABASE_URL), owned by the user that runs the
+# process; a volume mounted here starts from it (docker-compose.yml mounts one).
+USER root
+RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway && chmod 0700 /var/lib/gateway
+USER node
 EXPOSE 8080 9464
 # /readyz: healthy means "can serve", i.e. the backend answers too.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
