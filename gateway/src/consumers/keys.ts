@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * An API key: `vr_<key id>_<secret>`. The key id (12 base64url characters from 9 random bytes) names the key
@@ -18,7 +18,8 @@ export interface NewKey {
   digest: Buffer;
 }
 
-export const digestOf = (key: string): Buffer => createHash('sha256').update(key).digest();
+/** SHA-256 of the whole key; the one-shot form makes no hash object per request (about half the time of createHash here). */
+export const digestOf = (key: string): Buffer => hash('sha256', key, 'buffer');
 
 export function generateKey(): NewKey {
   const keyId = randomBytes(9).toString('base64url');
