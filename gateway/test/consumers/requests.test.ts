@@ -173,10 +173,14 @@ describe('closed_to_new', () => {
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'acme');
     const late = await consumerWithKey(store, 'late');
+    // A first use recorded at the closing instant itself (by a replica that let it through) is not before it.
+    const atClosing = await consumerWithKey(store, 'at-closing');
+    await store.recordFirstUse({ consumerId: 'at-closing', version: 1, firstSeenMs: at('2026-09-01T00:00:00Z') });
     const test = await start({ consumerStore: store, policy: closedPolicy, now: at('2026-08-31T12:00:00Z') });
     expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
     test.setNow(at('2026-09-01T00:00:00Z'));
     expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': late.key } })).statusCode).toBe(403);
+    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': atClosing.key } })).statusCode).toBe(403);
     test.setNow(TODAY);
     expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
   });
