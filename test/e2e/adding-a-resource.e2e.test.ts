@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify, stripVTControlCharacters } from 'node:util';
+import { isDeepStrictEqual, promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { startProcessStack, type ProcessStack } from './process-stack.js';
@@ -74,7 +74,7 @@ function writeFile(copy: string, path: string, text: string): void {
 
 /**
  * Steps 1 to 4 and the test of step 8: the new files as the blocks give them; the import after app.ts's last
- * import and the registration below the order routes' (unless app.ts holds them already); the policy keys.
+ * import and the registration below the order routes', and the policy keys, unless they are there already.
  */
 function applySection(copy: string, blocks: SectionBlocks): void {
   writeFile(copy, ROUTES, blocks.routes);
@@ -94,7 +94,8 @@ function applySection(copy: string, blocks: SectionBlocks): void {
 
   const policyFile = join(copy, POLICY);
   const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as Record<string, unknown>;
-  writeFileSync(policyFile, `${JSON.stringify({ ...policy, ...(JSON.parse(blocks.policyKeys) as Record<string, unknown>) }, null, 2)}\n`);
+  const keys = JSON.parse(blocks.policyKeys) as Record<string, unknown>;
+  if (!Object.entries(keys).every(([key, value]) => isDeepStrictEqual(policy[key], value))) writeFileSync(policyFile, `${JSON.stringify({ ...policy, ...keys }, null, 2)}\n`);
 }
 
 /** The repository already has the resource: the section was followed here, and the commands' output is committed. */
