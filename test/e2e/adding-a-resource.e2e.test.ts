@@ -113,7 +113,7 @@ beforeAll(async () => {
   openapiUpdate = (await run('npm', ['run', '--silent', 'openapi:update'], { cwd: copy, encoding: 'utf8' })).stdout;
   kubernetesSync = (await run('npm', ['run', '--silent', 'k8s:sync'], { cwd: copy, encoding: 'utf8' })).stdout;
   stack = await startProcessStack({ root: copy });
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await stack?.stop();
@@ -148,7 +148,7 @@ describe('"Adding a resource" in docs/architecture.md', () => {
     writeFileSync(join(copy, 'tsconfig.section.json'), JSON.stringify({ extends: './tsconfig.json', include: [ROUTES, APP, NEW_TEST] }));
     await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.section.json'], { cwd: copy, encoding: 'utf8' });
     await run(process.execPath, ['node_modules/eslint/bin/eslint.js', ROUTES, APP, NEW_TEST], { cwd: copy, encoding: 'utf8' });
-  }, 120_000);
+  }, 300_000);
 
   it.each([
     ['/v1/invoices/inv-1001', {}, '1', V1_INVOICE, '/v1/invoices/:id'],
