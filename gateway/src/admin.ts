@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { buildAdminApp } from '@version-router/platform/admin';
 import { sendError } from '@version-router/platform/errors';
 import type { Clock } from '@version-router/platform/clock';
+import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { registryRoutes } from './consumers/registry-routes.js';
 import { backendAccepts } from './proxy/readiness.js';
@@ -12,8 +13,8 @@ import { statusRoutes } from './status/routes.js';
 /**
  * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
- * /versions/{n}/changes` is the migration guide the page links; the consumer registry registers
- * consumers and issues and revokes their keys.
+ * /versions/{n}/changes` (the migration guide) and `GET /changelog` are the page's links; the consumer
+ * registry registers consumers and issues and revokes their keys.
  */
 function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
@@ -25,6 +26,7 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
     await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, replica });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
+    await admin.register(changelogRoutes, app.changelog);
     await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
   };
 }

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
+import { changelogRoutes, type ChangelogRoutesOptions } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { createMigrationGuides, type MigrationGuides } from './changes/guides.js';
 import { createGatewayMetrics } from './accounting/metrics.js';
@@ -31,6 +32,8 @@ declare module 'fastify' {
     migrationGuides: MigrationGuides;
     /** Registered consumers: the shared store, this replica's keys in memory, and its ledger of their use. */
     consumers: { store: ConsumerStore; keys: KeyCache; ledger: Ledger };
+    /** What the changelog is rendered from, served on the public port and beside the status page. */
+    changelog: ChangelogRoutesOptions;
   }
 }
 
@@ -114,6 +117,9 @@ export async function buildApp({
   const guides = createMigrationGuides(pool);
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
+  const changelog: ChangelogRoutesOptions = { policies, clock };
+  app.decorate('changelog', changelog);
+  await app.register(changelogRoutes, changelog);
   await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger });
   return app;
 }
