@@ -1,5 +1,5 @@
 import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumers.js';
-import { escapeText, inlineStyleCsp } from '../html/self-contained.js';
+import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
 import { ATOM_MEDIA_TYPE, CHANGELOG_PATH } from '../versions/discovery.js';
 import { readableInstant } from '../versions/readable-instant.js';
@@ -13,14 +13,7 @@ const PAGE_CONSUMERS = 10;
 
 const DAY_MS = 86_400_000;
 
-const STYLE = `
-:root { color-scheme: light; --line: #d8dde3; --muted: #5b6470; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1d2330; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
-h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
-p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
-caption { text-align: left; padding-bottom: .35rem; }
-table { border-collapse: collapse; width: 100%; }
+const STYLE = `${BASE_STYLE}h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
 th { white-space: normal; font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }

@@ -1,4 +1,5 @@
 import { StorageUnavailableError } from '@version-router/platform/postgres';
+import { generateKey } from '../../src/consumers/keys.js';
 import { dayOf, type ConsumerRecord, type ConsumerStore, type FirstUse, type KeyEntry, type KeyRecord, type UsageDelta, type UsageRow } from '../../src/consumers/store/consumer-store.js';
 
 /** A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would. */
@@ -117,4 +118,17 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     if (store.down) throw new StorageUnavailableError('connect ECONNREFUSED 10.0.0.9:5432');
   }
   return store;
+}
+
+/** A consumer with a key, written to the store as another replica (or an earlier run) would have. */
+export async function consumerWithKey(
+  store: ConsumerStore,
+  id: string,
+  // The tests' usual today (TODAY in ../helpers.ts, which imports this file).
+  { nowMs = Date.parse('2026-11-22T12:00:00Z'), name = id, contact_email = null }: { nowMs?: number; name?: string; contact_email?: string | null } = {},
+): Promise<{ key: string; keyId: string }> {
+  await store.createConsumer({ id, name, contact_email, webhook_url: null, webhook_secret: null }, nowMs);
+  const { keyId, key, digest } = generateKey();
+  await store.addKey(id, { keyId, digest }, nowMs);
+  return { key, keyId };
 }
