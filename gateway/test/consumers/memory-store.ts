@@ -107,10 +107,12 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
         const known = byConsumer.get(row.consumerId) ?? { requests: 0, lastSeenMs: 0 };
         byConsumer.set(row.consumerId, { requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) });
       }
-      return [...byConsumer.entries()].map(([id, { requests, lastSeenMs }]) => {
-        const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
-        return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
-      });
+      return [...byConsumer.entries()]
+        .map(([id, { requests, lastSeenMs }]) => {
+          const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
+          return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
+        })
+        .sort((a, b) => b.requests - a.requests || (a.consumer.id < b.consumer.id ? -1 : 1));
     },
     async close() {},
   };
