@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { issueKey, load, need, nodeBinary, nodeVersion, startNode } from './harness.mjs';
+import { WRK_DONE, issueKey, load, need, nodeBinary, nodeVersion, startNode } from './harness.mjs';
 import { startBenchPostgres } from './postgres.mjs';
 import { entries } from '../scripts/paths.mjs';
 
@@ -42,12 +42,7 @@ request = function()
   if #keys == 0 then return wrk.format("GET", "/v1/orders/ord-1001") end
   return wrk.format("GET", "/v1/orders/ord-1001", { ["API-Key"] = keys[(i % #keys) + 1] })
 end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
-end
-`,
+${WRK_DONE}`,
   );
   return file;
 }
