@@ -98,6 +98,14 @@ export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeO
  * Writes wrk's Lua hooks to `file`: the request ({ method, path, headers, body? }) is built once (static),
  * and done() prints the summary as one JSON line.
  */
+/** wrk's done() hook: the summary as one JSON line after RESULT, which load() reads. */
+export const WRK_DONE = `done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
+end
+`;
+
 export function wrkScript(file, request) {
   const headers = Object.entries(request.headers)
     .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
@@ -108,12 +116,7 @@ export function wrkScript(file, request) {
 wrk.path = ${JSON.stringify(request.path)}
 ${request.body === undefined ? '' : `wrk.body = ${JSON.stringify(request.body)}`}
 ${headers}
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
-end
-`,
+${WRK_DONE}`,
   );
   return file;
 }

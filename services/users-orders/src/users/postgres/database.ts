@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createDatabaseMetrics } from '../../metrics.js';
 
+/** How long a statement may go unanswered before it counts as unavailable (the platform pool's read timeout). */
+export { readTimeoutMs } from '@version-router/platform/postgres';
+
 /** Bytes a COPY stream buffers before handing them over: one chunk for a listing batch of about 150 KB. */
 const COPY_CHUNK_BYTES = 1 << 20;
 
