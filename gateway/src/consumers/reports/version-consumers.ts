@@ -17,7 +17,7 @@ export interface VersionConsumer {
   last_seen: string;
 }
 
-export interface VersionConsumers {
+export interface ConsumersOfVersion {
   /** Midnight UTC starting the window the requests are counted in (the ledger keeps days). */
   requests_since: string;
   /** Most requests first, then by id. */
@@ -30,7 +30,7 @@ export interface VersionConsumers {
  * `GET /versions/{n}/consumers` and the status page alike, so what a notice adds to a consumer's row (the
  * notices sent to it) is added once.
  */
-export async function versionConsumers(reader: ConsumerUsageReader, version: number, nowMs: number): Promise<VersionConsumers> {
+export async function versionConsumers(reader: ConsumerUsageReader, version: number, nowMs: number): Promise<ConsumersOfVersion> {
   const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_DAYS * DAY_MS));
   const rows = await reader.consumersOf(version, sinceMs);
   return {
