@@ -295,8 +295,14 @@ describe('reloading the policy without a restart', () => {
 });
 
 describe('the OpenAPI document of a deprecated version', () => {
-  const ANNOTATED = {
+  /** What the gateway adds to every version's document: the API-Key scheme, optional under the shipped policy. */
+  const WITH_KEY_SCHEME = {
     ...STUB_OPENAPI,
+    components: { securitySchemes: { ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) } },
+    security: [{ ApiKey: [] }, {}],
+  };
+  const ANNOTATED = {
+    ...WITH_KEY_SCHEME,
     'x-sunset': '2027-01-01T00:00:00.000Z',
     'x-successor-version': 2,
     paths: {
@@ -327,11 +333,11 @@ describe('the OpenAPI document of a deprecated version', () => {
     }
   });
 
-  it('passes a current version\'s document through untouched, and a deprecated one before its announcement', async () => {
+  it('marks nothing deprecated in a current version\'s document, nor in a deprecated one\'s before its announcement', async () => {
     const current = await get('/openapi.json', { 'api-version': '2' });
-    expect(current.json()).toEqual(STUB_OPENAPI);
+    expect(current.json()).toEqual(WITH_KEY_SCHEME);
     gateway.setNow(at('2026-05-01'));
-    expect((await get('/v1/openapi.json')).json()).toEqual(STUB_OPENAPI);
+    expect((await get('/v1/openapi.json')).json()).toEqual(WITH_KEY_SCHEME);
   });
 
   it('follows a reloaded policy: a later sunset shows in x-sunset at once', async () => {
