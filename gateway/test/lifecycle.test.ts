@@ -298,7 +298,7 @@ describe('the OpenAPI document of a deprecated version', () => {
   /** What the gateway adds to every version's document: the API-Key scheme, optional under the shipped policy. */
   const WITH_KEY_SCHEME = {
     ...STUB_OPENAPI,
-    components: { securitySchemes: { ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) } },
+    components: { securitySchemes: { ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) as unknown } },
     security: [{ ApiKey: [] }, {}],
   };
   const ANNOTATED = {
