@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import rootPackage from './package.json' with { type: 'json' };
 import { platformFromSource } from './test/vitest-shared.js';
 
 /**
@@ -7,19 +9,24 @@ import { platformFromSource } from './test/vitest-shared.js';
  */
 const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.e2e.test.ts', 'test/e2e/adding-a-resource.e2e.test.ts'];
 
+/** The workspace packages, whose tests live beside their sources (<dir>/test); a project each, named as the folder. */
+const WORKSPACE_PACKAGES = rootPackage.workspaces.map((dir) => ({ name: basename(dir), dir }));
+
 export default defineConfig({
   ...platformFromSource,
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
+      // One project per workspace package, so `npm test -w <package>` (vitest run --project <name>) runs its tests alone.
+      ...WORKSPACE_PACKAGES.map(({ name, dir }) => ({ extends: true as const, test: { name, include: [`${dir}/test/**/*.test.ts`], sequence: { groupOrder: 0 } } })),
       {
         extends: true,
         test: {
           name: 'main',
-          include: ['platform/**/*.test.ts', 'services/**/*.test.ts', 'gateway/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['test/**/*.test.ts'],
           // test/hostile has its own run (npm run test:hostile): it must not share the machine with timed suites.
-          exclude: ['node_modules/**', 'dist/**', 'test/containers/**', 'test/hostile/**', ...DOCS_SECTION_CHECKS],
+          exclude: ['test/containers/**', 'test/hostile/**', ...DOCS_SECTION_CHECKS],
           sequence: { groupOrder: 0 },
         },
       },

@@ -80,7 +80,7 @@ describe('"Adding a resource" in docs/architecture.md', () => {
   });
 
   it('leaves the tests as they are: the policy, document and contract tests pass on the copy, and its code passes ESLint', async () => {
-    const vitest = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'main', ...UNCHANGED_TESTS], { cwd: copy, encoding: 'utf8' });
+    const vitest = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...UNCHANGED_TESTS], { cwd: copy, encoding: 'utf8' });
     expect(stripVTControlCharacters(vitest.stdout)).toMatch(/Test Files {2}4 passed \(4\)/);
     await run(process.execPath, ['node_modules/eslint/bin/eslint.js', ROUTES, APP], { cwd: copy, encoding: 'utf8' });
   }, 120_000);

@@ -109,7 +109,7 @@ async function startNpm(): Promise<RunningStart> {
   if (launcher === undefined) throw new Error(`no launcher under npm (${npmPid}):\n${output}`);
   const services = childrenOf(launcher.pid);
   const pidOf = (entry: string) => services.find(({ args }) => args.includes(entry))?.pid ?? 0;
-  const pids = { npm: npmPid, launcher: launcher.pid, gateway: pidOf('dist/gateway/src/main.js'), backend: pidOf('dist/services/users-orders/src/main.js') };
+  const pids = { npm: npmPid, launcher: launcher.pid, gateway: pidOf(entries.gateway), backend: pidOf(entries.backend) };
   return { npm, pids, output: () => output, npmExited, outputEnded, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, gatewayAdminUrl: `http://127.0.0.1:${gatewayAdminPort}` };
 }
 

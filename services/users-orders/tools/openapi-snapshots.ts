@@ -1,10 +1,12 @@
+// The OpenAPI snapshot gate: a build tool, not part of the running backend (the image ships dist/src only).
+// `npm run openapi:update` (scripts/openapi-update.mjs) runs its compiled form; the contract tests import it.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { createLogger } from '@version-router/platform/logger';
-import { buildApp } from '../app.js';
+import { buildApp } from '../src/app.js';
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
-import { documentPaths } from './openapi.js';
-import { orderPresenters, type OrderPresenter } from '../orders/presenters.js';
+import { documentPaths } from '../src/contract/openapi.js';
+import { orderPresenters, type OrderPresenter } from '../src/orders/presenters.js';
 
 /** The committed document of each version: `openapi/v{n}.json`, formatted so a review shows line diffs. */
 function snapshotFile(dir: string, version: number): string {
