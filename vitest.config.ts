@@ -4,10 +4,15 @@ import rootPackage from './package.json' with { type: 'json' };
 import { platformFromSource } from './test/vitest-shared.js';
 
 /**
+ * `npm test`'s run, and `npx vitest run <path>` while working: each package's tests and the root test/ suites that
+ * span processes, every file named `*.test.ts`. The suites that run apart from it have test/vitest.config.ts.
+ */
+
+/**
  * They copy and build the repository (tsc, a CPU-bound child process the worker pool does not count), so they
  * run after every other file instead of beside the timed suites.
  */
-const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.e2e.test.ts', 'test/e2e/adding-a-resource.e2e.test.ts'];
+const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.test.ts', 'test/e2e/adding-a-resource.test.ts'];
 
 /** The workspace packages, whose tests live beside their sources (<dir>/test); a project each, named as the folder. */
 const WORKSPACE_PACKAGES = rootPackage.workspaces.map((dir) => ({ name: basename(dir), dir }));
@@ -24,14 +29,15 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'main',
+          // The root test/ suites that span processes. Those that run apart from `npm test` (hostile clients, browser,
+          // soak, containers) have suffixes of their own and their own config, test/vitest.config.ts.
           include: ['test/**/*.test.ts'],
-          // test/hostile has its own run (npm run test:hostile): it must not share the machine with timed suites.
-          exclude: ['test/containers/**', 'test/hostile/**', ...DOCS_SECTION_CHECKS],
+          exclude: DOCS_SECTION_CHECKS,
           sequence: { groupOrder: 0 },
         },
       },
       // One after the other: each builds a copy.
-      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.e2e\.test\.ts$/g, ''), include: [file], sequence: { groupOrder: index + 1 } } })),
+      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.test\.ts$/g, ''), include: [file], sequence: { groupOrder: index + 1 } } })),
     ],
   },
 });
