@@ -43,12 +43,13 @@ describe('discovery', () => {
     expect(res.headers).not.toHaveProperty('link');
   });
 
-  it('answers GET /versions with each version\'s phase at the time of the request', async () => {
+  it('answers GET /versions with each version\'s phase at the time of the request, linking the changelog', async () => {
     const versionsAt = async (now: number) => {
       fixture.gateway.setNow(now);
       const res = await get('/versions');
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.link).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
       return res.json<{ default_version: number; versions: { version: number; phase: string }[] }>();
     };
     const windows = [
@@ -57,6 +58,7 @@ describe('discovery', () => {
     ];
     expect(await versionsAt(TODAY)).toEqual({
       default_version: 1,
+      changelog: '/changelog',
       policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
       versions: [
         {

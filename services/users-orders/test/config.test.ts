@@ -9,6 +9,7 @@ describe('loadConfig', () => {
       port: 8081,
       adminHost: '127.0.0.1',
       adminPort: 9465,
+      seedDir: 'ops/seed',
       ordersFile: 'ops/seed/orders.json',
       shutdownDelayMs: 0,
       logLevel: 'info',
@@ -22,6 +23,11 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1 }],
   ])('reads the users database from %j', (env, database) => {
     expect(loadConfig(env).database).toEqual(database);
+  });
+
+  it('reads the orders from SEED_DIR unless ORDERS_FILE names their file', () => {
+    expect(loadConfig({ SEED_DIR: '/data/seed' })).toMatchObject({ seedDir: '/data/seed', ordersFile: '/data/seed/orders.json' });
+    expect(loadConfig({ SEED_DIR: '/data/seed', ORDERS_FILE: '/data/o.json' })).toMatchObject({ seedDir: '/data/seed', ordersFile: '/data/o.json' });
   });
 
   it('keeps the in-memory store for an empty DATABASE_URL', () => {
@@ -43,8 +49,8 @@ describe('loadConfig', () => {
   });
 
   it('reads every variable', () => {
-    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', SHUTDOWN_DELAY_MS: '30000', LOG_LEVEL: 'silent' };
-    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
+    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', SEED_DIR: '/data', ORDERS_FILE: '/data/o.json', SHUTDOWN_DELAY_MS: '30000', LOG_LEVEL: 'silent' };
+    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, seedDir: '/data', ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
   });
 
   it.each([
@@ -54,6 +60,7 @@ describe('loadConfig', () => {
     ['BACKEND_ADMIN_PORT', '8080x'],
     ['BACKEND_HOST', ''],
     ['BACKEND_ADMIN_HOST', ''],
+    ['SEED_DIR', ''],
     ['ORDERS_FILE', ''],
     ['LOG_LEVEL', 'loud'],
     ['SHUTDOWN_DELAY_MS', '5s'],

@@ -29,7 +29,7 @@ describe.concurrent('the running backend', () => {
     await backend.exited;
   });
 
-  it('closes a request whose headers never finish after 5-8 s, answering 408 JSON if anything', async () => {
+  it('closes a request whose headers never finish at the 5 s read timeout, answering 408 JSON if anything', async () => {
     const socket = await open(backend.apiUrl);
     const reader = new Received(socket);
     const started = Date.now();
@@ -37,8 +37,10 @@ describe.concurrent('the running backend', () => {
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     await closed;
     const elapsed = Date.now() - started;
+    // The read timeout is checked every 0.5 s: 5.0-5.5 s on a quiet machine. Under 10 s leaves a loaded one
+    // room; without the read timeout nothing would close this connection at all.
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
-    expect(elapsed).toBeLessThanOrEqual(8_000);
+    expect(elapsed).toBeLessThan(10_000);
     const answer = await reader.next(0).catch(() => undefined);
     if (answer !== undefined) {
       expect(answer.status).toBe(408);
@@ -143,7 +145,8 @@ describe('the built process with a bad configuration', () => {
     [{ BACKEND_PORT: 'abc' }, 'invalid configuration: BACKEND_PORT: must be a port number (0-65535) (got "abc")'],
     [{ SHUTDOWN_DELAY_MS: '30001' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")'],
     [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
-    [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate order id "o"`],
+    [{ SEED_DIR: 'no/such/seed' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/seed/orders.json (ENOENT)'],
+    [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
     [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
     [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
   ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {

@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@version-router/platform/config';
-import { readOrdersFile } from '../../src/orders/order.js';
+import { orderSchema } from '../../src/orders/order.js';
+import { seedFiles } from '../../src/resources/seeds.js';
 
-describe('readOrdersFile (ORDERS_FILE)', () => {
+describe('the orders\' seed file (ORDERS_FILE)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orders-'));
+  /** The orders as the running backend reads them, from `path`. */
+  const readOrdersFile = (path: string) => seedFiles({ seedDir: dir, ordersFile: path }).read('orders', orderSchema);
   const file = (name: string, text: string): string => {
     const path = join(dir, name);
     writeFileSync(path, text);
@@ -29,7 +32,7 @@ describe('readOrdersFile (ORDERS_FILE)', () => {
     [
       'duplicate ids',
       file('dupes.json', '[{"id":"o","customer_id":"c","total_cents":1,"currency":"EUR"},{"id":"o","customer_id":"d","total_cents":2,"currency":"EUR"}]'),
-      /^ORDERS_FILE: .* is invalid at 1\.id: duplicate order id "o"$/,
+      /^ORDERS_FILE: .* is invalid at 1\.id: duplicate id "o"$/,
     ],
   ])('refuses a %s file with a ConfigError naming ORDERS_FILE', (_what, path, message) => {
     expect(() => readOrdersFile(path)).toThrow(ConfigError);

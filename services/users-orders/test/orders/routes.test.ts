@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seedRecords } from '../../src/resources/seeds.js';
 import { JSON_TYPE, testApp } from '../helpers.js';
 
 describe('GET order representations', () => {
@@ -44,7 +45,7 @@ describe('GET order representations', () => {
   });
 
   it('serves the orders it was built with', async () => {
-    const app = await testApp({ orders: [{ id: 'x-1', customer_id: 'user-9', total_cents: 100, currency: 'GBP' }] });
+    const app = await testApp({ seeds: seedRecords({ orders: [{ id: 'x-1', customer_id: 'user-9', total_cents: 100, currency: 'GBP' }] }) });
     expect((await app.inject({ method: 'GET', url: '/v2/orders/x-1' })).json()).toMatchObject({ currency: 'GBP' });
     expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).statusCode).toBe(404);
   });
