@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import rootPackage from './package.json' with { type: 'json' };
-import { platformFromSource } from './test/vitest-shared.js';
+import { gatewayStoreSetup, platformFromSource } from './test/vitest-shared.js';
 
 /**
  * `npm test`'s run, and `npx vitest run <path>` while working: each package's tests and the root test/ suites that
@@ -29,6 +29,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'main',
+          // The gateway processes these suites start share one consumer store (test/support/gateway-store.ts); the
+          // packages' tests start no gateway that opens one.
+          globalSetup: [gatewayStoreSetup],
           // The root test/ suites that span processes. Those that run apart from `npm test` (hostile clients, browser,
           // soak, containers) have suffixes of their own and their own config, test/vitest.config.ts.
           include: ['test/**/*.test.ts'],
@@ -37,7 +40,7 @@ export default defineConfig({
         },
       },
       // One after the other: each builds a copy.
-      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.test\.ts$/g, ''), include: [file], sequence: { groupOrder: index + 1 } } })),
+      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.test\.ts$/g, ''), include: [file], globalSetup: [gatewayStoreSetup], sequence: { groupOrder: index + 1 } } })),
     ],
   },
 });

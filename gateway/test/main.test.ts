@@ -26,6 +26,8 @@ describe('the built gateway with a bad configuration', () => {
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
     [{ SHUTDOWN_DELAY_MS: '60000' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "60000")'],
+    [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
+    [{ DATABASE_URL: 'mysql://gw:s3cret@db/fleet' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://gw:***@db/fleet")'],
   ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [entries.gateway], {

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       shutdownDelayMs: 0,
       logLevel: 'info',
       database: undefined,
+      adminToken: undefined,
     });
   });
 
@@ -51,6 +52,12 @@ describe('loadConfig', () => {
   it('reads every variable', () => {
     const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', SEED_DIR: '/data', ORDERS_FILE: '/data/o.json', SHUTDOWN_DELAY_MS: '30000', LOG_LEVEL: 'silent' };
     expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, seedDir: '/data', ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
+  });
+
+  it('reads ADMIN_TOKEN (16 characters at least) for the admin listener', () => {
+    expect(loadConfig({ ADMIN_TOKEN: 'a-token-of-16-ch' }).adminToken).toBe('a-token-of-16-ch');
+    expect(loadConfig({ ADMIN_TOKEN: '' }).adminToken).toBeUndefined();
+    expect(() => loadConfig({ ADMIN_TOKEN: 'a-token-of-15-c' })).toThrow(new ConfigError('ADMIN_TOKEN: must be at least 16 characters (got 15; value not shown)'));
   });
 
   it.each([
