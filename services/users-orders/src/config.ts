@@ -7,6 +7,11 @@ export interface DatabaseConfig {
   url: string;
   /** DATABASE_POOL_MAX: connections this replica opens at most. */
   poolMax: number;
+  /**
+   * DATABASE_MIGRATION_TIMEOUT_MS: how long start-up waits for another replica's schema migration, and how
+   * long each migration statement may run (not the requests' 3 s: a migration may take minutes).
+   */
+  migrationTimeoutMs: number;
 }
 
 export interface BackendConfig {
@@ -29,6 +34,12 @@ const poolMaxSchema = z
   .regex(/^[0-9]{1,3}$/, 'must be an integer from 1 to 100')
   .transform(Number)
   .refine((max) => max >= 1 && max <= 100, 'must be an integer from 1 to 100');
+
+const migrationTimeoutSchema = z
+  .string()
+  .regex(/^[0-9]{1,8}$/, 'must be a whole number of milliseconds from 1000 to 86400000')
+  .transform(Number)
+  .refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be a whole number of milliseconds from 1000 to 86400000');
 
 /**
  * A postgres:// or postgresql:// URL with a host (or a socket directory). The value is never echoed back: where it parses, the
@@ -61,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
     DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' },
+    DATABASE_MIGRATION_TIMEOUT_MS: { schema: migrationTimeoutSchema, default: '600000' },
   });
   const databaseUrl = env.DATABASE_URL;
   return {
@@ -71,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     ordersFile: vars.ORDERS_FILE,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
-    database: databaseUrl === undefined || databaseUrl === '' ? undefined : { url: parseDatabaseUrl(databaseUrl), poolMax: vars.DATABASE_POOL_MAX },
+    database: databaseUrl === undefined || databaseUrl === '' ? undefined : { url: parseDatabaseUrl(databaseUrl), poolMax: vars.DATABASE_POOL_MAX, migrationTimeoutMs: vars.DATABASE_MIGRATION_TIMEOUT_MS },
   };
 }
 
