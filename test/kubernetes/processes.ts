@@ -10,13 +10,17 @@ import type { AdminListener } from './pod-rules.js';
 /** How long a process drains in-flight requests after its listener closes. */
 export const drainMs = serverLimits.shutdownGraceMs;
 
-export interface ProcessFacts {
+export interface ProcessFacts<Config = unknown> {
   /** The Deployment, container and Service name. */
   name: 'gateway' | 'backend';
+  /** What config.ts makes of this environment. */
+  config(env: NodeJS.ProcessEnv): Config;
   apiPort: number;
   admin: AdminListener;
   /** The variables loadConfig reads given this environment (it throws on a value it refuses). */
   namesRead(env: NodeJS.ProcessEnv): Set<string>;
+  /** What the manifests may set: the variables read, and the announced ones. */
+  namesAccepted(env: NodeJS.ProcessEnv): Set<string>;
 }
 
 /** Every property loadConfig looks up in the environment. */
@@ -32,20 +36,30 @@ function recordReads(load: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.Proc
   return read;
 }
 
+/**
+ * Variables the manifests pass ahead of the processes reading them: ADMIN_TOKEN, the admin listener's
+ * token, from an optional Secret. A test fails once config.ts reads one, so it leaves this list then.
+ */
+export const announcedVariables: ReadonlySet<string> = new Set(['ADMIN_TOKEN']);
+
 const gatewayDefaults = loadGatewayConfig({});
 const backendDefaults = loadBackendConfig({});
 
-export const processes: Record<ProcessFacts['name'], ProcessFacts> = {
+export const processes = {
   gateway: {
     name: 'gateway',
+    config: loadGatewayConfig,
     apiPort: gatewayDefaults.port,
     admin: { port: gatewayDefaults.adminPort, portVariable: 'GATEWAY_ADMIN_PORT', hostVariable: 'GATEWAY_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadGatewayConfig, env),
-  },
+    namesAccepted: (env) => new Set([...recordReads(loadGatewayConfig, env), ...announcedVariables]),
+  } satisfies ProcessFacts<ReturnType<typeof loadGatewayConfig>>,
   backend: {
     name: 'backend',
+    config: loadBackendConfig,
     apiPort: backendDefaults.port,
     admin: { port: backendDefaults.adminPort, portVariable: 'BACKEND_ADMIN_PORT', hostVariable: 'BACKEND_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadBackendConfig, env),
-  },
+    namesAccepted: (env) => new Set([...recordReads(loadBackendConfig, env), ...announcedVariables]),
+  } satisfies ProcessFacts<ReturnType<typeof loadBackendConfig>>,
 };
