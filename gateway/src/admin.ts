@@ -12,9 +12,8 @@ import { statusRoutes } from './status/routes.js';
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
  * /versions/{n}/changes` is the migration guide the page links.
  */
-const gatewayAdminRoutes =
-  (app: FastifyInstance, replica: string): FastifyPluginAsync =>
-  async (admin) => {
+function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPluginAsync {
+  return async function gatewayAdminRoutes(admin) {
     admin.post('/-/reload', async (_request, reply) => {
       const result = app.versionPolicies.reload();
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
@@ -24,6 +23,7 @@ const gatewayAdminRoutes =
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
   };
+}
 
 export interface GatewayAdminOptions {
   app: FastifyInstance;

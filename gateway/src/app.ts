@@ -6,15 +6,16 @@ import { baseServerOptions, httpFoundation } from '@version-router/platform/http
 import { httpMetrics } from '@version-router/platform/metrics';
 import { changesRoutes } from './changes/routes.js';
 import { createMigrationGuides, type MigrationGuides } from './changes/guides.js';
-import { createGatewayMetrics } from './metrics.js';
+import { createGatewayMetrics } from './accounting/metrics.js';
+import { requestAccounting } from './accounting/request-accounting.js';
+import { createVersionUsage, type VersionUsage } from './accounting/usage.js';
 import { createBackendPool } from './proxy/backend.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
-import { createVersionUsage, type VersionUsage } from './status/usage.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import type { PolicySource } from './versions/policy-file.js';
-import { createPolicyStore, type PolicyStore } from './versions/policy-store.js';
-import { watchPolicyFile } from './versions/policy-watch.js';
+import { createPolicyStore, type PolicyStore } from './reload/policy-store.js';
+import { watchPolicyFile } from './reload/policy-watch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -75,11 +76,12 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
     await pool.close();
   });
 
+  await app.register(requestAccounting, { metrics, usage });
   await app.register(usersProxy, { backendUrl, pool });
   await app.register(discoveryRoutes, { policies, clock });
   const guides = createMigrationGuides(pool);
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
-  await app.register(versionedResources, { policies, clock, metrics, usage, backendUrl, pool });
+  await app.register(versionedResources, { policies, clock, backendUrl, pool });
   return app;
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { serverLimits } from './server-limits.js';
@@ -69,7 +69,7 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
  * What both processes (and their admin listeners) run on every request, one plugin per rule; see
  * src/plugins/README.md. Register it first, before any route, on a server built from baseServerOptions.
  */
-const httpFoundationPlugin: FastifyPluginAsync = async (app) => {
+async function httpFoundationPlugin(app: FastifyInstance): Promise<void> {
   await app.register(draining);
   await app.register(routeLabel);
   // The guards' onRequest hook runs first, so a refused request never arms a write deadline.
@@ -77,6 +77,6 @@ const httpFoundationPlugin: FastifyPluginAsync = async (app) => {
   await app.register(writeDeadline);
   await app.register(methodNotAllowed);
   await app.register(errorHandler);
-};
+}
 
 export const httpFoundation = fp(httpFoundationPlugin, { name: 'http-foundation' });

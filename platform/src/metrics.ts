@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { routeLabelOf } from './plugins/route-label.js';
@@ -23,7 +23,7 @@ export interface HttpMetricsOptions {
 }
 
 /** Counts and times every response by route pattern (never the raw URL, which would explode cardinality). */
-const httpMetricsPlugin: FastifyPluginAsync<HttpMetricsOptions> = async (app, { registry }) => {
+async function httpMetricsPlugin(app: FastifyInstance, { registry }: HttpMetricsOptions): Promise<void> {
   const requests = new Counter({
     name: httpMetricNames.requests,
     help: 'HTTP responses sent, by method, route pattern and status code.',
@@ -47,6 +47,6 @@ const httpMetricsPlugin: FastifyPluginAsync<HttpMetricsOptions> = async (app, { 
     duration.observe(labels, reply.elapsedTime / 1000);
     done();
   });
-};
+}
 
 export const httpMetrics = fp(httpMetricsPlugin, { name: 'http-metrics' });

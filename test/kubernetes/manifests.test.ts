@@ -1,6 +1,6 @@
 /**
  * deploy/kubernetes offline: each kustomization rendered as `kubectl apply -k` renders it, every object
- * validated against its schema, and the rules of docs/deployment.md (Kubernetes) checked on what was
+ * validated against its schema, and the rules of docs/deployment.md#kubernetes checked on what was
  * rendered (test/kubernetes/rules.test.ts, network-rules.test.ts and operator-rules.test.ts show each rule
  * failing on a broken object). No cluster runs here.
  */

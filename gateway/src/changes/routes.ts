@@ -1,12 +1,12 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sendError } from '@version-router/platform/errors';
 import { asPage } from '../html/self-contained.js';
-import type { PolicyStore } from '../versions/policy-store.js';
+import type { PolicyInForce } from '../versions/in-force.js';
 import type { MigrationGuides } from './guides.js';
 import { GUIDE_PAGE_CSP } from './page.js';
 
 export interface ChangesRoutesOptions {
-  policies: PolicyStore;
+  policies: PolicyInForce;
   guides: MigrationGuides;
 }
 
@@ -35,7 +35,7 @@ function wantsHtml(accept: string | undefined): boolean {
  * backend's documents cannot be had, 502 `bad gateway` (refused, broken off, not 200, not JSON) or
  * 504 `gateway timeout` (no answer within BACKEND_TIMEOUT_MS), as for a proxied request.
  */
-export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (app, { policies, guides }) => {
+export async function changesRoutes(app: FastifyInstance, { policies, guides }: ChangesRoutesOptions): Promise<void> {
   app.get<{ Params: { version: string } }>('/versions/:version/changes', async (request, reply) => {
     const label = request.params.version;
     // Only the decimal of a version names it (`01`, `1.0`, `x` name none).
@@ -50,4 +50,4 @@ export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (ap
     if (wantsHtml(request.headers.accept)) return asPage(reply, GUIDE_PAGE_CSP).send(outcome.guide.html);
     return reply.type('application/json; charset=utf-8').send(outcome.guide.json);
   });
-};
+}

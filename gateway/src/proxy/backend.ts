@@ -141,8 +141,3 @@ export const backendReplyOptions: FastifyReplyFromHooks = {
   retryDelay: noRetry,
   onResponse: sendSmallBodiesWhole,
 };
-
-/** reply-from plugin options: our pool, and no per-request log lines of its own (one line per request is enough). */
-export function replyFromOptions(backendUrl: string, pool: Pool) {
-  return { base: backendUrl, undici: pool, disableRequestLogging: true };
-}

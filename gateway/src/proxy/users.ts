@@ -1,13 +1,6 @@
-import replyFrom from '@fastify/reply-from';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Pool } from 'undici';
-import { backendReplyOptions, replyFromOptions } from './backend.js';
-import { passThroughBody, streamBodyWhateverItsType } from './pass-through-body.js';
-
-export interface UsersProxyOptions {
-  backendUrl: string;
-  pool: Pool;
-}
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { backendReplyOptions } from './backend.js';
+import { setUpForwarding, type ForwardingOptions } from './forwarding.js';
 
 /** The methods the users resource is forwarded with; any other gets the gateway's own 405 listing these in Allow. */
 const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
@@ -18,14 +11,11 @@ const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS
  * path that climbs out with `..` with a 400). A proxy plugin on top of it (@fastify/http-proxy) re-parsed
  * and re-encoded every URL and query, which cost 18 % of the gateway's CPU per request (bench/README.md).
  */
-export const usersProxy: FastifyPluginAsync<UsersProxyOptions> = async (app, { backendUrl, pool }) => {
-  await app.register(replyFrom, replyFromOptions(backendUrl, pool));
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', passThroughBody);
-  app.addHook('onRequest', streamBodyWhateverItsType);
+export async function usersProxy(app: FastifyInstance, options: ForwardingOptions): Promise<void> {
+  await setUpForwarding(app, options);
   const forward = (_request: FastifyRequest, reply: FastifyReply): void => {
     void reply.from(undefined, backendReplyOptions);
   };
   app.route({ method: USERS_METHODS, url: '/api/users', handler: forward });
   app.route({ method: USERS_METHODS, url: '/api/users/*', handler: forward });
-};
+}

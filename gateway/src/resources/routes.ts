@@ -1,32 +1,18 @@
-import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReplyFromHooks } from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'undici';
 import type { Clock } from '@version-router/platform/clock';
 import { sendError } from '@version-router/platform/errors';
-import { routeLabelOf } from '@version-router/platform/http-foundation';
-import type { GatewayMetrics } from '../metrics.js';
-import { backendReplyOptions, dropHopByHopHeaders, replyFromOptions } from '../proxy/backend.js';
-import { passThroughBody, streamBodyWhateverItsType } from '../proxy/pass-through-body.js';
-import type { VersionUsage } from '../status/usage.js';
+import { backendReplyOptions, dropHopByHopHeaders } from '../proxy/backend.js';
+import { setUpForwarding } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
-import type { PolicyStore } from '../versions/policy-store.js';
-import type { VersionAnswer } from '../versions/policy.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
-import { successorPath } from './router.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The policy's answer for a request on a versioned resource, for the metrics and the consumer log. */
-    apiVersion: VersionAnswer | null;
-  }
-}
+import { successorPath, type RoutedPolicyInForce } from './router.js';
 
 export interface VersionedResourcesOptions {
-  policies: PolicyStore;
+  policies: RoutedPolicyInForce;
   /** Injected so tests can stand before, at and after any lifecycle instant. */
   clock: Clock;
-  metrics: GatewayMetrics;
-  usage: VersionUsage;
   backendUrl: string;
   pool: Pool;
 }
@@ -61,12 +47,8 @@ const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyRepl
  * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
  * version headers. Paths that are no versioned resource get the ordinary 404/405.
  */
-export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> = async (app, { policies, clock, metrics, usage, backendUrl, pool }) => {
-  await app.register(replyFrom, replyFromOptions(backendUrl, pool));
-  app.decorateRequest('apiVersion', null);
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', passThroughBody);
-  app.addHook('onRequest', streamBodyWhateverItsType);
+export async function versionedResources(app: FastifyInstance, { policies, clock, backendUrl, pool }: VersionedResourcesOptions): Promise<void> {
+  await setUpForwarding(app, { backendUrl, pool });
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
@@ -115,28 +97,4 @@ export const versionedResources: FastifyPluginAsync<VersionedResourcesOptions> =
     }
     void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);
   });
-
-  app.addHook('onResponse', (request, reply, done) => {
-    const answer = request.apiVersion;
-    if (answer !== null) {
-      metrics.countVersionedRequest(answer, reply.statusCode);
-      usage.record(answer, request.raw.headers);
-      if (answer.labels.deprecated === 'true') {
-        // Names the consumers who still have to migrate: whom to tell before the sunset.
-        request.log.info(
-          {
-            version: answer.version,
-            // "default" marks clients that send no API-Version and will move when default_version does.
-            selectedBy: answer.selectedBy,
-            route: routeLabelOf(request),
-            status: reply.statusCode,
-            userAgent: request.raw.headers['user-agent'],
-            clientId: request.raw.headers['x-client-id'],
-          },
-          'deprecated api version used',
-        );
-      }
-    }
-    done();
-  });
-};
+}

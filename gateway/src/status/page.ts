@@ -1,8 +1,8 @@
-import type { ConsumerTable, VersionConsumers } from '../consumers/consumers.js';
+import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumers.js';
 import { escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
-import { WINDOW_SECONDS } from './traffic.js';
-import type { VersionUsage } from './usage.js';
+import { WINDOW_SECONDS } from '../accounting/traffic.js';
+import type { VersionUsage } from '../accounting/usage.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
 const REFRESH_SECONDS = 10;

@@ -1,11 +1,11 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { asPage } from '../html/self-contained.js';
-import type { PolicyStore } from '../versions/policy-store.js';
+import type { PolicyInForce } from '../versions/in-force.js';
 import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
-import type { VersionUsage } from './usage.js';
+import type { VersionUsage } from '../accounting/usage.js';
 
 export interface StatusRoutesOptions {
-  policies: PolicyStore;
+  policies: PolicyInForce;
   usage: VersionUsage;
   /** The host name the page names as its replica. */
   replica: string;
@@ -15,7 +15,7 @@ export interface StatusRoutesOptions {
  * Admin-port routes for operators: `GET /consumers` (who still calls each deprecated or removed
  * version, as JSON for scripts) and `GET /` (the same and the versions' lifecycle, as a page).
  */
-export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admin, { policies, usage, replica }) => {
+export async function statusRoutes(admin: FastifyInstance, { policies, usage, replica }: StatusRoutesOptions): Promise<void> {
   admin.get('/consumers', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
@@ -27,4 +27,4 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (admi
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
     return renderStatusPage(policies.current.policy, usage, replica);
   });
-};
+}

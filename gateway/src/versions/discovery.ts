@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '@version-router/platform/clock';
-import type { PolicyStore } from './policy-store.js';
+import type { PolicyInForce } from './in-force.js';
 
 export interface DiscoveryOptions {
-  policies: PolicyStore;
+  policies: PolicyInForce;
   /** Each version's phase is the one at the time of the request. */
   clock: Clock;
 }
@@ -13,9 +13,9 @@ export interface DiscoveryOptions {
  * successor and brownout windows (RFC 3339 UTC, milliseconds), so a client can find out before it breaks;
  * `policy_sha256` names the policy file content this replica serves (docs/behaviour.md#which-policy-is-served).
  */
-export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app, { policies, clock }) => {
+export async function discoveryRoutes(app: FastifyInstance, { policies, clock }: DiscoveryOptions): Promise<void> {
   app.get('/versions', async () => {
     const { policy, sha256 } = policies.current;
     return { ...policy.describe(clock()), policy_sha256: sha256 };
   });
-};
+}

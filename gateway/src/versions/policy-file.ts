@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseJsonFile, readFileOf } from '@version-router/platform/config';
-import { DEFAULT_RESOURCES, collisionOf, templateProblem } from '../resources/templates.js';
+import { DEFAULT_RESOURCES, collisionOf, templateProblem } from './templates.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
 
 /** The announcement comes at least this many calendar months before removal. */

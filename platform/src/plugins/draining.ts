@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { FastifyBaseLogger, FastifyHttpOptions, FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger, FastifyHttpOptions, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -22,7 +22,7 @@ export const drainingOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogger>
  * The shutdown state: `app.lifecycle.leaving` is set by the process runner on SIGTERM (or by close());
  * `app.lifecycle.draining` turns true when close() begins. The request guards then refuse new requests with 503.
  */
-const drainingPlugin: FastifyPluginAsync = async (app) => {
+async function drainingPlugin(app: FastifyInstance): Promise<void> {
   app.decorate('lifecycle', { leaving: false, draining: false });
   app.addHook('preClose', async () => {
     app.lifecycle.leaving = true;
@@ -36,6 +36,6 @@ const drainingPlugin: FastifyPluginAsync = async (app) => {
     if (app.lifecycle.leaving) void reply.header('connection', 'close');
     done(null, payload);
   });
-};
+}
 
 export const draining = fp(drainingPlugin, { name: 'draining' });

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyBaseLogger, FastifyError, FastifyHttpOptions, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyHttpOptions, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError, errorJson, sendError } from '../errors.js';
 
@@ -41,7 +41,7 @@ export const errorServerOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogg
  * Every error a route or hook raises, answered as an ErrorResponse: an HttpError as it says, a framework
  * client error with its status, anything else 500 `internal error` with its text in the log only.
  */
-const errorHandlerPlugin: FastifyPluginAsync = async (app) => {
+async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
     if (err instanceof HttpError) return sendError(reply, err.statusCode, err.error, err.details);
     if (!request.raw.complete && request.raw.socket.destroyed) {
@@ -58,6 +58,6 @@ const errorHandlerPlugin: FastifyPluginAsync = async (app) => {
     request.log.error({ err }, 'unhandled error');
     return sendError(reply, 500, 'internal error');
   });
-};
+}
 
 export const errorHandler = fp(errorHandlerPlugin, { name: 'error-handler' });

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
 import { sendError } from '../errors.js';
@@ -9,7 +9,7 @@ import { sendError } from '../errors.js';
  * of the route table answers "which methods does this path allow?". Register before any route: onRoute
  * sees only routes added after it.
  */
-const methodNotAllowedPlugin: FastifyPluginAsync = async (app) => {
+async function methodNotAllowedPlugin(app: FastifyInstance): Promise<void> {
   const routePaths = FindMyWay<FindMyWay.HTTPVersion.V1>();
   const methodsByUrl = new Map<string, string[]>();
   app.addHook('onRoute', (route) => {
@@ -35,6 +35,6 @@ const methodNotAllowedPlugin: FastifyPluginAsync = async (app) => {
     }
     return sendError(reply, 404, 'not found');
   });
-};
+}
 
 export const methodNotAllowed = fp(methodNotAllowedPlugin, { name: 'method-not-allowed' });

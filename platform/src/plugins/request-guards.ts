@@ -1,5 +1,5 @@
 import type { ServerOptions } from 'node:http';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { sendError } from '../errors.js';
 import { serverLimits } from '../server-limits.js';
@@ -29,7 +29,7 @@ function tooManyHeaderFields(rawHeaders: readonly string[]): boolean {
  * Refuses a request on arrival, before routing and before its body is read: 503 while the process drains,
  * 400 without Host, 431 with too many header fields. The checks are cheap and share one onRequest hook.
  */
-const requestGuardsPlugin: FastifyPluginAsync = async (app) => {
+async function requestGuardsPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (request, reply, done) => {
     if (app.lifecycle.draining) {
       void sendError(reply, 503, 'service unavailable', 'shutting down');
@@ -48,6 +48,6 @@ const requestGuardsPlugin: FastifyPluginAsync = async (app) => {
     }
     done();
   });
-};
+}
 
 export const requestGuards = fp(requestGuardsPlugin, { name: 'request-guards', dependencies: ['draining'] });

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -19,8 +19,8 @@ export function routeLabelOf(request: FastifyRequest): string {
 }
 
 /** Gives every request the routeLabel a catch-all route may set. */
-const routeLabelPlugin: FastifyPluginAsync = async (app) => {
+async function routeLabelPlugin(app: FastifyInstance): Promise<void> {
   app.decorateRequest('routeLabel', null);
-};
+}
 
 export const routeLabel = fp(routeLabelPlugin, { name: 'route-label' });

@@ -1,5 +1,5 @@
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -78,7 +78,7 @@ const describe = createJsonSchemaTransform({
  * JSON.stringify exactly as without schemas, so no status, header or byte of a body depends on them.
  * Register before the routes, so every route is seen.
  */
-const apiContractPlugin: FastifyPluginAsync<{ versions: readonly number[] }> = async (app, { versions }) => {
+async function apiContractPlugin(app: FastifyInstance, { versions }: { versions: readonly number[] }): Promise<void> {
   app.setValidatorCompiler(() => (value: unknown) => ({ value }));
   app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
 
@@ -111,6 +111,6 @@ const apiContractPlugin: FastifyPluginAsync<{ versions: readonly number[] }> = a
       });
     }
   }
-};
+}
 
 export const apiContract = fp(apiContractPlugin, { name: 'api-contract' });

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '@version-router/platform/errors';
@@ -20,7 +20,7 @@ const notFoundResponses = {
  * GET {prefix}/v{n}/orders/:id for each version's presenter and both prefixes. No deprecation headers here:
  * the gateway owns the version policy.
  */
-export const orderRoutes: FastifyPluginAsync<{ orders: OrderService; presenters: ReadonlyMap<number, OrderPresenter> }> = async (app, { orders, presenters }) => {
+export async function orderRoutes(app: FastifyInstance, { orders, presenters }: { orders: OrderService; presenters: ReadonlyMap<number, OrderPresenter> }): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   for (const [version, { schema, present }] of presenters) {
     for (const prefix of ['', '/api'] as const) {
@@ -44,4 +44,4 @@ export const orderRoutes: FastifyPluginAsync<{ orders: OrderService; presenters:
       );
     }
   }
-};
+}

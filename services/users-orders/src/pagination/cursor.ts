@@ -1,4 +1,4 @@
-import { userId, userSeq } from '../users/store.js';
+import { formatUserId, parseUserId } from '../users/user-id.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -14,6 +14,6 @@ export function encodeCursor(lastId: string): string {
  */
 export function decodeCursor(cursor: string): number | undefined {
   if (!BASE64URL.test(cursor)) return undefined;
-  const seq = userSeq(Buffer.from(cursor, 'base64url').toString('utf8'));
-  return seq !== undefined && encodeCursor(userId(seq)) === cursor ? seq : undefined;
+  const seq = parseUserId(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return seq !== undefined && encodeCursor(formatUserId(seq)) === cursor ? seq : undefined;
 }

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError } from '@version-router/platform/errors';
 import { serverLimits } from '@version-router/platform/server-limits';
@@ -19,7 +19,7 @@ export const oversizedDetails = `body exceeds ${serverLimits.bodyLimitBytes} byt
  * client sees the 400 instead of a reset: after a parser error Fastify closes the connection while the
  * client may still be uploading, which a proxy in front turns into a 502.
  */
-const bodyReaderPlugin: FastifyPluginAsync = async (app) => {
+async function bodyReaderPlugin(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addHook('onRequest', (request, _reply, done) => {
     request.headers['content-type'] = 'application/json';
@@ -28,7 +28,7 @@ const bodyReaderPlugin: FastifyPluginAsync = async (app) => {
   app.addContentTypeParser('application/json', (request, payload, done) => {
     readBody(request, payload, done);
   });
-};
+}
 
 export const bodyReader = fp(bodyReaderPlugin, { name: 'body-reader' });
 

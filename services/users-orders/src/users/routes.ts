@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
@@ -62,7 +62,7 @@ const listingFailedResponse = errorResponse(500, 'listing users', 'The store fai
 const storageUnavailableResponse = errorResponse(503, 'storage unavailable', 'The database could not be reached within 5 s; Retry-After: 1 says when to try again.');
 
 /** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
-export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { store, clock }) => {
+export async function userRoutes(app: FastifyInstance, { store, clock }: UserRoutesOptions): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   /** created_at/updated_at: RFC 3339 UTC with milliseconds (2026-11-22T10:00:00.000Z). */
   const now = (): string => new Date(clock()).toISOString();
@@ -197,4 +197,4 @@ export const userRoutes: FastifyPluginAsync<UserRoutesOptions> = async (app, { s
       return reply.code(204).send();
     },
   );
-};
+}

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { pageLimits } from '../pagination/query.js';
+import { USER_ID_PATTERN } from './user-id.js';
 
 const timestamp = z.string().meta({ format: 'date-time', description: 'RFC 3339 in UTC with millisecond precision.', examples: ['2026-11-22T10:00:00.000Z'] });
 
 /** A user as every user route answers it. */
 export const userSchema = z
   .object({
-    id: z.string().regex(/^user-[1-9][0-9]*$/).meta({ description: 'Assigned by the service: `user-` and a sequence number, never reused.' }),
+    id: z.string().regex(USER_ID_PATTERN).meta({ description: 'Assigned by the service: `user-` and a sequence number, never reused.' }),
     name: z.string(),
     email: z.string(),
     created_at: timestamp.meta({ description: 'Set once at creation.' }),

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type sortedBTree from 'sorted-btree';
 import type { User } from './schemas.js';
+import { formatUserId, parseUserId } from './user-id.js';
 
 // sorted-btree is CommonJS exporting `exports.default`. An ESM default import yields the exports object
 // under Node but the class under vitest's interop; require() gives the same object in both.
@@ -52,23 +53,6 @@ export interface UserStore {
   listAfter(afterSeq: number, count: number): MaybePromise<User[]>;
 }
 
-/** What every user id starts with; the sequence number follows. */
-export const USER_ID_PREFIX = 'user-';
-
-const USER_ID = new RegExp(`^${USER_ID_PREFIX}([1-9][0-9]*)$`);
-
-export function userId(seq: number): string {
-  return `${USER_ID_PREFIX}${seq}`;
-}
-
-/** The sequence number of a well-formed user id, or undefined for anything this service never assigns. */
-export function userSeq(id: string): number | undefined {
-  const digits = USER_ID.exec(id)?.[1];
-  if (digits === undefined) return undefined;
-  const seq = Number(digits);
-  return Number.isSafeInteger(seq) ? seq : undefined;
-}
-
 /** In-memory store ordered by sequence number, so pages are ranges of a B+ tree rather than sorts. */
 export class MemoryUserStore implements UserStore {
   private readonly users = new BTree<number, User>();
@@ -77,18 +61,18 @@ export class MemoryUserStore implements UserStore {
   create(fields: UserFields, now: string): User {
     // A counter, not the tree's size or max key: ids are never reused, also after deletion.
     this.lastSeq += 1;
-    const user: User = { id: userId(this.lastSeq), name: fields.name, email: fields.email, created_at: now, updated_at: now };
+    const user: User = { id: formatUserId(this.lastSeq), name: fields.name, email: fields.email, created_at: now, updated_at: now };
     this.users.set(this.lastSeq, user);
     return user;
   }
 
   get(id: string): User | undefined {
-    const seq = userSeq(id);
+    const seq = parseUserId(id);
     return seq === undefined ? undefined : this.users.get(seq);
   }
 
   update(id: string, changes: Partial<UserFields>, now: string): User | undefined {
-    const seq = userSeq(id);
+    const seq = parseUserId(id);
     const current = seq === undefined ? undefined : this.users.get(seq);
     if (seq === undefined || current === undefined) return undefined;
     // Records are replaced, never mutated, so a user already handed to a serializer cannot change under it.
@@ -98,7 +82,7 @@ export class MemoryUserStore implements UserStore {
   }
 
   delete(id: string): boolean {
-    const seq = userSeq(id);
+    const seq = parseUserId(id);
     return seq !== undefined && this.users.delete(seq);
   }
 

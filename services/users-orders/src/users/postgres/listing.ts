@@ -1,4 +1,4 @@
-import { USER_ID_PREFIX } from '../store.js';
+import { USER_ID_PREFIX } from '../user-id.js';
 
 /** Users per batch of the whole-array listing: one short statement each, about 150 KB of JSON. */
 export const LISTING_BATCH = 1_000;

@@ -1,4 +1,5 @@
-import { userId, userSeq, type User, type UserFields, type UserStore } from '../store.js';
+import type { User, UserFields, UserStore } from '../store.js';
+import { formatUserId, parseUserId } from '../user-id.js';
 import type { Database } from './database.js';
 import { LISTING_BATCH, listingBatchStatement, readListingBatch, type ListingBatch } from './listing.js';
 
@@ -14,7 +15,7 @@ interface UserRow {
 const COLUMNS = 'seq, name, email, created_at, updated_at';
 
 function toUser(row: UserRow): User {
-  return { id: userId(Number(row.seq)), name: row.name, email: row.email, created_at: row.created_at, updated_at: row.updated_at };
+  return { id: formatUserId(Number(row.seq)), name: row.name, email: row.email, created_at: row.created_at, updated_at: row.updated_at };
 }
 
 /**
@@ -38,14 +39,14 @@ export class PostgresUserStore implements UserStore {
   }
 
   async get(id: string): Promise<User | undefined> {
-    const seq = userSeq(id);
+    const seq = parseUserId(id);
     if (seq === undefined) return undefined;
     const { rows } = await this.db.query<UserRow>('get', `SELECT ${COLUMNS} FROM users WHERE seq = $1`, [seq]);
     return rows[0] === undefined ? undefined : toUser(rows[0]);
   }
 
   async update(id: string, changes: Partial<UserFields>, now: string): Promise<User | undefined> {
-    const seq = userSeq(id);
+    const seq = parseUserId(id);
     if (seq === undefined) return undefined;
     const { rows } = await this.db.query<UserRow>(
       'update',
@@ -56,7 +57,7 @@ export class PostgresUserStore implements UserStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    const seq = userSeq(id);
+    const seq = parseUserId(id);
     if (seq === undefined) return false;
     const { rowCount } = await this.db.query('delete', 'DELETE FROM users WHERE seq = $1', [seq]);
     return rowCount === 1;

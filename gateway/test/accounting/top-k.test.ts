@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_KEY_LENGTH, consumerKey, createConsumerTable } from '../../src/consumers/consumers.js';
-import { createTopK } from '../../src/consumers/top-k.js';
+import { CONSUMER_KEY_LENGTH, consumerKey, createConsumerTable } from '../../src/accounting/top-consumers.js';
+import { createTopK } from '../../src/accounting/top-k.js';
 
 /** A deterministic pseudo-random sequence (mulberry32), so a failure replays. */
 function random(seed: number): () => number {

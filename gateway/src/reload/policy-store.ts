@@ -1,18 +1,13 @@
-import { createResourceRouter, type ResourceRouter } from '../resources/router.js';
-import type { PolicySource } from './policy-file.js';
-import { createVersionPolicy, type VersionPolicy } from './policy.js';
+import { createResourceRouter, type RoutedPolicyInForce } from '../resources/router.js';
+import type { PolicySource } from '../versions/policy-file.js';
+import { createVersionPolicy } from '../versions/policy.js';
 
 /** A validated policy and the router built from its resources: replaced together on a reload. */
-interface ActivePolicy {
-  readonly policy: VersionPolicy;
-  readonly router: ResourceRouter;
-  /** Which file content this is (policy-file.ts `policyDigest`). */
-  readonly sha256: string;
-}
+type ActivePolicy = RoutedPolicyInForce['current'];
 
 export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-export interface PolicyStore {
+export interface PolicyStore extends RoutedPolicyInForce {
   /** The policy requests are answered with now; a request reads it once, on arrival. */
   readonly current: ActivePolicy;
   /**

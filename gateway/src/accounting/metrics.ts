@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
-import type { VersionAnswer, VersionPolicy } from './versions/policy.js';
+import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
@@ -15,7 +15,7 @@ export interface GatewayMetricsSources {
   policy: () => VersionPolicy;
   /** The short content hash of that policy's file. */
   policySha256: () => string;
-  /** The bounded per-consumer counts of deprecated and removed versions (consumers/consumers.ts). */
+  /** The bounded per-consumer counts of deprecated and removed versions (top-consumers.ts). */
   consumerSeries: () => readonly { version: number; consumer: string; requests: number }[];
   clock: Clock;
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
-import { policyDigest } from './policy-file.js';
+import { policyDigest } from '../versions/policy-file.js';
 import type { PolicyStore } from './policy-store.js';
 
 /** How often the file's content is hashed when no event came (network file systems, lost events). */

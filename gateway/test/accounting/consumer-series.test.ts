@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createConsumerTable } from '../../src/consumers/consumers.js';
+import { createConsumerTable } from '../../src/accounting/top-consumers.js';
 import { V1_SUNSET, buildTestGateway, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 

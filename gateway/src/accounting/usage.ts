@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '@version-router/platform/clock';
-import { consumerKey, createConsumerTable, type ConsumerTable } from '../consumers/consumers.js';
+import { consumerKey, createConsumerTable, type ConsumerTable } from './top-consumers.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import { createTrafficRing, type TrafficRing } from './traffic.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WINDOW_SECONDS, createTrafficRing } from '../../src/status/traffic.js';
+import { WINDOW_SECONDS, createTrafficRing } from '../../src/accounting/traffic.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 
