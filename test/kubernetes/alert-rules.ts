@@ -6,7 +6,7 @@
 import { parser } from '@prometheus-io/lezer-promql';
 
 /** The labels that tell one deployment from another when one Prometheus watches several. */
-export const DEPLOYMENT_LABELS = ['namespace', 'cluster'] as const;
+const DEPLOYMENT_LABELS = ['namespace', 'cluster'] as const;
 
 /** Aggregations that pick series rather than combine them: they keep every label. */
 const SELECTING_AGGREGATIONS = new Set(['topk', 'bottomk', 'limitk', 'limit_ratio']);

@@ -8,7 +8,7 @@ import { processes } from './processes.js';
 
 const { gateway, backend } = processes;
 /** Prometheus's pods as the Prometheus Operator labels them, in kube-prometheus-stack's usual namespace. */
-export const prometheusPods = { kind: 'pods', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } } as const;
+const prometheusPods = { kind: 'pods', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } } as const;
 const gatewayPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'gateway' } } as const;
 const backendPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'backend' } } as const;
 /** The cluster's DNS pods (CoreDNS keeps the kube-dns label). */

@@ -138,7 +138,7 @@ export function startupBudgetViolations(deployment: IDeployment, startMs: number
 }
 
 /** The label kube-prometheus-stack's Grafana sidecar loads dashboards by, and its value. */
-export const DASHBOARD_LABEL = ['grafana_dashboard', '1'] as const;
+const DASHBOARD_LABEL = ['grafana_dashboard', '1'] as const;
 /** `kubectl apply` keeps the applied object in an annotation, which is at most this long. */
 const APPLY_ANNOTATION_BYTES = 262_144;
 
