@@ -40,12 +40,13 @@ export async function migrate({ url, migrationTimeoutMs }: Pick<DatabaseConfig, 
   const client = new pg.Client({ ...clientConfig(url), statement_timeout: migrationTimeoutMs, query_timeout: migrationTimeoutMs + READ_MARGIN_MS });
   // The failing statement reports a lost connection; unhandled, the client's own 'error' event would end the process.
   client.on('error', (err) => log.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed'));
-  let step = 'connecting';
+  // Which bound a cancelled statement ran into, for the message.
+  let waitingForLock = false;
   try {
     await client.connect();
-    step = 'lock';
+    waitingForLock = true;
     await lockMigrations(client, log, migrationTimeoutMs);
-    step = 'migrations';
+    waitingForLock = false;
     await runner({
       dbClient: client,
       dir: MIGRATIONS_DIR,
@@ -66,7 +67,7 @@ export async function migrate({ url, migrationTimeoutMs }: Pick<DatabaseConfig, 
   } catch (err) {
     if (err instanceof SchemaNewerError) throw err;
     if (err instanceof pg.DatabaseError && err.code === QUERY_CANCELED) {
-      const what = step === 'lock' ? "waited for another replica's schema migration (the PostgreSQL advisory lock)" : 'a migration statement ran';
+      const what = waitingForLock ? "waited for another replica's schema migration (the PostgreSQL advisory lock)" : 'a migration statement ran';
       throw new Error(`PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`, { cause: err });
     }
     // One line, whatever the library or driver wrote (some of their messages carry a stack).
