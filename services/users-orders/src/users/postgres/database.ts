@@ -54,7 +54,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Client options shared by the pool and the migration runner (which sets its own statement timeout). */
+/** Client options shared by the pool and the migration runner (which sets its own statement and read timeouts). */
 export function clientConfig(url: string): pg.ClientConfig {
   return {
     connectionString: url,
@@ -64,6 +64,8 @@ export function clientConfig(url: string): pg.ClientConfig {
     keepAlive: true,
   };
 }
+
+export const readTimeoutMs = timeouts.readMs;
 
 class ReadTimeoutError extends Error {
   override name = 'ReadTimeoutError';
