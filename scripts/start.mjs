@@ -80,7 +80,10 @@ parentWatch.unref();
 const gatewayPort = process.env.GATEWAY_PORT ?? '8080';
 const adminPort = process.env.GATEWAY_ADMIN_PORT ?? '9464';
 const readyUrl = `http://127.0.0.1:${adminPort}/readyz`;
-for (let attempt = 0; attempt < 100 && !stopping && gateway !== undefined; attempt++) {
+// The gateway's first start on a new embedded consumer store (.data/gateway) creates its database: tens of
+// seconds on a busy machine, later starts a few.
+const readyDeadline = Date.now() + 120_000;
+while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gateway.exited) {
   const ready = await fetch(readyUrl).then((res) => res.ok, () => false);
   if (ready) {
     console.log(`\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);

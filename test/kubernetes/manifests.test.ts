@@ -45,7 +45,7 @@ const MONITORING = 'deploy/kubernetes/monitoring';
 const INGRESS = 'deploy/kubernetes/exposure/ingress';
 const GATEWAY_API = 'deploy/kubernetes/exposure/gateway-api';
 /** The secrets the pods read, each from the Secret the operator creates. */
-const ADMIN_TOKEN = { variable: 'ADMIN_TOKEN', secret: 'version-router-admin', key: 'token', optional: true };
+const ADMIN_TOKEN = { variable: 'ADMIN_TOKEN', secret: 'version-router-admin', key: 'token', optional: false };
 const DATABASE_URL = { variable: 'DATABASE_URL', secret: 'version-router-database', key: 'url', optional: false };
 /** Besides DATABASE_MIGRATION_TIMEOUT_MS, a backend's start takes its connection (at most 5 s) and the process's own start. */
 const START_MARGIN_MS = 15_000;
@@ -148,7 +148,7 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory()))).toEqual([]);
     });
 
-    it('take ADMIN_TOKEN from the Secret version-router-admin, optional until the processes require it', () => {
+    it('take ADMIN_TOKEN from the Secret version-router-admin, required', () => {
       expect(deployments().flatMap((found) => secretViolations(found, [ADMIN_TOKEN]))).toEqual([]);
     });
 
@@ -160,7 +160,7 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     });
 
     it('set only variables their config.ts reads, with values it accepts, and no service links', () => {
-      const unread = deployments().flatMap((found) => envViolations(found, processOf(found).namesAccepted(literalEnv(found))));
+      const unread = deployments().flatMap((found) => envViolations(found, processOf(found).namesRead(literalEnv(found))));
       expect(unread).toEqual([]);
     });
 
@@ -201,11 +201,12 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     expect(literalEnv(deployment(objects, 'backend')).DATABASE_URL).toBeUndefined();
   });
 
-  it('overlays/postgres: 3 backend replicas with DATABASE_URL from the operator\'s Secret, under a PDB', () => {
+  it('overlays/postgres: 3 backend replicas, and the gateways, with DATABASE_URL from the operator\'s Secret, under a PDB', () => {
     const objects = rendered(POSTGRES);
     const backend = deployment(objects, 'backend');
     expect(backend.spec?.replicas).toBe(3);
     expect(secretViolations(backend, [DATABASE_URL])).toEqual([]);
+    expect(secretViolations(deployment(objects, 'gateway'), [DATABASE_URL])).toEqual([]);
     expect(ofKind(objects, PodDisruptionBudget.is).map((budget) => budget.metadata?.name).sort()).toEqual(['backend', 'gateway']);
   });
 
@@ -219,12 +220,12 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     expect(jobs).toEqual(expect.arrayContaining(monitors.map((monitor) => monitor.metadata?.name)));
   });
 
-  it('overlays/postgres: the startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod restarts in the middle of one', () => {
-    const backend = deployment(rendered(POSTGRES), 'backend');
-    const config = processes.backend.config({ ...literalEnv(backend), DATABASE_URL: 'postgres://database.invalid/users' });
+  it.each(['backend', 'gateway'] as const)('overlays/postgres: the %s\'s startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod restarts in the middle of one', (name) => {
+    const found = deployment(rendered(POSTGRES), name);
+    const config = processes[name].config({ ...literalEnv(found), DATABASE_URL: 'postgres://database.invalid/users' });
     const migrationMs = config.database?.migrationTimeoutMs ?? Number.NaN;
     expect(migrationMs).toBeGreaterThanOrEqual(60_000);
-    expect(startupBudgetViolations(backend, migrationMs + START_MARGIN_MS)).toEqual([]);
+    expect(startupBudgetViolations(found, migrationMs + START_MARGIN_MS)).toEqual([]);
   });
 
   it('monitoring: the Grafana dashboard in a ConfigMap for the kube-prometheus-stack sidecar, as ops/grafana has it', () => {

@@ -24,10 +24,13 @@ export const portAccess: PortAccess[] = [
 
 const dns: EgressAllowance = { what: 'DNS', peer: dnsPods, ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] };
 
-/** DNS for both, the backend for the gateway, and PostgreSQL (wherever it runs, on its port) for a backend that keeps its users there. */
+const postgresServer: EgressAllowance = { what: 'PostgreSQL', peer: { kind: 'anyone' }, ports: [{ port: 5432 }] };
+
+/** DNS for both, the backend for the gateway, and PostgreSQL (wherever it runs, on its port) for both when they keep users and consumers there. */
 export function egressAllowances({ postgres }: { postgres: boolean }): Record<string, EgressAllowance[]> {
+  const toBackend: EgressAllowance = { what: 'the backend', peer: backendPods, ports: [{ port: backend.apiPort }] };
   return {
-    gateway: [dns, { what: 'the backend', peer: backendPods, ports: [{ port: backend.apiPort }] }],
-    backend: postgres ? [dns, { what: 'PostgreSQL', peer: { kind: 'anyone' }, ports: [{ port: 5432 }] }] : [dns],
+    gateway: postgres ? [dns, toBackend, postgresServer] : [dns, toBackend],
+    backend: postgres ? [dns, postgresServer] : [dns],
   };
 }

@@ -83,17 +83,20 @@ describe('ingress', () => {
 describe('egress', () => {
   const inMemory = egressAllowances({ postgres: false });
   const onPostgres = egressAllowances({ postgres: true });
-  const withPostgres = (policies: INetworkPolicy[]): INetworkPolicy[] => [...policies, ...(objectsIn('overlays/postgres/backend-egress.yaml') as INetworkPolicy[])];
+  const withPostgres = (policies: INetworkPolicy[]): INetworkPolicy[] => [...policies, ...(objectsIn('overlays/postgres/postgres-egress.yaml') as INetworkPolicy[])];
 
   it('of the base reaches DNS, and the backend from the gateway, only', () => {
     const { deployments, policies } = manifests();
     expect(egressViolations(deployments, policies, inMemory)).toEqual([]);
   });
 
-  it('of overlays/postgres reaches PostgreSQL from the backend too', () => {
+  it('of overlays/postgres reaches PostgreSQL from the backend and the gateway too', () => {
     const { deployments, policies } = manifests();
     expect(egressViolations(deployments, withPostgres(policies), onPostgres)).toEqual([]);
-    expect(egressViolations(deployments, policies, onPostgres)).toEqual(['Deployment/backend: cannot reach PostgreSQL (anyone on TCP 5432)']);
+    expect(egressViolations(deployments, policies, onPostgres)).toEqual([
+      'Deployment/gateway: cannot reach PostgreSQL (anyone on TCP 5432)',
+      'Deployment/backend: cannot reach PostgreSQL (anyone on TCP 5432)',
+    ]);
   });
 
   it('reports pods whose egress no policy limits', () => {

@@ -105,26 +105,26 @@ describe('memory', () => {
 });
 
 describe('Secrets', () => {
-  const adminToken = { variable: 'ADMIN_TOKEN', secret: 'version-router-admin', key: 'token', optional: true };
+  const adminToken = { variable: 'ADMIN_TOKEN', secret: 'version-router-admin', key: 'token', optional: false };
 
-  it('give both processes ADMIN_TOKEN, optional for now', () => {
+  it('give both processes ADMIN_TOKEN, required', () => {
     expect(manifests().deployments.flatMap((deployment) => secretViolations(deployment, [adminToken]))).toEqual([]);
   });
 
-  it('give the PostgreSQL overlay its DATABASE_URL, required', () => {
-    const patch = objectsIn('overlays/postgres/backend-database.yaml')[0] as unknown as IDeployment;
+  it.each(['backend', 'gateway'])('give the PostgreSQL overlay its DATABASE_URL for the %s, required', (name) => {
+    const patch = objectsIn(`overlays/postgres/${name}-database.yaml`)[0] as unknown as IDeployment;
     const databaseUrl = { variable: 'DATABASE_URL', secret: 'version-router-database', key: 'url', optional: false };
     expect(secretViolations(patch, [databaseUrl])).toEqual([]);
   });
 
-  it('report a literal value, another Secret, and a required one that would keep pods from starting', () => {
+  it('report a literal value, another Secret, and an optional one that would let pods start without it', () => {
     const { gateway, backend } = manifests();
     setEnv(gateway, 'ADMIN_TOKEN', 'hunter2');
-    container(backend).env!.find((variable) => variable.name === 'ADMIN_TOKEN')!.valueFrom!.secretKeyRef!.optional = false;
+    container(backend).env!.find((variable) => variable.name === 'ADMIN_TOKEN')!.valueFrom!.secretKeyRef!.optional = true;
     const found = [...secretViolations(gateway, [adminToken]), ...secretViolations(backend, [adminToken, { ...adminToken, key: 'admin-token' }])];
     expect(found).toEqual([
       'Deployment/gateway container gateway: ADMIN_TOKEN is not taken from a Secret',
-      'Deployment/backend container backend: ADMIN_TOKEN: optional is false, not true',
+      'Deployment/backend container backend: ADMIN_TOKEN: optional is true, not false',
       'Deployment/backend container backend: ADMIN_TOKEN comes from Secret version-router-admin key token, not version-router-admin key admin-token',
     ]);
   });

@@ -19,8 +19,6 @@ export interface ProcessFacts<Config = unknown> {
   admin: AdminListener;
   /** The variables loadConfig reads given this environment (it throws on a value it refuses). */
   namesRead(env: NodeJS.ProcessEnv): Set<string>;
-  /** What the manifests may set: the variables read, and the announced ones. */
-  namesAccepted(env: NodeJS.ProcessEnv): Set<string>;
 }
 
 /** Every property loadConfig looks up in the environment. */
@@ -36,12 +34,6 @@ function recordReads(load: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.Proc
   return read;
 }
 
-/**
- * Variables the manifests pass ahead of the processes reading them: ADMIN_TOKEN, the admin listener's
- * token, from an optional Secret. A test fails once config.ts reads one, so it leaves this list then.
- */
-export const announcedVariables: ReadonlySet<string> = new Set(['ADMIN_TOKEN']);
-
 const gatewayDefaults = loadGatewayConfig({});
 const backendDefaults = loadBackendConfig({});
 
@@ -52,7 +44,6 @@ export const processes = {
     apiPort: gatewayDefaults.port,
     admin: { port: gatewayDefaults.adminPort, portVariable: 'GATEWAY_ADMIN_PORT', hostVariable: 'GATEWAY_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadGatewayConfig, env),
-    namesAccepted: (env) => new Set([...recordReads(loadGatewayConfig, env), ...announcedVariables]),
   } satisfies ProcessFacts<ReturnType<typeof loadGatewayConfig>>,
   backend: {
     name: 'backend',
@@ -60,6 +51,5 @@ export const processes = {
     apiPort: backendDefaults.port,
     admin: { port: backendDefaults.adminPort, portVariable: 'BACKEND_ADMIN_PORT', hostVariable: 'BACKEND_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadBackendConfig, env),
-    namesAccepted: (env) => new Set([...recordReads(loadBackendConfig, env), ...announcedVariables]),
   } satisfies ProcessFacts<ReturnType<typeof loadBackendConfig>>,
 };

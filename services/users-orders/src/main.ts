@@ -20,6 +20,8 @@ await runProcess(async () => {
     logger,
     // Not ready while PostgreSQL cannot be reached: a load balancer sends the traffic to a replica that can serve it.
     isReady: async () => !app.lifecycle.leaving && (postgres === undefined || (await postgres.isReachable())),
+    adminToken: config.adminToken,
+    host: config.adminHost,
   });
   return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort, shutdownDelayMs: config.shutdownDelayMs };
 });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { DatabaseConfig } from '../../config.js';
+import type { DatabaseConfig } from '@version-router/platform/config';
 import { openDatabase } from './database.js';
 import { migrate } from './migrate.js';
 import { PostgresUserStore } from './store.js';

@@ -1,0 +1,114 @@
+import { readdirSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { clientConfig } from './database.js';
+
+/** Dot files, source maps and declarations beside the compiled migrations are not migrations. */
+const IGNORED_FILES = '(?:\\..*|.*\\.map|.*\\.d\\.ts)';
+const MIGRATIONS_TABLE = 'pgmigrations';
+/** As for requests: the client gives up on a silent server this long after the server would have cancelled the statement. */
+const READ_MARGIN_MS = 500;
+/** SQLSTATE query_canceled: here, a statement ran past statement_timeout. */
+const QUERY_CANCELED = '57014';
+
+export interface MigrationOptions {
+  url: string;
+  /**
+   * DATABASE_MIGRATION_TIMEOUT_MS: bounds the wait for another replica's migration and each migration
+   * statement, instead of the requests' 3 s statement timeout (a migration may take minutes).
+   */
+  migrationTimeoutMs: number;
+  logger: Logger;
+  redact: (text: string) => string;
+  /** The migration files (TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either). */
+  dir: string;
+  /**
+   * The PostgreSQL schema that holds the tables and the migration history, created when missing; unset: the
+   * connection's default (`public`). Two processes given one database keep apart by their schemas, so
+   * neither ever sees the other's migrations.
+   */
+  schema?: string;
+  /** Who migrates, as the refusal names it ("backend", "gateway") and PostgreSQL shows the connection. */
+  applicationName: string;
+  processName: string;
+}
+
+/** The migrations a build ships, by name (file name without extension), as node-pg-migrate records them. */
+function knownMigrations(dir: string): Set<string> {
+  const ignored = new RegExp(`^${IGNORED_FILES}$`);
+  return new Set(
+    readdirSync(dir)
+      .filter((file) => !ignored.test(file))
+      .map((file) => basename(file, extname(file))),
+  );
+}
+
+/**
+ * Brings the schema up to this build's, under node-pg-migrate's PostgreSQL advisory lock (replicas that start
+ * together wait for each other and the first applies it once). A schema with a migration this build does not
+ * know was made by a newer build: starting on it could corrupt data, so this refuses with one line.
+ */
+export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, schema, applicationName, processName }: MigrationOptions): Promise<void> {
+  const log = logger.child({ component: 'migrations' });
+  const client = new pg.Client({ ...clientConfig(url, applicationName), statement_timeout: migrationTimeoutMs, query_timeout: migrationTimeoutMs + READ_MARGIN_MS });
+  // The failing statement reports a lost connection; unhandled, the client's own 'error' event would end the process.
+  client.on('error', (err) => log.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed'));
+  // Which bound a cancelled statement ran into, for the message.
+  let waitingForLock = false;
+  try {
+    await client.connect();
+    waitingForLock = true;
+    await lockMigrations(client, log, migrationTimeoutMs);
+    waitingForLock = false;
+    await runner({
+      dbClient: client,
+      dir,
+      ignorePattern: IGNORED_FILES,
+      migrationsTable: MIGRATIONS_TABLE,
+      ...(schema === undefined ? {} : { schema, migrationsSchema: schema, createSchema: true, createMigrationsSchema: true }),
+      direction: 'up',
+      // Taken above, on this session: ending the connection releases it.
+      noLock: true,
+      singleTransaction: true,
+      logger: { debug: (msg: string) => log.debug(msg), info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg), error: (msg: string) => log.error(msg) },
+    });
+    const table = schema === undefined ? MIGRATIONS_TABLE : `${client.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
+    const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY run_on, id`);
+    const known = knownMigrations(dir);
+    const unknown = rows.find(({ name }) => !known.has(name));
+    if (unknown !== undefined) {
+      throw new SchemaNewerError(
+        `the PostgreSQL schema is newer than this ${processName} knows (migration ${unknown.name} was applied by a newer version); run that version or a newer one`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof SchemaNewerError) throw err;
+    if (err instanceof pg.DatabaseError && err.code === QUERY_CANCELED) {
+      const what = waitingForLock ? "waited for another replica's schema migration (the PostgreSQL advisory lock)" : 'a migration statement ran';
+      throw new Error(`PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`, { cause: err });
+    }
+    // One line, whatever the library or driver wrote (some of their messages carry a stack).
+    const reason = redact(err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw new Error(`PostgreSQL schema migration failed: ${reason}`, { cause: err });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * node-pg-migrate's own advisory lock (its id, so its command-line tool and every process migrating this
+ * database wait for each other), taken here so that a replica that has to wait says so: it is not ready meanwhile.
+ */
+async function lockMigrations(client: pg.Client, log: Logger, timeoutMs: number): Promise<void> {
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PG_MIGRATE_LOCK_ID]);
+  if (rows[0]?.locked === true) return;
+  log.info({ timeoutMs }, "waiting for another replica's schema migration");
+  await client.query('SELECT pg_advisory_lock($1::bigint)', [PG_MIGRATE_LOCK_ID]);
+  log.info("another replica's schema migration finished");
+}
+
+class SchemaNewerError extends Error {
+  override name = 'SchemaNewerError';
+}
