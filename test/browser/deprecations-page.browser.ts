@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumerWithKey, within } from '../consumers/support.js';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { DAY_MS, dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from './chromium.js';
+import { dateOf, DAY_MS, launchWithoutJavaScript, saveScreenshot, V1_SUNSET, writeDeprecatedV1Policy } from './chromium.js';
 
 /**
  * A consumer's own deprecation report (`GET /deprecations`) in a real browser (test/browser/chromium.ts),
@@ -19,15 +19,6 @@ import { DAY_MS, dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot 
 const screenshotCopy = process.env.DEPRECATIONS_PAGE_SCREENSHOT;
 
 const dir = mkdtempSync(join(tmpdir(), 'deprecations-browser-'));
-const announced = daysFromToday(-30);
-const sunset = daysFromToday(180);
-const policy = {
-  default_version: 1,
-  versions: [
-    { version: 1, status: 'deprecated', announced: dateOf(announced), sunset: `${dateOf(sunset)}T00:00:00Z`, successor: 2 },
-    { version: 2, status: 'current' },
-  ],
-};
 
 /** What the migration guide from v1 to v2 says breaks in an order (docs/behaviour.md#migration-guide). */
 const ORDER_BREAKING = ['removed field user_id in response 200 (application/json)', 'removed field total in response 200 (application/json)'];
@@ -56,9 +47,7 @@ async function operationRows(version: number): Promise<string[][]> {
 }
 
 beforeAll(async () => {
-  const policyPath = join(dir, 'versions.json');
-  writeFileSync(policyPath, JSON.stringify(policy));
-  stack = await startProcessStack({ gatewayEnv: { API_VERSIONS_FILE: policyPath } });
+  stack = await startProcessStack({ gatewayEnv: { API_VERSIONS_FILE: writeDeprecatedV1Policy(dir) } });
   // The run's gateways share one store: a name of this test's own.
   const registered = await consumerWithKey(stack.gateway, `Browser Report ${process.pid}`);
   consumer = registered.id;
@@ -96,8 +85,8 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
     expect(await page.locator('section h2').allTextContents()).toEqual(['v1 deprecated']);
     // Days are counted from the instant the page was rendered, which it prints.
     const asOf = /As of (\S+ \S+) UTC/.exec((await page.locator('p.meta').textContent()) ?? '')?.[1];
-    const days = Math.floor((sunset - Date.parse(`${asOf?.replace(' ', 'T')}Z`)) / DAY_MS);
-    expect(await page.locator('section#v1 > p').textContent()).toBe(`Removed on ${dateOf(sunset)} (in ${days} days). Move to v2: the migration guide lists every change.`);
+    const days = Math.floor((V1_SUNSET - Date.parse(`${asOf?.replace(' ', 'T')}Z`)) / DAY_MS);
+    expect(await page.locator('section#v1 > p').textContent()).toBe(`Removed on ${dateOf(V1_SUNSET)} (in ${days} days). Move to v2: the migration guide lists every change.`);
     const rows = await operationRows(1);
     expect(rows.map(([operation, requests]) => [operation, requests])).toEqual([
       ['GET /api/v1/orders/{id}', '1'],
