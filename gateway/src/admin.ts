@@ -4,7 +4,6 @@ import type { Registry } from 'prom-client';
 import { buildAdminApp } from '@version-router/platform/admin';
 import { sendError } from '@version-router/platform/errors';
 import { changesRoutes } from './changes/routes.js';
-import { backendAccepts } from './proxy/readiness.js';
 import { statusRoutes } from './status/routes.js';
 
 /**
@@ -29,17 +28,14 @@ export interface GatewayAdminOptions {
   app: FastifyInstance;
   registry: Registry;
   logger: Logger;
-  backendUrl: string;
   /** This replica's name on the status page: the host name (main.ts), injected so tests choose it. */
   replica: string;
 }
 
-/** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts), the reload and the status page. */
-export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica }: GatewayAdminOptions): Promise<FastifyInstance> {
-  return buildAdminApp({
-    registry,
-    logger,
-    isReady: () => !app.lifecycle.leaving && backendAccepts(backendUrl),
-    routes: gatewayAdminRoutes(app, replica),
-  });
+/**
+ * The gateway's admin listener: /metrics, /healthz, /readyz (this replica only: ready whether or not the
+ * backend answers, which `backend_up` shows), the reload and the status page.
+ */
+export function buildGatewayAdmin({ app, registry, logger, replica }: GatewayAdminOptions): Promise<FastifyInstance> {
+  return buildAdminApp({ registry, logger, lifecycle: app.lifecycle, routes: gatewayAdminRoutes(app, replica) });
 }

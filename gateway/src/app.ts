@@ -10,6 +10,7 @@ import { createGatewayMetrics } from './accounting/metrics.js';
 import { requestAccounting } from './accounting/request-accounting.js';
 import { createVersionUsage, type VersionUsage } from './accounting/usage.js';
 import { createBackendPool } from './proxy/backend.js';
+import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { discoveryRoutes } from './versions/discovery.js';
@@ -48,6 +49,12 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
 
+  const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
+  // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.
+  app.addHook('onClose', async () => {
+    await pool.close();
+  });
+
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
   // The gauges read the policy in force at scrape time, so they follow a reload.
@@ -55,6 +62,7 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
     consumerSeries: () => usage.consumers.series(),
+    backendAnswers: () => backendAnswers(pool),
     clock,
   });
   const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
@@ -69,12 +77,6 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
     const watch = watchPolicyFile({ ...watchPolicy, policies });
     app.addHook('onClose', async () => watch.close());
   }
-
-  const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
-  // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.
-  app.addHook('onClose', async () => {
-    await pool.close();
-  });
 
   await app.register(requestAccounting, { metrics, usage });
   await app.register(usersProxy, { backendUrl, pool });

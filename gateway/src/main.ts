@@ -23,7 +23,7 @@ await runProcess(async () => {
     logger,
     registry,
   });
-  const admin = await buildGatewayAdmin({ app, registry, logger, backendUrl: config.backendUrl, replica: hostname() });
+  const admin = await buildGatewayAdmin({ app, registry, logger, replica: hostname() });
   return {
     app,
     admin,

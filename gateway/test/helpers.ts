@@ -118,6 +118,6 @@ export async function buildTestGateway(
     if (admin !== undefined) await (await admin).close();
   });
   return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs), setNextPolicy: (file) => (nextPolicy = file),
-    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl, replica: TEST_REPLICA })),
+    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA })),
   };
 }

@@ -16,11 +16,7 @@ await runProcess(async () => {
   const postgres = config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry);
   const app = await buildApp({ logger, registry, orders, clock: Date.now, ...(postgres === undefined ? {} : { store: postgres.store }) });
   if (postgres !== undefined) app.addHook('onClose', () => postgres.close());
-  const admin = await buildAdminApp({
-    registry,
-    logger,
-    // Not ready while PostgreSQL cannot be reached: a load balancer sends the traffic to a replica that can serve it.
-    isReady: async () => !app.lifecycle.leaving && (postgres === undefined || (await postgres.isReachable())),
-  });
+  // Ready while PostgreSQL is down too: orders need no database, and user routes answer 503 storage unavailable.
+  const admin = await buildAdminApp({ registry, logger, lifecycle: app.lifecycle });
   return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort, shutdownDelayMs: config.shutdownDelayMs };
 });

@@ -5,10 +5,9 @@ import { openDatabase } from './database.js';
 import { migrate } from './migrate.js';
 import { PostgresUserStore } from './store.js';
 
-/** The users in PostgreSQL as a process holds them: the store, what readiness asks, and the pool to close. */
+/** The users in PostgreSQL as a process holds them: the store, and the pool to close. */
 export interface PostgresUsers {
   store: PostgresUserStore;
-  isReachable(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -21,5 +20,5 @@ export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, 
     await database.close();
     throw err;
   }
-  return { store: new PostgresUserStore(database), isReachable: () => database.isReachable(), close: () => database.close() };
+  return { store: new PostgresUserStore(database), close: () => database.close() };
 }
