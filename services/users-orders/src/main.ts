@@ -13,7 +13,7 @@ await runProcess(async () => {
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   // DATABASE_URL unset: the in-memory store, buildApp's default.
-  const postgres = config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry);
+  const postgres = config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry, Date.now);
   const app = await buildApp({ logger, registry, orders, clock: Date.now, ...(postgres === undefined ? {} : { store: postgres.store }) });
   if (postgres !== undefined) app.addHook('onClose', () => postgres.close());
   // Ready while PostgreSQL is down too: orders need no database, and user routes answer 503 storage unavailable.
