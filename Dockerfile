@@ -65,7 +65,8 @@ ENV BACKEND_HOST=0.0.0.0 \
     BACKEND_ADMIN_HOST=0.0.0.0 \
     ORDERS_FILE=/app/ops/seed/orders.json
 EXPOSE 8081 9465
-# Readiness on the admin port; slim images have no curl, so Node's fetch does the probe.
+# Readiness on the admin port (this replica only: healthy while PostgreSQL is down too, db_up shows
+# that); slim images have no curl, so Node's fetch does the probe.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.BACKEND_ADMIN_PORT || 9465) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The node flags are scripts/paths.mjs `nodeFlags.backend` (why: there; checked in test/static).
@@ -79,7 +80,8 @@ ENV GATEWAY_HOST=0.0.0.0 \
     GATEWAY_ADMIN_HOST=0.0.0.0 \
     API_VERSIONS_FILE=/app/ops/versions.json
 EXPOSE 8080 9464
-# /readyz: healthy means "can serve", i.e. the backend answers too.
+# /readyz: healthy means this replica can take traffic, whether or not the backend answers
+# (backend_up shows that).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_ADMIN_PORT || 9464) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/gateway/src/main.js"]
