@@ -1,4 +1,4 @@
-// Users on PostgreSQL against users in memory, through the gateway (README "Users in PostgreSQL"):
+// Users on PostgreSQL against users in memory, through the gateway (docs/behaviour.md#users-in-postgresql):
 // GET /api/users/{id} and POST /api/users with wrk (the backend's memory while GET /api/users streams is
 // bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on the Node running this
 // script, the servers pinned to one core and wrk to the other (bench/harness.mjs); PostgreSQL is embedded

@@ -1,5 +1,5 @@
 // `npm run k8s:sync`: rewrites the copies deploy/kubernetes needs from their sources
-// (scripts/kubernetes-copies.mjs says which); README "Deploy on Kubernetes".
+// (scripts/kubernetes-copies.mjs says which); docs/deployment.md#kubernetes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubernetesCopies } from './kubernetes-copies.mjs';

@@ -1,6 +1,6 @@
 // `npm run openapi:update`: rewrites openapi/v{n}.json from the backend's generated documents. It refuses
 // (exit 1) when a difference is breaking for the clients of a version, unless --allow-breaking is given:
-// a breaking change belongs in a new major version (README "API contracts").
+// a breaking change belongs in a new major version (docs/behaviour.md#contract-guard).
 // Runs the built backend (the npm script builds first), from the repository root as npm runs scripts;
 // `--snapshots <dir>` compares with and writes another directory (the tests use one).
 import { parseArgs } from 'node:util';

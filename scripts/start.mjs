@@ -1,7 +1,7 @@
-// `npm start`: runs the backend and the gateway as two processes with the defaults of README "Configuration";
-// `node scripts/start.mjs backend` (npm run start:backend) runs one of them. Signals (README "Signals to npm
-// start"): SIGINT and SIGTERM stop both with their drain; SIGHUP makes the gateway re-read its version policy
-// while the backend keeps running.
+// `npm start`: runs the backend and the gateway as two processes with the defaults of
+// docs/configuration.md#environment-variables; `node scripts/start.mjs backend` (npm run start:backend)
+// runs one of them. Signals (docs/behaviour.md#signals-to-npm-start): SIGINT and SIGTERM stop both with
+// their drain; SIGHUP makes the gateway re-read its version policy while the backend keeps running.
 // Children get their own process group, so a Ctrl-C sent to the terminal's group reaches them once,
 // through this launcher (a second signal would make them skip the graceful drain). Each has an IPC channel to
 // the launcher, which closes when the launcher dies however it dies: the services then stop by themselves

@@ -1,6 +1,7 @@
 // The tools the tests run that npm cannot install, and how to tell whether one is there. Read by
 // scripts/test-tools.mjs (which `npm test` runs first, to install or report them), scripts/test-ops.mjs and
-// test/support/tools.ts (the vitest files that need one). The README's opening lines say what it means for a user.
+// test/support/tools.ts (the vitest files that need one). What it means for a user:
+// docs/testing.md#the-tools-npm-test-installs.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';

@@ -1,4 +1,4 @@
-// Reference for bench/README.md "What limits it": Fastify and @fastify/reply-from as the gateway uses
+// Reference for bench/README.md#verdict ("What limits it"): Fastify and @fastify/reply-from as the gateway uses
 // them (the same undici Pool), with none of the gateway's own per-request work: no request-id handling,
 // write deadline, log line, metrics or version policy. Run by bench/ab.mjs with GATEWAY_PORT and BACKEND_URL set.
 import Fastify from 'fastify';

@@ -41,7 +41,7 @@ const backendTimeoutSchema = z
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
-/** The gateway's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
+/** The gateway's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
     GATEWAY_HOST: { schema: hostSchema, default: '0.0.0.0' },

@@ -45,7 +45,7 @@ export async function launchWithoutJavaScript(dir: string, width = 1100): Promis
 
 /**
  * A full-page screenshot of `page`, saved in `dir` as `name` and checked to be a PNG `width` pixels wide; copied
- * to `copyTo` as well when that is set (the README's pictures are made so). Returns the PNG's height.
+ * to `copyTo` as well when that is set (the pictures in docs/ are made so). Returns the PNG's height.
  */
 export async function saveScreenshot(page: Page, dir: string, name: string, width: number, copyTo: string | undefined): Promise<number> {
   const path = join(dir, name);

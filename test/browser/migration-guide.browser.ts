@@ -13,7 +13,7 @@ import { dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from '
  * its own CSP, and load nothing else. The status page's link leads to it on the admin port.
  *
  * `MIGRATION_GUIDE_SCREENSHOT=docs/migration-guide.png npm run test:browser` also writes the screenshot
- * there (the README's picture).
+ * there (the picture of docs/behaviour.md#migration-guide).
  */
 const screenshotCopy = process.env.MIGRATION_GUIDE_SCREENSHOT;
 

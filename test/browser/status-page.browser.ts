@@ -14,7 +14,7 @@ import { DAY_MS, dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot 
  * page must still show everything, load its style under its own CSP, and reload itself.
  *
  * The screenshot is saved in the test's temp dir; `STATUS_PAGE_SCREENSHOT=docs/status-page.png npm run
- * test:browser` also writes it there (the README's picture).
+ * test:browser` also writes it there (the picture of docs/runbook.md#the-status-page).
  */
 const screenshotCopy = process.env.STATUS_PAGE_SCREENSHOT;
 

@@ -30,7 +30,7 @@ export async function docker(args: string[], options: { cwd?: string; env?: Node
   }
 }
 
-/** Runs a bash script (the README's commands) in `cwd`, stopping at the first failing command. */
+/** Runs a bash script (the commands of docs/deployment.md) in `cwd`, stopping at the first failing command. */
 export async function bash(script: string, cwd: string): Promise<CommandResult> {
   try {
     const { stdout, stderr } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', script], { cwd, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });

@@ -1,5 +1,6 @@
 /**
- * The PostgreSQL variant as the README runs it: docker-compose.yml + docker-compose.postgres.yml
+ * The PostgreSQL variant as docs/deployment.md#users-in-postgresql-with-compose runs it:
+ * docker-compose.yml + docker-compose.postgres.yml
  * (plus the test overlay compose.test.yml, and on machines without a registry the stand-in
  * overlays, PostgreSQL from Debian's package included), built from this working tree. The shared
  * end-to-end scenarios run through the gateway against users stored in PostgreSQL; then what only

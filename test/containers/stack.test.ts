@@ -2,9 +2,9 @@
  * The docker compose stack, built from this working tree's Dockerfile and docker-compose.yml
  * (plus the test overlay compose.test.yml), started with testcontainers and checked for real:
  * the shared end-to-end scenarios, what only the container stack has (backend unreachable from
- * the host, hardened containers, Prometheus and its recording rule, Grafana), the operations the
- * README promises (graceful stop, policy edit + restart, a refused policy) and the README's
- * "Deploy one service alone" commands as written.
+ * the host, hardened containers, Prometheus and its recording rule, Grafana), the operations
+ * docs/deployment.md#run-with-docker promises (graceful stop, policy edit + restart, a refused policy)
+ * and its "Deploy one service alone" commands as written.
  *
  * Where no image registry is reachable, test/containers/engine.sh built stand-in base images;
  * when they exist the second overlay compose.standin.yml swaps them in and Grafana (which has no
@@ -287,7 +287,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
     expect(result.results.A?.frames?.length ?? 0).toBeGreaterThan(0);
   });
 
-  describe('operations from the README', () => {
+  describe('operations from docs/deployment.md', () => {
     it('docker compose stop gateway during an upload: the upload gets its 201, the gateway exits 0 within the grace period', async () => {
       const id = await project.containerId('gateway');
       const shutdownLines = async () => (await project.logs('gateway')).split('\n').filter((line) => line.includes('"shutting down"')).length;
@@ -400,11 +400,11 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       expect((await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`)).status).toBe(200);
     });
 
-    it('"Deploy one service alone" as written in the README serves GET /v2/orders/ord-1001 through the lone gateway', async () => {
-      const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-      const script = /\*\*Deploy one service alone:\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-      expect(script, 'README has a "Deploy one service alone" sh block').toBeDefined();
-      expect(script!.match(/^docker build --target /gm)?.length, 'docker build commands in the README block').toBe(2);
+    it('"Deploy one service alone" as written in docs/deployment.md serves GET /v2/orders/ord-1001 through the lone gateway', async () => {
+      const deployment = readFileSync(join(repoRoot, 'docs/deployment.md'), 'utf8');
+      const script = /\*\*Deploy one service alone:\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(deployment)?.[1];
+      expect(script, 'docs/deployment.md has a "Deploy one service alone" sh block').toBeDefined();
+      expect(script!.match(/^docker build --target /gm)?.length, 'docker build commands in the docs/deployment.md block').toBe(2);
       // The stand-in base replaces node:24-trixie-slim where no registry is reachable; nothing else changes.
       const commands = standin ? script!.replaceAll('docker build --target ', `docker build --build-arg NODE_IMAGE=${STANDIN_NODE_IMAGE} --target `) : script!;
 

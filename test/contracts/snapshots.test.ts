@@ -9,7 +9,7 @@ const committed = fileURLToPath(new URL('../../openapi', import.meta.url));
 const HOW_TO_FIX =
   'The API documents differ from the committed openapi/v{n}.json; each difference is listed with its classification.\n' +
   'Non-breaking only: run `npm run openapi:update` and commit the snapshots. Breaking: keep the published ' +
-  'version as it is and put the change in a new major version (README "API contracts").';
+  'version as it is and put the change in a new major version (docs/architecture.md#changing-the-api).';
 
 function changesOf(diffs: SnapshotDiff[], version: number): { compatibility: string; description: string }[] {
   return (diffs.find((diff) => diff.version === version)?.changes ?? []).map(({ compatibility, description }) => ({ compatibility, description }));

@@ -1,5 +1,5 @@
 /**
- * What the scripted checks of docs/architecture.md's "Adding …" sections share: the section's code blocks, and
+ * What the scripted checks of the "Adding …" sections of docs/architecture.md share: the section's code blocks, and
  * a copy of the repository to apply them to, build and run.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, utimesSync } from 'node:fs';

@@ -79,7 +79,7 @@ it(`keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS
     backendSeries: [seriesOf(backendBefore).length, seriesOf(backendAfter).length],
     gatewayRssMiB: [metricValue(gatewayBefore, 'process_resident_memory_bytes'), metricValue(gatewayAfter, 'process_resident_memory_bytes')].map((bytes) => Math.round(bytes / 2 ** 20)),
   };
-  // The figures the README's reliability section reports.
+  // The figures docs/testing.md#hostile-clients reports.
   process.stdout.write(`cardinality attack: ${JSON.stringify(figures)}\n`);
 
   expect([...statuses.keys()].every((status) => status < 500)).toBe(true);

@@ -27,7 +27,7 @@ async function stallBody(url: string, path?: string, requestId?: string) {
 }
 
 function expectRequestTimeout({ responses, closedAfterMs }: Awaited<ReturnType<typeof stallBody>>, what: string): void {
-  // The figures the README's reliability section reports.
+  // The figures docs/testing.md#hostile-clients reports.
   process.stdout.write(`slow body, ${what}: closed after ${Math.round(closedAfterMs)} ms\n`);
   expect(closedAfterMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS);
   expect(closedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);

@@ -1,6 +1,6 @@
 /**
  * deploy/kubernetes offline: each kustomization rendered as `kubectl apply -k` renders it, every object
- * validated against its schema, and the rules of README "Deploy on Kubernetes" checked on what was rendered
+ * validated against its schema, and the rules of docs/deployment.md#kubernetes checked on what was rendered
  * (test/kubernetes/rules.test.ts shows each rule failing on a broken object). No cluster runs here.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The rules every pod of deploy/kubernetes follows (README "Deploy on Kubernetes"), one function per rule.
+ * The rules every pod of deploy/kubernetes follows (docs/deployment.md#kubernetes), one function per rule.
  * Each returns what is wrong, empty when nothing is, so test/kubernetes/rules.test.ts can feed it a
  * deliberately broken object and see the rule report it.
  */

@@ -14,7 +14,7 @@ import { repoRoot } from '../../scripts/paths.mjs';
 const base = readCompose(paths.compose);
 const postgresOverlay = readCompose(paths.composePostgres);
 const fleet = readCompose(paths.composeFleet);
-/** Node's drain after the listener closes (docs/behaviour.md): stop_grace_period must cover delay + drain. */
+/** Node's drain after the listener closes (docs/behaviour.md#draining-and-shutdown): stop_grace_period must cover delay + drain. */
 const DRAIN_MS = 10_000;
 
 function service(file: ComposeFile, name: string): ComposeService {

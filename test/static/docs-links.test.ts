@@ -1,13 +1,16 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 
 /**
- * The documentation's links resolve: every relative link of README.md and docs/*.md names a file that
- * exists and, with a #fragment, a heading of that file; every `docs/<page>.md#heading` a code comment
- * points to names a heading too. Headings are what a reader lands on, so renaming one breaks this test
- * until every link to it follows.
+ * The documentation's links resolve: every relative link of a Markdown file of the repository (README.md,
+ * docs/*.md, bench/README.md, a package's README) names a file that exists and, with a #fragment, a heading
+ * of that file. Source and configuration files point into the docs the same way, and those pointers resolve
+ * too: `docs/<page>.md#heading`, `bench/README.md#heading`, and a section named by its title in quotes
+ * (`docs/architecture.md "Adding a version 3"`, `README "Configuration"`). Headings are what a reader lands
+ * on, so renaming one breaks this test until every link to it follows.
  */
 
 /** GitHub's heading anchor: lower case, punctuation dropped, each space a hyphen; repeats get -1, -2, … */
@@ -56,17 +59,64 @@ function brokenLink(fromFile: string, target: string): string | undefined {
   return undefined;
 }
 
-const docsDir = join(repoRoot, 'docs');
-const markdownFiles = [join(repoRoot, 'README.md'), ...readdirSync(docsDir).filter((name) => name.endsWith('.md')).map((name) => join(docsDir, name))];
+/** Never walked: installed packages, build output, git's own files. */
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git']);
 
-/** Source and configuration files, where comments may point into docs/. */
+/** Every file under the repository root that `keep` accepts, by its path relative to the root. */
+function repositoryFiles(keep: (path: string) => boolean): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(repoRoot, dir), { withFileTypes: true })) {
+      const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) walk(path);
+      } else if (keep(path)) found.push(path);
+    }
+  };
+  walk('');
+  return found.sort();
+}
+
+const markdownFiles = repositoryFiles((path) => path.endsWith('.md')).map((path) => join(repoRoot, path));
+
+/** This file names broken pointers on purpose, to see them reported. */
+const thisFile = relative(repoRoot, fileURLToPath(import.meta.url));
+
+/** Source and configuration files, where comments may point into the docs: code, YAML, JSON, HAProxy, shell, Dockerfile, CI. */
 function sourceFiles(): string[] {
-  const roots = ['platform', 'gateway', 'services', 'scripts', 'test', 'bench', 'ops'];
-  return roots.flatMap((root) =>
-    readdirSync(join(repoRoot, root), { recursive: true, encoding: 'utf8' })
-      .filter((name) => /\.(ts|mts|mjs|js|yml|yaml)$/.test(name) && !/(^|\/)(node_modules|dist)\//.test(name))
-      .map((name) => join(repoRoot, root, name)),
-  );
+  return repositoryFiles(
+    (path) =>
+      (/\.(ts|mts|cts|js|mjs|cjs|yml|yaml|json|jsonc|cfg|sh)$/.test(path) || /(^|\/)Dockerfile$/.test(path) || path === '.ci/run') &&
+      path !== 'package-lock.json' &&
+      path !== thisFile,
+  ).map((path) => join(repoRoot, path));
+}
+
+/** A documentation page as code comments name it, relative to the repository root ("README" is README.md). */
+const PAGE = String.raw`(?:docs/[\w-]+\.md|bench/README\.md|README(?:\.md)?)`;
+/** `docs/behaviour.md#server-limits`, `bench/README.md#soak`, `README.md#…`. */
+const ANCHOR_POINTER = new RegExp(String.raw`(?<![\w/.-])(${PAGE})#([\w-]+)`, 'g');
+/** `docs/architecture.md "Adding a version 3"`, `README "Configuration"`, `bench/README.md, "Users in PostgreSQL"` (quotes may be JSON-escaped). */
+const TITLE_POINTER = new RegExp(String.raw`(?<![\w/.-])(${PAGE})(?:'s)?,? \\?"([^"\\\n]+)\\?"`, 'g');
+
+/** The repository path of a page as named in a comment. */
+function pagePath(page: string): string {
+  return join(repoRoot, page === 'README' ? 'README.md' : page);
+}
+
+/** Every pointer into the documentation in `text`, each with why it does not resolve (undefined when it does). */
+function pointersOf(text: string): { pointer: string; problem: string | undefined }[] {
+  const anchored = [...text.matchAll(ANCHOR_POINTER)].map(([pointer, page = '', fragment = '']) => ({
+    pointer,
+    problem: brokenLink(join(repoRoot, 'README.md'), `${relative(repoRoot, pagePath(page))}#${fragment}`),
+  }));
+  const titled = [...text.matchAll(TITLE_POINTER)].map(([pointer, page = '', title = '']) => {
+    const file = pagePath(page);
+    if (!existsSync(file)) return { pointer, problem: `${pointer}: no file ${relative(repoRoot, file)}` };
+    const anchor = [...anchorsOf(`# ${title}`)][0] ?? '';
+    return { pointer, problem: anchorsOfFile(file).has(anchor) ? undefined : `${pointer}: no heading "${title}" in ${relative(repoRoot, file)}` };
+  });
+  return [...anchored, ...titled];
 }
 
 describe('documentation links', () => {
@@ -84,13 +134,38 @@ describe('documentation links', () => {
     expect(broken).toEqual([]);
   });
 
-  it('every docs/<page>.md#heading named in a source file resolves', () => {
+  it('finds the pointers code comments use, and says which do not resolve', () => {
+    const found = pointersOf(
+      [
+        '// (docs/behaviour.md#server-limits) and docs/behaviour.md#no-such-heading',
+        '// docs/architecture.md "Adding a version 3", README "No such section", docs/nowhere.md#x',
+        '"description": "… (docs/behaviour.md \\"Server limits\\")."',
+        '// (bench/README.md, "Soak") and not src/plugins/README.md "X" nor README.md.bak "Y"',
+      ].join('\n'),
+    );
+    expect(found).toEqual([
+      { pointer: 'docs/behaviour.md#server-limits', problem: undefined },
+      { pointer: 'docs/behaviour.md#no-such-heading', problem: 'docs/behaviour.md#no-such-heading: no heading #no-such-heading in docs/behaviour.md' },
+      { pointer: 'docs/nowhere.md#x', problem: 'docs/nowhere.md#x: no file docs/nowhere.md' },
+      { pointer: 'docs/architecture.md "Adding a version 3"', problem: undefined },
+      { pointer: 'README "No such section"', problem: 'README "No such section": no heading "No such section" in README.md' },
+      { pointer: 'docs/behaviour.md \\"Server limits\\"', problem: undefined },
+      { pointer: 'bench/README.md, "Soak"', problem: undefined },
+    ]);
+  });
+
+  it('checks every Markdown file of the repository, docs/ and bench/README.md included', () => {
+    const checked = markdownFiles.map((file) => relative(repoRoot, file));
+    const docsPages = readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md'));
+    expect(checked).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', ...docsPages.map((name) => `docs/${name}`)]));
+  });
+
+  it('every pointer into the documentation named in a source or configuration file resolves', () => {
     const broken: string[] = [];
     let pointers = 0;
     for (const file of sourceFiles()) {
-      for (const [target] of readFileSync(file, 'utf8').matchAll(/docs\/[\w-]+\.md#[\w-]+/g)) {
+      for (const { problem } of pointersOf(readFileSync(file, 'utf8'))) {
         pointers++;
-        const problem = brokenLink(join(repoRoot, 'README.md'), target);
         if (problem !== undefined) broken.push(`${relative(repoRoot, file)}: ${problem}`);
       }
     }

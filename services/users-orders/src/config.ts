@@ -1,7 +1,7 @@
 import { ConfigError, filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
 import { z } from 'zod';
 
-/** Where the users live when one replica is not enough (README "Users in PostgreSQL"). */
+/** Where the users live when one replica is not enough (docs/deployment.md#users-in-postgresql). */
 export interface DatabaseConfig {
   /** DATABASE_URL as given: it may hold a password, so it is never printed. */
   url: string;
@@ -49,7 +49,7 @@ function parseDatabaseUrl(raw: string): string {
   return raw;
 }
 
-/** The backend's environment (README "Configuration"): pure, so tests can pass any environment; throws ConfigError naming the variable. */
+/** The backend's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   const vars = readEnv(env, {
     BACKEND_HOST: { schema: hostSchema, default: '127.0.0.1' },

@@ -1,5 +1,6 @@
 /**
- * The fleet as the README runs it: docker-compose.yml + docker-compose.fleet.yml (PostgreSQL,
+ * The fleet as docs/deployment.md#several-replicas-with-compose-fleet runs it:
+ * docker-compose.yml + docker-compose.fleet.yml (PostgreSQL,
  * 2 backend replicas behind the internal HAProxy, 3 gateway replicas behind the public one,
  * Prometheus finding every replica by DNS), plus the test overlay compose.fleet.test.yml and, on
  * machines without a registry, the stand-in overlays. One stack for the whole file, started once,
