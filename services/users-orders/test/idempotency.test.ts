@@ -30,7 +30,7 @@ const post = (app: App, payload: string, key?: string): Promise<LightMyRequestRe
 const usersOf = async (app: App): Promise<User[]> => (await app.inject({ method: 'GET', url: '/api/users' })).json<User[]>();
 
 /** The parts of an answer a replay must repeat, and the replay marker. */
-const answerOf = (res: LightMyRequestResponse) => ({ status: res.statusCode, location: res.headers.location, body: res.body, replayed: res.headers['idempotency-replayed'] });
+const answerOf = (res: LightMyRequestResponse) => ({ status: res.statusCode, location: res.headers.location, body: res.body, replayed: res.headers['idempotent-replayed'] });
 
 describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) => {
   const appOn = async (clock = manualClock()) => ({ app: await testApp({ store: await newStore(), clock: clock.clock }), advance: clock.advance });
@@ -101,7 +101,7 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
     for (const id of ['user-3', 'user-4']) {
       const res = await post(app, JSON.stringify(ada));
       expect(res.statusCode).toBe(201);
-      expect(res.headers).not.toHaveProperty('idempotency-replayed');
+      expect(res.headers).not.toHaveProperty('idempotent-replayed');
       expect(res.json()).toMatchObject({ id });
     }
   });
@@ -117,7 +117,7 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
     const key = `${'!#$%&()*+,-./:;<=>?@[]^_`{|}~'}${'a'.repeat(226)}`;
     expect(key).toHaveLength(255);
     expect((await post(app, JSON.stringify(ada), key)).statusCode).toBe(201);
-    expect((await post(app, JSON.stringify(ada), key)).headers['idempotency-replayed']).toBe('true');
+    expect((await post(app, JSON.stringify(ada), key)).headers['idempotent-replayed']).toBe('true');
   });
 
   it.each([
@@ -163,7 +163,7 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
   it('gives 20 concurrent sends of one key one user: one creates, every other answers the same (a replay, or 409 while it runs)', async () => {
     const { app } = await appOn();
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(app, JSON.stringify(ada), KEY)));
-    const created = answers.filter((res) => res.statusCode === 201 && res.headers['idempotency-replayed'] === undefined);
+    const created = answers.filter((res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined);
     expect(created).toHaveLength(1);
     for (const res of answers) {
       if (res.statusCode === 201) expect(res.body).toBe(created[0]?.body);
@@ -178,9 +178,9 @@ describe('Idempotency-Key in memory', () => {
     const app = await testApp({ store: new MemoryUserStore({ idempotencyKeys: 2 }) });
     for (const key of ['k1', 'k2', 'k3']) await post(app, JSON.stringify(ada), key);
     // k1 was dropped for k3: it creates again (and k2, now the oldest, is dropped for it).
-    expect((await post(app, JSON.stringify(ada), 'k3')).headers['idempotency-replayed']).toBe('true');
+    expect((await post(app, JSON.stringify(ada), 'k3')).headers['idempotent-replayed']).toBe('true');
     expect((await post(app, JSON.stringify(ada), 'k1')).json()).toMatchObject({ id: 'user-4' });
-    expect((await post(app, JSON.stringify(ada), 'k3')).headers['idempotency-replayed']).toBe('true');
+    expect((await post(app, JSON.stringify(ada), 'k3')).headers['idempotent-replayed']).toBe('true');
     expect((await post(app, JSON.stringify(ada), 'k2')).json()).toMatchObject({ id: 'user-5' });
   });
 

@@ -120,7 +120,7 @@ describe('GET /v{n}/openapi.json', () => {
     const create = v1.paths?.['/api/users']?.post;
     expect(create?.parameters).toMatchObject([{ in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } }]);
     const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
-    expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotency-Replayed']);
+    expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
     const order = (document: Document, path: string) => (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
     expect(order(v1, '/v1/orders/{id}')?.example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
     expect(order(v2, '/v2/orders/{id}')?.example).toEqual({ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' });

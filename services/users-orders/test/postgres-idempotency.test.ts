@@ -32,7 +32,7 @@ interface Answer {
 
 async function post(replica: ServiceProcess, body = ada, key = KEY): Promise<Answer> {
   const res = await fetch(`${replica.apiUrl}/api/users`, { method: 'POST', body, headers: { 'idempotency-key': key } });
-  return { status: res.status, body: await res.text(), location: res.headers.get('location'), replayed: res.headers.get('idempotency-replayed'), retryAfter: res.headers.get('retry-after') };
+  return { status: res.status, body: await res.text(), location: res.headers.get('location'), replayed: res.headers.get('idempotent-replayed'), retryAfter: res.headers.get('retry-after') };
 }
 
 async function withClient<Result>(url: string, work: (client: pg.Client) => Promise<Result>): Promise<Result> {

@@ -62,10 +62,10 @@ const invalidJsonResponse = errorResponse(
 const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
 const storageUnavailableResponse = errorResponse(503, 'storage unavailable', 'The database could not be reached within 5 s; Retry-After: 1 says when to try again.');
 const createdUserResponse = userSchema.meta({
-  description: 'The created user; with `Idempotency-Replayed: true`, the first answer to this Idempotency-Key again (nothing was created).',
+  description: 'The created user; with `Idempotent-Replayed: true`, the first answer to this Idempotency-Key again (nothing was created).',
   headers: {
     Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] },
-    'Idempotency-Replayed': { type: 'string', enum: ['true'], description: 'Present only on a replay of an earlier answer to the same Idempotency-Key.' },
+    'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present only on a replay of an earlier answer to the same Idempotency-Key.' },
   },
 });
 
@@ -73,7 +73,7 @@ const createdUserResponse = userSchema.meta({
 function answerKeyedOutcome(reply: FastifyReply, outcome: Exclude<KeyedOutcome, { kind: 'created' }>): FastifyReply {
   switch (outcome.kind) {
     case 'replayed':
-      return reply.code(201).header('location', `/api/users/${outcome.user.id}`).header('idempotency-replayed', 'true').send(outcome.user);
+      return reply.code(201).header('location', `/api/users/${outcome.user.id}`).header('idempotent-replayed', 'true').send(outcome.user);
     case 'reused':
       throw new HttpError(422, 'idempotency key reused');
     case 'in-progress':
