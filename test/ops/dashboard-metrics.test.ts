@@ -182,6 +182,7 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
       'api_version_policy_last_reload_success',
       'api_version_policy_info',
       'api_version_consumer_requests_total',
+      'backend_up',
     ]) {
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).not.toContain(name);
