@@ -3,13 +3,14 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { buildAdminApp } from '@version-router/platform/admin';
 import { sendError } from '@version-router/platform/errors';
+import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { statusRoutes } from './status/routes.js';
 
 /**
  * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
- * /versions/{n}/changes` is the migration guide the page links.
+ * /versions/{n}/changes` (the migration guide) and `GET /changelog` are the page's links.
  */
 function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
@@ -21,6 +22,7 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPlugi
     await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, replica });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
+    await admin.register(changelogRoutes, app.changelog);
   };
 }
 

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
+import { changelogRoutes, type ChangelogRoutesOptions } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { createMigrationGuides, type MigrationGuides } from './changes/guides.js';
 import { createGatewayMetrics } from './accounting/metrics.js';
@@ -26,6 +27,8 @@ declare module 'fastify' {
     versionUsage: VersionUsage;
     /** Migration guides between versions, served on the public port and beside the status page. */
     migrationGuides: MigrationGuides;
+    /** What the changelog is rendered from, served on the public port and beside the status page. */
+    changelog: ChangelogRoutesOptions;
   }
 }
 
@@ -84,6 +87,9 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
   const guides = createMigrationGuides(pool);
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
+  const changelog: ChangelogRoutesOptions = { policies, clock };
+  app.decorate('changelog', changelog);
+  await app.register(changelogRoutes, changelog);
   await app.register(versionedResources, { policies, clock, backendUrl, pool });
   return app;
 }

@@ -126,12 +126,13 @@ describe('discovery', () => {
     expect(res.headers).not.toHaveProperty('link');
   });
 
-  it('answers GET /versions with each version\'s phase at the time of the request', async () => {
+  it('answers GET /versions with each version\'s phase at the time of the request, linking the changelog', async () => {
     const versionsAt = async (now: number) => {
       gateway.setNow(now);
       const res = await get('/versions');
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.link).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
       return res.json<{ default_version: number; versions: { version: number; phase: string }[] }>();
     };
     const windows = [
@@ -140,6 +141,7 @@ describe('discovery', () => {
     ];
     expect(await versionsAt(TODAY)).toEqual({
       default_version: 1,
+      changelog: '/changelog',
       policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
       versions: [
         {

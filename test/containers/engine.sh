@@ -10,6 +10,9 @@
 #                                                 does for compose (POSTGRES_* env, initdb, TCP)
 #   version-router-standin/haproxy:3              that root + Debian's `haproxy` (3.0), laid out
 #                                                 like the official haproxy:3
+#   version-router-standin/maildev:<version>      the Node stand-in + npm's `maildev` at the version
+#                                                 docker-compose.yml runs, laid out like the
+#                                                 official maildev/maildev
 # The images are used only through test/containers/compose.standin*.yml; the compose files and
 # the Dockerfile keep the official images.
 #
@@ -37,12 +40,18 @@ readonly POSTGRES_IMAGE=version-router-standin/postgres:17
 readonly HAPROXY_IMAGE=version-router-standin/haproxy:3
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly REPO_ROOT
+# The MailDev release docker-compose.yml runs (`image: maildev/maildev:<version>`): the stand-in
+# installs that very release from npm, so a version bump there builds a new one.
+MAILDEV_VERSION=$(sed -n 's/^[[:space:]]*image:[[:space:]]*maildev\/maildev:\([^[:space:]#]*\).*/\1/p' "${REPO_ROOT}/docker-compose.yml" | head -n 1)
+readonly MAILDEV_VERSION
+readonly MAILDEV_IMAGE="version-router-standin/maildev:${MAILDEV_VERSION}"
 
 say() { printf 'engine: %s\n' "$*"; }
 fail() {
   printf 'engine: FAILED: %s (details: %s)\n' "$1" "$LOG" >&2
   exit 1
 }
+[ -n "$MAILDEV_VERSION" ] || fail "docker-compose.yml names no maildev/maildev:<version> image"
 # run "what" command…: the command's output goes to the log; on failure one line names the step.
 run() {
   local what=$1
@@ -83,7 +92,8 @@ if command -v docker >/dev/null && engine_answers; then
     say "a Docker engine answers (${engine}) and has or pulls every official image; installing, starting and building nothing"
     exit 0
   fi
-  if have_image "$BASE_IMAGE" && have_image "$NODE_IMAGE" && have_image "$PROMETHEUS_IMAGE" && have_image "$POSTGRES_IMAGE" && have_image "$HAPROXY_IMAGE"; then
+  if have_image "$BASE_IMAGE" && have_image "$NODE_IMAGE" && have_image "$PROMETHEUS_IMAGE" && have_image "$POSTGRES_IMAGE" && have_image "$HAPROXY_IMAGE" &&
+    have_image "$MAILDEV_IMAGE"; then
     say "a Docker engine answers (${engine}) but cannot get an official image (${UNREACHABLE}); the stand-in images are there"
     exit 0
   fi
@@ -324,4 +334,25 @@ EOF
 }
 build_standin "$HAPROXY_IMAGE" "Debian's haproxy package (3.0)" haproxy_context "$HAPROXY_IMAGE" haproxy -v
 
-say "ready: stand-in images ${NODE_IMAGE}, ${PROMETHEUS_IMAGE}, ${POSTGRES_IMAGE}, ${HAPROXY_IMAGE}"
+# ---- stand-in maildev/maildev ---------------------------------------------------------------
+maildev_context() {
+  # The official image's layout: user node in /home/node, the web page on 1080 and SMTP on 1025
+  # (the MAILDEV_* variables MailDev reads), UTC, and MailDev itself as the entrypoint, so a
+  # compose `command:` passes it flags as it does to the official image's bin/maildev.
+  cat >"$ctx/Dockerfile" <<EOF
+FROM ${NODE_IMAGE}
+RUN npm install --global --no-audit --no-fund maildev@${MAILDEV_VERSION} \\
+ && npm cache clean --force
+USER node
+WORKDIR /home/node
+ENV NODE_ENV=production \\
+    TZ=UTC \\
+    MAILDEV_WEB_PORT=1080 \\
+    MAILDEV_SMTP_PORT=1025
+EXPOSE 1080 1025
+ENTRYPOINT ["maildev"]
+EOF
+}
+build_standin "$MAILDEV_IMAGE" "MailDev from npm maildev@${MAILDEV_VERSION} on the Node stand-in" maildev_context "$MAILDEV_IMAGE" --version
+
+say "ready: stand-in images ${NODE_IMAGE}, ${PROMETHEUS_IMAGE}, ${POSTGRES_IMAGE}, ${HAPROXY_IMAGE}, ${MAILDEV_IMAGE}"

@@ -5,7 +5,8 @@
  * overlays, PostgreSQL from Debian's package included), built from this working tree. The shared
  * end-to-end scenarios run through the gateway against users stored in PostgreSQL; then what only
  * this variant has: users outlive the backend and the database containers (the named volume), the
- * backend is not ready while its database is down, and the database container is hardened.
+ * backend stays ready while its database is down (db_up 0, users 503, orders 200), and the database
+ * container is hardened.
  *
  * Its own compose project (gateway, backend, postgres and the test's admin relay; no monitoring),
  * random host ports, always removed with its volumes at the end.

@@ -26,6 +26,7 @@ import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { ComposeProject, bash, docker, eventually, healthy, inspect, waitForContainer } from './docker.js';
 import { STANDIN_NODE_IMAGE, findEngine } from './engine.js';
+import { maildevEmails, waitForEmail } from './maildev-api.js';
 import { promQuery as queryPrometheus, type PromSample } from './prometheus-api.js';
 
 const PROJECT = 'version-router-test';
@@ -247,6 +248,90 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       expect(seen.capBnd).toBe('0000000000000000');
       expect(seen.noNewPrivs).toBe('1');
       expect(seen.write).toBe('EROFS');
+    });
+  });
+
+  describe('MailDev, the mail catcher the gateway sends its notices to', () => {
+    /**
+     * A minimal SMTP client (RFC 5321: greeting, EHLO, MAIL, RCPT, DATA, QUIT), run with `node -e` inside the
+     * gateway's container: it sends to the host and port of the gateway's own SMTP_URL, from its NOTICE_FROM,
+     * so what it proves is the path the gateway's notices take. Each reply is read to its last line
+     * (`250 …`, not `250-…`) and must have the expected code.
+     */
+    const SMTP_SEND = `
+      const net = require('node:net');
+      const readline = require('node:readline');
+      (async () => {
+        const smtp = new URL(process.env.SMTP_URL);
+        const socket = net.connect(Number(smtp.port), smtp.hostname);
+        const lines = readline.createInterface({ input: socket })[Symbol.asyncIterator]();
+        const expectReply = async (code) => {
+          for (;;) {
+            const { value, done } = await lines.next();
+            if (done) throw new Error('connection closed waiting for ' + code);
+            if (value[3] === '-') continue;
+            if (!value.startsWith(code + ' ')) throw new Error('expected ' + code + ', got: ' + value);
+            return;
+          }
+        };
+        const command = async (line, code) => { socket.write(line + '\\r\\n'); await expectReply(code); };
+        await expectReply('220');
+        await command('EHLO gateway', '250');
+        await command('MAIL FROM:<' + process.env.NOTICE_FROM + '>', '250');
+        await command('RCPT TO:<' + process.env.MAIL_TO + '>', '250');
+        await command('DATA', '354');
+        await command([
+          'From: ' + process.env.NOTICE_FROM,
+          'To: ' + process.env.MAIL_TO,
+          'Subject: ' + process.env.MAIL_SUBJECT,
+          'Message-ID: <' + process.env.MAIL_ID + '>',
+          'Date: ' + new Date().toUTCString(),
+          'MIME-Version: 1.0',
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          process.env.MAIL_TEXT,
+          '.',
+        ].join('\\r\\n'), '250');
+        await command('QUIT', '221');
+        socket.end();
+      })().catch((err) => { console.error(err.message); process.exit(1); });`;
+
+    it('answers on its published web port: the page, and an e-mail list on its API', async () => {
+      const maildev = await project.url('maildev', 1080);
+      const page = await fetch(maildev);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain('MailDev');
+      expect(Array.isArray(await maildevEmails(maildev))).toBe(true);
+    });
+
+    it('publishes its web page only: SMTP is reached inside the stack, not from the host', async () => {
+      const container = await inspect(await project.containerId('maildev'));
+      const published = Object.entries(container.NetworkSettings.Ports ?? {})
+        .filter(([, bound]) => (bound ?? []).length > 0)
+        .map(([port]) => port);
+      expect(published).toEqual(['1080/tcp']);
+      expect(Object.keys(container.HostConfig.PortBindings ?? {})).toEqual(['1080/tcp']);
+    });
+
+    it("accepts a message over SMTP from the gateway's container at its SMTP_URL, and shows it through its API", async () => {
+      const maildev = await project.url('maildev', 1080);
+      const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const message = {
+        MAIL_TO: 'team@consumer.example',
+        MAIL_SUBJECT: `v1 is deprecated (container suite ${tag})`,
+        MAIL_ID: `${tag}@version-router.test`,
+        MAIL_TEXT: 'Version 1 will be removed on 2027-01-01.',
+      };
+      const env = Object.entries(message).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
+      await docker(['exec', ...env, await project.containerId('gateway'), 'node', '-e', SMTP_SEND]);
+
+      const email = await waitForEmail(maildev, `the message "${message.MAIL_SUBJECT}"`, ({ subject }) => subject === message.MAIL_SUBJECT);
+      const gatewayEnv = (await docker(['exec', await project.containerId('gateway'), 'printenv', 'NOTICE_FROM'])).stdout.trim();
+      expect(email.from.map(({ address }) => address)).toEqual([gatewayEnv]);
+      expect(email.to.map(({ address }) => address)).toEqual([message.MAIL_TO]);
+      expect(email.messageId).toBe(message.MAIL_ID);
+      expect(email.text?.trim()).toBe(message.MAIL_TEXT);
     });
   });
 

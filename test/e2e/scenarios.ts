@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseFeed } from '@rowanmanning/feed-parser';
 import { describe, expect, it } from 'vitest';
 import { postExpectingContinue } from '../support/expect-continue.js';
 import type { StackEndpoints } from './stack.js';
@@ -238,8 +239,10 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       const versions = await gateway('/versions');
       expect(versions.status).toBe(200);
       expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(versions.headers.get('link')).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
       expect(await versions.json()).toEqual({
         default_version: 1,
+        changelog: '/changelog',
         policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
         versions: [
           {
@@ -268,6 +271,19 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         'added total_cents',
         'added currency',
       ]);
+    });
+
+    it('announces v1\'s deprecation in the Atom changelog GET /versions links, linking the migration guide', async () => {
+      const res = await gateway('/changelog');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
+      const feed = parseFeed(await res.text());
+      expect(feed.meta).toEqual({ type: 'atom', version: '1.0' });
+      expect(feed.self).toBe(`${getStack().gatewayUrl}/changelog`);
+      const deprecated = feed.items.find(({ id }) => id === 'tag:version-router,2026:versions/1/deprecated/2026-06-01T00:00:00.000Z');
+      expect(deprecated?.title).toBe('v1 deprecated: removed on 2027-01-01');
+      expect(deprecated?.url).toBe(`${getStack().gatewayUrl}/versions/1/changes`);
+      expect((await gateway(new URL(deprecated!.url!).pathname)).status).toBe(200);
     });
 
     it('serves each version\'s OpenAPI document; the deprecated one marked from the policy, with its headers', async () => {

@@ -9,7 +9,11 @@ import { waitUntil } from './load.js';
  * 503 at once while the API still answers, with Connection: close; once the delay is over the listener is
  * closed and a new connection is refused.
  */
-const DELAY_MS = 3_000;
+/**
+ * Long enough that what the test does inside the delay (wait for /readyz 503, one API request: a few ms on a
+ * quiet machine) fits with seconds to spare on a loaded one.
+ */
+const DELAY_MS = 5_000;
 
 interface Answer {
   status: number;

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp as buildBackend } from '../../services/users-orders/src/app.js';
+import { seedRecords } from '../../services/users-orders/src/resources/seeds.js';
 import { buildTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 
 // Whatever the API-Version header and the path, the gateway (in front of the real backend, on
@@ -17,7 +18,7 @@ let gateway: TestGateway;
 beforeAll(async () => {
   backend = await buildBackend({
     logger: createLogger('silent', 'fuzz-backend'),
-    orders: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }],
+    seeds: seedRecords({ orders: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }] }),
     clock: Date.now,
   });
   const url = await backend.listen({ host: '127.0.0.1', port: 0 });

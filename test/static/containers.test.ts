@@ -4,6 +4,7 @@
  * and compose file have the properties the stack relies on. The running stack is tested by
  * test/containers/ (`npm run test:containers`) where an engine exists.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
@@ -169,8 +170,8 @@ describe('docker-compose.yml', () => {
     .filter(([, network]) => network?.internal === true)
     .map(([name]) => name);
 
-  it('has the four services of the stack', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['backend', 'gateway', 'grafana', 'prometheus']);
+  it('has the five services of the stack', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['backend', 'gateway', 'grafana', 'maildev', 'prometheus']);
   });
 
   it('builds gateway and backend from this Dockerfile, one target each', () => {
@@ -199,6 +200,7 @@ describe('docker-compose.yml', () => {
     ['gateway', 8080],
     ['prometheus', 9090],
     ['grafana', 3000],
+    ['maildev', 1080],
   ])('%s publishes %i', (name, port) => {
     const ports = publishedPorts(service(name));
     expect(ports.map((p) => [p.target, p.published])).toContainEqual([port, String(port)]);
@@ -241,6 +243,49 @@ describe('docker-compose.yml', () => {
         expect(existsSync(join(context, typeof build === 'string' ? 'Dockerfile' : (build.dockerfile ?? 'Dockerfile')))).toBe(true);
       }
     }
+  });
+
+  describe('MailDev, the mail catcher', () => {
+    const maildev = service('maildev');
+    const officialTag = /^maildev\/maildev:(\d+\.\d+\.\d+)$/.exec(maildev.image ?? '')?.[1];
+
+    it('runs the official maildev/maildev image at a pinned release', () => {
+      expect(officialTag, `image ${maildev.image}`).toBeDefined();
+    });
+
+    it('publishes only its web page, on loopback (it has no authentication); SMTP stays inside the stack', () => {
+      expect(publishedPorts(maildev)).toEqual([{ target: 1080, published: '1080', hostIp: '127.0.0.1' }]);
+      expect(maildev.expose).toEqual(['1025']);
+    });
+
+    it("is where the gateway's SMTP_URL points, on a network they share, and the gateway has a NOTICE_FROM", () => {
+      const env = environment(service('gateway'));
+      const smtp = new URL(env.SMTP_URL ?? '');
+      expect(smtp.protocol).toBe('smtp:');
+      expect(smtp.hostname).toBe('maildev');
+      expect(maildev.expose).toContain(smtp.port);
+      expect(serviceNetworks(service('gateway')).some((network) => serviceNetworks(maildev).includes(network))).toBe(true);
+      expect(env.NOTICE_FROM).toMatch(/^[^\s@<>]+@[^\s@<>]+\.[a-z]+$/);
+    });
+
+    it('runs hardened: no capabilities, no privilege gain, a read-only root with a tmpfs /tmp for the mails it keeps', () => {
+      expect(maildev.cap_drop).toEqual(['ALL']);
+      expect(maildev.security_opt).toContain('no-new-privileges:true');
+      expect(maildev.read_only).toBe(true);
+      expect(maildev.tmpfs).toEqual(['/tmp']);
+    });
+
+    it('has a stand-in of the same release in compose.standin.yml (engine.sh builds it from npm at the tag docker-compose.yml names)', () => {
+      const standin = readCompose(paths.composeStandin).services.maildev;
+      expect(standin?.image).toBe(`version-router-standin/maildev:${officialTag}`);
+      // engine.sh's own line that reads the release, run against this repository.
+      const engine = readFileSync(join(repoRoot, 'test/containers/engine.sh'), 'utf8');
+      const line = /^MAILDEV_VERSION=.*$/m.exec(engine)?.[0];
+      expect(line, 'engine.sh sets MAILDEV_VERSION').toBeDefined();
+      const read = execFileSync('bash', ['-c', `${line}\nprintf %s "$MAILDEV_VERSION"`], { env: { ...process.env, REPO_ROOT: repoRoot }, encoding: 'utf8' });
+      expect(read).toBe(officialTag);
+      expect(engine).toMatch(/npm install [^\n]*maildev@\$\{MAILDEV_VERSION\}/);
+    });
   });
 
   it('gives Grafana anonymous viewer access', () => {

@@ -1,6 +1,8 @@
 import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumers.js';
 import { escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
+import { ATOM_MEDIA_TYPE, CHANGELOG_PATH } from '../versions/discovery.js';
+import { readableInstant } from '../versions/readable-instant.js';
 import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
 
@@ -35,12 +37,6 @@ meter { width: 6rem; vertical-align: middle; margin-left: .4rem; }
 /** The page's only style is this inline block, allowed by its hash. */
 export const STATUS_PAGE_CSP = inlineStyleCsp(STYLE);
 
-/** A date alone when the instant is midnight UTC (announcements usually are), else date and time to the minute. */
-function instant(epochMs: number): string {
-  const iso = new Date(epochMs).toISOString();
-  return epochMs % DAY_MS === 0 ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
 function span(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   if (seconds < 60) return `${seconds} s`;
@@ -59,8 +55,8 @@ function daysLeft(phase: Phase, sunset: number | undefined, nowMs: number): stri
 function nextBrownout(windows: readonly { start: number; end: number }[] | undefined, nowMs: number): string {
   const next = windows?.find(({ end }) => end > nowMs);
   if (next === undefined) return '—';
-  if (next.start <= nowMs) return `<span class="brownout-now">now, until ${instant(next.end)}</span>`;
-  return `${instant(next.start)} for ${span(next.end - next.start)} (in ${span(next.start - nowMs)})`;
+  if (next.start <= nowMs) return `<span class="brownout-now">now, until ${readableInstant(next.end)}</span>`;
+  return `${readableInstant(next.start)} for ${span(next.end - next.start)} (in ${span(next.start - nowMs)})`;
 }
 
 /** The versions whose consumers are listed: those deprecated or removed now, and any with counts. */
@@ -114,8 +110,8 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, rep
         `<tr data-version="${entry.version}">` +
         `<td>v${entry.version}${entry.version === policy.defaultVersion ? ' <small>(default)</small>' : ''}</td>` +
         `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span></td>` +
-        `<td>${entry.announced === undefined ? '—' : instant(entry.announced)}</td>` +
-        `<td>${entry.sunset === undefined ? '—' : instant(entry.sunset)}</td>` +
+        `<td>${entry.announced === undefined ? '—' : readableInstant(entry.announced)}</td>` +
+        `<td>${entry.sunset === undefined ? '—' : readableInstant(entry.sunset)}</td>` +
         `<td class="num">${daysLeft(phase, entry.sunset, nowMs)}</td>` +
         `<td>${entry.successor === undefined ? '—' : `v${entry.successor}${phase === 'current' ? '' : ` · <a href="${changesPath(entry.version)}">what changes</a>`}`}</td>` +
         `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
@@ -142,7 +138,7 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, rep
 </head>
 <body>
 <h1>API versions</h1>
-<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a></p>
+<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
 <p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
 <table id="versions">
 <caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>

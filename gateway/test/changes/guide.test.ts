@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
+import { committedDocument, ordersDocument } from './documents.js';
 
 type Json = Record<string, unknown>;
 
@@ -9,8 +9,6 @@ function node(document: Json, ...keys: string[]): Json {
   return keys.reduce((inner, key) => inner[key] as Json, document);
 }
 
-/** The committed document of a version, as the backend publishes it. */
-const documentOf = (version: number): Json => JSON.parse(readFileSync(new URL(`../../../openapi/v${version}.json`, import.meta.url), 'utf8')) as Json;
 /** A document as version `to` would publish it: the same operations under `/v{to}` paths. */
 function asVersion(document: Json, from: number, to: number): Json {
   const paths = Object.entries(node(document, 'paths')).map(([path, item]) => [path.replace(`/v${from}/`, `/v${to}/`), item]);
@@ -21,7 +19,7 @@ const short = (changes: { change: string; kind: string; name: string; where: str
 
 describe('the migration guide from two OpenAPI documents', () => {
   it('lists v1 → v2 per order operation: user_id and total removed (breaking), customer_id, total_cents and currency added', () => {
-    const guide = buildMigrationGuide(1, 2, documentOf(1), documentOf(2));
+    const guide = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2));
     const expected = [
       'removed field user_id in response 200 (application/json) (breaking)',
       'removed field total in response 200 (application/json) (breaking)',
@@ -45,8 +43,8 @@ describe('the migration guide from two OpenAPI documents', () => {
   });
 
   it('names endpoints, parameters, statuses, headers and nested fields, and leaves prose out', () => {
-    const before = documentOf(2);
-    const after = asVersion(documentOf(2), 2, 3);
+    const before = ordersDocument(2);
+    const after = asVersion(ordersDocument(2), 2, 3);
     const page = node(after, 'paths', '/api/users/page', 'get');
     page.parameters = [...(page.parameters as Json[]).filter((parameter) => parameter.name !== 'cursor'), { in: 'query', name: 'sort', required: true, schema: { type: 'string' } }];
     node(page, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'items', 'items', 'properties').nickname = { type: 'string' };
@@ -72,7 +70,7 @@ describe('the migration guide from two OpenAPI documents', () => {
   });
 
   it('finds nothing between a document and itself', () => {
-    expect(buildMigrationGuide(1, 2, documentOf(1), asVersion(documentOf(1), 1, 2))).toEqual({
+    expect(buildMigrationGuide(1, 2, committedDocument(1), asVersion(committedDocument(1), 1, 2))).toEqual({
       version: 1,
       successor: 2,
       breaking_changes: 0,

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUIDE_PAGE_CSP } from '../../src/changes/page.js';
 import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
+import { ordersDocument } from './documents.js';
 
-/** A backend that publishes the committed documents at `/v{n}/openapi.json`, or answers what a test sets. */
+/** A backend that publishes the orders' documents (./documents.ts) at `/v{n}/openapi.json`, or answers what a test sets. */
 interface DocumentBackend {
   url: string;
   documents: Map<string, string>;
@@ -15,10 +15,8 @@ interface DocumentBackend {
   close(): Promise<void>;
 }
 
-const committed = (version: number): string => readFileSync(new URL(`../../../openapi/v${version}.json`, import.meta.url), 'utf8');
-
 async function startDocumentBackend(): Promise<DocumentBackend> {
-  const backend = { documents: new Map([1, 2].map((version) => [`/v${version}/openapi.json`, committed(version)])), seen: [], silent: false } as unknown as DocumentBackend;
+  const backend = { documents: new Map([1, 2].map((version) => [`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version))])), seen: [], silent: false } as unknown as DocumentBackend;
   const server: Server = createServer((req, res) => {
     backend.seen.push({ url: req.url ?? '', headers: req.headers });
     if (backend.silent) return;
@@ -127,7 +125,7 @@ describe('GET /versions/{n}/changes', () => {
     const first = await get('/versions/1/changes', { accept: 'text/html' });
     expect((await get('/versions/1/changes', { accept: 'text/html' })).body).toBe(first.body);
 
-    const v2 = JSON.parse(committed(2)) as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }> };
+    const v2 = ordersDocument(2) as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }> };
     const properties = v2.paths['/v2/orders/{id}']?.get.responses['200']?.content['application/json']?.schema.properties ?? {};
     properties.note = { type: 'string' };
     backend.documents.set('/v2/openapi.json', JSON.stringify(v2));

@@ -5,10 +5,11 @@ import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { createRegistry, httpMetrics } from '@version-router/platform/metrics';
 import { apiContract } from './contract/openapi.js';
-import type { Order } from './orders/order.js';
+import { orderSchema } from './orders/order.js';
 import { orderPresenters, type OrderPresenter } from './orders/presenters.js';
 import { orderRoutes } from './orders/routes.js';
 import { OrderService } from './orders/service.js';
+import { seedRecords, type Seeds } from './resources/seeds.js';
 import { bodyReader } from './users/body-reader.js';
 import { userRoutes } from './users/routes.js';
 import { MemoryUserStore, type UserStore } from './users/store.js';
@@ -18,14 +19,18 @@ export interface BuildAppOptions {
   /** Where the HTTP metrics go; one per app so tests can build many. */
   registry?: Registry;
   store?: UserStore;
-  orders: readonly Order[];
+  /**
+   * The records of the read-only resources, each read by name while the app is built: main.ts passes the seed
+   * files (`seedFiles`), tests their own (`seedRecords`). None by default, as the users store starts empty.
+   */
+  seeds?: Seeds;
   clock: Clock;
   /** The order representation of each API major version; its keys are the versions served and documented. */
   presenters?: ReadonlyMap<number, OrderPresenter>;
 }
 
 /** The backend's API, not listening: main.ts listens, tests inject. */
-export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), orders, clock, presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), seeds = seedRecords({}), clock, presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   // First, so its onRoute mirror sees every route (405 + Allow).
   await app.register(httpFoundation);
@@ -34,6 +39,6 @@ export async function buildApp({ logger, registry = createRegistry(), store = ne
   // Before the routes: it documents every route registered after it.
   await app.register(apiContract, { versions: [...presenters.keys()].sort((a, b) => a - b) });
   await app.register(userRoutes, { store, clock });
-  await app.register(orderRoutes, { orders: new OrderService(orders), presenters });
+  await app.register(orderRoutes, { orders: new OrderService(seeds.read('orders', orderSchema)), presenters });
   return app;
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ConfigError, filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
 import { z } from 'zod';
 
@@ -15,7 +16,9 @@ export interface BackendConfig {
   /** The admin listener's own address: loopback unless set (the container sets 0.0.0.0 on its internal network). */
   adminHost: string;
   adminPort: number;
-  /** ORDERS_FILE: main.ts reads it at start. */
+  /** SEED_DIR: the folder of the read-only resources' seed files, `<resource>.json` each, read at start. */
+  seedDir: string;
+  /** ORDERS_FILE: the orders' seed file, `<SEED_DIR>/orders.json` unless set. */
   ordersFile: string;
   /** SHUTDOWN_DELAY_MS: serve on, reported not ready, this long after SIGTERM before closing the listener. */
   shutdownDelayMs: number;
@@ -57,18 +60,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     BACKEND_ADMIN_HOST: { schema: hostSchema, default: '127.0.0.1' },
     BACKEND_ADMIN_PORT: { schema: portSchema, default: '9465' },
     // Relative paths resolve against the working directory (the repository root under npm start).
-    ORDERS_FILE: { schema: filePathSchema, default: 'ops/seed/orders.json' },
+    SEED_DIR: { schema: z.string().min(1, 'must name a folder'), default: 'ops/seed' },
     SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
     DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' },
   });
+  // ORDERS_FILE keeps its own variable (set in the images and older deployments); unset, it is one seed file among the others.
+  const { ORDERS_FILE } = readEnv(env, { ORDERS_FILE: { schema: filePathSchema, default: join(vars.SEED_DIR, 'orders.json') } });
   const databaseUrl = env.DATABASE_URL;
   return {
     host: vars.BACKEND_HOST,
     port: vars.BACKEND_PORT,
     adminHost: vars.BACKEND_ADMIN_HOST,
     adminPort: vars.BACKEND_ADMIN_PORT,
-    ordersFile: vars.ORDERS_FILE,
+    seedDir: vars.SEED_DIR,
+    ordersFile: ORDERS_FILE,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
     database: databaseUrl === undefined || databaseUrl === '' ? undefined : { url: parseDatabaseUrl(databaseUrl), poolMax: vars.DATABASE_POOL_MAX },

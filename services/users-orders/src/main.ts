@@ -4,17 +4,16 @@ import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
-import { readOrdersFile } from './orders/order.js';
+import { seedFiles } from './resources/seeds.js';
 import { openPostgresUsers } from './users/postgres/open.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
-  const orders = readOrdersFile(config.ordersFile);
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   // DATABASE_URL unset: the in-memory store, buildApp's default.
   const postgres = config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry, Date.now);
-  const app = await buildApp({ logger, registry, orders, clock: Date.now, ...(postgres === undefined ? {} : { store: postgres.store }) });
+  const app = await buildApp({ logger, registry, seeds: seedFiles(config), clock: Date.now, ...(postgres === undefined ? {} : { store: postgres.store }) });
   if (postgres !== undefined) app.addHook('onClose', () => postgres.close());
   // Ready while PostgreSQL is down too: orders need no database, and user routes answer 503 storage unavailable.
   const admin = await buildAdminApp({ registry, logger, lifecycle: app.lifecycle });

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       port: 8081,
       adminHost: '127.0.0.1',
       adminPort: 9465,
+      seedDir: 'ops/seed',
       ordersFile: 'ops/seed/orders.json',
       shutdownDelayMs: 0,
       logLevel: 'info',
@@ -27,6 +28,11 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1 }],
   ])('reads the users database from %j', (env, database) => {
     expect(loadConfig(env).database).toEqual(database);
+  });
+
+  it('reads the orders from SEED_DIR unless ORDERS_FILE names their file', () => {
+    expect(loadConfig({ SEED_DIR: '/data/seed' })).toMatchObject({ seedDir: '/data/seed', ordersFile: '/data/seed/orders.json' });
+    expect(loadConfig({ SEED_DIR: '/data/seed', ORDERS_FILE: '/data/o.json' })).toMatchObject({ seedDir: '/data/seed', ordersFile: '/data/o.json' });
   });
 
   it('keeps the in-memory store for an empty DATABASE_URL', () => {
@@ -48,8 +54,8 @@ describe('loadConfig', () => {
   });
 
   it('reads every variable', () => {
-    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', ORDERS_FILE: '/data/o.json', SHUTDOWN_DELAY_MS: '30000', LOG_LEVEL: 'silent' };
-    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
+    const env = { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_HOST: '0.0.0.0', BACKEND_ADMIN_PORT: '65535', SEED_DIR: '/data', ORDERS_FILE: '/data/o.json', SHUTDOWN_DELAY_MS: '30000', LOG_LEVEL: 'silent' };
+    expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, seedDir: '/data', ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
   });
 
   it.each([
@@ -59,6 +65,7 @@ describe('loadConfig', () => {
     ['BACKEND_ADMIN_PORT', '8080x'],
     ['BACKEND_HOST', ''],
     ['BACKEND_ADMIN_HOST', ''],
+    ['SEED_DIR', ''],
     ['ORDERS_FILE', ''],
     ['LOG_LEVEL', 'loud'],
     ['SHUTDOWN_DELAY_MS', '5s'],
@@ -76,7 +83,8 @@ describe('the built process with a bad configuration', () => {
     [{ BACKEND_PORT: 'abc' }, 'invalid configuration: BACKEND_PORT: must be a port number (0-65535) (got "abc")'],
     [{ SHUTDOWN_DELAY_MS: '30001' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")'],
     [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
-    [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate order id "o"`],
+    [{ SEED_DIR: 'no/such/seed' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/seed/orders.json (ENOENT)'],
+    [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
     [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
     [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
   ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {

@@ -5,6 +5,7 @@ import { createLogger } from '@version-router/platform/logger';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import type { Order } from '../src/orders/order.js';
 import { orderPresenters } from '../src/orders/presenters.js';
+import { seedRecords } from '../src/resources/seeds.js';
 
 const demoOrders: Order[] = [
   { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' },
@@ -24,7 +25,7 @@ export function manualClock(start = '2026-11-22T10:00:00.000Z'): { clock: Clock;
 export async function testApp(options: Partial<BuildAppOptions> = {}): Promise<FastifyInstance> {
   const app = await buildApp({
     logger: createLogger('silent', 'users-orders-test'),
-    orders: demoOrders,
+    seeds: seedRecords({ orders: demoOrders }),
     clock: manualClock().clock,
     ...options,
   });

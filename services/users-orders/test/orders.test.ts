@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@version-router/platform/config';
-import { readOrdersFile } from '../src/orders/order.js';
+import { orderSchema } from '../src/orders/order.js';
+import { seedFiles, seedRecords } from '../src/resources/seeds.js';
 import { JSON_TYPE, testApp } from './helpers.js';
 
 describe('GET order representations', () => {
@@ -49,14 +50,16 @@ describe('GET order representations', () => {
   });
 
   it('serves the orders it was built with', async () => {
-    const app = await testApp({ orders: [{ id: 'x-1', customer_id: 'user-9', total_cents: 100, currency: 'GBP' }] });
+    const app = await testApp({ seeds: seedRecords({ orders: [{ id: 'x-1', customer_id: 'user-9', total_cents: 100, currency: 'GBP' }] }) });
     expect((await app.inject({ method: 'GET', url: '/v2/orders/x-1' })).json()).toMatchObject({ currency: 'GBP' });
     expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).statusCode).toBe(404);
   });
 });
 
-describe('readOrdersFile (ORDERS_FILE)', () => {
+describe('the orders\' seed file (ORDERS_FILE)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orders-'));
+  /** The orders as the running backend reads them, from `path`. */
+  const readOrdersFile = (path: string) => seedFiles({ seedDir: dir, ordersFile: path }).read('orders', orderSchema);
   const file = (name: string, text: string): string => {
     const path = join(dir, name);
     writeFileSync(path, text);
@@ -79,7 +82,7 @@ describe('readOrdersFile (ORDERS_FILE)', () => {
     [
       'duplicate ids',
       file('dupes.json', '[{"id":"o","customer_id":"c","total_cents":1,"currency":"EUR"},{"id":"o","customer_id":"d","total_cents":2,"currency":"EUR"}]'),
-      /^ORDERS_FILE: .* is invalid at 1\.id: duplicate order id "o"$/,
+      /^ORDERS_FILE: .* is invalid at 1\.id: duplicate id "o"$/,
     ],
   ])('refuses a %s file with a ConfigError naming ORDERS_FILE', (_what, path, message) => {
     expect(() => readOrdersFile(path)).toThrow(ConfigError);

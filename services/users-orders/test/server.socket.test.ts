@@ -24,7 +24,7 @@ describe.concurrent('the running backend', () => {
     await backend.exited;
   });
 
-  it('closes a request whose headers never finish after 5-8 s, answering 408 JSON if anything', async () => {
+  it('closes a request whose headers never finish at the 5 s read timeout, answering 408 JSON if anything', async () => {
     const socket = await open(backend.apiUrl);
     const reader = new Received(socket);
     const started = Date.now();
@@ -32,8 +32,10 @@ describe.concurrent('the running backend', () => {
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     await closed;
     const elapsed = Date.now() - started;
+    // The read timeout is checked every 0.5 s: 5.0-5.5 s on a quiet machine. Under 10 s leaves a loaded one
+    // room; without the read timeout nothing would close this connection at all.
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
-    expect(elapsed).toBeLessThanOrEqual(8_000);
+    expect(elapsed).toBeLessThan(10_000);
     const answer = await reader.next(0).catch(() => undefined);
     if (answer !== undefined) {
       expect(answer.status).toBe(408);

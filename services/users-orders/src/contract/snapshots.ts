@@ -20,7 +20,7 @@ function formatDocument(document: object): string {
  * Tests pass other presenters to see how a change would be judged.
  */
 export async function generateDocuments(presenters: ReadonlyMap<number, OrderPresenter> = orderPresenters): Promise<Map<number, object>> {
-  const app = await buildApp({ logger: createLogger('silent', 'openapi'), orders: [], clock: Date.now, presenters });
+  const app = await buildApp({ logger: createLogger('silent', 'openapi'), clock: Date.now, presenters });
   try {
     const documents = new Map<number, object>();
     for (const version of presenters.keys()) {

@@ -1,0 +1,68 @@
+import type { VersionEntry } from '../versions/policy-file.js';
+import type { VersionPolicy } from '../versions/policy.js';
+
+/** What happened to a version: announced as deprecated, a brownout window began, removed at its sunset. */
+export type LifecycleEventKind = 'deprecated' | 'brownout' | 'removed';
+
+interface Window {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** One entry of the changelog: an instant of a deprecated version's lifecycle in the policy in force. */
+export type LifecycleEvent = {
+  readonly version: number;
+  /** When it happens (epoch ms): the announcement, the window's start, the sunset. It is listed from then on. */
+  readonly at: number;
+  readonly sunset: number;
+  readonly successor: number;
+  /**
+   * A `tag:` URI (RFC 4151) made of the version, the kind and the instant only: the same event has the same id on
+   * every replica, after every restart and reload, so a feed reader shows it once.
+   */
+  readonly id: string;
+} & (
+  | { readonly kind: 'deprecated'; /** Every brownout window the version has. */ readonly brownouts: readonly Window[] }
+  | { readonly kind: 'brownout'; readonly window: Window }
+  | { readonly kind: 'removed' }
+);
+
+/** The tagging entity of every id: a fixed name and year, never anything of the file or the time of serving. */
+const TAG_PREFIX = 'tag:version-router,2026:';
+export const CHANGELOG_FEED_ID = `${TAG_PREFIX}changelog`;
+
+/** Newest first; at one instant a removal before a brownout before a deprecation, then the higher version first. */
+const KIND_ORDER: Record<LifecycleEventKind, number> = { removed: 2, brownout: 1, deprecated: 0 };
+
+function eventsOf(entry: VersionEntry): LifecycleEvent[] {
+  // The policy file refuses a deprecated version without all three (policy-file.ts); a current version has none.
+  if (entry.announced === undefined || entry.sunset === undefined || entry.successor === undefined) return [];
+  const { version, sunset, successor } = entry;
+  const brownouts = entry.brownouts ?? [];
+  const common = (kind: LifecycleEventKind, at: number) => ({
+    version,
+    at,
+    sunset,
+    successor,
+    id: `${TAG_PREFIX}versions/${version}/${kind}/${new Date(at).toISOString()}`,
+  });
+  return [
+    { kind: 'deprecated', ...common('deprecated', entry.announced), brownouts },
+    ...brownouts.map((window): LifecycleEvent => ({ kind: 'brownout', ...common('brownout', window.start), window })),
+    { kind: 'removed', ...common('removed', sunset) },
+  ];
+}
+
+const byPolicy = new WeakMap<VersionPolicy, readonly LifecycleEvent[]>();
+
+/** Every lifecycle event the policy schedules, announced or not, newest first; computed once per policy. */
+export function lifecycleEvents(policy: VersionPolicy): readonly LifecycleEvent[] {
+  let events = byPolicy.get(policy);
+  if (events === undefined) {
+    events = policy.versions
+      .flatMap(eventsOf)
+      .sort((a, b) => b.at - a.at || KIND_ORDER[b.kind] - KIND_ORDER[a.kind] || b.version - a.version);
+    byPolicy.set(policy, events);
+  }
+  return events;
+}

@@ -1,0 +1,77 @@
+import { Feed } from 'feed';
+import { CHANGELOG_PATH } from '../versions/discovery.js';
+import { changesPath, type VersionPolicy } from '../versions/policy.js';
+import { readableInstant } from '../versions/readable-instant.js';
+import { CHANGELOG_FEED_ID, lifecycleEvents, type LifecycleEvent } from './events.js';
+
+export interface RenderedChangelog {
+  /** The Atom 1.0 document. */
+  readonly xml: string;
+  /** When the next scheduled event becomes due and the feed changes (epoch ms), if one is scheduled. */
+  readonly nextChangeAt: number | undefined;
+}
+
+const windowText = ({ start, end }: { start: number; end: number }): string => `${readableInstant(start)} to ${readableInstant(end)}`;
+
+function titleOf(event: LifecycleEvent): string {
+  switch (event.kind) {
+    case 'deprecated':
+      return `v${event.version} deprecated: removed on ${readableInstant(event.sunset)}`;
+    case 'brownout':
+      return `v${event.version} brownout: ${windowText(event.window)}`;
+    case 'removed':
+      return `v${event.version} removed: use v${event.successor}`;
+  }
+}
+
+/** What a person reads: when, what a request gets then, and what to move to. Plain text, valid as HTML. */
+function summaryOf(event: LifecycleEvent): string {
+  const { version, sunset, successor } = event;
+  const move = `Its successor is version ${successor}.`;
+  switch (event.kind) {
+    case 'deprecated': {
+      const brownouts = event.brownouts.length === 0 ? '' : ` Brownouts before then (every request answered 410 during each): ${event.brownouts.map(windowText).join(', ')}.`;
+      return `Version ${version} is deprecated as of ${readableInstant(event.at)} and will be removed on ${readableInstant(sunset)}; from then on every request for it is answered 410.${brownouts} ${move}`;
+    }
+    case 'brownout':
+      return `From ${windowText(event.window)} every request for version ${version} is answered 410, a reminder that it will be removed on ${readableInstant(sunset)}. ${move}`;
+    case 'removed':
+      return `Version ${version} was removed on ${readableInstant(sunset)}: every request for it is answered 410. ${move}`;
+  }
+}
+
+/**
+ * The changelog at `nowMs`: one entry per lifecycle event of the policy whose instant has come, newest first.
+ * `origin` (`http://host:port`, from the request) makes the links absolute, as Atom readers expect; the ids
+ * and dates depend on the events alone.
+ */
+export function renderChangelog(policy: VersionPolicy, nowMs: number, origin: string): RenderedChangelog {
+  const scheduled = lifecycleEvents(policy);
+  const due = scheduled.filter((event) => event.at <= nowMs);
+  const upcoming = scheduled.filter((event) => event.at > nowMs).at(-1);
+  const feed = new Feed({
+    id: CHANGELOG_FEED_ID,
+    title: 'API versions: changelog',
+    description: 'Deprecations, brownouts and removals of the API versions, from the version policy in force.',
+    // A feed without events has never changed: the epoch, rather than the time of serving.
+    updated: new Date(due[0]?.at ?? 0),
+    feed: `${origin}${CHANGELOG_PATH}`,
+    link: `${origin}/versions`,
+    author: { name: 'API gateway' },
+    generator: false,
+  });
+  for (const event of due) {
+    const guide = `${origin}${changesPath(event.version)}`;
+    const summary = summaryOf(event);
+    feed.addItem({
+      id: event.id,
+      title: titleOf(event),
+      link: guide,
+      date: new Date(event.at),
+      published: new Date(event.at),
+      description: summary,
+      content: `<p>${summary}</p>\n<p><a href="${guide}">What changes from version ${event.version} to version ${event.successor}</a></p>`,
+    });
+  }
+  return { xml: feed.atom1(), nextChangeAt: upcoming?.at };
+}
