@@ -78,10 +78,18 @@ ENV GATEWAY_HOST=0.0.0.0 \
     GATEWAY_PORT=8080 \
     GATEWAY_ADMIN_PORT=9464 \
     GATEWAY_ADMIN_HOST=0.0.0.0 \
-    API_VERSIONS_FILE=/app/ops/versions.json
+    API_VERSIONS_FILE=/app/ops/versions.json \
+    GATEWAY_DATA_DIR=/var/lib/gateway
+# The embedded consumer store's directory (without DATABASE_URL), owned by the user that runs the
+# process; a volume mounted here starts from it (docker-compose.yml mounts one).
+USER root
+RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway && chmod 0700 /var/lib/gateway
+USER node
 EXPOSE 8080 9464
 # /readyz: healthy means this replica can take traffic, whether or not the backend answers
-# (backend_up shows that).
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
+# (backend_up shows that). The first start on a new embedded consumer store creates its database
+# (tens of seconds of CPU on a busy host): a long start period, probed every second, so a quick
+# start is still healthy at once.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_ADMIN_PORT || 9464) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/gateway/src/main.js"]

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { platformFromSource } from './test/vitest-shared.js';
+import { gatewayStoreSetup, platformFromSource } from './test/vitest-shared.js';
 
 /**
  * They copy and build the repository (tsc, a CPU-bound child process the worker pool does not count), so they
@@ -10,6 +10,7 @@ const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.e2e.test.ts', 'test/e2e/
 export default defineConfig({
   ...platformFromSource,
   test: {
+    globalSetup: [gatewayStoreSetup],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

@@ -22,6 +22,9 @@
 //   BENCH_HEADERS    request headers added to the route's, as JSON (e.g. '{"Accept":"application/json"}').
 //   BENCH_VERSIONS_FILE_A, BENCH_VERSIONS_FILE_B  the version policy file of one gateway (API_VERSIONS_FILE;
 //                    default ops/versions.json), e.g. one build with the query and media type schemes on.
+//   BENCH_API_KEY_A, BENCH_API_KEY_B  "true": that gateway's requests carry a valid API-Key (a consumer
+//                    registered on its admin port before the load), e.g. the same build with and without keys.
+// Each gateway keeps its consumer store in the run's temporary directory (the embedded one).
 //
 // To compare a change with the commit before it: build that commit in a worktree of its own (its own
 // node_modules, so its gateway imports its own @version-router/platform), then
@@ -32,7 +35,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, load, median, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
 import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
@@ -53,11 +56,13 @@ need('taskset', 'apt-get install -y util-linux');
 const env = process.env;
 const pairs = Number(env.BENCH_PAIRS ?? 1);
 const builds = [
-  { name: 'a', entry: gatewayA, node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '', policy: env.BENCH_VERSIONS_FILE_A },
-  { name: 'b', entry: gatewayB, node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '', policy: env.BENCH_VERSIONS_FILE_B },
+  { name: 'a', entry: gatewayA, node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '', policy: env.BENCH_VERSIONS_FILE_A, apiKey: env.BENCH_API_KEY_A === 'true' },
+  { name: 'b', entry: gatewayB, node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '', policy: env.BENCH_VERSIONS_FILE_B, apiKey: env.BENCH_API_KEY_B === 'true' },
 ];
 for (const build of builds) {
-  const details = [`Node ${nodeVersion(build.node)}`, build.nodeOptions, build.policy === undefined ? '' : `policy ${build.policy}`].filter((part) => part !== '');
+  const details = [`Node ${nodeVersion(build.node)}`, build.nodeOptions, build.policy === undefined ? '' : `policy ${build.policy}`, build.apiKey ? 'with API-Key' : ''].filter(
+    (part) => part !== '',
+  );
   build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
 process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
@@ -93,17 +98,19 @@ async function runPair(order) {
           GATEWAY_PORT: '0',
           GATEWAY_ADMIN_PORT: '0',
           BACKEND_URL: backend.url,
+          DATABASE_URL: '',
+          GATEWAY_DATA_DIR: join(dir, `${build.name}-gateway-data`),
           ...(build.policy === undefined ? {} : { API_VERSIONS_FILE: resolve(build.policy) }),
         },
         { node: build.node, nodeOptions: build.nodeOptions },
       );
       children.push(gateway.child);
-      return { build, ...gateway };
+      const headers = build.apiKey ? { ...request.headers, 'API-Key': await issueKey(gateway.adminUrl, `bench ${build.name}`) } : request.headers;
+      return { build, ...gateway, script: wrkScript(join(dir, `${build.name}.lua`), { ...request, headers }) };
     };
     const gateways = [];
     for (const build of order) gateways.push(await start(build));
-    const script = wrkScript(join(dir, 'ab.lua'), request);
-    const loadAll = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, script, CONNECTIONS, duration)));
+    const loadAll = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)));
 
     await loadAll(2); // warm-up: JIT, pool connections
     const before = gateways.map((gateway) => cpuTicks(gateway.child.pid));

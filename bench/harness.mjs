@@ -80,12 +80,13 @@ export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeO
   const out = openSync(logPath, 'w');
   const [command, args] = pinned(cpu, node, [...nodeOptions.split(' ').filter(Boolean), entry]);
   const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
-  const deadline = Date.now() + 15_000;
+  // A gateway on a new embedded consumer store first creates its database: seconds of CPU on one core.
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const line = readFileSync(logPath, 'utf8')
       .split('\n')
       .find((text) => text.includes('"msg":"listening"'));
-    if (line !== undefined) return { child, url: JSON.parse(line).api };
+    if (line !== undefined) return { child, url: JSON.parse(line).api, adminUrl: JSON.parse(line).admin };
     if (child.exitCode !== null) break;
     await sleep(50);
   }
@@ -97,6 +98,14 @@ export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeO
  * Writes wrk's Lua hooks to `file`: the request ({ method, path, headers, body? }) is built once (static),
  * and done() prints the summary as one JSON line.
  */
+/** wrk's done() hook: the summary as one JSON line after RESULT, which load() reads. */
+export const WRK_DONE = `done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
+end
+`;
+
 export function wrkScript(file, request) {
   const headers = Object.entries(request.headers)
     .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
@@ -107,12 +116,7 @@ export function wrkScript(file, request) {
 wrk.path = ${JSON.stringify(request.path)}
 ${request.body === undefined ? '' : `wrk.body = ${JSON.stringify(request.body)}`}
 ${headers}
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
-end
-`,
+${WRK_DONE}`,
   );
   return file;
 }
@@ -128,4 +132,15 @@ export async function load(url, script, connections, seconds) {
   const r = JSON.parse(line.slice('RESULT '.length));
   const errors = r.connect + r.read + r.write + r.status + r.timeout;
   return { rps: r.requests / (r.duration_us / 1e6), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, requests: r.requests, errors };
+}
+
+/** Registers a consumer on a gateway's admin listener (loopback, no token) and answers a key of it. */
+export async function issueKey(adminUrl, name) {
+  const post = async (path, body) => {
+    const res = await fetch(`${adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const { id } = await post('/consumers', { name });
+  return (await post(`/consumers/${id}/keys`)).key;
 }

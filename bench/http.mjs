@@ -186,7 +186,8 @@ try {
     dir,
     'gateway',
     entries.gateway,
-    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url },
+    // Its consumer store is the embedded one, in the run's directory.
+    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, DATABASE_URL: '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
     { node, nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
   );
   children.push(gateway.child);

@@ -83,7 +83,10 @@ const adminPort = process.env.GATEWAY_ADMIN_PORT ?? '9464';
 // each process's own), and a signal that reaches a backend still starting would end it uncleanly.
 const adminPorts = { gateway: adminPort, backend: process.env.BACKEND_ADMIN_PORT ?? '9465' };
 const readyUrls = services.map(({ name }) => `http://127.0.0.1:${adminPorts[name]}/readyz`);
-for (let attempt = 0; attempt < 100 && !stopping && gateway !== undefined; attempt++) {
+// The gateway's first start on a new embedded consumer store (.data/gateway) creates its database: tens of
+// seconds on a busy machine, later starts a few.
+const readyDeadline = Date.now() + 120_000;
+while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gateway.exited) {
   const ready = (await Promise.all(readyUrls.map((url) => fetch(url).then((res) => res.ok, () => false)))).every(Boolean);
   if (ready) {
     console.log(`\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import type { ViteUserConfig } from 'vitest/config';
 
@@ -8,3 +9,6 @@ import type { ViteUserConfig } from 'vitest/config';
 export const platformFromSource: Pick<ViteUserConfig, 'ssr'> = {
   ssr: { resolve: { conditions: ['source', ...defaultServerConditions] } },
 };
+
+/** The embedded PostgreSQL the gateway processes of a run share as their consumer store (support/gateway-store.ts). */
+export const gatewayStoreSetup: string = fileURLToPath(new URL('./support/gateway-store.ts', import.meta.url));

@@ -3,16 +3,19 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { buildAdminApp } from '@version-router/platform/admin';
 import { sendError } from '@version-router/platform/errors';
+import type { Clock } from '@version-router/platform/clock';
 import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
+import { registryRoutes } from './consumers/registry-routes.js';
 import { statusRoutes } from './status/routes.js';
 
 /**
  * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
- * /versions/{n}/changes` (the migration guide) and `GET /changelog` are the page's links.
+ * /versions/{n}/changes` (the migration guide) and `GET /changelog` are the page's links; the consumer
+ * registry registers consumers and issues and revokes their keys.
  */
-function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPluginAsync {
+function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
     admin.post('/-/reload', async (_request, reply) => {
       const result = app.versionPolicies.reload();
@@ -23,6 +26,7 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string): FastifyPlugi
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);
+    await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
   };
 }
 
@@ -32,12 +36,17 @@ export interface GatewayAdminOptions {
   logger: Logger;
   /** This replica's name on the status page: the host name (main.ts), injected so tests choose it. */
   replica: string;
+  /** ADMIN_TOKEN, and the address the listener binds: who may use the admin routes (docs/behaviour.md#admin-authentication). */
+  adminToken: string | undefined;
+  host: string;
+  /** The app's clock: when a consumer or key was made or revoked. */
+  clock: Clock;
 }
 
 /**
  * The gateway's admin listener: /metrics, /healthz, /readyz (this replica only: ready whether or not the
- * backend answers, which `backend_up` shows), the reload and the status page.
+ * backend answers, which `backend_up` shows), the reload, the consumers and the status page.
  */
-export function buildGatewayAdmin({ app, registry, logger, replica }: GatewayAdminOptions): Promise<FastifyInstance> {
-  return buildAdminApp({ registry, logger, lifecycle: app.lifecycle, routes: gatewayAdminRoutes(app, replica) });
+export function buildGatewayAdmin({ app, registry, logger, replica, adminToken, host, clock }: GatewayAdminOptions): Promise<FastifyInstance> {
+  return buildAdminApp({ registry, logger, adminToken, host, lifecycle: app.lifecycle, routes: gatewayAdminRoutes(app, replica, clock) });
 }

@@ -10,6 +10,10 @@ import { createMigrationGuides, type MigrationGuides } from './changes/guides.js
 import { createGatewayMetrics } from './accounting/metrics.js';
 import { requestAccounting } from './accounting/request-accounting.js';
 import { createVersionUsage, type VersionUsage } from './accounting/usage.js';
+import { consumerRequest } from './consumers/authenticate.js';
+import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
+import { createLedger, type Ledger } from './consumers/ledger.js';
+import type { ConsumerStore } from './consumers/store/consumer-store.js';
 import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
@@ -27,6 +31,8 @@ declare module 'fastify' {
     versionUsage: VersionUsage;
     /** Migration guides between versions, served on the public port and beside the status page. */
     migrationGuides: MigrationGuides;
+    /** Registered consumers: the shared store, this replica's keys in memory, and its ledger of their use. */
+    consumers: { store: ConsumerStore; keys: KeyCache; ledger: Ledger };
     /** What the changelog is rendered from, served on the public port and beside the status page. */
     changelog: ChangelogRoutesOptions;
   }
@@ -44,23 +50,33 @@ export interface GatewayAppOptions {
   backendUrl: string;
   logger: Logger;
   registry: Registry;
+  /**
+   * The consumer store (opened and migrated by main.ts). The app owns it from here: its keys are loaded now
+   * (the build fails when it cannot be read), and it is closed with the app, after the ledger's last flush.
+   */
+  consumerStore: ConsumerStore;
 }
 
 /** The public gateway, not listening: main.ts listens, tests inject. */
-export async function buildApp({ config, policy, readPolicy, watchPolicy, clock, backendUrl, logger, registry }: GatewayAppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  policy,
+  readPolicy,
+  watchPolicy,
+  clock,
+  backendUrl,
+  logger,
+  registry,
+  consumerStore,
+}: GatewayAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
 
-  const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
-  // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.
-  app.addHook('onClose', async () => {
-    await pool.close();
-  });
-
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
-  // The gauges read the policy in force at scrape time, so they follow a reload.
+  // The gauges read the policy in force (and probe the backend pool, made below) at scrape time, so they
+  // follow a reload.
   const metrics = createGatewayMetrics(registry, {
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
@@ -81,8 +97,25 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
     app.addHook('onClose', async () => watch.close());
   }
 
-  await app.register(requestAccounting, { metrics, usage });
-  await app.register(usersProxy, { backendUrl, pool });
+  const ledger = createLedger({ store: consumerStore, logger, countDropped: (requests) => metrics.countUsageDropped(requests) });
+  const keys = await loadKeyCache({ store: consumerStore, logger, learnFirstUses: (uses) => ledger.learn(uses) });
+  app.decorate('consumers', { store: consumerStore, keys, ledger });
+  // onClose runs once in-flight requests have finished, so their counts are in the last flush.
+  app.addHook('onClose', async () => {
+    keys.stop();
+    await ledger.close();
+    await consumerStore.close();
+  });
+
+  const pool = createBackendPool(backendUrl, config.backendTimeoutMs);
+  // reply-from leaves a pool it was handed open; its keep-alive sockets would hold shutdown up.
+  app.addHook('onClose', async () => {
+    await pool.close();
+  });
+
+  await app.register(consumerRequest);
+  await app.register(requestAccounting, { metrics, usage, ledger, clock });
+  await app.register(usersProxy, { backendUrl, pool, keys });
   await app.register(discoveryRoutes, { policies, clock });
   const guides = createMigrationGuides(pool);
   app.decorate('migrationGuides', guides);
@@ -90,6 +123,6 @@ export async function buildApp({ config, policy, readPolicy, watchPolicy, clock,
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  await app.register(versionedResources, { policies, clock, backendUrl, pool });
+  await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger });
   return app;
 }

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readEnv, shutdownDelaySchema } from '@version-router/platform/config';
+import {
+  filePathSchema,
+  hostSchema,
+  logLevelSchema,
+  portSchema,
+  readAdminToken,
+  readDatabaseConfig,
+  readEnv,
+  shutdownDelaySchema,
+  type DatabaseConfig,
+} from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
 
 export interface GatewayConfig {
@@ -17,6 +27,12 @@ export interface GatewayConfig {
   /** SHUTDOWN_DELAY_MS: serve on, reported not ready, this long after SIGTERM before closing the listener. */
   shutdownDelayMs: number;
   logLevel: z.output<typeof logLevelSchema>;
+  /** ADMIN_TOKEN: the Bearer token the admin listener asks for (all but /healthz, /readyz, /metrics); unset: none. */
+  adminToken: string | undefined;
+  /** DATABASE_URL: consumers, keys and their usage in PostgreSQL (schema `gateway`), shared by every replica. */
+  database: DatabaseConfig | undefined;
+  /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
+  dataDir: string;
 }
 
 /** An http origin (no path, query or credentials): the gateway appends the request's own path. */
@@ -55,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     API_VERSIONS_WATCH: { schema: onOffSchema, default: 'true' },
     SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
+    // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
+    GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -67,10 +85,32 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     watchPolicy: vars.API_VERSIONS_WATCH,
     shutdownDelayMs: vars.SHUTDOWN_DELAY_MS,
     logLevel: vars.LOG_LEVEL,
+    adminToken: readAdminToken(env),
+    database: readDatabaseConfig(env),
+    dataDir: vars.GATEWAY_DATA_DIR,
   };
 }
 
 /** The one place the process environment is read. */
 export function loadProcessConfig(): GatewayConfig {
   return loadConfig(process.env);
+}
+
+/** What `npm run consumers` needs: where the gateway's admin listener is, and its token if it has one. */
+export interface ConsumersCliConfig {
+  adminUrl: string;
+  adminToken: string | undefined;
+}
+
+/** GATEWAY_ADMIN_URL (default http://127.0.0.1:9464) and ADMIN_TOKEN, for the consumer CLI. */
+export function loadConsumersCliConfig(env: NodeJS.ProcessEnv): ConsumersCliConfig {
+  const vars = readEnv(env, {
+    GATEWAY_ADMIN_URL: {
+      schema: z
+        .string()
+        .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'must be an http:// URL such as http://127.0.0.1:9464'),
+      default: 'http://127.0.0.1:9464',
+    },
+  });
+  return { adminUrl: vars.GATEWAY_ADMIN_URL.replace(/\/+$/, ''), adminToken: readAdminToken(env) };
 }

@@ -5,6 +5,7 @@ import { runProcess } from '@version-router/platform/run-process';
 import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
+import { openConsumerStore } from './consumers/store/open.js';
 import { readPolicyFile } from './versions/policy-file.js';
 
 await runProcess(async () => {
@@ -13,6 +14,9 @@ await runProcess(async () => {
   const policy = readPolicy();
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
+  // Consumers and keys must be readable before the first request: a store that cannot be opened or migrated stops the start.
+  const consumers = await openConsumerStore({ database: config.database, dataDir: config.dataDir }, logger);
+  logger.info(consumers.kind === 'postgres' ? { consumerStore: 'postgres' } : { consumerStore: 'embedded', dataDir: config.dataDir }, 'consumer store open');
   const app = await buildApp({
     config: { backendTimeoutMs: config.backendTimeoutMs },
     policy,
@@ -22,8 +26,17 @@ await runProcess(async () => {
     backendUrl: config.backendUrl,
     logger,
     registry,
+    consumerStore: consumers.store,
   });
-  const admin = await buildGatewayAdmin({ app, registry, logger, replica: hostname() });
+  const admin = await buildGatewayAdmin({
+    app,
+    registry,
+    logger,
+    replica: hostname(),
+    adminToken: config.adminToken,
+    host: config.adminHost,
+    clock: Date.now,
+  });
   return {
     app,
     admin,

@@ -22,6 +22,9 @@ describe('gateway configuration', () => {
       watchPolicy: true,
       shutdownDelayMs: 0,
       logLevel: 'info',
+      adminToken: undefined,
+      database: undefined,
+      dataDir: '.data/gateway',
     });
   });
 
@@ -37,6 +40,10 @@ describe('gateway configuration', () => {
       API_VERSIONS_WATCH: 'false',
       SHUTDOWN_DELAY_MS: '5000',
       LOG_LEVEL: 'warn',
+      ADMIN_TOKEN: 'a-token-of-16-ch',
+      DATABASE_URL: 'postgres://gw:s3cret@db:5432/fleet',
+      DATABASE_POOL_MAX: '4',
+      GATEWAY_DATA_DIR: '/var/lib/gateway',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -49,6 +56,9 @@ describe('gateway configuration', () => {
       watchPolicy: false,
       shutdownDelayMs: 5_000,
       logLevel: 'warn',
+      adminToken: 'a-token-of-16-ch',
+      database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4 },
+      dataDir: '/var/lib/gateway',
     });
   });
 
@@ -75,6 +85,12 @@ describe('gateway configuration', () => {
     [{ SHUTDOWN_DELAY_MS: '-1' }, /^SHUTDOWN_DELAY_MS: must be a whole number of milliseconds \(got "-1"\)$/],
     [{ SHUTDOWN_DELAY_MS: '2.5' }, /^SHUTDOWN_DELAY_MS: must be a whole number of milliseconds/],
     [{ SHUTDOWN_DELAY_MS: '30001' }, /^SHUTDOWN_DELAY_MS: must be at most 30000 ms \(got "30001"\)$/],
+    [{ ADMIN_TOKEN: '15-characters-x' }, /^ADMIN_TOKEN: must be at least 16 characters \(got 15; value not shown\)$/],
+    [{ ADMIN_TOKEN: 'sixteen chars ok' }, /^ADMIN_TOKEN: must be printable ASCII without spaces \(value not shown\)$/],
+    [{ DATABASE_URL: 'mysql://gw:s3cret@db/fleet' }, /^DATABASE_URL: must start with postgres:\/\/ or postgresql:\/\/ \(got "mysql:\/\/gw:\*\*\*@db\/fleet"\)$/],
+    [{ DATABASE_URL: 'not a url s3cret' }, /^DATABASE_URL: must be a URL like postgres:\/\/user:password@host:5432\/database \(value not shown: it may hold a password\)$/],
+    [{ DATABASE_POOL_MAX: '101' }, /^DATABASE_POOL_MAX: must be an integer from 1 to 100 \(got "101"\)$/],
+    [{ GATEWAY_DATA_DIR: '' }, /^GATEWAY_DATA_DIR: must name a directory \(got ""\)$/],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
     expect(errorOf(env)).toMatch(expected);
   });
@@ -100,6 +116,8 @@ describe('the built gateway with a bad configuration', () => {
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
     [{ SHUTDOWN_DELAY_MS: '60000' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "60000")'],
+    [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
+    [{ DATABASE_URL: 'mysql://gw:s3cret@db/fleet' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://gw:***@db/fleet")'],
   ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [entries.gateway], {

@@ -9,6 +9,7 @@ import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp } from '../src/app.js';
 import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
+import { createMemoryConsumerStore, type MemoryConsumerStore } from './consumers/memory-store.js';
 
 /**
  * The message of the ConfigError `load` throws, which the process prints as its one line when it refuses to
@@ -83,11 +84,20 @@ export interface TestGateway {
   setNextPolicy(file: unknown): void;
   /** The gateway's admin listener (metrics, reload) on the same registry and log; closed with the app. */
   admin(): Promise<FastifyInstance>;
+  /** The consumer store the app was given (in memory). */
+  consumerStore: MemoryConsumerStore;
 }
 
 export async function buildTestGateway(
   backendUrl: string,
-  { now = TODAY, backendTimeoutMs = 2_000, policy = designPolicyFile }: { now?: number; backendTimeoutMs?: number; policy?: unknown } = {},
+  {
+    now = TODAY,
+    backendTimeoutMs = 2_000,
+    policy = designPolicyFile,
+    consumerStore = createMemoryConsumerStore(),
+    adminToken,
+    adminHost = '127.0.0.1',
+  }: { now?: number; backendTimeoutMs?: number; policy?: unknown; consumerStore?: MemoryConsumerStore; adminToken?: string; adminHost?: string } = {},
 ): Promise<TestGateway> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -112,12 +122,19 @@ export async function buildTestGateway(
     backendUrl,
     logger,
     registry,
+    consumerStore,
   });
   let admin: Promise<FastifyInstance> | undefined;
   app.addHook('onClose', async () => {
     if (admin !== undefined) await (await admin).close();
   });
-  return { app, registry, logs, setNow: (epochMs) => (clockMs = epochMs), setNextPolicy: (file) => (nextPolicy = file),
-    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA })),
+  return {
+    app,
+    registry,
+    logs,
+    consumerStore,
+    setNow: (epochMs) => (clockMs = epochMs),
+    setNextPolicy: (file) => (nextPolicy = file),
+    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
   };
 }

@@ -26,6 +26,67 @@ export const shutdownDelaySchema = z
   .transform(Number)
   .refine((ms) => ms <= 30_000, 'must be at most 30000 ms');
 
+/** Where a process keeps its data in PostgreSQL (docs/deployment.md#users-in-postgresql). */
+export interface DatabaseConfig {
+  /** DATABASE_URL as given: it may hold a password, so it is never printed. */
+  url: string;
+  /** DATABASE_POOL_MAX: connections this replica opens at most. */
+  poolMax: number;
+}
+
+const poolMaxSchema = z
+  .string()
+  .regex(/^[0-9]{1,3}$/, 'must be an integer from 1 to 100')
+  .transform(Number)
+  .refine((max) => max >= 1 && max <= 100, 'must be an integer from 1 to 100');
+
+/**
+ * A postgres:// or postgresql:// URL with a host (or a socket directory). The value is never echoed back: where it parses, the
+ * message shows it with the password masked; where it does not, it is not shown at all.
+ */
+function parseDatabaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)');
+  }
+  if (url.password !== '') url.password = '***';
+  const shown = JSON.stringify(url.href);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`DATABASE_URL: must start with postgres:// or postgresql:// (got ${shown})`);
+  // postgres:///db?host=/run/postgresql names a Unix socket directory instead of a host.
+  if (url.hostname === '' && !url.searchParams.has('host')) throw new ConfigError(`DATABASE_URL: must name a host (got ${shown})`);
+  return raw;
+}
+
+/**
+ * DATABASE_URL and DATABASE_POOL_MAX (default 10): undefined when DATABASE_URL is unset or empty. The pool
+ * size is checked either way, so a typo is caught before the day the URL is set.
+ */
+export function readDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
+  const { DATABASE_POOL_MAX: poolMax } = readEnv(env, { DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' } });
+  const url = env.DATABASE_URL;
+  return url === undefined || url === '' ? undefined : { url: parseDatabaseUrl(url), poolMax };
+}
+
+/** The shortest ADMIN_TOKEN accepted: a short token can be guessed by trying. */
+const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+/**
+ * ADMIN_TOKEN (both processes): undefined when unset or empty. Too short stops the process with one line that
+ * names the variable and its length, never its value.
+ */
+export function readAdminToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.ADMIN_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}; value not shown)`);
+  }
+  // What an Authorization: Bearer header can carry.
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError('ADMIN_TOKEN: must be printable ASCII without spaces (value not shown)');
+  return token;
+}
+
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**

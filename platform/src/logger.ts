@@ -36,6 +36,9 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
       level,
       name,
       base: { service: name },
+      // Credentials never reach the log, whoever logs a request or its headers: a consumer's API key, an
+      // admin token (docs/behaviour.md#consumers-and-api-keys).
+      redact: { paths: CREDENTIAL_PATHS, censor: '[redacted]' },
       hooks: {
         // Libraries (the proxy) warn when a request fails because its client hung up; that is the client's
         // doing, and at warn level a slow-client attack would flood the log. One info line keeps the trace.
@@ -51,6 +54,15 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
     destination,
   );
 }
+
+const CREDENTIAL_PATHS = [
+  'req.headers["api-key"]',
+  'req.headers.authorization',
+  'headers["api-key"]',
+  'headers.authorization',
+  '*.headers["api-key"]',
+  '*.headers.authorization',
+];
 
 /** Node's error on a request whose client closed the connection before the request was complete. */
 function isClientAbort(value: unknown): boolean {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
+import { sharedGatewayStore } from '../support/gateway-store.js';
 
 /**
  * `npm start` (built first) as a user runs it, spawned in a process group of its own on free loopback ports:
@@ -89,6 +90,7 @@ async function startNpm(): Promise<RunningStart> {
     // The edit of the policy file must reach the gateway through the signal under test, not its file watch.
     API_VERSIONS_WATCH: 'false',
     LOG_LEVEL: 'info',
+    ...sharedGatewayStore(),
   };
   // --ignore-scripts skips the prestart build: the suite runs on a built tree, and the build is not under test.
   const npm = spawn('npm', ['start', '--silent', '--ignore-scripts'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

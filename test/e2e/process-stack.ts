@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
+import { sharedGatewayStore } from '../support/gateway-store.js';
 import type { RunningStack } from './stack.js';
 
 const START_TIMEOUT_MS = 15_000;
@@ -11,6 +12,8 @@ export interface ServiceProcess {
   apiUrl: string;
   adminUrl: string;
   logs: Record<string, unknown>[];
+  /** Everything it wrote to stdout and stderr so far, as text. */
+  output(): string;
   /** Resolves with the exit code (or signal name) once the process has exited. */
   exited: Promise<number | string>;
   /** SIGTERM, then the exit; resolves at once when it already exited. */
@@ -21,22 +24,32 @@ export interface ServiceProcess {
  * Starts a built entry point of `root` (this repository, or a copy of it that was built) with `root` as its
  * working directory, so relative defaults such as ops/versions.json are that copy's files.
  */
-export async function startService(name: keyof typeof entries, env: Record<string, string>, root: string = repoRoot): Promise<ServiceProcess> {
+export async function startService(
+  name: keyof typeof entries,
+  env: Record<string, string>,
+  root: string = repoRoot,
+  { startTimeoutMs = START_TIMEOUT_MS }: { startTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [entries[name]], {
     cwd: root,
     // LOG_LEVEL info at least: the bound ports are read from the 'listening' line.
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    output += chunk.toString();
+  });
   // 'close', not 'exit': 'exit' can fire before the last stdout lines (e.g. 'stopped') have been read.
   const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
 
   const addresses = new Promise<{ api: string; admin: string }>((resolve, reject) => {
     let pending = '';
     child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
@@ -48,7 +61,7 @@ export async function startService(name: keyof typeof entries, env: Record<strin
       }
     });
     void exited.then((code) => reject(new Error(`${name} exited (${code}) before listening: ${stderr.trim()}`)));
-    setTimeout(() => reject(new Error(`${name} did not log 'listening' within ${START_TIMEOUT_MS} ms: ${stderr.trim()}`)), START_TIMEOUT_MS).unref();
+    setTimeout(() => reject(new Error(`${name} did not log 'listening' within ${startTimeoutMs} ms: ${stderr.trim()}`)), startTimeoutMs).unref();
   });
 
   let addressesFound: { api: string; admin: string };
@@ -63,6 +76,7 @@ export async function startService(name: keyof typeof entries, env: Record<strin
     apiUrl: addressesFound.api,
     adminUrl: addressesFound.admin,
     logs,
+    output: () => output,
     exited,
     stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -75,8 +89,9 @@ export async function startService(name: keyof typeof entries, env: Record<strin
 const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' };
 const gatewayEnv = { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' };
 
+/** A built gateway on the run's shared consumer store (test/support/gateway-store.ts) unless `env` names another. */
 export function startGateway(backendUrl: string, env: Record<string, string> = {}, root: string = repoRoot): Promise<ServiceProcess> {
-  return startService('gateway', { ...gatewayEnv, BACKEND_URL: backendUrl, ...env }, root);
+  return startService('gateway', { ...gatewayEnv, ...sharedGatewayStore(), BACKEND_URL: backendUrl, ...env }, root);
 }
 
 export interface ProcessStackOptions {

@@ -8,6 +8,8 @@ export interface GatewayMetrics {
   countVersionedRequest(answer: VersionAnswer, statusCode: number): void;
   /** One policy reload (SIGHUP, POST /-/reload or the file watch) and its outcome. */
   countReload(ok: boolean): void;
+  /** Authenticated requests the consumer ledger could not keep (its pending rows were at their bound). */
+  countUsageDropped(requests: number): void;
 }
 
 export interface GatewayMetricsSources {
@@ -95,6 +97,11 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     help: '1 when the last policy load (at start or a reload) succeeded, 0 when it failed and the previous policy stays in force.',
     registers: [registry],
   });
+  const usageDropped = new Counter({
+    name: 'consumer_usage_dropped_total',
+    help: 'Authenticated requests left out of the consumer ledger: the replica could not write it and already held its bound of pending rows.',
+    registers: [registry],
+  });
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);
   lastReloadSuccess.set(1);
@@ -119,6 +126,9 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     countReload(ok) {
       reloads.inc({ result: ok ? 'success' : 'failure' });
       lastReloadSuccess.set(ok ? 1 : 0);
+    },
+    countUsageDropped(requests) {
+      usageDropped.inc(requests);
     },
   };
 }

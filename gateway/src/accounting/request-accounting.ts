@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { routeLabelOf } from '@version-router/platform/http-foundation';
+import type { Clock } from '@version-router/platform/clock';
+import { operationOf, type Ledger } from '../consumers/ledger.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { VersionUsage } from './usage.js';
@@ -15,21 +17,27 @@ declare module 'fastify' {
 export interface RequestAccountingOptions {
   metrics: GatewayMetrics;
   usage: VersionUsage;
+  /** Authenticated consumers' use of each version, fleet-wide. */
+  ledger: Ledger;
+  clock: Clock;
 }
 
 /**
  * What is counted of each answered request on a versioned resource, once its response is complete (an
  * aborted one as 499): `api_version_requests_total`, the status page's traffic ring and anonymous
- * consumers, and for a deprecated version the `deprecated api version used` log line that names the
- * client. Registered at the root, so every route family's requests pass the same hook.
+ * consumers, the consumer ledger for a request with a valid key, and for a deprecated version the
+ * `deprecated api version used` log line that names the client. Registered at the root, so every route
+ * family's requests pass the same hook.
  */
-async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage }: RequestAccountingOptions): Promise<void> {
+async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, ledger, clock }: RequestAccountingOptions): Promise<void> {
   app.decorateRequest('apiVersion', null);
   app.addHook('onResponse', (request, reply, done) => {
     const answer = request.apiVersion;
     if (answer !== null) {
       metrics.countVersionedRequest(answer, reply.statusCode);
       usage.record(answer, request.raw.headers);
+      const consumer = request.consumer;
+      if (consumer !== null && answer.version !== null) ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset.
         request.log.info(
@@ -41,6 +49,7 @@ async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage }:
             status: reply.statusCode,
             userAgent: request.raw.headers['user-agent'],
             clientId: request.raw.headers['x-client-id'],
+            consumer: consumer ?? undefined,
           },
           'deprecated api version used',
         );

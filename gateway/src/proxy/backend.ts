@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { sendError } from '@version-router/platform/errors';
 import { cutResponse } from '@version-router/platform/http-foundation';
+import { API_CONSUMER_HEADER, API_KEY_HEADER } from '../consumers/authenticate.js';
 
 /** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
 const CONNECT_TIMEOUT_CAP_MS = 2_000;
@@ -24,7 +25,8 @@ export function createBackendPool(backendUrl: string, timeoutMs: number): Pool {
 
 /**
  * Headers the backend gets: the gateway's request id (the client's own when it is sane), the
- * X-Forwarded-* trio, and none that undici refuses to send. undici throws on `Expect` (curl sends
+ * X-Forwarded-* trio, the authenticated consumer as API-Consumer (never the key, never a client's own
+ * API-Consumer), and none that undici refuses to send. undici throws on `Expect` (curl sends
  * `Expect: 100-continue` for larger bodies; Node already answered 100 to the client), on `Keep-Alive`
  * and on `Upgrade`, which would turn an ordinary request into a 502.
  */
@@ -40,6 +42,10 @@ const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (r
   if (headers.expect !== undefined) headers.expect = undefined;
   if (headers['keep-alive'] !== undefined) headers['keep-alive'] = undefined;
   if (headers.upgrade !== undefined) headers.upgrade = undefined;
+  if (headers[API_KEY_HEADER] !== undefined) headers[API_KEY_HEADER] = undefined;
+  const consumer = request.consumer;
+  if (consumer !== null) headers[API_CONSUMER_HEADER] = consumer;
+  else if (headers[API_CONSUMER_HEADER] !== undefined) headers[API_CONSUMER_HEADER] = undefined;
   if (request.body === undefined) {
     // Fastify does not read bodies of GET/HEAD; announcing one would make undici fail on the mismatch.
     if (headers['content-length'] !== undefined) headers['content-length'] = undefined;

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkApiKey, refuseKey } from '../consumers/authenticate.js';
+import type { KeyCache } from '../consumers/key-cache.js';
 import { backendReplyOptions } from './backend.js';
 import { setUpForwarding, type ForwardingOptions } from './forwarding.js';
 
@@ -10,10 +12,16 @@ const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS
  * through unchanged, through the same reply-from forwarding as the versioned resources (which refuses a
  * path that climbs out with `..` with a 400). A proxy plugin on top of it (@fastify/http-proxy) re-parsed
  * and re-encoded every URL and query, which cost 18 % of the gateway's CPU per request (bench/README.md).
+ * An API-Key is optional here (no version names a rule for it): a valid one tells the backend the consumer,
+ * any other is a 401.
  */
-export async function usersProxy(app: FastifyInstance, options: ForwardingOptions): Promise<void> {
+export async function usersProxy(app: FastifyInstance, { keys, ...options }: ForwardingOptions & { keys: KeyCache }): Promise<void> {
   await setUpForwarding(app, options);
-  const forward = (_request: FastifyRequest, reply: FastifyReply): void => {
+  const forward = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (checkApiKey(request, keys) === 'invalid') {
+      void refuseKey(reply, 'invalid');
+      return;
+    }
     void reply.from(undefined, backendReplyOptions);
   };
   app.route({ method: USERS_METHODS, url: '/api/users', handler: forward });

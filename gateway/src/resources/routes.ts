@@ -3,6 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'undici';
 import type { Clock } from '@version-router/platform/clock';
 import { sendError } from '@version-router/platform/errors';
+import { checkApiKey, refuseKey, refusedByConsumerRules } from '../consumers/authenticate.js';
+import type { KeyCache } from '../consumers/key-cache.js';
+import type { Ledger } from '../consumers/ledger.js';
 import { backendReplyOptions, dropHopByHopHeaders } from '../proxy/backend.js';
 import { setUpForwarding } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
@@ -15,6 +18,10 @@ export interface VersionedResourcesOptions {
   clock: Clock;
   backendUrl: string;
   pool: Pool;
+  /** The consumers' keys, checked from memory on every request. */
+  keys: KeyCache;
+  /** First uses of each version, for closed_to_new. */
+  ledger: Ledger;
 }
 
 /**
@@ -46,8 +53,11 @@ const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyRepl
  * One catch-all route matches them by pattern against the policy in force, so a reload can add a
  * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
  * version headers. Paths that are no versioned resource get the ordinary 404/405.
+ * An API-Key that is no valid key is a 401 before anything else; the version's own refusals (400, 406, 410)
+ * come next, then its consumer rules (docs/behaviour.md#consumers-and-api-keys); every answer carries the
+ * version's headers.
  */
-export async function versionedResources(app: FastifyInstance, { policies, clock, backendUrl, pool }: VersionedResourcesOptions): Promise<void> {
+export async function versionedResources(app: FastifyInstance, { policies, clock, backendUrl, pool, keys, ledger }: VersionedResourcesOptions): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
@@ -83,10 +93,16 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
     if (answer.successor !== null) {
       void reply.header('link', `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`);
     }
+    const check = checkApiKey(request, keys);
+    if (check === 'invalid') {
+      void refuseKey(reply, check);
+      return;
+    }
     if (answer.failure !== null) {
       void sendError(reply, answer.failure.status, answer.failure.error, answer.failure.details);
       return;
     }
+    if (refusedByConsumerRules(request, reply, answer, check, ledger)) return;
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.

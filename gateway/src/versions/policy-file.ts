@@ -35,6 +35,10 @@ const versionEntry = z.strictObject({
   deprecation_link: httpsUrl.optional(),
   sunset_link: httpsUrl.optional(),
   brownouts: z.array(brownoutWindow).optional(),
+  /** Whether a request to this version needs an API-Key (docs/behaviour.md#consumers-and-api-keys); absent: optional. */
+  consumer_key: z.enum(['optional', 'required'], { error: 'must be "optional" or "required"' }).optional(),
+  /** From this instant on, a consumer that had not used the version before gets 403. */
+  closed_to_new: instant.optional(),
 });
 
 const resourceTemplate = z.string().superRefine((template, ctx) => {
@@ -70,6 +74,7 @@ function checkLifecycle(entry: VersionEntry, fail: Fail): void {
     if (entry.brownouts !== undefined) fail('a current version has no brownouts; mark it deprecated first', 'brownouts');
     if (entry.deprecation_link !== undefined) fail('a current version has no deprecation_link', 'deprecation_link');
     if (entry.sunset_link !== undefined) fail('a current version has no sunset_link', 'sunset_link');
+    if (entry.closed_to_new !== undefined) fail('a current version is not closed to new consumers; mark it deprecated first', 'closed_to_new');
     return;
   }
   if (entry.announced === undefined) fail('a deprecated version needs an announced date', 'announced');
@@ -85,7 +90,21 @@ function checkLifecycle(entry: VersionEntry, fail: Fail): void {
       );
     }
     checkBrownouts(entry.brownouts ?? [], entry.announced, entry.sunset, fail);
+    checkClosedToNew(entry, entry.announced, entry.sunset, fail);
   }
+}
+
+/**
+ * closed_to_new lies in [announced, sunset), and needs keys on every request: without one, a consumer that
+ * used the version before cannot be told from a new one.
+ */
+function checkClosedToNew(entry: VersionEntry, announced: number, sunset: number, fail: Fail): void {
+  const closed = entry.closed_to_new;
+  if (closed === undefined) return;
+  if (closed < announced || closed >= sunset) {
+    fail(`closed_to_new ${iso(closed)} is outside the deprecation period [${iso(announced)}, ${iso(sunset)})`, 'closed_to_new');
+  }
+  if (entry.consumer_key !== 'required') fail('closed_to_new needs "consumer_key": "required" (a request without a key cannot be told from a new consumer)', 'closed_to_new');
 }
 
 /** Windows lie in [announced, sunset), end after start, last at most a day, and never overlap. */

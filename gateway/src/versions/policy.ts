@@ -37,6 +37,10 @@ export interface VersionAnswer {
   readonly extraLinks: string;
   /** The policy's Vary value, merged into the backend's ('' when no request header can change the answer). */
   readonly vary: string;
+  /** The version answers only requests with a valid API-Key (`consumer_key: "required"`). */
+  readonly keyRequired: boolean;
+  /** Since when the version refuses consumers that had not used it before (`closed_to_new`, once in force); else null. */
+  readonly closedToNew: number | null;
   readonly labels: { readonly version: string; readonly deprecated: 'true' | 'false'; readonly selected_by: SelectedBy };
 }
 
@@ -116,6 +120,7 @@ function lifecycleInstants(versions: readonly VersionEntry[]): number[] {
     if (entry.announced !== undefined) instants.add(entry.announced);
     if (entry.sunset !== undefined) instants.add(entry.sunset);
     for (const { start, end } of entry.brownouts ?? []) instants.add(start).add(end);
+    if (entry.closed_to_new !== undefined) instants.add(entry.closed_to_new);
   }
   return [...instants].sort((a, b) => a - b);
 }
@@ -161,6 +166,8 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
     successor: null,
     extraLinks: '',
     vary: schemes.vary,
+    keyRequired: false,
+    closedToNew: null,
     labels: invalidLabels(selectedBy),
   });
   const texts = schemeTexts(schemes);
@@ -185,6 +192,7 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
         details: `version ${label} is browned out until ${until}; it will be removed on ${sunset}; use version ${entry.successor}`,
       };
     } else headers = [...discovery, ['api-version', label], ['deprecation', deprecation], ['sunset', sunset]];
+    const closedToNew = phase === 'deprecated' && entry.closed_to_new !== undefined && nowMs >= entry.closed_to_new ? entry.closed_to_new : null;
 
     const answer = (selectedBy: SelectedBy): VersionAnswer => ({
       version: entry.version,
@@ -196,6 +204,8 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
       successor: warned ? (entry.successor ?? null) : null,
       extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
       vary: schemes.vary,
+      keyRequired: entry.consumer_key === 'required',
+      closedToNew,
       labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
     });
     const conflictsOf = (anchor: VersionScheme) =>

@@ -163,6 +163,36 @@ describe('version policy file', () => {
     expect(problem({ ...designPolicyFile, resources })).toBe(message);
   });
 
+  it('accepts consumer_key on any version and closed_to_new within [announced, sunset) of a version that requires keys', () => {
+    expect(problem({ default_version: 2, versions: [{ version: 2, status: 'current', consumer_key: 'required' }] })).toBe('valid');
+    expect(problem(deprecated({ consumer_key: 'optional' }))).toBe('valid');
+    expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-06-01' }))).toBe('valid');
+    expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-12-31T23:59:59Z' }))).toBe('valid');
+  });
+
+  it.each([
+    [{ consumer_key: 'always' }, 'versions.0.consumer_key: must be "optional" or "required"'],
+    [{ closed_to_new: '2026-09-01' }, 'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" (a request without a key cannot be told from a new consumer)'],
+    [{ consumer_key: 'optional', closed_to_new: '2026-09-01' }, 'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" (a request without a key cannot be told from a new consumer)'],
+    [
+      { consumer_key: 'required', closed_to_new: '2026-05-31' },
+      'versions.0.closed_to_new: version 1: closed_to_new 2026-05-31T00:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
+    ],
+    [
+      { consumer_key: 'required', closed_to_new: '2027-01-01T00:00:00Z' },
+      'versions.0.closed_to_new: version 1: closed_to_new 2027-01-01T00:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
+    ],
+    [{ consumer_key: 'required', closed_to_new: 'soon' }, 'versions.0.closed_to_new: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)'],
+  ])('refuses %j on the deprecated version', (overrides, expected) => {
+    expect(problem(deprecated(overrides))).toBe(expected);
+  });
+
+  it('refuses closed_to_new on a current version', () => {
+    expect(problem({ default_version: 2, versions: [{ version: 2, status: 'current', consumer_key: 'required', closed_to_new: '2026-09-01' }] })).toBe(
+      'versions.0.closed_to_new: version 2: a current version is not closed to new consumers; mark it deprecated first',
+    );
+  });
+
   it('refuses an empty resource list', () => {
     expect(problem({ ...designPolicyFile, resources: [] })).toBe('resources: must list at least one resource');
   });

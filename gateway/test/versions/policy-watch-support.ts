@@ -9,6 +9,7 @@ import { createRegistry } from '@version-router/platform/metrics';
 import { buildApp } from '../../src/app.js';
 import { policyDigest, readPolicyFile } from '../../src/versions/policy-file.js';
 import { TODAY, designPolicyFile } from '../helpers.js';
+import { createMemoryConsumerStore } from '../consumers/memory-store.js';
 
 /** The shipped policy with v1's sunset moved: a different, valid content. */
 export const laterSunsetPolicy = {
@@ -57,6 +58,7 @@ export async function buildWatchedGateway(path: string, { watch = true, checkInt
     backendUrl: 'http://127.0.0.1:9',
     logger: pino({ level: 'info' }, sink),
     registry,
+    consumerStore: createMemoryConsumerStore(),
   });
   const metricValue = async (line: string): Promise<number> => {
     const found = (await registry.metrics()).split('\n').find((text) => text.startsWith(`${line} `));

@@ -1,4 +1,5 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
+import type { DatabaseMetricSources } from '@version-router/platform/postgres';
 
 /**
  * The backend's own metrics (the HTTP ones come from @version-router/platform/metrics). Names are an
@@ -9,13 +10,7 @@ export interface DatabaseMetrics {
   queryDuration: Histogram<'operation'>;
 }
 
-/** What the pool gauges read at scrape time, and the reachability probe db_up runs then. */
-export interface DatabaseMetricSources {
-  pool: { totalCount: number; idleCount: number; waitingCount: number };
-  isReachable: () => Promise<boolean>;
-}
-
-/** Registered only when the users live in PostgreSQL: an in-memory backend exports no db_* series. */
+/** The pool gauges read the pool at scrape time, and db_up runs the reachability probe then. Registered only when the users live in PostgreSQL: an in-memory backend exports no db_* series. */
 export function createDatabaseMetrics(registry: Registry, sources: DatabaseMetricSources): DatabaseMetrics {
   new Gauge({
     name: 'db_pool_connections',

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       shutdownDelayMs: 0,
       logLevel: 'info',
       database: undefined,
+      adminToken: undefined,
     });
   });
 
@@ -58,6 +59,12 @@ describe('loadConfig', () => {
     expect(loadConfig(env)).toEqual({ host: '0.0.0.0', port: 0, adminHost: '0.0.0.0', adminPort: 65535, seedDir: '/data', ordersFile: '/data/o.json', shutdownDelayMs: 30_000, logLevel: 'silent' });
   });
 
+  it('reads ADMIN_TOKEN (16 characters at least) for the admin listener', () => {
+    expect(loadConfig({ ADMIN_TOKEN: 'a-token-of-16-ch' }).adminToken).toBe('a-token-of-16-ch');
+    expect(loadConfig({ ADMIN_TOKEN: '' }).adminToken).toBeUndefined();
+    expect(() => loadConfig({ ADMIN_TOKEN: 'a-token-of-15-c' })).toThrow(new ConfigError('ADMIN_TOKEN: must be at least 16 characters (got 15; value not shown)'));
+  });
+
   it.each([
     ['BACKEND_PORT', 'abc'],
     ['BACKEND_PORT', '-1'],
@@ -87,6 +94,7 @@ describe('the built process with a bad configuration', () => {
     [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
     [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
     [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
+    [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
   ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [builtMain], {

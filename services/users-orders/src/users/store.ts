@@ -29,9 +29,7 @@ export type UserListing = User[] | AsyncIterable<Uint8Array>;
  * down). The user routes answer it 503 `storage unavailable` with Retry-After, the listing routes 500
  * `listing users` with this text (docs/behaviour.md#users-in-postgresql).
  */
-export class StorageUnavailableError extends Error {
-  override name = 'StorageUnavailableError';
-}
+export { StorageUnavailableError } from '@version-router/platform/postgres';
 
 /**
  * Storage behind the user routes, answered now or later: the in-memory store answers synchronously so its

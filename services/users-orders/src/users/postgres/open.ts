@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
-import type { DatabaseConfig } from '../../config.js';
+import type { DatabaseConfig } from '@version-router/platform/config';
 import { openDatabase } from './database.js';
 import { startKeySweep } from './key-sweep.js';
 import { migrate } from './migrate.js';

@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '@version-router/platform/config';
+import { loadConsumersCliConfig, type ConsumersCliConfig } from '../config.js';
+
+const USAGE = `usage: npm run consumers -- <command>
+  create <name> [--id <id>] [--email <address>] [--webhook <url>]   register a consumer
+  show <id>                                                         the consumer and its keys
+  add-key <id>                                                      issue a key (printed once)
+  revoke-key <id> <key_id>                                          revoke a key
+The gateway's admin listener: GATEWAY_ADMIN_URL (default http://127.0.0.1:9464), with ADMIN_TOKEN when it has one.`;
+
+class UsageError extends Error {}
+
+interface AdminCall {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+/** The admin call a command line asks for. */
+function callOf(args: string[]): AdminCall {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { id: { type: 'string' }, email: { type: 'string' }, webhook: { type: 'string' } },
+  });
+  const [command, ...rest] = positionals;
+  const one = (what: string): string => {
+    if (rest.length !== 1) throw new UsageError(`${command} takes ${what}`);
+    return encodeURIComponent(rest[0] as string);
+  };
+  if (command !== 'create' && Object.keys(values).length > 0) throw new UsageError(`${command ?? 'no command'} takes no options`);
+  switch (command) {
+    case 'create': {
+      if (rest.length !== 1) throw new UsageError('create takes one name (quote a name with spaces)');
+      const body = { name: rest[0], ...(values.id === undefined ? {} : { id: values.id }), ...(values.email === undefined ? {} : { contact_email: values.email }), ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }) };
+      return { method: 'POST', path: '/consumers', body };
+    }
+    case 'show':
+      return { method: 'GET', path: `/consumers/${one('one consumer id')}` };
+    case 'add-key':
+      return { method: 'POST', path: `/consumers/${one('one consumer id')}/keys` };
+    case 'revoke-key': {
+      if (rest.length !== 2) throw new UsageError('revoke-key takes a consumer id and a key id');
+      return { method: 'DELETE', path: `/consumers/${encodeURIComponent(rest[0] as string)}/keys/${encodeURIComponent(rest[1] as string)}` };
+    }
+    default:
+      throw new UsageError(command === undefined ? 'no command' : `unknown command "${command}"`);
+  }
+}
+
+/** Sends the call and answers what to print: the JSON answer, or a line for a 204. Throws with the ErrorResponse's text. */
+async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path, body }: AdminCall): Promise<string> {
+  const headers: Record<string, string> = adminToken === undefined ? {} : { authorization: `Bearer ${adminToken}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${adminUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await res.text();
+  if (!res.ok) {
+    let reason = text;
+    try {
+      const error = JSON.parse(text) as { error?: string; details?: string };
+      reason = error.details === undefined ? String(error.error) : `${error.error}: ${error.details}`;
+    } catch {
+      // Not our ErrorResponse: shown as it came.
+    }
+    throw new Error(`${res.status} ${reason}`);
+  }
+  return res.status === 204 ? `revoked ${decodeURIComponent(path.split('/').at(-1) ?? '')}` : JSON.stringify(JSON.parse(text), null, 2);
+}
+
+/**
+ * `npm run consumers -- …`: the consumer registry's admin calls from a terminal. Exit 0 on success, 1 when the
+ * gateway refused or could not be reached (its reason on stderr), 2 for a command line it cannot read.
+ */
+async function main(): Promise<number> {
+  let call: AdminCall;
+  let config: ConsumersCliConfig;
+  try {
+    config = loadConsumersCliConfig(process.env);
+    call = callOf(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`invalid configuration: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    process.stdout.write(`${await send(config, call)}\n`);
+    return 0;
+  } catch (err) {
+    const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
+    process.stderr.write(`${(err as Error).message}${cause === undefined ? '' : ` (${cause} at ${config.adminUrl})`}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { ConsumerStore, FirstUse, KeyEntry, StoreChanges } from './store/consumer-store.js';
+import { keyIdOf, keyMatches } from './keys.js';
+
+/** How often a replica asks the store whether a key, a consumer or a first use changed. */
+const POLL_INTERVAL_MS = 1_000;
+
+export interface KeyCache {
+  /** The consumer a key belongs to: undefined when it is malformed, unknown or revoked. Memory only. */
+  consumerOf(key: string): string | undefined;
+  /** A key this replica made, applied at once rather than at the next poll. */
+  remember(entry: KeyEntry): void;
+  /** A key this replica revoked, refused at once. */
+  revoke(keyId: string): void;
+  /** Reads what changed since the last poll and applies it; resolves when done (tests and the first load). */
+  refresh(): Promise<void>;
+  /** Stops polling. */
+  stop(): void;
+}
+
+export interface KeyCacheOptions {
+  store: ConsumerStore;
+  logger: Logger;
+  /** Where first uses go as they are learned (the ledger: closed_to_new and "first use" are answered from it). */
+  learnFirstUses: (uses: readonly FirstUse[]) => void;
+  pollIntervalMs?: number;
+}
+
+/**
+ * Every key of every consumer, in memory on every replica: a request is checked without a database round
+ * trip, and keeps being checked with the last known keys while the store is down. Loaded whole at start
+ * (`load` fails when the store cannot be read); then a poll of the store's change counter reads only the
+ * rows changed since, so a key made or revoked on any replica applies here within about a second.
+ */
+export async function loadKeyCache({ store, logger, learnFirstUses, pollIntervalMs = POLL_INTERVAL_MS }: KeyCacheOptions): Promise<KeyCache> {
+  const keys = new Map<string, KeyEntry>();
+  let seq = 0;
+  const apply = (changes: StoreChanges): void => {
+    for (const entry of changes.keys) keys.set(entry.keyId, entry);
+    if (changes.firstUses.length > 0) learnFirstUses(changes.firstUses);
+    seq = Math.max(seq, changes.seq);
+  };
+  apply(await store.changesSince(0));
+
+  let failing = false;
+  let running: Promise<void> | undefined;
+  const refresh = (): Promise<void> =>
+    (running ??= store
+      .changesSince(seq)
+      .then(
+        (changes) => {
+          apply(changes);
+          if (failing) logger.info('consumer store reachable again; keys are current');
+          failing = false;
+        },
+        (err: unknown) => {
+          // One line per outage, not one per poll; the keys known so far keep working.
+          if (!failing) logger.warn({ reason: (err as Error).message }, 'consumer store unreachable; checking keys against the last known ones');
+          failing = true;
+        },
+      )
+      .finally(() => (running = undefined)));
+  const timer = setInterval(() => void refresh(), pollIntervalMs);
+  timer.unref();
+
+  return {
+    consumerOf(key) {
+      const keyId = keyIdOf(key);
+      if (keyId === undefined) return undefined;
+      const entry = keys.get(keyId);
+      if (entry === undefined || entry.revoked || !keyMatches(key, entry.digest)) return undefined;
+      return entry.consumerId;
+    },
+    remember(entry) {
+      keys.set(entry.keyId, entry);
+    },
+    revoke(keyId) {
+      const entry = keys.get(keyId);
+      if (entry !== undefined) keys.set(keyId, { ...entry, revoked: true });
+    },
+    refresh,
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import { dayOf, type ConsumerStore, type FirstUse, type UsageDelta } from './store/consumer-store.js';
+
+/** Counts wait at most this long in memory before they are written (the design allows 10 s). */
+const FLUSH_INTERVAL_MS = 5_000;
+/** Rows a replica keeps while it cannot write; past this, new rows are dropped and counted. */
+export const MAX_PENDING_ROWS = 10_000;
+
+/** Route templates in OpenAPI's spelling, per route label (`/v1/orders/:id` → `/v1/orders/{id}`): labels are few. */
+const openApiPaths = new Map<string, string>();
+
+/** The ledger's operation: the method and the template of the path form the request used, `GET /v1/orders/{id}`. */
+export function operationOf(method: string, routeLabel: string): string {
+  let path = openApiPaths.get(routeLabel);
+  if (path === undefined) {
+    path = routeLabel.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    openApiPaths.set(routeLabel, path);
+  }
+  return `${method} ${path}`;
+}
+
+export interface Ledger {
+  /** Counts one authenticated request on a version (`operation`: method and route template, `GET /v1/orders/{id}`). */
+  record(consumerId: string, version: number, operation: string, nowMs: number): void;
+  /** When the consumer first used the version, fleet-wide as far as this replica knows; undefined: never. */
+  firstUseOf(consumerId: string, version: number): number | undefined;
+  /** First uses the store reports (loaded at start, then polled); the earliest known stays. */
+  learn(uses: readonly FirstUse[]): void;
+  /** Writes the pending counts and first uses; a failure keeps them pending (within the bound). */
+  flush(): Promise<void>;
+  /** Stops the periodic flush and writes what is pending, once. */
+  close(): Promise<void>;
+}
+
+export interface LedgerOptions {
+  store: ConsumerStore;
+  logger: Logger;
+  /** Counts requests dropped at the bound (consumer_usage_dropped_total). */
+  countDropped: (requests: number) => void;
+  flushIntervalMs?: number;
+}
+
+interface Pending extends UsageDelta {
+  key: string;
+}
+
+/**
+ * Who called which operation of which version, shared by every replica through the store: requests add up in
+ * memory per (consumer, version, operation, UTC day) and are written every few seconds and at shutdown, so a
+ * request never waits on the database. A consumer's first use of a version is written at once (without
+ * blocking the request): it decides `closed_to_new` on every replica. While the store cannot be written,
+ * pending rows stay, bounded; rows beyond the bound are dropped and counted.
+ */
+export function createLedger({ store, logger, countDropped, flushIntervalMs = FLUSH_INTERVAL_MS }: LedgerOptions): Ledger {
+  const firstUses = new Map<string, Map<number, number>>();
+  let pending = new Map<string, Pending>();
+  /** First uses not written yet (their write failed): retried with the next flush. */
+  let unwrittenFirstUses: FirstUse[] = [];
+  let failing = false;
+  let day = { start: 0, end: 0, text: '' };
+
+  const dayText = (nowMs: number): string => {
+    if (nowMs < day.start || nowMs >= day.end) {
+      const text = dayOf(nowMs);
+      const start = Date.parse(text);
+      day = { start, end: start + 86_400_000, text };
+    }
+    return day.text;
+  };
+
+  const knownFirstUse = (consumerId: string, version: number): number | undefined => firstUses.get(consumerId)?.get(version);
+  const learnOne = ({ consumerId, version, firstSeenMs }: FirstUse): void => {
+    let versions = firstUses.get(consumerId);
+    if (versions === undefined) firstUses.set(consumerId, (versions = new Map<number, number>()));
+    const known = versions.get(version);
+    if (known === undefined || firstSeenMs < known) versions.set(version, firstSeenMs);
+  };
+
+  const reportFailure = (err: unknown): void => {
+    if (!failing) logger.warn({ reason: (err as Error).message, pending: pending.size }, 'consumer usage not written; kept in memory and retried');
+    failing = true;
+  };
+
+  const writeFirstUse = (use: FirstUse): void => {
+    store.recordFirstUse(use).catch((err: unknown) => {
+      unwrittenFirstUses.push(use);
+      reportFailure(err);
+    });
+  };
+
+  let flushing: Promise<void> | undefined;
+  const flushOnce = async (): Promise<void> => {
+    const rows = pending;
+    const uses = unwrittenFirstUses;
+    if (rows.size === 0 && uses.length === 0) return;
+    pending = new Map();
+    unwrittenFirstUses = [];
+    try {
+      for (const use of uses) await store.recordFirstUse(use);
+      await store.addUsage([...rows.values()]);
+      if (failing) logger.info('consumer usage written again');
+      failing = false;
+    } catch (err) {
+      unwrittenFirstUses = [...uses, ...unwrittenFirstUses];
+      // Back into pending, merged with what arrived meanwhile, within the bound.
+      for (const row of rows.values()) merge(row);
+      reportFailure(err);
+    }
+  };
+
+  /** Adds a row's counts to pending; a new row past the bound is dropped and counted. */
+  const merge = (row: Pending): void => {
+    const existing = pending.get(row.key);
+    if (existing !== undefined) {
+      existing.requests += row.requests;
+      existing.firstSeenMs = Math.min(existing.firstSeenMs, row.firstSeenMs);
+      existing.lastSeenMs = Math.max(existing.lastSeenMs, row.lastSeenMs);
+      return;
+    }
+    if (pending.size >= MAX_PENDING_ROWS) {
+      countDropped(row.requests);
+      return;
+    }
+    pending.set(row.key, row);
+  };
+
+  const flush = (): Promise<void> => (flushing ??= flushOnce().finally(() => (flushing = undefined)));
+  const timer = setInterval(() => void flush(), flushIntervalMs);
+  timer.unref();
+
+  return {
+    record(consumerId, version, operation, nowMs) {
+      if (knownFirstUse(consumerId, version) === undefined) {
+        const use = { consumerId, version, firstSeenMs: nowMs };
+        learnOne(use);
+        writeFirstUse(use);
+      }
+      const dayKey = dayText(nowMs);
+      const key = `${consumerId}\n${version}\n${operation}\n${dayKey}`;
+      const existing = pending.get(key);
+      if (existing !== undefined) {
+        existing.requests += 1;
+        existing.lastSeenMs = Math.max(existing.lastSeenMs, nowMs);
+        return;
+      }
+      merge({ key, consumerId, version, operation, day: dayKey, requests: 1, firstSeenMs: nowMs, lastSeenMs: nowMs });
+    },
+    firstUseOf: knownFirstUse,
+    learn(uses) {
+      for (const use of uses) learnOne(use);
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flushing;
+      await flush();
+    },
+  };
+}

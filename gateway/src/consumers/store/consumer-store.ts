@@ -1,0 +1,260 @@
+import type { Database } from '@version-router/platform/postgres';
+
+/** One ledger row, as stored. Times are RFC 3339 UTC with ms. */
+export interface UsageRow {
+  consumer_id: string;
+  version: number;
+  operation: string;
+  requests: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+export interface ConsumerRecord {
+  id: string;
+  name: string;
+  contact_email: string | null;
+  webhook_url: string | null;
+  created_at: string;
+}
+
+/** What the consumer reports read (GET /deprecations, GET /versions/{n}/consumers, the status page). */
+export interface ConsumerUsageReader {
+  /** The consumer's rows summed over days, one per (version, operation); requests = all-time unless sinceMs is given. */
+  usageOf(consumerId: string, sinceMs?: number): Promise<UsageRow[]>;
+  /** Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time). */
+  consumersOf(version: number, sinceMs: number): Promise<{ consumer: ConsumerRecord; requests: number; last_seen: string }[]>;
+}
+
+export interface NewConsumer {
+  id: string;
+  name: string;
+  contact_email: string | null;
+  webhook_url: string | null;
+  /** `whsec_…`: what the webhook notices are signed with; null without a webhook. */
+  webhook_secret: string | null;
+}
+
+export interface KeyRecord {
+  key_id: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A key as every replica holds it in memory: never the key itself, only its SHA-256. */
+export interface KeyEntry {
+  keyId: string;
+  consumerId: string;
+  digest: Buffer;
+  revoked: boolean;
+}
+
+/** The first request a consumer made with a version, fleet-wide. */
+export interface FirstUse {
+  consumerId: string;
+  version: number;
+  firstSeenMs: number;
+}
+
+/** What changed after a change counter value: keys and first uses, and the counter they bring a replica to. */
+export interface StoreChanges {
+  seq: number;
+  keys: KeyEntry[];
+  firstUses: FirstUse[];
+}
+
+/** Requests counted in memory for one (consumer, version, operation, UTC day), added to the ledger by a flush. */
+export interface UsageDelta {
+  consumerId: string;
+  version: number;
+  operation: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  requests: number;
+  firstSeenMs: number;
+  lastSeenMs: number;
+}
+
+/** The gateway's consumers, keys and ledger, shared by every replica on one database. */
+export interface ConsumerStore extends ConsumerUsageReader {
+  /** undefined: the id is taken. */
+  createConsumer(consumer: NewConsumer, nowMs: number): Promise<ConsumerRecord | undefined>;
+  consumer(id: string): Promise<(ConsumerRecord & { keys: KeyRecord[] }) | undefined>;
+  /** undefined: no such consumer. */
+  addKey(consumerId: string, key: { keyId: string; digest: Buffer }, nowMs: number): Promise<KeyRecord | undefined>;
+  /** Whether the consumer has that key; revoking a revoked key keeps its first revocation time. */
+  revokeKey(consumerId: string, keyId: string, nowMs: number): Promise<boolean>;
+  /** Keys and first uses changed after counter value `seq` (0: all of them). */
+  changesSince(seq: number): Promise<StoreChanges>;
+  /** Records a consumer's first use of a version unless one is known (the earliest stays). */
+  recordFirstUse(use: FirstUse): Promise<void>;
+  /** Adds counted requests to the ledger in one statement. */
+  addUsage(rows: readonly UsageDelta[]): Promise<void>;
+  /** Closes the pool (and the embedded server behind it, if any). */
+  close(): Promise<void>;
+}
+
+/** RFC 3339 UTC with milliseconds, written by PostgreSQL: a timestamptz never passes through a JS Date. */
+const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const at = (epochMs: number): string => new Date(epochMs).toISOString();
+
+const CONSUMER_COLUMNS = `id, name, contact_email, webhook_url, ${iso('created_at')} AS created_at`;
+
+/** Bumps the change counter; run inside the transaction of the change it numbers. */
+const BUMP = 'UPDATE gateway.changes SET seq = seq + 1 RETURNING seq';
+
+/** The store on a database the gateway's migrations have been applied to (schema `gateway`); `close` ends what it runs on. */
+export function createConsumerStore(database: Database, close: () => Promise<void>): ConsumerStore {
+  /** Runs `work` in a transaction that first takes the next change number (the counter's row lock orders writers). */
+  const inChange = <Result>(operation: string, work: (query: QueryOnClient, seq: number) => Promise<Result>): Promise<Result> =>
+    database.withClient(operation, async (client) => {
+      await client.query('BEGIN');
+      try {
+        const { rows } = await client.query<{ seq: string }>(BUMP);
+        const result = await work((text, values) => client.query(text, values), Number(rows[0]?.seq));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+
+  return {
+    createConsumer(consumer, nowMs) {
+      return inChange('create_consumer', async (query, seq) => {
+        const { rows } = await query(
+          `INSERT INTO gateway.consumers (id, name, contact_email, webhook_url, webhook_secret, created_at, seq)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING ${CONSUMER_COLUMNS}`,
+          [consumer.id, consumer.name, consumer.contact_email, consumer.webhook_url, consumer.webhook_secret, at(nowMs), seq],
+        );
+        return rows[0] as ConsumerRecord | undefined;
+      });
+    },
+
+    async consumer(id) {
+      const { rows } = await database.query<ConsumerRecord>('consumer', `SELECT ${CONSUMER_COLUMNS} FROM gateway.consumers WHERE id = $1`, [id]);
+      const record = rows[0];
+      if (record === undefined) return undefined;
+      const keys = await database.query<KeyRecord>(
+        'consumer_keys',
+        `SELECT key_id, ${iso('created_at')} AS created_at, ${iso('revoked_at')} AS revoked_at FROM gateway.api_keys WHERE consumer_id = $1 ORDER BY created_at, key_id`,
+        [id],
+      );
+      return { ...record, keys: keys.rows };
+    },
+
+    addKey(consumerId, { keyId, digest }, nowMs) {
+      return inChange('add_key', async (query, seq) => {
+        const { rows } = await query(
+          `INSERT INTO gateway.api_keys (key_id, consumer_id, digest, created_at, seq)
+           SELECT $1, id, $3, $4, $5 FROM gateway.consumers WHERE id = $2
+           RETURNING key_id, ${iso('created_at')} AS created_at, NULL AS revoked_at`,
+          [keyId, consumerId, digest, at(nowMs), seq],
+        );
+        return rows[0] as KeyRecord | undefined;
+      });
+    },
+
+    revokeKey(consumerId, keyId, nowMs) {
+      return inChange('revoke_key', async (query, seq) => {
+        const { rowCount } = await query(
+          'UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, $3), seq = $4 WHERE key_id = $1 AND consumer_id = $2',
+          [keyId, consumerId, at(nowMs), seq],
+        );
+        return rowCount === 1;
+      });
+    },
+
+    async changesSince(known) {
+      const counter = await database.query<{ seq: string }>('change_counter', 'SELECT seq FROM gateway.changes', []);
+      const seq = Number(counter.rows[0]?.seq ?? 0);
+      if (seq <= known) return { seq: known, keys: [], firstUses: [] };
+      const keys = await database.query<{ key_id: string; consumer_id: string; digest: Buffer; revoked: boolean }>(
+        'changed_keys',
+        'SELECT key_id, consumer_id, digest, revoked_at IS NOT NULL AS revoked FROM gateway.api_keys WHERE seq > $1',
+        [known],
+      );
+      const firstUses = await database.query<{ consumer_id: string; version: number; first_seen_ms: number }>(
+        'changed_first_uses',
+        'SELECT consumer_id, version, (extract(epoch FROM first_seen) * 1000)::float8 AS first_seen_ms FROM gateway.first_uses WHERE seq > $1',
+        [known],
+      );
+      return {
+        seq,
+        keys: keys.rows.map((row) => ({ keyId: row.key_id, consumerId: row.consumer_id, digest: row.digest, revoked: row.revoked })),
+        firstUses: firstUses.rows.map((row) => ({ consumerId: row.consumer_id, version: row.version, firstSeenMs: row.first_seen_ms })),
+      };
+    },
+
+    async recordFirstUse({ consumerId, version, firstSeenMs }) {
+      await inChange('record_first_use', async (query, seq) => {
+        // An earlier first use (another replica's, written late) wins; the row is renumbered so replicas learn it.
+        await query(
+          `INSERT INTO gateway.first_uses (consumer_id, version, first_seen, seq) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (consumer_id, version) DO UPDATE SET first_seen = excluded.first_seen, seq = excluded.seq
+           WHERE excluded.first_seen < first_uses.first_seen`,
+          [consumerId, version, at(firstSeenMs), seq],
+        );
+      });
+    },
+
+    async addUsage(rows) {
+      if (rows.length === 0) return;
+      // Sorted by key, so replicas flushing the same rows at once lock them in the same order (no deadlock).
+      const sorted = [...rows].sort((a, b) => compare(a.consumerId, b.consumerId) || a.version - b.version || compare(a.operation, b.operation) || compare(a.day, b.day));
+      await database.query(
+        'add_usage',
+        `INSERT INTO gateway.usage AS u (consumer_id, version, operation, day, requests, first_seen, last_seen)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::date[], $5::bigint[], $6::timestamptz[], $7::timestamptz[])
+         ON CONFLICT (consumer_id, version, operation, day) DO UPDATE SET
+           requests = u.requests + excluded.requests,
+           first_seen = least(u.first_seen, excluded.first_seen),
+           last_seen = greatest(u.last_seen, excluded.last_seen)`,
+        [
+          sorted.map((row) => row.consumerId),
+          sorted.map((row) => row.version),
+          sorted.map((row) => row.operation),
+          sorted.map((row) => row.day),
+          sorted.map((row) => row.requests),
+          sorted.map((row) => at(row.firstSeenMs)),
+          sorted.map((row) => at(row.lastSeenMs)),
+        ],
+      );
+    },
+
+    async usageOf(consumerId, sinceMs) {
+      const { rows } = await database.query<UsageRow & { requests: string }>(
+        'usage_of',
+        `SELECT consumer_id, version, operation, sum(requests) AS requests, ${iso('min(first_seen)')} AS first_seen, ${iso('max(last_seen)')} AS last_seen
+         FROM gateway.usage WHERE consumer_id = $1 AND ($2::date IS NULL OR day >= $2::date)
+         GROUP BY consumer_id, version, operation ORDER BY version, operation`,
+        [consumerId, sinceMs === undefined ? null : dayOf(sinceMs)],
+      );
+      return rows.map((row) => ({ ...row, requests: Number(row.requests) }));
+    },
+
+    async consumersOf(version, sinceMs) {
+      const { rows } = await database.query<ConsumerRecord & { requests: string; last_seen: string }>(
+        'consumers_of',
+        `SELECT c.id, c.name, c.contact_email, c.webhook_url, ${iso('c.created_at')} AS created_at,
+                coalesce(sum(u.requests) FILTER (WHERE u.day >= $2::date), 0) AS requests, ${iso('max(u.last_seen)')} AS last_seen
+         FROM gateway.usage u JOIN gateway.consumers c ON c.id = u.consumer_id
+         WHERE u.version = $1 GROUP BY c.id ORDER BY requests DESC, c.id`,
+        [version, dayOf(sinceMs)],
+      );
+      return rows.map(({ requests, last_seen, ...consumer }) => ({ consumer, requests: Number(requests), last_seen }));
+    },
+
+    close,
+  };
+}
+
+type QueryOnClient = (text: string, values: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }>;
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The UTC calendar day of an instant, as the ledger's `day` keys it. */
+export function dayOf(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}

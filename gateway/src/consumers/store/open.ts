@@ -1,0 +1,51 @@
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { DatabaseConfig } from '@version-router/platform/config';
+import { migrate, openDatabase } from '@version-router/platform/postgres';
+import { createConsumerStore, type ConsumerStore } from './consumer-store.js';
+import { startEmbeddedServer } from './embedded.js';
+
+/** TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either. */
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/** The gateway's tables and their migration history live here, apart from the backend's (`public`) in a shared database. */
+const SCHEMA = 'gateway';
+
+const APPLICATION_NAME = 'gateway';
+
+export interface StoreLocation {
+  /** DATABASE_URL: a PostgreSQL server shared by the replicas. */
+  database: DatabaseConfig | undefined;
+  /** GATEWAY_DATA_DIR: the embedded store's directory when there is no DATABASE_URL. */
+  dataDir: string;
+}
+
+/** The open store (its close ends the pool, then the embedded server when there is one), and where it lives. */
+export interface OpenStore {
+  store: ConsumerStore;
+  /** For the start-up log line: `postgres` or `embedded`. */
+  kind: 'postgres' | 'embedded';
+}
+
+/**
+ * Opens the consumer store and brings its schema up to this build's: PostgreSQL when DATABASE_URL is set,
+ * else the embedded one in GATEWAY_DATA_DIR, through the same pool and migrations. Any failure stops the
+ * start (the caller prints it as one line).
+ */
+export async function openConsumerStore({ database, dataDir }: StoreLocation, logger: Logger): Promise<OpenStore> {
+  const embedded = database === undefined ? await startEmbeddedServer(dataDir) : undefined;
+  // PGlite is one session shared by its connections: one pooled connection, unnamed statements.
+  const { url, poolMax } = embedded === undefined ? (database as DatabaseConfig) : { url: embedded.url, poolMax: 1 };
+  const pool = openDatabase({ url, poolMax, logger, applicationName: APPLICATION_NAME });
+  const close = async (): Promise<void> => {
+    await pool.close();
+    await embedded?.close();
+  };
+  try {
+    await migrate({ url, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { store: createConsumerStore(pool, close), kind: embedded === undefined ? 'postgres' : 'embedded' };
+}

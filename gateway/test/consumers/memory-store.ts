@@ -1,0 +1,120 @@
+import { StorageUnavailableError } from '@version-router/platform/postgres';
+import { dayOf, type ConsumerRecord, type ConsumerStore, type FirstUse, type KeyEntry, type KeyRecord, type UsageDelta, type UsageRow } from '../../src/consumers/store/consumer-store.js';
+
+/** A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would. */
+export interface MemoryConsumerStore extends ConsumerStore {
+  /** While true, every call rejects with StorageUnavailableError. */
+  down: boolean;
+  /** Every addUsage call's rows, in order. */
+  readonly writes: UsageDelta[][];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function createMemoryConsumerStore(): MemoryConsumerStore {
+  let seq = 0;
+  const consumers = new Map<string, ConsumerRecord & { seq: number }>();
+  const keys = new Map<string, KeyEntry & { createdMs: number; revokedMs: number | null; seq: number }>();
+  const firstUses = new Map<string, FirstUse & { seq: number }>();
+  const usage = new Map<string, UsageDelta>();
+  const writes: UsageDelta[][] = [];
+  const store: MemoryConsumerStore = {
+    down: false,
+    writes,
+    async createConsumer(consumer, nowMs) {
+      check();
+      if (consumers.has(consumer.id)) return undefined;
+      const record = { id: consumer.id, name: consumer.name, contact_email: consumer.contact_email, webhook_url: consumer.webhook_url, created_at: iso(nowMs) };
+      consumers.set(consumer.id, { ...record, seq: ++seq });
+      return record;
+    },
+    async consumer(id) {
+      check();
+      const found = consumers.get(id);
+      if (found === undefined) return undefined;
+      const record = { id: found.id, name: found.name, contact_email: found.contact_email, webhook_url: found.webhook_url, created_at: found.created_at };
+      const owned: KeyRecord[] = [...keys.values()]
+        .filter((key) => key.consumerId === id)
+        .map((key) => ({ key_id: key.keyId, created_at: iso(key.createdMs), revoked_at: key.revokedMs === null ? null : iso(key.revokedMs) }));
+      return { ...record, keys: owned };
+    },
+    async addKey(consumerId, { keyId, digest }, nowMs) {
+      check();
+      if (!consumers.has(consumerId)) return undefined;
+      keys.set(keyId, { keyId, consumerId, digest, revoked: false, createdMs: nowMs, revokedMs: null, seq: ++seq });
+      return { key_id: keyId, created_at: iso(nowMs), revoked_at: null };
+    },
+    async revokeKey(consumerId, keyId, nowMs) {
+      check();
+      const key = keys.get(keyId);
+      if (key === undefined || key.consumerId !== consumerId) return false;
+      keys.set(keyId, { ...key, revoked: true, revokedMs: key.revokedMs ?? nowMs, seq: ++seq });
+      return true;
+    },
+    async changesSince(known) {
+      check();
+      if (seq <= known) return { seq: known, keys: [], firstUses: [] };
+      return {
+        seq,
+        keys: [...keys.values()].filter((key) => key.seq > known).map(({ keyId, consumerId, digest, revoked }) => ({ keyId, consumerId, digest, revoked })),
+        firstUses: [...firstUses.values()].filter((use) => use.seq > known).map(({ consumerId, version, firstSeenMs }) => ({ consumerId, version, firstSeenMs })),
+      };
+    },
+    async recordFirstUse(use) {
+      check();
+      const key = `${use.consumerId}/${use.version}`;
+      const known = firstUses.get(key);
+      if (known === undefined || use.firstSeenMs < known.firstSeenMs) firstUses.set(key, { ...use, seq: ++seq });
+    },
+    async addUsage(rows) {
+      check();
+      writes.push(rows.map((row) => ({ ...row })));
+      for (const row of rows) {
+        const key = [row.consumerId, row.version, row.operation, row.day].join('\n');
+        const known = usage.get(key);
+        usage.set(
+          key,
+          known === undefined
+            ? { ...row }
+            : { ...known, requests: known.requests + row.requests, firstSeenMs: Math.min(known.firstSeenMs, row.firstSeenMs), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) },
+        );
+      }
+    },
+    async usageOf(consumerId, sinceMs) {
+      check();
+      const byOperation = new Map<string, UsageRow>();
+      for (const row of usage.values()) {
+        if (row.consumerId !== consumerId || (sinceMs !== undefined && row.day < dayOf(sinceMs))) continue;
+        const key = `${row.version} ${row.operation}`;
+        const known = byOperation.get(key);
+        byOperation.set(key, {
+          consumer_id: consumerId,
+          version: row.version,
+          operation: row.operation,
+          requests: (known?.requests ?? 0) + row.requests,
+          first_seen: iso(Math.min(row.firstSeenMs, known === undefined ? Infinity : Date.parse(known.first_seen))),
+          last_seen: iso(Math.max(row.lastSeenMs, known === undefined ? 0 : Date.parse(known.last_seen))),
+        });
+      }
+      return [...byOperation.values()].sort((a, b) => a.version - b.version || a.operation.localeCompare(b.operation));
+    },
+    async consumersOf(version, sinceMs) {
+      check();
+      const byConsumer = new Map<string, { requests: number; lastSeenMs: number }>();
+      for (const row of usage.values()) {
+        if (row.version !== version) continue;
+        const known = byConsumer.get(row.consumerId) ?? { requests: 0, lastSeenMs: 0 };
+        byConsumer.set(row.consumerId, { requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) });
+      }
+      return [...byConsumer.entries()].map(([id, { requests, lastSeenMs }]) => {
+        const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
+        return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
+      });
+    },
+    async close() {},
+  };
+  function check(): void {
+    if (store.down) throw new StorageUnavailableError('connect ECONNREFUSED 10.0.0.9:5432');
+  }
+  return store;
+}

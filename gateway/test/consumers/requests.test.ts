@@ -1,0 +1,243 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generateKey } from '../../src/consumers/keys.js';
+import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
+import { at, buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
+import { startStubBackend, type StubBackend } from '../stub-backend.js';
+
+let stub: StubBackend;
+beforeAll(async () => {
+  stub = await startStubBackend();
+});
+afterAll(async () => {
+  await stub.close();
+});
+
+let gateway: TestGateway | undefined;
+afterEach(async () => {
+  await gateway?.app.close();
+  gateway = undefined;
+});
+
+/** A consumer with a key, written to the store as another replica (or an earlier run) would have. */
+async function consumerWithKey(store: MemoryConsumerStore, id: string): Promise<{ key: string; keyId: string }> {
+  await store.createConsumer({ id, name: id, contact_email: null, webhook_url: null, webhook_secret: null }, TODAY);
+  const { keyId, key, digest } = generateKey();
+  await store.addKey(id, { keyId, digest }, TODAY);
+  return { key, keyId };
+}
+
+async function start(options: Parameters<typeof buildTestGateway>[1] = {}): Promise<TestGateway> {
+  gateway = await buildTestGateway(stub.url, options);
+  return gateway;
+}
+
+const lastSeen = () => stub.seen.at(-1);
+
+/** The policy as shipped, v2 requiring keys. */
+const v2RequiresKeys = { ...designPolicyFile, versions: [designPolicyFile.versions[0], { version: 2, status: 'current', consumer_key: 'required' }] };
+
+describe('API-Key on a forwarded request', () => {
+  it('sends the backend API-Consumer for a valid key, never the key; a client API-Consumer never passes', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const { app } = await start({ consumerStore: store });
+    for (const url of ['/v2/orders/ord-1', '/orders/ord-1', '/api/v1/orders/ord-1', '/api/users', '/api/users/user-1']) {
+      const res = await app.inject({ url, headers: { 'api-key': key, 'api-consumer': 'someone-else' } });
+      expect(res.statusCode, url).toBe(200);
+      expect(lastSeen()?.headers['api-consumer'], url).toBe('acme');
+      expect(lastSeen()?.headers['api-key'], url).toBeUndefined();
+    }
+    await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-consumer': 'acme' } });
+    expect(lastSeen()?.headers['api-consumer']).toBeUndefined();
+    await app.inject({ url: '/api/users', headers: { 'api-consumer': 'acme' } });
+    expect(lastSeen()?.headers['api-consumer']).toBeUndefined();
+  });
+
+  it.each([
+    ['a malformed key', 'not-a-key'],
+    ['an unknown key', generateKey().key],
+    ['a known key id with another secret', 'KNOWN'],
+    ['two keys', 'TWICE'],
+  ])('answers %s 401 invalid API key with WWW-Authenticate and the version headers, without calling the backend', async (_what, given) => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const sent = given === 'KNOWN' ? `${key.slice(0, 16)}${'A'.repeat(43)}` : given === 'TWICE' ? [key, key] : given;
+    const { app } = await start({ consumerStore: store });
+    const before = stub.seen.length;
+    const res = await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': sent } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid API key', code: 401 });
+    expect(res.headers['www-authenticate']).toBe('API-Key');
+    expect(res.headers['api-supported-versions']).toBe('2');
+    expect(res.headers['api-deprecated-versions']).toBe('1');
+    expect(res.headers.deprecation).toBe('true');
+    expect(res.headers.link).toBe('</v2/orders/ord-1>; rel="successor-version"');
+    const users = await app.inject({ url: '/api/users', headers: { 'api-key': sent } });
+    expect(users.statusCode).toBe(401);
+    expect(users.json()).toEqual({ error: 'invalid API key', code: 401 });
+    expect(users.headers['www-authenticate']).toBe('API-Key');
+    expect(stub.seen.length).toBe(before);
+  });
+
+  it('refuses a revoked key at once on the replica that revoked it, and after its next poll on another', async () => {
+    const store = createMemoryConsumerStore();
+    const { key, keyId } = await consumerWithKey(store, 'acme');
+    const test = await start({ consumerStore: store });
+    const { app } = test;
+    const other = await buildTestGateway(stub.url, { consumerStore: store });
+    try {
+      expect((await other.app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+      expect((await (await test.admin()).inject({ method: 'DELETE', url: `/consumers/acme/keys/${keyId}` })).statusCode).toBe(204);
+      expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(401);
+      await other.app.consumers.keys.refresh();
+      expect((await other.app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).json()).toEqual({ error: 'invalid API key', code: 401 });
+    } finally {
+      await other.app.close();
+    }
+  });
+
+  it('accepts a key issued on another replica after the next poll, and keeps known keys working while the store is down', async () => {
+    const store = createMemoryConsumerStore();
+    const { app } = await start({ consumerStore: store });
+    const { key } = await consumerWithKey(store, 'late');
+    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(401);
+    await app.consumers.keys.refresh();
+    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+    store.down = true;
+    await app.consumers.keys.refresh();
+    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+    expect(gateway?.logs.some((line) => line.msg === 'consumer store unreachable; checking keys against the last known ones')).toBe(true);
+  });
+});
+
+describe('consumer_key: "required"', () => {
+  it('answers a request without a key 401 API key required, with the version headers; optional versions still work without one', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const { app } = await start({ consumerStore: store, policy: v2RequiresKeys });
+    for (const url of ['/v2/orders/ord-1', '/orders/ord-1?x=1']) {
+      const res = await app.inject({ url, headers: url.startsWith('/orders') ? { 'api-version': '2' } : {} });
+      expect(res.statusCode, url).toBe(401);
+      expect(res.json()).toEqual({ error: 'API key required', code: 401 });
+      expect(res.headers['www-authenticate']).toBe('API-Key');
+      expect(res.headers['api-version']).toBe('2');
+      expect(res.headers['api-supported-versions']).toBe('2');
+    }
+    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/users' })).statusCode).toBe(200);
+  });
+
+  it("lets the version's own refusals win: a removed version answers 410 without a key", async () => {
+    const { app } = await start({
+      now: at('2027-02-01T00:00:00Z'),
+      policy: { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]] },
+    });
+    expect((await app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(410);
+  });
+});
+
+describe('closed_to_new', () => {
+  const CLOSED = '2026-09-01';
+  const closedPolicy = {
+    ...designPolicyFile,
+    versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required', closed_to_new: CLOSED }, designPolicyFile.versions[1]],
+  };
+
+  it('refuses a consumer with no use of the version before the date 403, with the successor Link; earlier consumers keep it', async () => {
+    const store = createMemoryConsumerStore();
+    const early = await consumerWithKey(store, 'early');
+    const newcomer = await consumerWithKey(store, 'newcomer');
+    await store.recordFirstUse({ consumerId: 'early', version: 1, firstSeenMs: at('2026-08-31T23:59:59.999Z') });
+    const { app } = await start({ consumerStore: store, policy: closedPolicy });
+    const before = stub.seen.length;
+    const refused = await app.inject({ url: '/api/v1/orders/ord-1', headers: { 'api-key': newcomer.key } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({
+      error: 'version closed to new consumers',
+      code: 403,
+      details: 'version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; use version 2',
+    });
+    expect(refused.headers.link).toBe('</api/v2/orders/ord-1>; rel="successor-version"');
+    expect(refused.headers.deprecation).toBe('true');
+    expect(stub.seen.length).toBe(before);
+    expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': early.key } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(200);
+    // The refusal is no use of the version: the newcomer stays new.
+    await app.consumers.ledger.flush();
+    expect(app.consumers.ledger.firstUseOf('newcomer', 1)).toBeUndefined();
+    expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(403);
+  });
+
+  it('refuses a first use at the closing instant, and keeps a consumer that came the day before', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const late = await consumerWithKey(store, 'late');
+    // A first use recorded at the closing instant itself (by a replica that let it through) is not before it.
+    const atClosing = await consumerWithKey(store, 'at-closing');
+    await store.recordFirstUse({ consumerId: 'at-closing', version: 1, firstSeenMs: at('2026-09-01T00:00:00Z') });
+    const test = await start({ consumerStore: store, policy: closedPolicy, now: at('2026-08-31T12:00:00Z') });
+    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+    test.setNow(at('2026-09-01T00:00:00Z'));
+    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': late.key } })).statusCode).toBe(403);
+    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': atClosing.key } })).statusCode).toBe(403);
+    test.setNow(TODAY);
+    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+  });
+
+  it('learns an earlier use recorded by another replica at the next poll', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'elsewhere');
+    const { app } = await start({ consumerStore: store, policy: closedPolicy });
+    expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(403);
+    await store.recordFirstUse({ consumerId: 'elsewhere', version: 1, firstSeenMs: at('2026-07-01T00:00:00Z') });
+    await app.consumers.keys.refresh();
+    expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+  });
+
+  it('refuses a reload that closes a version without requiring keys, and keeps the policy in force', async () => {
+    const test = await start();
+    test.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], closed_to_new: CLOSED }, designPolicyFile.versions[1]] });
+    const res = await (await test.admin()).inject({ method: 'POST', url: '/-/reload' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ details: string }>().details).toContain('closed_to_new needs "consumer_key": "required"');
+  });
+});
+
+describe('the ledger, fed by requests', () => {
+  it('counts authenticated versioned requests per operation in the spelling of the form used, writes the first use at once and the counts at close', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const { app } = await start({ consumerStore: store });
+    const headers = { 'api-key': key };
+    await app.inject({ url: '/v1/orders/ord-1', headers });
+    await app.inject({ url: '/v1/orders/ord-2', headers });
+    await app.inject({ url: '/api/v1/orders/ord-1', headers });
+    await app.inject({ url: '/orders/ord-1', headers });
+    await app.inject({ method: 'DELETE', url: '/v2/orders/ord-1', headers });
+    await app.inject({ url: '/v1/orders/ord-1' });
+    await app.inject({ url: '/api/users', headers });
+    // The first use of each version is in the store before any flush.
+    expect((await store.changesSince(0)).firstUses.map(({ consumerId, version, firstSeenMs }) => [consumerId, version, firstSeenMs]).sort()).toEqual([
+      ['acme', 1, TODAY],
+      ['acme', 2, TODAY],
+    ]);
+    expect(store.writes).toEqual([]);
+    await app.close();
+    gateway = undefined;
+    expect(await store.usageOf('acme')).toEqual([
+      { consumer_id: 'acme', version: 1, operation: 'GET /api/v1/orders/{id}', requests: 1, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
+      { consumer_id: 'acme', version: 1, operation: 'GET /orders/{id}', requests: 1, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
+      { consumer_id: 'acme', version: 1, operation: 'GET /v1/orders/{id}', requests: 2, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
+      { consumer_id: 'acme', version: 2, operation: 'DELETE /v2/orders/{id}', requests: 1, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
+    ]);
+  });
+
+  it('names the consumer in the "deprecated api version used" line', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const test = await start({ consumerStore: store });
+    await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } });
+    expect(test.logs.find((line) => line.msg === 'deprecated api version used')).toMatchObject({ consumer: 'acme', version: 1 });
+  });
+});
