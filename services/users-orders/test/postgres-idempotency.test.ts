@@ -1,13 +1,18 @@
 /**
  * Idempotency-Key across built backend processes on one PostgreSQL database (docs/behaviour.md#retries-and-idempotency-key):
  * a key is shared by every replica, a second send while the first still runs is 409, concurrent sends create
- * one user, and a replica killed in the middle of a keyed create leaves neither the key nor the user behind.
+ * one user, a replica killed in the middle of a keyed create leaves neither the key nor the user behind, and
+ * the cleanup of expired keys never waits for a request.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { createLogger } from '@version-router/platform/logger';
+import { createRegistry } from '@version-router/platform/metrics';
 import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import type { ServiceProcess } from '../../../test/e2e/process-stack.js';
+import { KEY_LIFETIME_MS } from '../src/users/idempotency/key.js';
+import { openPostgresUsers } from '../src/users/postgres/open.js';
 import type { User } from '../src/users/store.js';
 import { startBackend } from './process.js';
 
@@ -169,6 +174,29 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
       expect(await usersIn(url)).toEqual(['user-1']);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+describe('the cleanup of expired Idempotency-Keys', () => {
+  it('skips an expired key row a request holds instead of waiting for it, and deletes it at the next sweep', async () => {
+    const url = await postgres.createDatabase();
+    const users = await openPostgresUsers({ url, poolMax: 2 }, createLogger('silent', 'users-orders-test'), createRegistry());
+    try {
+      const created = '2026-11-22T10:00:00.000Z';
+      const fields = { name: 'Ada', email: 'ada@example.com' };
+      for (const key of ['k-0', 'k-1', 'k-2']) await users.store.createOnce({ key, fingerprint: 'f', fields }, created);
+      const now = new Date(Date.parse(created) + KEY_LIFETIME_MS).toISOString();
+      await withClient(url, async (request) => {
+        // A keyed create of k-0 after its 24 h holds its row (it replaces it) until it commits.
+        await request.query('BEGIN');
+        await request.query("SELECT key FROM idempotency_keys WHERE key = 'k-0' FOR UPDATE");
+        expect(await users.store.deleteExpiredKeys(now, 10)).toBe(2);
+        await request.query('ROLLBACK');
+      });
+      expect(await users.store.deleteExpiredKeys(now, 10)).toBe(1);
+    } finally {
+      await users.close();
     }
   });
 });
