@@ -77,7 +77,7 @@ async function postgresPages() {
   const REQUESTS = 2_000;
   const server = await startBenchPostgres();
   const logger = createLogger('silent', 'bench');
-  const users = await openPostgresUsers({ url: server.url, poolMax: 10 }, logger, createRegistry());
+  const users = await openPostgresUsers({ url: server.url, poolMax: 10, migrationTimeoutMs: 600_000 }, logger, createRegistry());
   const filling = process.hrtime.bigint();
   await fillUsers(server.url, USERS);
   const fillSeconds = Number(process.hrtime.bigint() - filling) / 1e9;

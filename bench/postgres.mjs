@@ -50,7 +50,7 @@ export async function startBenchPostgres() {
  * id counter past them, as if they had been created through the API.
  */
 export async function fillUsers(url, count) {
-  await migrate(url, createLogger('silent', 'bench'), (text) => text);
+  await migrate({ url, migrationTimeoutMs: 600_000 }, createLogger('silent', 'bench'), (text) => text);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(

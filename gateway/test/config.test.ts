@@ -52,7 +52,7 @@ describe('gateway configuration', () => {
       shutdownDelayMs: 5_000,
       logLevel: 'warn',
       adminToken: 'a-token-of-16-ch',
-      database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4 },
+      database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4, migrationTimeoutMs: 600_000 },
       dataDir: '/var/lib/gateway',
     });
   });

@@ -19,9 +19,11 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ DATABASE_URL: 'postgres://app:s3cret@db:5432/users' }, { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10 }],
-    [{ DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_MAX: '100' }, { url: 'postgresql://db/users', poolMax: 100 }],
-    [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1 }],
+    [{ DATABASE_URL: 'postgres://app:s3cret@db:5432/users' }, { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10, migrationTimeoutMs: 600_000 }],
+    [{ DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_MAX: '100' }, { url: 'postgresql://db/users', poolMax: 100, migrationTimeoutMs: 600_000 }],
+    [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1, migrationTimeoutMs: 600_000 }],
+    [{ DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATION_TIMEOUT_MS: '1000' }, { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 1_000 }],
+    [{ DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATION_TIMEOUT_MS: '86400000' }, { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 86_400_000 }],
   ])('reads the users database from %j', (env, database) => {
     expect(loadConfig(env).database).toEqual(database);
   });
@@ -37,6 +39,12 @@ describe('loadConfig', () => {
 
   it.each(['0', '101', '1.5', '-1', 'ten', ''])('throws a ConfigError naming DATABASE_POOL_MAX for %j', (value) => {
     expect(() => loadConfig({ DATABASE_POOL_MAX: value })).toThrow(/^DATABASE_POOL_MAX: must be an integer from 1 to 100 /);
+  });
+
+  it.each(['999', '86400001', '1.5', '-1', 'ten', ''])('throws a ConfigError naming DATABASE_MIGRATION_TIMEOUT_MS for %j', (value) => {
+    expect(() => loadConfig({ DATABASE_MIGRATION_TIMEOUT_MS: value })).toThrow(
+      new ConfigError(`DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got ${JSON.stringify(value)})`),
+    );
   });
 
   it.each([

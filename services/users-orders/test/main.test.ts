@@ -149,6 +149,7 @@ describe('the built process with a bad configuration', () => {
     [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
     [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
     [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
+    [{ DATABASE_MIGRATION_TIMEOUT_MS: '30s' }, 'invalid configuration: DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got "30s")'],
     [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
   ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);

@@ -13,6 +13,9 @@ const SCHEMA = 'gateway';
 
 const APPLICATION_NAME = 'gateway';
 
+/** The embedded store has no other replica to wait for: this only bounds a migration statement that hangs. */
+const EMBEDDED_MIGRATION_TIMEOUT_MS = 600_000;
+
 export interface StoreLocation {
   /** DATABASE_URL: a PostgreSQL server shared by the replicas. */
   database: DatabaseConfig | undefined;
@@ -35,14 +38,15 @@ export interface OpenStore {
 export async function openConsumerStore({ database, dataDir }: StoreLocation, logger: Logger): Promise<OpenStore> {
   const embedded = database === undefined ? await startEmbeddedServer(dataDir) : undefined;
   // PGlite is one session shared by its connections: one pooled connection, unnamed statements.
-  const { url, poolMax } = embedded === undefined ? (database as DatabaseConfig) : { url: embedded.url, poolMax: 1 };
+  const { url, poolMax, migrationTimeoutMs } =
+    embedded === undefined ? (database as DatabaseConfig) : { url: embedded.url, poolMax: 1, migrationTimeoutMs: EMBEDDED_MIGRATION_TIMEOUT_MS };
   const pool = openDatabase({ url, poolMax, logger, applicationName: APPLICATION_NAME });
   const close = async (): Promise<void> => {
     await pool.close();
     await embedded?.close();
   };
   try {
-    await migrate({ url, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
+    await migrate({ url, migrationTimeoutMs, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
   } catch (err) {
     await close();
     throw err;

@@ -181,7 +181,7 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
 describe('the cleanup of expired Idempotency-Keys', () => {
   it('skips an expired key row a request holds instead of waiting for it, and deletes it at the next sweep', async () => {
     const url = await postgres.createDatabase();
-    const users = await openPostgresUsers({ url, poolMax: 2 }, createLogger('silent', 'users-orders-test'), createRegistry());
+    const users = await openPostgresUsers({ url, poolMax: 2, migrationTimeoutMs: 60_000 }, createLogger('silent', 'users-orders-test'), createRegistry());
     try {
       const created = '2026-11-22T10:00:00.000Z';
       const fields = { name: 'Ada', email: 'ada@example.com' };
