@@ -13,6 +13,7 @@ import { createVersionUsage, type VersionUsage } from './accounting/usage.js';
 import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
+import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import type { ConsumerStore } from './consumers/store/consumer-store.js';
 import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
@@ -120,6 +121,7 @@ export async function buildApp({
   const guides = createMigrationGuides(pool);
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
+  await app.register(deprecationsRoutes, { policies, keys, reader: consumerStore, guides, clock });
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);

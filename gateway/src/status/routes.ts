@@ -3,28 +3,36 @@ import { asPage } from '../html/self-contained.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
 import type { VersionUsage } from '../accounting/usage.js';
+import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import { readRegisteredConsumers } from './registered.js';
 
 export interface StatusRoutesOptions {
   policies: PolicyInForce;
   usage: VersionUsage;
+  /** The registered consumers' ledger, shared by every replica. */
+  reader: ConsumerUsageReader;
   /** The host name the page names as its replica. */
   replica: string;
 }
 
 /**
  * Admin-port routes for operators: `GET /consumers` (who still calls each deprecated or removed
- * version, as JSON for scripts) and `GET /` (the same and the versions' lifecycle, as a page).
+ * version, by X-Client-Id or User-Agent as this replica counted, as JSON for scripts) and `GET /` (the
+ * versions' lifecycle, their registered consumers from the shared store and the anonymous ones, as a page).
  */
-export async function statusRoutes(admin: FastifyInstance, { policies, usage, replica }: StatusRoutesOptions): Promise<void> {
+export async function statusRoutes(admin: FastifyInstance, { policies, usage, reader, replica }: StatusRoutesOptions): Promise<void> {
   admin.get('/consumers', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
     return { versions: usage.consumers.report(versions) };
   });
 
-  admin.get('/', async (_request, reply) => {
+  admin.get('/', async (request, reply) => {
+    const { policy } = policies.current;
+    const nowMs = usage.clock();
+    const registered = await readRegisteredConsumers(reader, consumerVersions(policy, usage.consumers, nowMs), nowMs, request.log);
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
-    return renderStatusPage(policies.current.policy, usage, replica);
+    return renderStatusPage({ policy, usage, replica, registered, nowMs });
   });
 }
