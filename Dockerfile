@@ -72,7 +72,8 @@ ENV BACKEND_HOST=0.0.0.0 \
     BACKEND_ADMIN_HOST=0.0.0.0 \
     ORDERS_FILE=/app/ops/seed/orders.json
 EXPOSE 8081 9465
-# Readiness on the admin port; slim images have no curl, so Node's fetch does the probe.
+# Readiness on the admin port (this replica only: healthy while PostgreSQL is down too, db_up shows
+# that); slim images have no curl, so Node's fetch does the probe.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.BACKEND_ADMIN_PORT || 9465) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The node flags are scripts/paths.mjs `nodeFlags.backend` (why: there; checked in test/static).
@@ -99,9 +100,10 @@ USER root
 RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway && chmod 0700 /var/lib/gateway
 USER node
 EXPOSE 8080 9464
-# /readyz: healthy means "can serve", i.e. the backend answers too. The first start on a new embedded
-# consumer store creates its database (tens of seconds of CPU on a busy host): a long start period,
-# probed every second, so a quick start is still healthy at once.
+# /readyz: healthy means this replica can take traffic, whether or not the backend answers
+# (backend_up shows that). The first start on a new embedded consumer store creates its database
+# (tens of seconds of CPU on a busy host): a long start period, probed every second, so a quick
+# start is still healthy at once.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_ADMIN_PORT || 9464) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "gateway/dist/src/main.js"]

@@ -79,12 +79,15 @@ parentWatch.unref();
 
 const gatewayPort = process.env.GATEWAY_PORT ?? '8080';
 const adminPort = process.env.GATEWAY_ADMIN_PORT ?? '9464';
-const readyUrl = `http://127.0.0.1:${adminPort}/readyz`;
+// Every service started here, not the gateway alone: a gateway is ready without its backend (readiness is
+// each process's own), and a signal that reaches a backend still starting would end it uncleanly.
+const adminPorts = { gateway: adminPort, backend: process.env.BACKEND_ADMIN_PORT ?? '9465' };
+const readyUrls = services.map(({ name }) => `http://127.0.0.1:${adminPorts[name]}/readyz`);
 // The gateway's first start on a new embedded consumer store (.data/gateway) creates its database: tens of
 // seconds on a busy machine, later starts a few.
 const readyDeadline = Date.now() + 120_000;
 while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gateway.exited) {
-  const ready = await fetch(readyUrl).then((res) => res.ok, () => false);
+  const ready = (await Promise.all(readyUrls.map((url) => fetch(url).then((res) => res.ok, () => false)))).every(Boolean);
   if (ready) {
     console.log(`\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);
     console.log(`Metrics:     http://localhost:${adminPort}/metrics`);

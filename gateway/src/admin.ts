@@ -8,7 +8,6 @@ import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { registryRoutes } from './consumers/registry-routes.js';
 import { versionConsumersRoutes } from './consumers/reports/version-consumers-routes.js';
-import { backendAccepts } from './proxy/readiness.js';
 import { statusRoutes } from './status/routes.js';
 
 /**
@@ -38,7 +37,6 @@ export interface GatewayAdminOptions {
   app: FastifyInstance;
   registry: Registry;
   logger: Logger;
-  backendUrl: string;
   /** This replica's name on the status page: the host name (main.ts), injected so tests choose it. */
   replica: string;
   /** ADMIN_TOKEN, and the address the listener binds: who may use the admin routes (docs/behaviour.md#admin-authentication). */
@@ -48,14 +46,10 @@ export interface GatewayAdminOptions {
   clock: Clock;
 }
 
-/** The gateway's admin listener: /metrics, /healthz, /readyz (ready when the backend accepts), the reload and the status page. */
-export function buildGatewayAdmin({ app, registry, logger, backendUrl, replica, adminToken, host, clock }: GatewayAdminOptions): Promise<FastifyInstance> {
-  return buildAdminApp({
-    registry,
-    logger,
-    adminToken,
-    host,
-    isReady: () => !app.lifecycle.leaving && backendAccepts(backendUrl),
-    routes: gatewayAdminRoutes(app, replica, clock),
-  });
+/**
+ * The gateway's admin listener: /metrics, /healthz, /readyz (this replica only: ready whether or not the
+ * backend answers, which `backend_up` shows), the reload, the consumers and the status page.
+ */
+export function buildGatewayAdmin({ app, registry, logger, replica, adminToken, host, clock }: GatewayAdminOptions): Promise<FastifyInstance> {
+  return buildAdminApp({ registry, logger, adminToken, host, lifecycle: app.lifecycle, routes: gatewayAdminRoutes(app, replica, clock) });
 }

@@ -16,6 +16,7 @@ import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import type { ConsumerStore } from './consumers/store/consumer-store.js';
 import { createBackendPool } from './proxy/backend.js';
+import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { discoveryRoutes } from './versions/discovery.js';
@@ -75,11 +76,13 @@ export async function buildApp({
 
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
-  // The gauges read the policy in force at scrape time, so they follow a reload.
+  // The gauges read the policy in force (and probe the backend pool, made below) at scrape time, so they
+  // follow a reload.
   const metrics = createGatewayMetrics(registry, {
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
     consumerSeries: () => usage.consumers.series(),
+    backendAnswers: () => backendAnswers(pool),
     clock,
   });
   const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {

@@ -32,7 +32,6 @@ await runProcess(async () => {
     app,
     registry,
     logger,
-    backendUrl: config.backendUrl,
     replica: hostname(),
     adminToken: config.adminToken,
     host: config.adminHost,

@@ -141,7 +141,7 @@ export async function buildTestGateway(
     consumerStore,
     setNow: (epochMs) => (clockMs = epochMs),
     setNextPolicy: (file) => (nextPolicy = file),
-    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
+    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
   };
 }
 

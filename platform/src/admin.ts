@@ -22,8 +22,8 @@ const OPEN_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 export interface AdminOptions {
   registry: Registry;
   logger: Logger;
-  /** True when the process can serve traffic: not draining, and (for the gateway) the backend answers. */
-  isReady: () => boolean | Promise<boolean>;
+  /** The API listener's shutdown state (`app.lifecycle`): not ready from the moment it is leaving. */
+  lifecycle: { readonly leaving: boolean };
   /** Routes a process adds to its own admin listener. */
   routes?: FastifyPluginAsync;
   /** ADMIN_TOKEN: when set, every admin route but /healthz, /readyz and /metrics needs it as a Bearer token. */
@@ -67,14 +67,20 @@ function adminAccess(adminToken: string | undefined, host: string): (request: Fa
   };
 }
 
-/** The admin listener (/metrics, /healthz, /readyz): never on the public port. */
-export async function buildAdminApp({ registry, logger, isReady, routes, adminToken, host }: AdminOptions): Promise<FastifyInstance> {
+/**
+ * The admin listener (/metrics, /healthz, /readyz): never on the public port. `/readyz` answers for this
+ * replica only: it listens once start-up is complete (the process runner starts it after the API, which is
+ * built after the policy is loaded or the migrations applied), and answers 503 from SIGTERM on. It never asks
+ * another service (the backend, PostgreSQL): an outage of something every replica shares would take every
+ * replica out of its load balancer at once. Those show in metrics (`backend_up`, `db_up`) and alerts.
+ */
+export async function buildAdminApp({ registry, logger, lifecycle, routes, adminToken, host }: AdminOptions): Promise<FastifyInstance> {
   const admin = Fastify(baseServerOptions(logger.child({ listener: 'admin' })));
   await admin.register(httpFoundation);
   admin.addHook('onRequest', adminAccess(adminToken, host));
   admin.get('/healthz', async () => ({ status: 'ok' }));
   admin.get('/readyz', async (_request, reply) => {
-    if (await isReady()) return { status: 'ready' };
+    if (!lifecycle.leaving) return { status: 'ready' };
     return sendError(reply, 503, 'not ready');
   });
   admin.get('/metrics', async (_request, reply) => {

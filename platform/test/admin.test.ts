@@ -11,7 +11,7 @@ async function admin(adminToken: string | undefined, host: string): Promise<Fast
   const app = await buildAdminApp({
     registry: createRegistry(),
     logger: createLogger('silent', 'test'),
-    isReady: () => true,
+    lifecycle: { leaving: false },
     adminToken,
     host,
     routes: async (routes) => {

@@ -142,7 +142,7 @@ describe('process stack: reloading the version policy', () => {
 });
 
 describe('process stack: process control', () => {
-  it('answers 502 bad gateway and reports not ready while the backend is down', async () => {
+  it('answers 502 bad gateway while the backend is down, stays ready and reports backend_up 0', async () => {
     const stopping = Date.now();
     expect(await stack.backend.stop()).toBe(0);
     expect(Date.now() - stopping).toBeLessThan(10_000);
@@ -153,7 +153,9 @@ describe('process stack: process control', () => {
       expect(JSON.parse(body)).toEqual({ error: 'bad gateway', code: 502 });
       expect(body).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
     }
-    expect((await fetch(`${stack.gatewayAdminUrl}/readyz`)).status).toBe(503);
+    // Readiness is this replica's own; the dead backend shows in backend_up.
+    expect((await fetch(`${stack.gatewayAdminUrl}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${stack.gatewayAdminUrl}/metrics`)).text()).toMatch(/^backend_up 0$/m);
     expect((await fetch(`${stack.gatewayAdminUrl}/healthz`)).status).toBe(200);
   });
 

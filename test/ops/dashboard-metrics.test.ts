@@ -103,7 +103,8 @@ describe('ops/ PromQL', () => {
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
       expect.arrayContaining(['count by (job, sha256) (api_version_policy_info)', 'api:version_consumer_requests:rate5m']),
     );
-    expect(rules.expressions.length).toBe(10);
+    expect(dashboardExprs.map(({ expr }) => expr)).toEqual(expect.arrayContaining(['min by (instance) (db_up{job="backend"})', 'min by (instance) (backend_up{job="gateway"})']));
+    expect(rules.expressions.length).toBe(11);
     expect([...rules.recorded].sort()).toEqual([
       'api:deprecated_version_share:ratio_rate5m',
       'api:version_consumer_requests:rate5m',
@@ -182,6 +183,7 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
       'api_version_policy_last_reload_success',
       'api_version_policy_info',
       'api_version_consumer_requests_total',
+      'backend_up',
     ]) {
       expect(exported.gateway, name).toContain(name);
       expect(exported.backend, name).not.toContain(name);

@@ -149,6 +149,20 @@ describe('docker-compose.fleet.yml', () => {
     }
   });
 
+  it.each(['ops/haproxy/haproxy.cfg', 'ops/haproxy/backend-haproxy.cfg'])(
+    '%s retries on another replica only a GET or HEAD, or a POST with an Idempotency-Key, held whole, with a server timeout above the gateway deadlines',
+    (config) => {
+      const cfg = readFileSync(join(repoRoot, config), 'utf8');
+      const directive = (name: string): string[] => [...cfg.matchAll(new RegExp(`^\\s*${name}\\b(.*)$`, 'gm'))].map((match) => match[1]!.trim());
+      expect(directive('retry-on')).toEqual(['conn-failure empty-response response-timeout']);
+      expect(directive('http-request disable-l7-retry')).toEqual(['unless METH_GET or METH_POST { req.hdr(idempotency-key) -m found }']);
+      expect(directive('option redispatch')).toEqual(['1']);
+      expect(directive('option http-buffer-request')).toEqual(['']);
+      // Above BACKEND_TIMEOUT_MS (9 s by default): the gateway's own 504 comes first.
+      expect(Number(/^(\d+)s$/.exec(directive('timeout server')[0] ?? '')?.[1])).toBeGreaterThan(9);
+    },
+  );
+
   it("has each HAProxy check every replica's /readyz on its admin port", () => {
     expect(gatewayChecks.httpchk).toBe('GET /readyz');
     expect(backendChecks.httpchk).toBe('GET /readyz');

@@ -19,10 +19,12 @@ export interface GatewayMetricsSources {
   policySha256: () => string;
   /** The bounded per-consumer counts of deprecated and removed versions (top-consumers.ts). */
   consumerSeries: () => readonly { version: number; consumer: string; requests: number }[];
+  /** Whether the backend answers now: probed at each scrape for `backend_up`. */
+  backendAnswers: () => Promise<boolean>;
   clock: Clock;
 }
 
-export function createGatewayMetrics(registry: Registry, { policy, policySha256, consumerSeries, clock }: GatewayMetricsSources): GatewayMetrics {
+export function createGatewayMetrics(registry: Registry, { policy, policySha256, consumerSeries, backendAnswers, clock }: GatewayMetricsSources): GatewayMetrics {
   const requests = new Counter({
     name: 'api_version_requests_total',
     help: 'Requests on versioned resources, by API version (or "invalid"), deprecation, how the version was selected, and status code.',
@@ -73,6 +75,15 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     collect() {
       this.reset();
       for (const { version, consumer, requests } of consumerSeries()) this.inc({ version: String(version), consumer }, requests);
+    },
+  });
+  // Probed at scrape time, like the backend's db_up: a gauge that no scrape reads costs nothing.
+  new Gauge({
+    name: 'backend_up',
+    help: '1 when the backend answered a probe (HEAD / through BACKEND_URL, a status below 500 within a second) at this scrape, else 0.',
+    registers: [registry],
+    async collect() {
+      this.set((await backendAnswers()) ? 1 : 0);
     },
   });
   const reloads = new Counter({

@@ -19,6 +19,14 @@ describe('users: proxied unchanged', () => {
     expect(res.headers).not.toHaveProperty('vary');
   });
 
+  it('passes an Idempotency-Key through byte for byte (the backend owns the rule)', async () => {
+    fixture.stub.seen.length = 0;
+    const key = '"8e03978e-40d5-43e8-bc93-6894a57f9324:~!"';
+    const res = await fixture.gateway.app.inject({ method: 'POST', url: '/api/users', headers: { 'idempotency-key': key }, payload: '{"name":"Ada","email":"ada@example.com"}' });
+    expect(res.statusCode).toBe(200);
+    expect(fixture.stub.seen.map((request) => request.headers['idempotency-key'])).toEqual([key]);
+  });
+
   it.each(['foo', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8', 'garbage/;;'])(
     'streams a body with Content-Type %j to the backend untouched instead of answering 415',
     async (contentType) => {

@@ -18,11 +18,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../scripts/paths.mjs';
-import { ComposeProject, docker, eventually, inspect } from '../docker.js';
+import { ComposeProject, docker, eventually, healthy, inspect, waitForContainer } from '../docker.js';
 import { findEngine } from '../engine.js';
 import { promQuery } from '../prometheus-api.js';
 import { sectionTotals, serverStats, type SectionTotals } from './haproxy.js';
-import { mixedRequest, startLoad, type LoadReport } from './load.js';
+import { keyedCreates, mixedRequest, startLoad, type KeyedCreates, type LoadReport, type LoadRequest } from './load.js';
 
 const PROJECT = 'version-router-test-fleet';
 const engine = await findEngine();
@@ -339,51 +339,154 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
     });
   });
 
-  it('a gateway replica killed with SIGKILL under load: HAProxy takes it out, and only requests in flight at the kill fail', async () => {
-    const balancer = await haproxy();
-    const victim = (await replicas('gateway'))[1]!;
-    const slotOf = async () => (await serverStats(balancer, 'gateways')).find((server) => server.address === `${victim.address}:8080`);
-    const slot = await slotOf();
-    expect(slot, `HAProxy slot of ${victim.name}`).toBeDefined();
+  /** Users made by a keyed load, by key, read through the load balancer: more than one for a key is a duplicate. */
+  const usersByKey = async (creates: KeyedCreates): Promise<Map<string, string[]>> => {
+    const response = await fetch(`${loadBalancerUrl}/api/users`);
+    expect(response.status).toBe(200);
+    const keyByName = new Map([...creates.sentKeys].map((key): [string, string] => [creates.nameOf(key), key]));
+    const byKey = new Map<string, string[]>();
+    for (const user of (await response.json()) as { id: string; name: string }[]) {
+      const key = keyByName.get(user.name);
+      if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), user.id]);
+    }
+    return byKey;
+  };
+  /** Users beyond the first for a key (duplicates), and acknowledged keys whose one user is not the one answered. */
+  const countUsersPerKey = async (creates: KeyedCreates): Promise<{ duplicates: number; misanswered: string[] }> => {
+    const byKey = await usersByKey(creates);
+    return {
+      duplicates: [...byKey.values()].reduce((sum, ids) => sum + ids.length - 1, 0),
+      misanswered: [...creates.acknowledged.keys()].filter((key) => byKey.get(key)?.length !== 1 || byKey.get(key)?.[0] !== creates.acknowledged.get(key)),
+    };
+  };
+  const retryTotals = async (): Promise<SectionTotals[]> => Promise.all([sectionTotals(await haproxy(), 'gateways'), sectionTotals(await backendHaproxy(), 'backends')]);
+  const retriesSince = (before: SectionTotals[], after: SectionTotals[]): string =>
+    ['gateways', 'backends'].map((section, i) => `${section} ${after[i]!.retries - before[i]!.retries} retries, ${after[i]!.redispatches - before[i]!.redispatches} redispatches`).join('; ');
+  const triesOf = (report: LoadReport): string =>
+    Object.entries(report.tries)
+      .sort()
+      .map(([outcome, n]) => `${outcome}: ${n}`)
+      .join(', ');
+
+  it('a gateway, then a backend, killed with SIGKILL under GETs and keyed creates (retried once by the client): no GET fails, every create is acknowledged, no user is created twice', async () => {
+    const creates = keyedCreates(`kill-${randomUUID().slice(0, 8)}`);
+    const gets: LoadRequest[] = [
+      { path: '/v2/orders/ord-1001', expect: 200 },
+      { path: '/v1/orders/ord-1002', expect: 200 },
+      { path: '/api/users/page?limit=5', expect: 200 },
+    ];
     const concurrency = 8;
-    const load = startLoad(loadBalancerUrl, { concurrency, pauseMs: 2, maxRequests: 100_000, request: mixedRequest });
+    const totalsBefore = await retryTotals();
+    const load = startLoad(loadBalancerUrl, { concurrency, pauseMs: 2, maxRequests: 100_000, request: (n) => (n % 4 === 3 ? creates.request(n) : gets[n % 4]!) });
+    const killed: { id: string; balancer: string; section: string; port: number }[] = [];
     let report: LoadReport | undefined;
-    let takenOutAfter = 0;
-    let inFlight = 0;
-    let killedAt = 0;
-    let killReturnedAt = 0;
     try {
       await sleep(2_000);
-      // HAProxy's count of requests in progress on the replica, just before the kill.
-      inFlight = (await slotOf())?.current ?? 0;
-      killedAt = Date.now();
-      await docker(['kill', '--signal', 'KILL', victim.id]);
-      killReturnedAt = Date.now();
-      takenOutAfter = await eventually(
-        `HAProxy to take ${slot!.name} out`,
-        async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined),
-        15_000,
-        100,
-      );
-      // The load goes on against the remaining replicas.
+      for (const [service, balancer, section, port] of [
+        ['gateway', await haproxy(), 'gateways', 8080],
+        ['backend', await backendHaproxy(), 'backends', 8081],
+      ] as const) {
+        const victim = (await replicas(service))[1]!;
+        const slotOf = async () => (await serverStats(balancer, section)).find((server) => server.address === `${victim.address}:${port}`);
+        // HAProxy's count of requests in progress on the replica, just before the kill.
+        const inFlight = (await slotOf())?.current ?? 0;
+        const killedAt = Date.now();
+        await docker(['kill', '--signal', 'KILL', victim.id]);
+        killed.push({ id: victim.id, balancer, section, port });
+        const takenOutAfter = await eventually(`HAProxy to take ${victim.name} out`, async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined), 15_000, 100);
+        log(`SIGKILL on ${victim.name} with ${inFlight} requests in progress on it: HAProxy took it out after ${takenOutAfter} ms; ${load.sent} requests so far`);
+        // The load goes on against the remaining replicas.
+        await sleep(3_000);
+      }
+    } finally {
+      report = await load.stop();
+      for (const { id } of killed) await docker(['start', id]);
+    }
+    const { duplicates, misanswered } = await countUsersPerKey(creates);
+    log(
+      `SIGKILL of a gateway, then a backend, under load (${concurrency} workers): ${summary(report)}; ${report.retried} creates retried by the client; ` +
+        `${creates.sentKeys.size} keyed creates, ${creates.acknowledged.size} acknowledged, ${duplicates} duplicates; tries: ${triesOf(report)}; HAProxy: ${retriesSince(totalsBefore, await retryTotals())}`,
+    );
+    expect(report.failures.filter((failure) => failure.request.startsWith('GET')), 'failed GETs').toEqual([]);
+    expect(report.failures, 'creates not acknowledged after one retry').toEqual([]);
+    expect(creates.acknowledged.size).toBe(creates.sentKeys.size);
+    expect(duplicates, 'users created twice for one key').toBe(0);
+    expect(misanswered, 'acknowledged creates whose user is not the one answered').toEqual([]);
+
+    for (const { id, balancer, section, port } of killed) {
+      const service = section === 'gateways' ? 'gateway' : 'backend';
+      const restarted = (await replicas(service)).find((candidate) => candidate.id === id);
+      await waitUp(balancer, section, `${restarted?.address ?? ''}:${port}`);
+    }
+  }, 300_000);
+
+  it('PostgreSQL restarted under keyed creates: they answer only 201 or 503, /versions and orders answer 200 throughout through HAProxy, and no user is created twice', async () => {
+    const creates = keyedCreates(`pg-${randomUUID().slice(0, 8)}`);
+    const gets: LoadRequest[] = [
+      { path: '/versions', expect: 200 },
+      { path: '/v2/orders/ord-1001', expect: 200 },
+    ];
+    const postgres = await project.containerId('postgres');
+    const load = startLoad(loadBalancerUrl, { concurrency: 6, pauseMs: 5, maxRequests: 100_000, request: (n) => (n % 3 === 2 ? creates.request(n, { tolerate: [503] }) : gets[n % 3]!) });
+    let report: LoadReport | undefined;
+    let outageMs = 0;
+    try {
+      await sleep(1_500);
+      const restarting = Date.now();
+      await docker(['restart', '--time', '10', postgres], { timeoutMs: 120_000 });
+      await waitForContainer(postgres, 'healthy', healthy, 120_000);
+      outageMs = Date.now() - restarting;
       await sleep(3_000);
     } finally {
       report = await load.stop();
-      await docker(['start', victim.id]);
     }
-    log(
-      `SIGKILL on ${victim.name} under load (${concurrency} workers): HAProxy took it out after ${takenOutAfter} ms; ` +
-        `HAProxy counted ${inFlight} requests in progress on it just before the kill (docker kill took ${killReturnedAt - killedAt} ms); ` +
-        summary(report) +
-        (report.failed > 0 ? `; the failed ones sent ${report.failures.map((failure) => failure.at - killedAt).join(', ')} ms after the kill began` : ''),
-    );
-    // A request fails only when the replica dies holding it: sent before the kill was done, never
-    // after (HAProxy sends a request that meets the dead replica again elsewhere) …
-    expect(report.failures.filter((failure) => failure.at > killReturnedAt), 'failed requests sent after the kill').toEqual([]);
-    // … so at most the requests in flight then: fewer than the load's workers.
-    expect(report.failed).toBeLessThanOrEqual(concurrency);
+    const refused = [...creates.sentKeys].filter((key) => !creates.acknowledged.has(key));
+    log(`PostgreSQL restarted (healthy again after ${outageMs} ms) under load: ${summary(report)}; tries: ${triesOf(report)}; ${report.retried} creates retried by the client, ${refused.length} still 503 after their retry`);
+    expect(report.failures).toEqual([]);
+    const postTries = Object.keys(report.tries).filter((outcome) => outcome.startsWith('POST '));
+    expect(postTries.filter((outcome) => outcome !== 'POST 201' && outcome !== 'POST 503'), 'answers to creates other than 201 and 503').toEqual([]);
+    expect(report.tries['POST 503'] ?? 0, 'creates answered 503 while PostgreSQL restarted').toBeGreaterThan(0);
 
-    const restarted = (await replicas('gateway')).find((candidate) => candidate.id === victim.id);
-    await waitUp(balancer, 'gateways', `${restarted?.address ?? ''}:8080`);
+    // A create that got 503 twice either committed nothing or committed with its key: the same request
+    // sent once more now is created or answered with its first answer, never made twice.
+    for (const key of refused) {
+      const request = creates.request(Number(key.slice(key.lastIndexOf('-') + 1)));
+      const response = await fetch(`${loadBalancerUrl}${request.path}`, request.init);
+      const body = await response.text();
+      expect(response.status, `${key} sent again: ${body}`).toBe(201);
+      request.onOutcome?.({ status: response.status, body });
+    }
+    const { duplicates, misanswered } = await countUsersPerKey(creates);
+    log(`after sending the ${refused.length} refused creates again: ${creates.sentKeys.size} keyed creates, ${creates.acknowledged.size} acknowledged, ${duplicates} duplicates`);
+    expect(duplicates, 'users created twice for one key').toBe(0);
+    expect(misanswered, 'acknowledged creates whose user is not the one answered').toEqual([]);
+    expect(creates.acknowledged.size).toBe(creates.sentKeys.size);
+  }, 300_000);
+
+  it("the backends stopped: every gateway stays in HAProxy's rotation with backend_up 0, /versions answers 200 and orders 502 or 503", async () => {
+    const balancer = await haproxy();
+    const statuses: Record<string, number[]> = { '/versions': [], '/v2/orders/ord-1001': [] };
+    const gatewaysUp: number[] = [];
+    let backendUp: string[] = [];
+    try {
+      await project.run(['stop', '--timeout', '25', 'backend'], 120_000);
+      // Several times what HAProxy needs to take a replica out (2 failed checks 500 ms apart).
+      const until = Date.now() + 5_000;
+      while (Date.now() < until) {
+        gatewaysUp.push((await serverStats(balancer, 'gateways')).filter((server) => server.status.startsWith('UP')).length);
+        for (const path of Object.keys(statuses)) statuses[path]!.push((await fetch(`${loadBalancerUrl}${path}`)).status);
+        await sleep(250);
+      }
+      backendUp = await Promise.all((await replicas('gateway')).map(async (replica) => /^backend_up (\S+)$/m.exec(await gatewayMetrics(replica))?.[1] ?? 'absent'));
+    } finally {
+      await project.run(['start', 'backend'], 120_000);
+      for (const replica of await replicas('backend')) await waitUp(await backendHaproxy(), 'backends', `${replica.address}:8081`);
+    }
+    const counted = (list: number[]) => JSON.stringify(Object.fromEntries([...new Set(list)].map((value) => [value, list.filter((v) => v === value).length])));
+    log(`backends stopped for 5 s: gateways UP in HAProxy ${counted(gatewaysUp)}; /versions ${counted(statuses['/versions']!)}; orders ${counted(statuses['/v2/orders/ord-1001']!)}; backend_up ${backendUp.join(', ')}`);
+    expect(new Set(gatewaysUp)).toEqual(new Set([GATEWAYS]));
+    expect(new Set(statuses['/versions'])).toEqual(new Set([200]));
+    expect(statuses['/v2/orders/ord-1001']!.filter((status) => status !== 502 && status !== 503)).toEqual([]);
+    expect(backendUp).toEqual(Array(GATEWAYS).fill('0'));
   }, 300_000);
 });

@@ -8,9 +8,10 @@ import { buildPage } from '../pagination/page.js';
 import { parsePageQuery } from '../pagination/query.js';
 import type { ReceivedBody } from './body-reader.js';
 import { decodeUserFields } from './decode.js';
+import { fingerprintOf, idempotencyKeyOf, invalidKeyDetails, type KeyedOutcome } from './idempotency/key.js';
 import { jsonArrayStream } from './json-array-stream.js';
-import { createUserRequestSchema, pageQuerySchema, updateUserRequestSchema, userIdParamsSchema, userPageSchema, userSchema } from './schemas.js';
-import { StorageUnavailableError, type MaybePromise, type UserFields, type UserStore } from './store.js';
+import { createUserHeadersSchema, createUserRequestSchema, pageQuerySchema, updateUserRequestSchema, userIdParamsSchema, userPageSchema, userSchema } from './schemas.js';
+import { StorageUnavailableError, type MaybePromise, type User, type UserFields, type UserStore } from './store.js';
 
 export interface UserRoutesOptions {
   store: UserStore;
@@ -60,6 +61,26 @@ const invalidJsonResponse = errorResponse(
 );
 const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
 const storageUnavailableResponse = errorResponse(503, 'storage unavailable', 'The database could not be reached within 5 s; Retry-After: 1 says when to try again.');
+const createdUserResponse = userSchema.meta({
+  description: 'The created user; with `Idempotent-Replayed: true`, the first answer to this Idempotency-Key again (nothing was created).',
+  headers: {
+    Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] },
+    'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present only on a replay of an earlier answer to the same Idempotency-Key.' },
+  },
+});
+
+/** What a keyed create that creates nothing answers: the first answer again, or a refusal. */
+function answerKeyedOutcome(reply: FastifyReply, outcome: Exclude<KeyedOutcome, { kind: 'created' }>): FastifyReply {
+  switch (outcome.kind) {
+    case 'replayed':
+      return reply.code(201).header('location', `/api/users/${outcome.user.id}`).header('idempotent-replayed', 'true').send(outcome.user);
+    case 'reused':
+      throw new HttpError(422, 'idempotency key reused');
+    case 'in-progress':
+      void reply.header('retry-after', '1');
+      throw new HttpError(409, 'request in progress');
+  }
+}
 
 /** The user routes; each route's schema describes its request and every status it answers (see contract/openapi.ts). */
 export async function userRoutes(app: FastifyInstance, { store, clock }: UserRoutesOptions): Promise<void> {
@@ -118,19 +139,38 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
         operationId: 'createUser',
         summary: 'Create a user',
         tags: ['users'],
+        description:
+          'With an `Idempotency-Key`, the same key with the same name and email within 24 h answers the first answer again and creates nothing, ' +
+          'so a request whose answer was lost can be sent again. The key is checked first (400), then the body is decoded (400) and validated (422).',
+        headers: createUserHeadersSchema,
         body: createUserRequestSchema,
         response: {
-          201: userSchema.meta({ description: 'The created user.', headers: { Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] } } }),
-          400: invalidJsonResponse,
-          422: errorResponse(422, 'validation failed', 'name or email is missing or empty (name is checked first).', 'name is required'),
+          201: createdUserResponse,
+          400: z
+            .union([invalidJsonResponse, errorResponse(400, 'invalid idempotency key', 'The Idempotency-Key header is malformed.', invalidKeyDetails)])
+            .meta({ description: 'The Idempotency-Key header is malformed (`invalid idempotency key`), or the body cannot be decoded (`invalid JSON`).' }),
+          409: errorResponse(409, 'request in progress', 'The first request with this Idempotency-Key is still running; Retry-After: 1 says when to try again.'),
+          422: z
+            .union([
+              errorResponse(422, 'validation failed', 'name or email is missing or empty (name is checked first).', 'name is required'),
+              errorResponse(422, 'idempotency key reused', 'This Idempotency-Key was used in the last 24 h with another name or email.'),
+            ])
+            .meta({ description: 'name or email is missing or empty (`validation failed`), or the Idempotency-Key was used with another name or email (`idempotency key reused`).' }),
           503: storageUnavailableResponse,
           default: otherErrors,
         },
       },
     },
     async (request, reply) => {
+      const key = idempotencyKeyOf(request.headers);
       const fields = validateCreate(decodeUserFields(request.body));
-      const user = await stored(reply, () => store.create(fields, now()));
+      let user: User;
+      if (key === undefined) user = await stored(reply, () => store.create(fields, now()));
+      else {
+        const outcome = await stored(reply, () => store.createOnce({ key, fingerprint: fingerprintOf(fields), fields }, now()));
+        if (outcome.kind !== 'created') return answerKeyedOutcome(reply, outcome);
+        user = outcome.user;
+      }
       return reply.code(201).header('location', `/api/users/${user.id}`).send(user);
     },
   );

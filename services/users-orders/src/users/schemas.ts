@@ -20,6 +20,12 @@ export const userSchema = z
 
 export type User = z.output<typeof userSchema>;
 
+/** What a client chooses of a user: the rest is assigned by the service. */
+export interface UserFields {
+  name: string;
+  email: string;
+}
+
 /**
  * Request bodies as a valid request sends them. The handlers decode bodies themselves (any Content-Type,
  * exact 400/422 texts), so these describe the contract and never run as validators.
@@ -30,6 +36,18 @@ export const createUserRequestSchema = z
     email: z.string().min(1),
   })
   .meta({ title: 'CreateUserRequest', description: 'Unknown fields are rejected (400). Validation checks name first, then email (422).', examples: [{ name: 'Ada', email: 'ada@example.com' }] });
+
+export const createUserHeadersSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: 1 to 255 visible ASCII characters other than `"` and `\\` (a UUID is a good key), bare or in double quotes. ' +
+        'Remembered for 24 h with the name and email it was first sent with.',
+      examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
+    }),
+});
 
 export const updateUserRequestSchema = z
   .strictObject({

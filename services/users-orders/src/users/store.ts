@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type sortedBTree from 'sorted-btree';
-import type { User } from './schemas.js';
+import { MemoryIdempotencyKeys } from './idempotency/memory-keys.js';
+import type { KeyedCreate, KeyedOutcome } from './idempotency/key.js';
+import type { User, UserFields } from './schemas.js';
 import { formatUserId, parseUserId } from './user-id.js';
 
 // sorted-btree is CommonJS exporting `exports.default`. An ESM default import yields the exports object
@@ -8,12 +10,7 @@ import { formatUserId, parseUserId } from './user-id.js';
 const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBTree).default;
 
 /** A user's shape is defined once, by the schema the API documents are generated from. */
-export type { User };
-
-export interface UserFields {
-  name: string;
-  email: string;
-}
+export type { User, UserFields };
 
 /** A value now (the in-memory store) or later (a database): the routes await either. */
 export type MaybePromise<Value> = Value | Promise<Value>;
@@ -42,6 +39,12 @@ export { StorageUnavailableError } from '@version-router/platform/postgres';
  */
 export interface UserStore {
   create(fields: UserFields, now: string): MaybePromise<User>;
+  /**
+   * A create sent with an Idempotency-Key: creates the user unless the key was used in the last 24 h; then it
+   * answers the first create's user (same payload), or refuses (another payload, or the first still running).
+   * Claiming the key and creating the user are one step: neither happens without the other.
+   */
+  createOnce(request: KeyedCreate, now: string): MaybePromise<KeyedOutcome>;
   get(id: string): MaybePromise<User | undefined>;
   update(id: string, changes: Partial<UserFields>, now: string): MaybePromise<User | undefined>;
   delete(id: string): MaybePromise<boolean>;
@@ -55,6 +58,12 @@ export interface UserStore {
 export class MemoryUserStore implements UserStore {
   private readonly users = new BTree<number, User>();
   private lastSeq = 0;
+  private readonly keys: MemoryIdempotencyKeys;
+
+  /** `idempotencyKeys`: how many Idempotency-Keys are remembered at most (the oldest is forgotten first). */
+  constructor({ idempotencyKeys }: { idempotencyKeys?: number } = {}) {
+    this.keys = new MemoryIdempotencyKeys(idempotencyKeys);
+  }
 
   create(fields: UserFields, now: string): User {
     // A counter, not the tree's size or max key: ids are never reused, also after deletion.
@@ -62,6 +71,10 @@ export class MemoryUserStore implements UserStore {
     const user: User = { id: formatUserId(this.lastSeq), name: fields.name, email: fields.email, created_at: now, updated_at: now };
     this.users.set(this.lastSeq, user);
     return user;
+  }
+
+  createOnce(request: KeyedCreate, now: string): KeyedOutcome {
+    return this.keys.createOnce(request, Date.parse(now), () => this.create(request.fields, now));
   }
 
   get(id: string): User | undefined {

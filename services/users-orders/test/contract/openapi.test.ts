@@ -84,7 +84,7 @@ describe('GET /v{n}/openapi.json', () => {
     expect(Object.entries(statuses).filter(([, codes]) => !codes.includes('default'))).toEqual([]);
     expect(statuses).toMatchObject({
       'GET /api/users': ['200', '500', 'default'],
-      'POST /api/users': ['201', '400', '422', '503', 'default'],
+      'POST /api/users': ['201', '400', '409', '422', '503', 'default'],
       'GET /api/users/page': ['200', '400', '500', 'default'],
       'GET /api/users/{id}': ['200', '404', '503', 'default'],
       'PUT /api/users/{id}': ['200', '400', '404', '503', 'default'],
@@ -96,20 +96,31 @@ describe('GET /v{n}/openapi.json', () => {
 
   it('documents the ErrorResponse of a scenario with its exact status, text and an example', async () => {
     const document = await documentOf(1);
-    const response = document.paths?.['/api/users']?.post?.responses?.['422'] as OpenAPIV3_1.ResponseObject;
-    const media = response.content?.['application/json'];
-    expect(media?.example).toEqual({ error: 'validation failed', code: 422, details: 'name is required' });
+    const responses = document.paths?.['/api/users']?.post?.responses ?? {};
+    const media = (responses['409'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
+    expect(media?.example).toEqual({ error: 'request in progress', code: 409 });
     expect(media?.schema).toMatchObject({
       title: 'ErrorResponse',
-      properties: { error: { enum: ['validation failed'] }, code: { enum: [422] }, details: { type: 'string' } },
+      properties: { error: { enum: ['request in progress'] }, code: { enum: [409] }, details: { type: 'string' } },
       required: ['error', 'code'],
+    });
+    // Two scenarios of one status: one ErrorResponse each, with its own text and example.
+    const unprocessable = responses['422'] as OpenAPIV3_1.ResponseObject;
+    expect(unprocessable.description).toMatch(/`validation failed`.*`idempotency key reused`/);
+    expect(unprocessable.content?.['application/json']?.schema).toMatchObject({
+      anyOf: [
+        { title: 'ErrorResponse', properties: { error: { enum: ['validation failed'] }, code: { enum: [422] } }, examples: [{ error: 'validation failed', code: 422, details: 'name is required' }] },
+        { title: 'ErrorResponse', properties: { error: { enum: ['idempotency key reused'] }, code: { enum: [422] } }, examples: [{ error: 'idempotency key reused', code: 422 }] },
+      ],
     });
   });
 
-  it('documents the Location header of 201 and the versioned order representations with their examples', async () => {
+  it('documents the Idempotency-Key header, the 201 headers and the versioned order representations with their examples', async () => {
     const [v1, v2] = [await documentOf(1), await documentOf(2)];
-    const created = v1.paths?.['/api/users']?.post?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
-    expect(Object.keys(created.headers ?? {})).toEqual(['Location']);
+    const create = v1.paths?.['/api/users']?.post;
+    expect(create?.parameters).toMatchObject([{ in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } }]);
+    const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
+    expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
     const order = (document: Document, path: string) => (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
     expect(order(v1, '/v1/orders/{id}')?.example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
     expect(order(v2, '/v2/orders/{id}')?.example).toEqual({ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' });
@@ -149,6 +160,11 @@ describe('the document describes what the routes answer', () => {
     expectDocumented(document, '/api/users', 'post', await inject('POST', '/api/users', '{"name":"Ada","email":"ada@example.com"}'));
     expectDocumented(document, '/api/users', 'post', await inject('POST', '/api/users', '{"name":"Ada","x":1}'));
     expectDocumented(document, '/api/users', 'post', await inject('POST', '/api/users', '{"name":""}'));
+    const keyed = (key: string, payload: string) => app.inject({ method: 'POST', url: '/api/users', payload, headers: { 'idempotency-key': key } });
+    expectDocumented(document, '/api/users', 'post', await keyed('k', '{"name":"Bo","email":"bo@example.com"}'));
+    expectDocumented(document, '/api/users', 'post', await keyed('k', '{"name":"Bo","email":"bo@example.com"}'));
+    expectDocumented(document, '/api/users', 'post', await keyed('k', '{"name":"Bo","email":"bo@example.org"}'));
+    expectDocumented(document, '/api/users', 'post', await keyed('two keys', '{"name":"Bo","email":"bo@example.com"}'));
     expectDocumented(document, '/api/users', 'get', await inject('GET', '/api/users'));
     expectDocumented(document, '/api/users/page', 'get', await inject('GET', '/api/users/page?limit=1'));
     expectDocumented(document, '/api/users/page', 'get', await inject('GET', '/api/users/page?cursor=not-a-cursor!'));

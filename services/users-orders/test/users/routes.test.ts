@@ -256,6 +256,7 @@ describe('store failures', () => {
     const memory = new MemoryUserStore();
     const store: UserStore = {
       create: (fields, now) => memory.create(fields, now),
+      createOnce: (request, now) => memory.createOnce(request, now),
       get: (id) => memory.get(id),
       update: (id, changes, now) => memory.update(id, changes, now),
       delete: (id) => memory.delete(id),

@@ -1,19 +1,24 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { Clock } from '@version-router/platform/clock';
 import type { DatabaseConfig } from '@version-router/platform/config';
 import { openDatabase } from './database.js';
+import { startKeySweep } from './key-sweep.js';
 import { migrate } from './migrate.js';
 import { PostgresUserStore } from './store.js';
 
-/** The users in PostgreSQL as a process holds them: the store, what readiness asks, and the pool to close. */
+/** The users in PostgreSQL as a process holds them: the store, and what to stop on close. */
 export interface PostgresUsers {
   store: PostgresUserStore;
-  isReachable(): Promise<boolean>;
+  /** Stops the sweep of expired Idempotency-Keys and closes the pool. */
   close(): Promise<void>;
 }
 
-/** Opens the pool and applies the schema; a database that cannot be reached or migrated stops the start. */
-export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, registry: Registry): Promise<PostgresUsers> {
+/**
+ * Opens the pool and applies the schema; a database that cannot be reached or migrated stops the start. Then
+ * expired Idempotency-Keys are deleted in the background, by the `clock` the keys were written with.
+ */
+export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, registry: Registry, clock: Clock = Date.now): Promise<PostgresUsers> {
   const database = openDatabase({ url: config.url, poolMax: config.poolMax, logger, registry });
   try {
     await migrate(config, logger, (text) => database.redact(text));
@@ -21,5 +26,13 @@ export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, 
     await database.close();
     throw err;
   }
-  return { store: new PostgresUserStore(database), isReachable: () => database.isReachable(), close: () => database.close() };
+  const store = new PostgresUserStore(database);
+  const sweep = startKeySweep({ store, clock, logger });
+  return {
+    store,
+    async close() {
+      await sweep.stop();
+      await database.close();
+    },
+  };
 }

@@ -1,6 +1,7 @@
+import { KEY_LIFETIME_MS, type KeyedCreate, type KeyedOutcome } from '../idempotency/key.js';
 import type { User, UserFields, UserStore } from '../store.js';
 import { formatUserId, parseUserId } from '../user-id.js';
-import type { Database } from './database.js';
+import type { Database, Statement } from './database.js';
 import { LISTING_BATCH, listingBatchStatement, readListingBatch, type ListingBatch } from './listing.js';
 
 interface UserRow {
@@ -14,28 +15,69 @@ interface UserRow {
 
 const COLUMNS = 'seq, name, email, created_at, updated_at';
 
+/**
+ * The number comes from the counter row in the insert's own statement: concurrent creates on any replica queue
+ * on that row, and a failed insert rolls the increment back, so numbers have no gaps or repeats.
+ */
+const CREATE = `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + 1 RETURNING last_seq)
+  INSERT INTO users (seq, name, email, created_at, updated_at) SELECT last_seq, $1, $2, $3, $3 FROM next
+  RETURNING ${COLUMNS}`;
+
 function toUser(row: UserRow): User {
   return { id: formatUserId(Number(row.seq)), name: row.name, email: row.email, created_at: row.created_at, updated_at: row.updated_at };
 }
 
 /**
  * Users in PostgreSQL, shared by every replica on the same database (docs/behaviour.md#users-in-postgresql).
- * Each method is one statement, so none needs a transaction spanning calls.
+ * Each method is one statement, but a keyed create, whose key and user are written in one transaction.
  */
 export class PostgresUserStore implements UserStore {
   constructor(private readonly db: Database) {}
 
   async create(fields: UserFields, now: string): Promise<User> {
-    // The number comes from the counter row in the insert's own statement: concurrent creates on any replica
-    // queue on that row, and a failed insert rolls the increment back, so numbers have no gaps or repeats.
-    const { rows } = await this.db.query<UserRow>(
-      'create',
-      `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + 1 RETURNING last_seq)
-       INSERT INTO users (seq, name, email, created_at, updated_at) SELECT last_seq, $1, $2, $3, $3 FROM next
-       RETURNING ${COLUMNS}`,
-      [fields.name, fields.email, now],
+    return insertUser((statement, text, values) => this.db.query(statement, text, values), fields, now);
+  }
+
+  /**
+   * One transaction: claim the key with a transaction-scoped advisory lock, which is never waited for (held:
+   * the key's first request is still running on some replica) and is released by the commit, the rollback or
+   * a lost connection, so a crash leaves no claim behind; then answer the key's unexpired row, or insert the
+   * user and the key's row together. The row is read after the lock is held, so it shows every commit of
+   * the key's earlier holders.
+   */
+  createOnce({ key, fingerprint, fields }: KeyedCreate, now: string): Promise<KeyedOutcome> {
+    return this.db.transaction('create_keyed', async (statement): Promise<KeyedOutcome> => {
+      const { rows: claims } = await statement<{ claimed: boolean }>('key_claim', 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS claimed', [key]);
+      if (claims[0]?.claimed !== true) return { kind: 'in-progress' };
+      const { rows: earlier } = await statement<{ fingerprint: string; created_user: string }>(
+        'key_read',
+        'SELECT fingerprint, created_user FROM idempotency_keys WHERE key = $1 AND expires_at > $2',
+        [key, now],
+      );
+      if (earlier[0] !== undefined) return earlier[0].fingerprint === fingerprint ? { kind: 'replayed', user: JSON.parse(earlier[0].created_user) as User } : { kind: 'reused' };
+      const user = await insertUser(statement, fields, now);
+      // An expired row of the same key may still be there (the sweep is occasional): it is replaced.
+      await statement(
+        'key_remember',
+        `INSERT INTO idempotency_keys (key, fingerprint, created_user, expires_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, created_user = EXCLUDED.created_user, expires_at = EXCLUDED.expires_at`,
+        [key, fingerprint, JSON.stringify(user), new Date(Date.parse(now) + KEY_LIFETIME_MS).toISOString()],
+      );
+      return { kind: 'created', user };
+    });
+  }
+
+  /**
+   * Deletes at most `limit` keys that expired by `now`, oldest first, and answers how many. Rows another
+   * transaction holds are skipped, so the delete waits for no request, and one batch is a short statement.
+   */
+  async deleteExpiredKeys(now: string, limit: number): Promise<number> {
+    const { rowCount } = await this.db.query(
+      'key_expire',
+      'DELETE FROM idempotency_keys WHERE key IN (SELECT key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)',
+      [now, limit],
     );
-    return toUser(single(rows));
+    return rowCount ?? 0;
   }
 
   async get(id: string): Promise<User | undefined> {
@@ -97,6 +139,11 @@ export class PostgresUserStore implements UserStore {
     const { rows } = await this.db.query<UserRow>(operation, `SELECT ${COLUMNS} FROM users WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, count]);
     return rows.map(toUser);
   }
+}
+
+async function insertUser(statement: Statement, fields: UserFields, now: string): Promise<User> {
+  const { rows } = await statement<UserRow>('create', CREATE, [fields.name, fields.email, now]);
+  return toUser(single(rows));
 }
 
 function single(rows: UserRow[]): UserRow {
