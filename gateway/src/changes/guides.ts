@@ -1,18 +1,19 @@
 import type { Pool } from 'undici';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
-import { buildMigrationGuide } from './guide.js';
+import { buildMigrationGuide, type MigrationGuide } from './guide.js';
 import { renderGuidePage } from './page.js';
 
-/** A guide as both representations, rendered once per policy and pair of documents. */
+/** A guide as derived (the consumer reports read it) and in both representations, rendered once per policy and pair of documents. */
 interface RenderedGuide {
+  readonly guide: MigrationGuide;
   readonly json: string;
   readonly html: string;
 }
 
 /** Why there is no guide: no such version or no successor (404), or the backend's documents could not be had. */
 export type GuideOutcome =
-  | { readonly ok: true; readonly guide: RenderedGuide }
+  | { readonly ok: true; readonly rendered: RenderedGuide }
   | { readonly ok: false; readonly status: 404 | 502 | 504; readonly reason: string };
 
 export interface MigrationGuides {
@@ -35,7 +36,7 @@ class DocumentUnavailable extends Error {
 interface CachedGuide {
   readonly before: string;
   readonly after: string;
-  readonly guide: RenderedGuide;
+  readonly rendered: RenderedGuide;
 }
 
 /**
@@ -73,7 +74,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
       throw new DocumentUnavailable(502, 'an OpenAPI document is not JSON');
     }
     const guide = buildMigrationGuide(entry.version, successor, ...documents);
-    return { json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
+    return { guide, json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
   };
 
   return {
@@ -89,10 +90,10 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
           cache.set(policy, byVersion);
         }
         const cached = byVersion.get(version);
-        if (cached?.before === before && cached.after === after) return { ok: true, guide: cached.guide };
-        const guide = render(entry, successor, before, after);
-        byVersion.set(version, { before, after, guide });
-        return { ok: true, guide };
+        if (cached?.before === before && cached.after === after) return { ok: true, rendered: cached.rendered };
+        const rendered = render(entry, successor, before, after);
+        byVersion.set(version, { before, after, rendered });
+        return { ok: true, rendered };
       } catch (err) {
         if (err instanceof DocumentUnavailable) return { ok: false, status: err.status, reason: err.message };
         throw err;

@@ -245,6 +245,9 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
 /** Where `GET /versions/{n}/changes` serves the migration guide from version n to its successor. */
 export const changesPath = (version: number): string => `/versions/${version}/changes`;
 
+/** The version a `/versions/{n}/…` path names: only its decimal does (`01`, `1.0`, `x` name none). */
+export const versionInPath = (label: string): number | undefined => (/^[1-9][0-9]{0,8}$/.test(label) ? Number(label) : undefined);
+
 /** The answer for a request whose first named version is `label` in `anchor`, given what the later schemes name. */
 function settle(
   period: Period,

@@ -1,0 +1,140 @@
+import type { GuideChange, MigrationGuide } from '../../changes/guide.js';
+import type { MigrationGuides } from '../../changes/guides.js';
+import type { VersionEntry } from '../../versions/policy-file.js';
+import { changesPath, type VersionPolicy } from '../../versions/policy.js';
+import type { ConsumerUsageReader, UsageRow } from '../store/consumer-store.js';
+
+/** One operation a consumer called on a version, and what of the migration guide concerns it. */
+export interface OperationReport {
+  /** As the ledger names it: the method and the template of the form the request used, `GET /v1/orders/{id}`. */
+  operation: string;
+  requests: number;
+  last_seen: string;
+  /** The breaking changes of the guide to the successor that touch this operation. */
+  breaking_changes: GuideChange[];
+}
+
+/** What one consumer must change about one deprecated or removed version it called. */
+export interface VersionReport {
+  version: number;
+  phase: 'deprecated' | 'removed';
+  sunset: string;
+  successor: number | null;
+  /** Where the whole migration guide is: `/versions/{n}/changes`. */
+  changes: string;
+  operations: OperationReport[];
+}
+
+/**
+ * How one operation is named across the places that name it: the ledger (`GET /v1/orders/{id}`, `GET
+ * /api/v1/orders/{id}`, and the header form's `GET /orders/{id}`, whose version is the row's) and the guide
+ * (`/v1/orders/{id}` and `/api/v1/orders/{id}` of the version being left). The gateway serves the three
+ * forms of a resource from one backend route, so they are one operation: the method, then the path without
+ * `/api`, without its version segment, and with its parameters unnamed (a parameter's name is no part of
+ * what a client calls).
+ */
+function operationKey(method: string, path: string, version: number): string {
+  const rest = path.replace(new RegExp(`^(?:/api)?/v${version}(?=/|$)`), '').replace(/\{[^}]*\}/g, '{}');
+  return `${method} ${rest === '' ? '/' : rest}`;
+}
+
+/** The guide's breaking changes per operation key, each change once (the `/api` form repeats the bare form's). */
+function breakingChangesByOperation(guide: MigrationGuide): Map<string, Map<string, GuideChange>> {
+  const byOperation = new Map<string, Map<string, GuideChange>>();
+  for (const operation of guide.operations) {
+    const key = operationKey(operation.method, operation.path, guide.version);
+    let changes = byOperation.get(key);
+    if (changes === undefined) byOperation.set(key, (changes = new Map<string, GuideChange>()));
+    for (const change of operation.changes) if (change.breaking) changes.set(JSON.stringify(change), change);
+  }
+  return byOperation;
+}
+
+/**
+ * The breaking changes that touch a ledger operation: the guide's for its method and path, and those of the
+ * whole path item (method `*`, e.g. a parameter every method shares). HEAD is GET without the body (RFC 9110),
+ * so a HEAD the documents do not describe takes GET's changes.
+ */
+function breakingChangesOf(operation: string, version: number, byOperation: Map<string, Map<string, GuideChange>>): GuideChange[] {
+  const space = operation.indexOf(' ');
+  const method = operation.slice(0, space);
+  const path = operation.slice(space + 1);
+  const own = byOperation.get(operationKey(method, path, version)) ?? (method === 'HEAD' ? byOperation.get(operationKey('GET', path, version)) : undefined);
+  const shared = byOperation.get(operationKey('*', path, version));
+  return [...new Map([...(own ?? []), ...(shared ?? [])]).values()];
+}
+
+/** A version the report covers: listed in the policy, deprecated or removed now. */
+interface ReportedVersion {
+  entry: VersionEntry & { sunset: number };
+  phase: VersionReport['phase'];
+}
+
+/**
+ * One version's report from the consumer's ledger rows of that version and the guide to its successor
+ * (null: the version has none, so nothing is known to break). Operations by name.
+ */
+function versionReport({ entry, phase }: ReportedVersion, rows: readonly UsageRow[], guide: MigrationGuide | null): VersionReport {
+  const byOperation = guide === null ? new Map<string, Map<string, GuideChange>>() : breakingChangesByOperation(guide);
+  const operations = [...rows]
+    .sort((a, b) => (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : 0))
+    .map((row) => ({
+      operation: row.operation,
+      requests: row.requests,
+      last_seen: row.last_seen,
+      breaking_changes: breakingChangesOf(row.operation, entry.version, byOperation),
+    }));
+  return {
+    version: entry.version,
+    phase,
+    sunset: new Date(entry.sunset).toISOString(),
+    successor: entry.successor ?? null,
+    changes: changesPath(entry.version),
+    operations,
+  };
+}
+
+/** The versions of `rows` that the policy lists as deprecated or removed at `nowMs`, ascending. A version no longer listed has no phase to report. */
+function reportedVersions(policy: VersionPolicy, rows: readonly UsageRow[], nowMs: number): ReportedVersion[] {
+  const called = new Set(rows.map((row) => row.version));
+  const reported: ReportedVersion[] = [];
+  for (const entry of policy.versions) {
+    const phase = policy.phaseOf(entry, nowMs);
+    // A deprecated version always has a sunset (the policy file refuses one without).
+    if (phase === 'current' || entry.sunset === undefined || !called.has(entry.version)) continue;
+    reported.push({ entry: { ...entry, sunset: entry.sunset }, phase });
+  }
+  return reported;
+}
+
+export interface ConsumerReportsInput {
+  consumerId: string;
+  reader: ConsumerUsageReader;
+  guides: MigrationGuides;
+  policy: VersionPolicy;
+  nowMs: number;
+  /** Count requests from this instant on (by UTC day, as the ledger keeps them); all of them when absent. */
+  sinceMs?: number;
+  /** Sent with the guides' document requests to the backend. */
+  requestId: string;
+}
+
+/** The reports, or why the guides' documents could not be had (as the migration guide's route answers it). */
+export type ConsumerReports = { ok: true; versions: VersionReport[] } | { ok: false; status: 502 | 504; reason: string };
+
+/**
+ * Everything one consumer must change: for each deprecated or removed version it called, the operations it
+ * called with the breaking changes of the migration guide that touch each. The one place that joins the
+ * ledger, the policy and the guides: `GET /deprecations` answers it, the notices say it.
+ */
+export async function consumerReports({ consumerId, reader, guides, policy, nowMs, sinceMs, requestId }: ConsumerReportsInput): Promise<ConsumerReports> {
+  const rows = await reader.usageOf(consumerId, sinceMs);
+  const versions: VersionReport[] = [];
+  for (const reported of reportedVersions(policy, rows, nowMs)) {
+    const outcome = await guides.get(policy, reported.entry.version, requestId);
+    if (!outcome.ok && outcome.status !== 404) return { ok: false, status: outcome.status, reason: outcome.reason };
+    const own = rows.filter((row) => row.version === reported.entry.version);
+    versions.push(versionReport(reported, own, outcome.ok ? outcome.rendered.guide : null));
+  }
+  return { ok: true, versions };
+}
