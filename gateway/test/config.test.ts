@@ -25,6 +25,7 @@ describe('gateway configuration', () => {
       adminToken: undefined,
       database: undefined,
       dataDir: '.data/gateway',
+      notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined },
     });
   });
 
@@ -44,6 +45,10 @@ describe('gateway configuration', () => {
       DATABASE_URL: 'postgres://gw:s3cret@db:5432/fleet',
       DATABASE_POOL_MAX: '4',
       GATEWAY_DATA_DIR: '/var/lib/gateway',
+      SMTP_URL: 'smtps://notices:p4ss@mail.example.com:465',
+      NOTICE_FROM: 'API team <api@example.com>',
+      NOTICES_INTERVAL_MS: '30000',
+      PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -59,7 +64,28 @@ describe('gateway configuration', () => {
       adminToken: 'a-token-of-16-ch',
       database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4 },
       dataDir: '/var/lib/gateway',
+      notices: {
+        email: { smtpUrl: 'smtps://notices:p4ss@mail.example.com:465', from: { name: 'API team', address: 'api@example.com' } },
+        intervalMs: 30_000,
+        publicBaseUrl: 'https://api.example.com/gateway',
+      },
     });
+  });
+
+  it('takes NOTICE_FROM as a bare address too, and plain smtp:// (MailDev, a relay on the host)', () => {
+    expect(loadConfig({ SMTP_URL: 'smtp://maildev:1025', NOTICE_FROM: 'api-versions@example.com' }).notices.email).toEqual({
+      smtpUrl: 'smtp://maildev:1025',
+      from: { name: '', address: 'api-versions@example.com' },
+    });
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:25/', NOTICE_FROM: '"Versions, API" <v@example.com>' }).notices.email?.from).toEqual({
+      name: 'Versions, API',
+      address: 'v@example.com',
+    });
+  });
+
+  it('checks NOTICE_FROM without SMTP_URL too, and sends no e-mail then', () => {
+    expect(loadConfig({ NOTICE_FROM: 'api@example.com' }).notices.email).toBeUndefined();
+    expect(errorOf({ NOTICE_FROM: 'api at example' })).toMatch(/^NOTICE_FROM: /);
   });
 
   it('checks API_VERSIONS_FILE is a path and leaves reading the file to main.ts', () => {
@@ -91,6 +117,22 @@ describe('gateway configuration', () => {
     [{ DATABASE_URL: 'not a url s3cret' }, /^DATABASE_URL: must be a URL like postgres:\/\/user:password@host:5432\/database \(value not shown: it may hold a password\)$/],
     [{ DATABASE_POOL_MAX: '101' }, /^DATABASE_POOL_MAX: must be an integer from 1 to 100 \(got "101"\)$/],
     [{ GATEWAY_DATA_DIR: '' }, /^GATEWAY_DATA_DIR: must name a directory \(got ""\)$/],
+    [{ SMTP_URL: 'http://mail:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\/ \(got "http:\/\/mail:25\/"\)$/],
+    [{ SMTP_URL: 'smtp://mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/mail"\)$/],
+    [{ SMTP_URL: 'smtp://u:s3cret@mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/u:\*\*\*@mail"\)$/],
+    [{ SMTP_URL: 'smtp://:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/],
+    [{ SMTP_URL: 'smtp://mail:99999', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/],
+    [{ SMTP_URL: 'smtp://mail:25?pool=true', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must end at the port \(no path, query or fragment\)/],
+    [{ SMTP_URL: 'mail.example.com:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\//],
+    [{ SMTP_URL: 'smtp://mail:25' }, /^NOTICE_FROM: must be set when SMTP_URL is \(the address the notices come from\)$/],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'not an address' }, /^NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" \(got "not an address"\)$/],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'a@example.com, b@example.com' }, /^NOTICE_FROM: must be one e-mail address/],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'API <api@>' }, /^NOTICE_FROM: must be one e-mail address/],
+    [{ NOTICES_INTERVAL_MS: '999' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms \(got "999"\)$/],
+    [{ NOTICES_INTERVAL_MS: '3600001' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms/],
+    [{ NOTICES_INTERVAL_MS: '1m' }, /^NOTICES_INTERVAL_MS: must be a whole number of milliseconds \(got "1m"\)$/],
+    [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/api.example.com \(got "api.example.com"\)$/],
+    [{ PUBLIC_BASE_URL: 'https://api.example.com/?x=1' }, /^PUBLIC_BASE_URL: must have no query, fragment or credentials/],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
     expect(errorOf(env)).toMatch(expected);
   });
@@ -118,6 +160,9 @@ describe('the built gateway with a bad configuration', () => {
     [{ SHUTDOWN_DELAY_MS: '60000' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "60000")'],
     [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
     [{ DATABASE_URL: 'mysql://gw:s3cret@db/fleet' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://gw:***@db/fleet")'],
+    [{ SMTP_URL: 'smtp://notices:s3cret@mail', NOTICE_FROM: 'a@example.com' }, 'invalid configuration: SMTP_URL: must name a port, e.g. smtp://mail.example.com:25 (got "smtp://notices:***@mail")'],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'nobody' }, 'invalid configuration: NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got "nobody")'],
+    [{ NOTICES_INTERVAL_MS: '0' }, 'invalid configuration: NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms (got "0")'],
   ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [entries.gateway], {
