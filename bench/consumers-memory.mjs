@@ -10,7 +10,7 @@
 // Environment: BENCH_NODE (as bench/ab.mjs: a Node major, "path", or a binary; default the image's major).
 // Prints, per store: RSS and V8 heap after start, after registering the consumers, after the load (and the
 // ledger's flush), and the peak (VmHWM). Needs wrk (apt-get install -y wrk).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,11 +24,22 @@ const stores = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['embe
 need('wrk', 'apt-get install -y wrk');
 const node = nodeBinary(process.env.BENCH_NODE);
 
-/** VmRSS and VmHWM of a process, in MiB. */
+/** A process and its descendants (the embedded store serves from a child process of the gateway). */
+function processTree(pid) {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+  return [pid, ...children.flatMap((child) => processTree(Number(child)))];
+}
+
+/** VmRSS and VmHWM of a process and its descendants, summed, in MiB (the peak is each one's own peak, added). */
 function memoryOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
-  return { rss: field('VmRSS'), peak: field('VmHWM') };
+  const sum = { rss: 0, peak: 0 };
+  for (const each of processTree(pid)) {
+    const status = readFileSync(`/proc/${each}/status`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+    sum.rss += field('VmRSS');
+    sum.peak += field('VmHWM');
+  }
+  return sum;
 }
 
 /** wrk Lua: each request carries the next of the keys, round robin, so every consumer sends REQUESTS / CONSUMERS. */

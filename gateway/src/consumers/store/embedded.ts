@@ -1,7 +1,41 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { lockDataDir } from './data-dir-lock.js';
+
+/**
+ * PostgreSQL's memory settings for a store of a few thousand rows: its defaults (128 MB of shared buffers)
+ * are sized for a server, and in PGlite every byte of them is the serving process's memory.
+ */
+const POSTGRESQL_CONF = ['shared_buffers = 8MB', 'wal_buffers = 256kB', 'temp_buffers = 1MB', 'work_mem = 1MB', 'maintenance_work_mem = 2MB'];
+
+/**
+ * V8 compiles PGlite's WebAssembly a second time with its optimising compiler once it runs hot, which costs
+ * the serving process a few hundred MB; the baseline compiler alone is fast enough for a store the gateway
+ * touches a few times a second (its key poll and usage flush). Measured in bench/README.md "Consumer keys".
+ */
+const NODE_OPTIONS = ['--no-wasm-tier-up', '--max-old-space-size=64'];
+
+/**
+ * Creates a new data directory in a process of its own: initdb grows PGlite's WebAssembly memory to about
+ * 650 MB, which a process never gives back, so the serving process only ever opens an existing directory.
+ */
+const INITIALIZE = `const { PGlite } = await import(process.argv[1]);
+const db = await PGlite.create({ dataDir: process.argv[2], postgresqlconf: JSON.parse(process.argv[3]) });
+await db.close();`;
+
+/** Serves the data directory on a Unix socket until its parent disconnects (asks it to, or is gone). */
+const SERVE = `const [pglite, socket, dataDir, socketPath, conf] = process.argv.slice(1);
+const { PGlite } = await import(pglite);
+const { PGLiteSocketServer } = await import(socket);
+const db = await PGlite.create({ dataDir, postgresqlconf: JSON.parse(conf) });
+const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
+await server.start();
+process.once('disconnect', async () => { await server.stop(); await db.close(); process.exit(0); });
+process.send('ready');`;
 
 /** The embedded PostgreSQL as a running server the store's pool connects to, and how to stop it. */
 export interface EmbeddedServer {
@@ -10,11 +44,38 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
+/** Starts the serving process; resolves once its socket listens, rejects with its last stderr line if it exits first. */
+function serve(directory: string, socketPath: string): Promise<{ stop(): Promise<void> }> {
+  const args = [import.meta.resolve('@electric-sql/pglite'), import.meta.resolve('@electric-sql/pglite-socket'), directory, socketPath, JSON.stringify(POSTGRESQL_CONF)];
+  const child = spawn(process.execPath, [...NODE_OPTIONS, '--input-type=module', '-e', SERVE, ...args], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4096);
+    process.stderr.write(chunk);
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return new Promise((done, fail) => {
+    child.once('message', () =>
+      done({
+        async stop() {
+          if (child.connected) child.disconnect();
+          await exited;
+        },
+      }),
+    );
+    child.once('exit', (code, signal) => {
+      const last = stderr.trim().split('\n').pop() ?? '';
+      fail(new Error(`the embedded store's process exited (${signal ?? `code ${String(code)}`})${last === '' ? '' : `: ${last}`}`));
+    });
+  });
+}
+
 /**
- * PGlite (PostgreSQL compiled to WebAssembly, in this process) with its data in `dataDir`, served on a Unix
+ * PGlite (PostgreSQL compiled to WebAssembly) with its data in `dataDir`, served by a child process on a Unix
  * socket in a new private directory (mode 0700: only this user can connect), so the store runs the same SQL
- * and migrations through the same pg Pool as on a PostgreSQL server. Loaded only here: it costs about 300 MB
- * of memory once opened (bench/README.md), which a gateway with DATABASE_URL never pays.
+ * and migrations through the same pg Pool as on a PostgreSQL server. A process of its own keeps PGlite's
+ * memory (bench/README.md "Consumer keys") out of the gateway's heap and V8 flags; a gateway with
+ * DATABASE_URL never starts it. The child ends when the gateway closes the store or dies.
  */
 export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServer> {
   const release = lockDataDir(dataDir);
@@ -24,22 +85,15 @@ export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServ
     release();
   };
   try {
-    const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
-    const db = await PGlite.create({ dataDir: resolve(dataDir) });
-    // PGlite is one session: connections take turns, a transaction keeps its connection's turn until it ends.
-    // The pool holds one and the migration runner one; the rest is room for a connection being replaced.
-    const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections: 4 });
-    try {
-      await server.start();
-    } catch (err) {
-      await db.close();
-      throw err;
+    const directory = resolve(dataDir);
+    if (!existsSync(join(directory, 'PG_VERSION'))) {
+      await promisify(execFile)(process.execPath, ['--input-type=module', '-e', INITIALIZE, import.meta.resolve('@electric-sql/pglite'), directory, JSON.stringify(POSTGRESQL_CONF)]);
     }
+    const server = await serve(directory, join(socketDir, '.s.PGSQL.5432'));
     return {
       url: `postgres://postgres@localhost/postgres?host=${socketDir}`,
       async close() {
         await server.stop();
-        await db.close();
         await cleanUp();
       },
     };
