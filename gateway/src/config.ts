@@ -52,6 +52,8 @@ export interface NoticesConfig {
   intervalMs: number;
   /** PUBLIC_BASE_URL: what a notice's links start with (no trailing slash); undefined: links are paths on the API. */
   publicBaseUrl: string | undefined;
+  /** NOTICES_SEND_TIMEOUT_MS: the longest one e-mail or webhook delivery may take before it counts as failed and is retried. */
+  sendTimeoutMs: number;
 }
 
 /** An http origin (no path, query or credentials): the gateway appends the request's own path. */
@@ -122,6 +124,13 @@ const noticesIntervalSchema = z
     `must be between ${MIN_NOTICES_INTERVAL_MS} and ${MAX_NOTICES_INTERVAL_MS} ms`,
   );
 
+/** An SMTP conversation or a webhook call that takes longer than this is given up and retried later. */
+const noticesSendTimeoutSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of milliseconds')
+  .transform(Number)
+  .refine((ms) => ms >= 1_000 && ms <= 60_000, 'must be between 1000 and 60000 ms');
+
 /**
  * PUBLIC_BASE_URL: the address clients call the API at, as the notices' links say it (a path prefix is kept, a
  * trailing slash dropped); unset or empty: none, and the links are paths on the API.
@@ -137,13 +146,14 @@ const publicBaseUrlSchema = z.string().transform((text, ctx): string | undefined
   return z.NEVER;
 });
 
-/** SMTP_URL, NOTICE_FROM (required with SMTP_URL, and checked when set without it), NOTICES_INTERVAL_MS, PUBLIC_BASE_URL. */
+/** SMTP_URL, NOTICE_FROM (required with SMTP_URL, and checked when set without it), NOTICES_INTERVAL_MS, NOTICES_SEND_TIMEOUT_MS, PUBLIC_BASE_URL. */
 function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   const vars = readEnv(env, {
     NOTICES_INTERVAL_MS: { schema: noticesIntervalSchema, default: '60000' },
+    NOTICES_SEND_TIMEOUT_MS: { schema: noticesSendTimeoutSchema, default: '10000' },
     PUBLIC_BASE_URL: { schema: publicBaseUrlSchema, default: '' },
   });
-  const common = { intervalMs: vars.NOTICES_INTERVAL_MS, publicBaseUrl: vars.PUBLIC_BASE_URL };
+  const common = { intervalMs: vars.NOTICES_INTERVAL_MS, publicBaseUrl: vars.PUBLIC_BASE_URL, sendTimeoutMs: vars.NOTICES_SEND_TIMEOUT_MS };
   const from = env.NOTICE_FROM === undefined || env.NOTICE_FROM === '' ? undefined : parseMailbox(env.NOTICE_FROM);
   if (env.SMTP_URL === undefined || env.SMTP_URL === '') return { email: undefined, ...common };
   const smtpUrl = parseSmtpUrl(env.SMTP_URL);

@@ -27,6 +27,7 @@ await runProcess(async () => {
     logger,
     registry,
     consumerStore: consumers.store,
+    notices: { store: consumers.notices, config: config.notices },
   });
   const admin = await buildGatewayAdmin({
     app,

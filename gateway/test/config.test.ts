@@ -48,6 +48,7 @@ describe('gateway configuration', () => {
       SMTP_URL: 'smtps://notices:p4ss@mail.example.com:465',
       NOTICE_FROM: 'API team <api@example.com>',
       NOTICES_INTERVAL_MS: '30000',
+      NOTICES_SEND_TIMEOUT_MS: '2500',
       PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
     });
     expect(config).toEqual({
@@ -68,6 +69,7 @@ describe('gateway configuration', () => {
         email: { smtpUrl: 'smtps://notices:p4ss@mail.example.com:465', from: { name: 'API team', address: 'api@example.com' } },
         intervalMs: 30_000,
         publicBaseUrl: 'https://api.example.com/gateway',
+        sendTimeoutMs: 2_500,
       },
     });
   });
@@ -131,6 +133,9 @@ describe('gateway configuration', () => {
     [{ NOTICES_INTERVAL_MS: '999' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms \(got "999"\)$/],
     [{ NOTICES_INTERVAL_MS: '3600001' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms/],
     [{ NOTICES_INTERVAL_MS: '1m' }, /^NOTICES_INTERVAL_MS: must be a whole number of milliseconds \(got "1m"\)$/],
+    [{ NOTICES_SEND_TIMEOUT_MS: '999' }, /^NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms \(got "999"\)$/],
+    [{ NOTICES_SEND_TIMEOUT_MS: '60001' }, /^NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms/],
+    [{ NOTICES_SEND_TIMEOUT_MS: '10s' }, /^NOTICES_SEND_TIMEOUT_MS: must be a whole number of milliseconds \(got "10s"\)$/],
     [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/api.example.com \(got "api.example.com"\)$/],
     [{ PUBLIC_BASE_URL: 'https://api.example.com/?x=1' }, /^PUBLIC_BASE_URL: must have no query, fragment or credentials/],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
@@ -163,6 +168,7 @@ describe('the built gateway with a bad configuration', () => {
     [{ SMTP_URL: 'smtp://notices:s3cret@mail', NOTICE_FROM: 'a@example.com' }, 'invalid configuration: SMTP_URL: must name a port, e.g. smtp://mail.example.com:25 (got "smtp://notices:***@mail")'],
     [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'nobody' }, 'invalid configuration: NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got "nobody")'],
     [{ NOTICES_INTERVAL_MS: '0' }, 'invalid configuration: NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms (got "0")'],
+    [{ NOTICES_SEND_TIMEOUT_MS: '0' }, 'invalid configuration: NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms (got "0")'],
   ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [entries.gateway], {

@@ -1,8 +1,7 @@
 import type { VersionPolicy } from '../versions/policy.js';
+import type { Channel } from './labels.js';
 import { expiresAt, milestonesOf, type Milestone, type MilestoneName } from './milestones.js';
 
-/** How a consumer is told: an e-mail to its contact address, a signed POST to its webhook. */
-export type Channel = 'email' | 'webhook';
 
 /** Who calls a version, as the scheduling needs it. */
 export interface Recipient {

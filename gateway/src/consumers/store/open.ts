@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '@version-router/platform/config';
 import { migrate, openDatabase } from '@version-router/platform/postgres';
+import { createNoticeStore, type NoticeStore } from '../../notices/store.js';
 import { createConsumerStore, type ConsumerStore } from './consumer-store.js';
 import { startEmbeddedServer } from './embedded.js';
 
@@ -23,6 +24,8 @@ export interface StoreLocation {
 /** The open store (its close ends the pool, then the embedded server when there is one), and where it lives. */
 export interface OpenStore {
   store: ConsumerStore;
+  /** The deprecation notices, on the same pool (closed with the store). */
+  notices: NoticeStore;
   /** For the start-up log line: `postgres` or `embedded`. */
   kind: 'postgres' | 'embedded';
 }
@@ -47,5 +50,5 @@ export async function openConsumerStore({ database, dataDir }: StoreLocation, lo
     await close();
     throw err;
   }
-  return { store: createConsumerStore(pool, close), kind: embedded === undefined ? 'postgres' : 'embedded' };
+  return { store: createConsumerStore(pool, close), notices: createNoticeStore(pool), kind: embedded === undefined ? 'postgres' : 'embedded' };
 }
