@@ -108,7 +108,8 @@ export function textOf(data: NoticeData): string {
   lines.push('', `What you call on v${data.version}, with your requests in the last 30 days:`);
   if (data.operations.length === 0) lines.push('  (no calls recorded)');
   for (const operation of data.operations) {
-    lines.push(`- ${operation.operation}: ${operation.requests_30_days} requests, last on ${readableInstant(Date.parse(operation.last_seen))}`);
+    const requests = `${operation.requests_30_days} ${operation.requests_30_days === 1 ? 'request' : 'requests'}`;
+    lines.push(`- ${operation.operation}: ${requests}, last on ${readableInstant(Date.parse(operation.last_seen))}`);
     if (operation.breaking_changes.length === 0) lines.push('    nothing in it breaks in the successor');
     else for (const change of operation.breaking_changes) lines.push(`    breaking: ${change.description}`);
   }

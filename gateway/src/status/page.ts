@@ -93,8 +93,9 @@ ${rows}
 /**
  * The admin port's `GET /`: everything about the versions a person needs at a glance, as one HTML document.
  * `replica` (the host name) says whose figures these are: with several replicas each page counts its own.
+ * `noticeSections` (status/notices.ts) is the fleet's deprecation notices, already rendered.
  */
-export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, replica: string): string {
+export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, replica: string, noticeSections = ''): string {
   const nowMs = usage.clock();
   const recent = usage.traffic.recent(nowMs);
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
@@ -149,6 +150,7 @@ ${versionRows}
 </table>
 <p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}.</p>
 ${consumerSections}
+${noticeSections}
 </body>
 </html>
 `;

@@ -23,14 +23,14 @@ import { at, designPolicyFile, policyFrom } from '../helpers.js';
 export const DAY = 86_400_000;
 /** sunset_in_90_days of the shipped v1 (sunset 2027-01-01) is due 2026-10-03: it is the current milestone then. */
 export const NOW = at('2026-11-22T12:00:00Z');
-export const BACKEND_TIMEOUT_MS = 1_000;
+const BACKEND_TIMEOUT_MS = 1_000;
 export const SEND_TIMEOUT_MS = 1_000;
 export const INTERVAL_MS = 60_000;
 /** backendTimeoutMs + 2 × sendTimeoutMs (notices.ts). */
 export const LEASE_MS = BACKEND_TIMEOUT_MS + 2 * SEND_TIMEOUT_MS;
 
 /** The guide from the test documents: v1 → v2 removes user_id and total from GET /v1/orders/{id}'s 200. */
-export const guides: MigrationGuides = {
+const guides: MigrationGuides = {
   async get(_policy, version) {
     return { ok: true, rendered: { guide: buildMigrationGuide(version, version + 1, ordersDocument(1), ordersDocument(2)), json: '', html: '' } };
   },
