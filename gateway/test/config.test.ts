@@ -25,7 +25,7 @@ describe('gateway configuration', () => {
       adminToken: undefined,
       database: undefined,
       dataDir: '.data/gateway',
-      notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined },
+      notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
     });
   });
 
