@@ -1,7 +1,9 @@
 # One Dockerfile, one image per service:
 #   docker build --target gateway -t version-router-gateway .
 #   docker build --target backend -t version-router-backend .
-# Both targets share every layer but the last, so building both costs one build.
+# Each service is an npm workspace package (gateway/, services/users-orders/) depending on the shared one
+# (platform/). Its image holds that package's production dependencies and compiled files, and platform's,
+# nothing of the other service: the gateway image has no PostgreSQL driver, the backend image no proxy.
 #
 # Base: Node 24 (LTS, supported until 2028-04) on Debian 13 "trixie" slim. Node 20 is
 # end-of-life; 22 leaves maintenance in 2027-04. The code also runs on Node 20 (our machines),
@@ -9,12 +11,16 @@
 # (it reads the major from the FROM line below, so keep that line's form `node:<major>-...`).
 ARG NODE_IMAGE=node:24-trixie-slim
 
-# ---- build: all dependencies, compile TypeScript to dist/ ------------------------------------
-FROM ${NODE_IMAGE} AS build
+# ---- manifests: the lockfile and every workspace's package.json, which npm ci checks against it ------
+FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
-# platform/ is an npm workspace (@version-router/platform): npm ci links it into node_modules.
 COPY package.json package-lock.json ./
 COPY platform/package.json platform/package.json
+COPY gateway/package.json gateway/package.json
+COPY services/users-orders/package.json services/users-orders/package.json
+
+# ---- build: all dependencies, compile every package to its dist/ ------------------------------------
+FROM manifests AS build
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
@@ -24,31 +30,24 @@ COPY services services
 COPY gateway gateway
 RUN npm run build
 
-# ---- prod-deps: production dependencies only ------------------------------------------------
-FROM ${NODE_IMAGE} AS prod-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-COPY platform/package.json platform/package.json
+# ---- gateway-deps, backend-deps: one workspace's production dependencies (platform's included) -------
+FROM manifests AS gateway-deps
 RUN --mount=type=cache,target=/root/.npm \
-    npm ci --omit=dev --no-audit --no-fund
+    npm ci --omit=dev --workspace gateway --no-audit --no-fund
+
+FROM manifests AS backend-deps
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --workspace services/users-orders --no-audit --no-fund
 
 # ---- runtime: what both services run on ------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Files stay owned by root and are not writable by the `node` user that runs the process.
-# package.json is needed at run time: its "type": "module" makes dist/*.js ES modules.
-COPY package.json ./
-COPY --from=prod-deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
 # node_modules/@version-router/platform is a link to platform/, which needs its package.json (exports map)
 # and its compiled files.
 COPY platform/package.json platform/package.json
 COPY --from=build /app/platform/dist platform/dist
-# Defaults baked in so `docker run` works without mounts; docker-compose.yml mounts ops/
-# read-only over them so an operator changes the version policy or seed without a rebuild.
-COPY ops/versions.json ops/versions.json
-COPY ops/seed ops/seed
 USER node
 # Node is PID 1 and receives SIGTERM itself (exec-form CMD, no npm or shell in between);
 # runProcess installs the handler that drains for up to 10 s and exits 0. Give `docker stop`
@@ -59,6 +58,14 @@ STOPSIGNAL SIGTERM
 
 # ---- backend (internal service: never published) --------------------------------------------
 FROM runtime AS backend
+COPY --from=backend-deps /app/node_modules node_modules
+# The package's package.json is needed at run time: its "type": "module" makes dist/**/*.js ES modules.
+# dist/tools (the OpenAPI snapshot writer) is a build tool and stays out.
+COPY services/users-orders/package.json services/users-orders/package.json
+COPY --from=build /app/services/users-orders/dist/src services/users-orders/dist/src
+# A default baked in so `docker run` works without mounts; docker-compose.yml mounts ops/seed read-only over
+# it so an operator changes the seed without a rebuild.
+COPY ops/seed ops/seed
 ENV BACKEND_HOST=0.0.0.0 \
     BACKEND_PORT=8081 \
     BACKEND_ADMIN_PORT=9465 \
@@ -69,10 +76,17 @@ EXPOSE 8081 9465
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.BACKEND_ADMIN_PORT || 9465) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The node flags are scripts/paths.mjs `nodeFlags.backend` (why: there; checked in test/static).
-CMD ["node", "--max-semi-space-size=4", "dist/services/users-orders/src/main.js"]
+CMD ["node", "--max-semi-space-size=4", "services/users-orders/dist/src/main.js"]
 
 # ---- gateway (public; the default target) ----------------------------------------------------
 FROM runtime AS gateway
+COPY --from=gateway-deps /app/node_modules node_modules
+# The package's package.json is needed at run time: its "type": "module" makes dist/**/*.js ES modules.
+COPY gateway/package.json gateway/package.json
+COPY --from=build /app/gateway/dist/src gateway/dist/src
+# A default baked in so `docker run` works without mounts; docker-compose.yml mounts ops/ read-only over it so
+# an operator changes the version policy without a rebuild.
+COPY ops/versions.json ops/versions.json
 ENV GATEWAY_HOST=0.0.0.0 \
     GATEWAY_PORT=8080 \
     GATEWAY_ADMIN_PORT=9464 \
@@ -90,4 +104,4 @@ EXPOSE 8080 9464
 # probed every second, so a quick start is still healthy at once.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --start-interval=1s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_ADMIN_PORT || 9464) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/gateway/src/main.js"]
+CMD ["node", "gateway/dist/src/main.js"]

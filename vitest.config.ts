@@ -1,31 +1,46 @@
+import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import rootPackage from './package.json' with { type: 'json' };
 import { gatewayStoreSetup, platformFromSource } from './test/vitest-shared.js';
+
+/**
+ * `npm test`'s run, and `npx vitest run <path>` while working: each package's tests and the root test/ suites that
+ * span processes, every file named `*.test.ts`. The suites that run apart from it have test/vitest.config.ts.
+ */
 
 /**
  * They copy and build the repository (tsc, a CPU-bound child process the worker pool does not count), so they
  * run after every other file instead of beside the timed suites.
  */
-const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.e2e.test.ts', 'test/e2e/adding-a-resource.e2e.test.ts'];
+const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.test.ts', 'test/e2e/adding-a-resource.test.ts'];
+
+/** The workspace packages, whose tests live beside their sources (<dir>/test); a project each, named as the folder. */
+const WORKSPACE_PACKAGES = rootPackage.workspaces.map((dir) => ({ name: basename(dir), dir }));
 
 export default defineConfig({
   ...platformFromSource,
   test: {
-    globalSetup: [gatewayStoreSetup],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
+      // One project per workspace package, so `npm test -w <package>` (vitest run --project <name>) runs its tests alone.
+      ...WORKSPACE_PACKAGES.map(({ name, dir }) => ({ extends: true as const, test: { name, include: [`${dir}/test/**/*.test.ts`], sequence: { groupOrder: 0 } } })),
       {
         extends: true,
         test: {
           name: 'main',
-          include: ['platform/**/*.test.ts', 'services/**/*.test.ts', 'gateway/**/*.test.ts', 'test/**/*.test.ts'],
-          // test/hostile has its own run (npm run test:hostile): it must not share the machine with timed suites.
-          exclude: ['node_modules/**', 'dist/**', 'test/containers/**', 'test/hostile/**', ...DOCS_SECTION_CHECKS],
+          // The gateway processes these suites start share one consumer store (test/support/gateway-store.ts); the
+          // packages' tests start no gateway that opens one.
+          globalSetup: [gatewayStoreSetup],
+          // The root test/ suites that span processes. Those that run apart from `npm test` (hostile clients, browser,
+          // soak, containers) have suffixes of their own and their own config, test/vitest.config.ts.
+          include: ['test/**/*.test.ts'],
+          exclude: DOCS_SECTION_CHECKS,
           sequence: { groupOrder: 0 },
         },
       },
       // One after the other: each builds a copy.
-      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.e2e\.test\.ts$/g, ''), include: [file], sequence: { groupOrder: index + 1 } } })),
+      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.test\.ts$/g, ''), include: [file], globalSetup: [gatewayStoreSetup], sequence: { groupOrder: index + 1 } } })),
     ],
   },
 });

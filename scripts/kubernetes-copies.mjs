@@ -11,6 +11,7 @@ export const syncCommand = 'npm run k8s:sync';
 
 const policySource = 'ops/versions.json';
 const rulesSource = 'ops/prometheus/rules.yml';
+const dashboardSource = 'ops/grafana/dashboards/api-versions.json';
 
 /** The PrometheusRule whose groups are the rule file's, comments included. */
 function prometheusRule(rulesText) {
@@ -36,5 +37,6 @@ export function kubernetesCopies() {
   return [
     { target: 'deploy/kubernetes/base/policy/versions.json', source: policySource, content: read(policySource) },
     { target: 'deploy/kubernetes/monitoring/prometheus-rule.yaml', source: rulesSource, content: prometheusRule(read(rulesSource)) },
+    { target: 'deploy/kubernetes/monitoring/dashboards/api-versions.json', source: dashboardSource, content: read(dashboardSource) },
   ];
 }

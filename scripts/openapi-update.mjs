@@ -4,7 +4,7 @@
 // Runs the built backend (the npm script builds first), from the repository root as npm runs scripts;
 // `--snapshots <dir>` compares with and writes another directory (the tests use one).
 import { parseArgs } from 'node:util';
-import { describeDiffs, diffSnapshots, hasBreaking, writeSnapshots } from '../dist/services/users-orders/src/contract/snapshots.js';
+import { describeDiffs, diffSnapshots, hasBreaking, writeSnapshots } from '../services/users-orders/dist/tools/openapi-snapshots.js';
 
 let options;
 try {

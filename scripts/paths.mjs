@@ -7,8 +7,8 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** The built entry points, relative to repoRoot (`npm run build` writes them). */
 export const entries = Object.freeze({
-  backend: 'dist/services/users-orders/src/main.js',
-  gateway: 'dist/gateway/src/main.js',
+  backend: 'services/users-orders/dist/src/main.js',
+  gateway: 'gateway/dist/src/main.js',
 });
 
 /**

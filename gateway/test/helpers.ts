@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
@@ -10,6 +10,7 @@ import { buildApp, type GatewayAppOptions } from '../src/app.js';
 import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 import { createMemoryConsumerStore, type MemoryConsumerStore } from './consumers/memory-store.js';
+import { startStubBackend, type StubBackend } from './stub-backend.js';
 
 /**
  * The message of the ConfigError `load` throws, which the process prints as its one line when it refuses to
@@ -69,6 +70,11 @@ export const at = (iso: string): number => Date.parse(iso);
 /** Inside v1's Warn period (after 2026-06-01, before 2027-01-01). */
 export const TODAY = at('2026-11-22T12:00:00Z');
 export const V1_SUNSET = at('2027-01-01T00:00:00Z');
+/** v1's first brownout window in lifecyclePolicyFile. */
+export const BROWNOUT_START = at('2026-12-01T10:00:00Z');
+export const BROWNOUT_END = at('2026-12-01T12:00:00Z');
+/** What lifecyclePolicyFile's deprecation and sunset links add to v1's Link header, after the successor link. */
+export const V1_LIFECYCLE_LINKS = ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
 
 /** The host name the test gateway's status page names. */
 export const TEST_REPLICA = 'gateway-test-1';
@@ -147,4 +153,28 @@ export async function buildTestGateway(
     setNextPolicy: (file) => (nextPolicy = file),
     admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, backendUrl, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
   };
+}
+
+/** The stub backend and the gateway in front of it that the running test works with. */
+export interface StubbedGateway {
+  stub: StubBackend;
+  gateway: TestGateway;
+}
+
+/**
+ * For the test file or block that calls it: before each test, a new stub backend and a gateway in front of it that
+ * `build` makes (the shipped policy by default); after the test, both closed. The fields are the running test's:
+ * read them inside the test, not when the file loads.
+ */
+export function stubbedGatewayPerTest(build: (stubUrl: string) => Promise<TestGateway> = (stubUrl) => buildTestGateway(stubUrl)): StubbedGateway {
+  const current = {} as StubbedGateway;
+  beforeEach(async () => {
+    current.stub = await startStubBackend();
+    current.gateway = await build(current.stub.url);
+  });
+  afterEach(async () => {
+    await current.gateway.app.close();
+    await current.stub.close();
+  });
+  return current;
 }

@@ -32,7 +32,18 @@ export interface DatabaseConfig {
   url: string;
   /** DATABASE_POOL_MAX: connections this replica opens at most. */
   poolMax: number;
+  /**
+   * DATABASE_MIGRATION_TIMEOUT_MS: how long start-up waits for another replica's schema migration, and how
+   * long each migration statement may run (not the requests' 3 s: a migration may take minutes).
+   */
+  migrationTimeoutMs: number;
 }
+
+const migrationTimeoutSchema = z
+  .string()
+  .regex(/^[0-9]{1,8}$/, 'must be a whole number of milliseconds from 1000 to 86400000')
+  .transform(Number)
+  .refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be a whole number of milliseconds from 1000 to 86400000');
 
 const poolMaxSchema = z
   .string()
@@ -64,9 +75,12 @@ function parseDatabaseUrl(raw: string): string {
  * size is checked either way, so a typo is caught before the day the URL is set.
  */
 export function readDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
-  const { DATABASE_POOL_MAX: poolMax } = readEnv(env, { DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' } });
+  const { DATABASE_POOL_MAX: poolMax, DATABASE_MIGRATION_TIMEOUT_MS: migrationTimeoutMs } = readEnv(env, {
+    DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' },
+    DATABASE_MIGRATION_TIMEOUT_MS: { schema: migrationTimeoutSchema, default: '600000' },
+  });
   const url = env.DATABASE_URL;
-  return url === undefined || url === '' ? undefined : { url: parseDatabaseUrl(url), poolMax };
+  return url === undefined || url === '' ? undefined : { url: parseDatabaseUrl(url), poolMax, migrationTimeoutMs };
 }
 
 /** The shortest ADMIN_TOKEN accepted: a short token can be guessed by trying. */

@@ -29,13 +29,13 @@ try {
 }
 
 // Two runs, one after the other (never beside each other on a 2-core machine): the single-replica
-// stacks (vitest.config.ts), then the fleet, which starts 9 containers of its own
-// (fleet/vitest.config.ts). Arguments (a file filter…) go to both; a run they leave without a file
+// stacks (project `containers` of test/vitest.config.ts), then the fleet, which starts 9 containers of
+// its own (project `fleet`). Arguments (a file filter…) go to both; a run they leave without a file
 // passes. Each part prints its time; the exit code is the first failure's.
 const vitest = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
 const parts = [
-  ['single-replica stacks', 'test/containers/vitest.config.ts'],
-  ['fleet', 'test/containers/fleet/vitest.config.ts'],
+  ['single-replica stacks', 'containers'],
+  ['fleet', 'fleet'],
 ];
 process.stdout.write(`container suite: Docker engine at ${engine}\n`);
 // The images: engine.sh leaves an engine that can get the official images as it is, and builds the
@@ -46,10 +46,10 @@ if (images.status !== 0) {
   process.exit(1);
 }
 let status = 0;
-for (const [name, config] of parts) {
+for (const [name, project] of parts) {
   process.stdout.write(`container suite: ${name}: building and starting its compose stack\n`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, [vitest, 'run', '--config', config, '--passWithNoTests', ...process.argv.slice(2)], { cwd: repoRoot, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [vitest, 'run', '--config', 'test/vitest.config.ts', '--project', project, '--passWithNoTests', ...process.argv.slice(2)], { cwd: repoRoot, stdio: 'inherit' });
   process.stdout.write(`container suite: ${name} took ${Math.round((Date.now() - started) / 1000)} s (exit ${result.status ?? result.signal})\n`);
   if (status === 0) status = result.status ?? 1;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
-import { generateDocuments } from '../../services/users-orders/src/contract/snapshots.js';
+import { generateDocuments } from '../../services/users-orders/tools/openapi-snapshots.js';
 
 const committed = (version: number): OpenAPIV3_1.Document =>
   JSON.parse(readFileSync(new URL(`../../openapi/v${version}.json`, import.meta.url), 'utf8')) as OpenAPIV3_1.Document;

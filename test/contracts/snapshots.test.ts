@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { diffSnapshots, describeDiffs, type SnapshotDiff } from '../../services/users-orders/src/contract/snapshots.js';
+import { diffSnapshots, describeDiffs, type SnapshotDiff } from '../../services/users-orders/tools/openapi-snapshots.js';
 import { orderPresenters, orderV1Schema, orderV2Schema, presenter, type OrderPresenter } from '../../services/users-orders/src/orders/presenters.js';
 
 const committed = fileURLToPath(new URL('../../openapi', import.meta.url));

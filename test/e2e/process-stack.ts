@@ -98,7 +98,7 @@ export interface ProcessStackOptions {
   /** Extra environment for the gateway, e.g. API_VERSIONS_FILE. */
   gatewayEnv?: Record<string, string>;
   backendEnv?: Record<string, string>;
-  /** A built copy of the repository to run instead of this one (test/e2e/adding-version-3.e2e.test.ts). */
+  /** A built copy of the repository to run instead of this one (test/e2e/adding-version-3.test.ts). */
   root?: string;
 }
 

@@ -26,22 +26,28 @@ export function sectionCodeBlocks(heading: string): CodeBlock[] {
     .filter(({ lang }) => lang === 'ts' || lang === 'json');
 }
 
+/** The packages of the two processes: what the sections edit and the build compiles. */
+const PROCESS_PACKAGES = ['gateway', 'services/users-orders'];
+
 /**
  * What the build and the two processes read, plus `extra` files and folders (tests to run in the copy).
  * node_modules is linked, not copied; its @version-router/platform links to this repository's platform/,
- * which the sections do not touch, and platform/ is linked too so `tsc -b` finds that project built. dist/
- * is copied only as tsc's incremental state, so the build recompiles what the edits changed instead of
- * everything. Its build info is dated back: file times are coarse, and an edit within the same tick as the
- * copy would look older to `tsc -b`, which would then skip the build (it compares times first, then the
+ * which the sections do not touch, and platform/ is linked too so `tsc -b` finds that project built. Each process
+ * package's dist/ is copied only as tsc's incremental state, so the build recompiles what the edits changed
+ * instead of everything. Its build info is dated back: file times are coarse, and an edit within the same tick as
+ * the copy would look older to `tsc -b`, which would then skip the build (it compares times first, then the
  * recorded file hashes).
  */
 export function copyRepository(prefix: string, extra: readonly string[] = []): string {
   const copy = mkdtempSync(join(tmpdir(), prefix));
-  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(repoRoot, file), join(copy, file));
-  for (const path of ['services/users-orders/src', 'gateway/src', 'ops', 'openapi', 'scripts', ...extra]) cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
-  if (existsSync(join(repoRoot, 'dist/.tsbuildinfo'))) {
-    cpSync(join(repoRoot, 'dist'), join(copy, 'dist'), { recursive: true });
-    utimesSync(join(copy, 'dist/.tsbuildinfo'), 0, 0);
+  const packageFiles = PROCESS_PACKAGES.flatMap((dir) => ['package.json', 'tsconfig.build.json', 'src'].map((file) => join(dir, file)));
+  const paths = ['package.json', 'tsconfig.json', 'tsconfig.build.json', ...packageFiles, 'services/users-orders/tools', 'ops', 'openapi', 'scripts', ...extra];
+  for (const path of paths) cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
+  for (const dir of PROCESS_PACKAGES) {
+    const buildInfo = join(dir, 'dist/.tsbuildinfo');
+    if (!existsSync(join(repoRoot, buildInfo))) continue;
+    cpSync(join(repoRoot, dir, 'dist'), join(copy, dir, 'dist'), { recursive: true });
+    utimesSync(join(copy, buildInfo), 0, 0);
   }
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
   symlinkSync(join(repoRoot, 'platform'), join(copy, 'platform'), 'dir');

@@ -5,7 +5,7 @@ import { postExpectingContinue } from '../support/expect-continue.js';
 import type { StackEndpoints } from './stack.js';
 
 /**
- * The end-to-end scenarios, written once against StackEndpoints: the process suite (stack.e2e.test.ts)
+ * The end-to-end scenarios, written once against StackEndpoints: the process suite (stack.test.ts)
  * and the docker compose suite (test/containers) both run them. They only use the public gateway and the
  * admin listeners, never the backend's API, and they measure metrics as deltas, so a stack that already
  * served traffic is fine.

@@ -24,8 +24,8 @@ function selects(selector: { matchLabels?: Labels } | undefined, labels: Labels)
   return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 }
 
-/** Who may reach a port. */
-export type Peer = { kind: 'anyone' } | { kind: 'namespace'; name: string } | { kind: 'pods'; labels: Labels };
+/** Who may reach a port, or be reached. `pods` without a namespace: pods of the policy's own namespace. */
+export type Peer = { kind: 'anyone' } | { kind: 'namespace'; name: string } | { kind: 'pods'; labels: Labels; namespace?: string };
 
 /** One port of one Deployment's pods and who alone may reach it (`pods`: a selector every peer must include). */
 export interface PortAccess {
@@ -39,18 +39,23 @@ export interface PortAccess {
 function describePeer(peer: Peer): string {
   if (peer.kind === 'anyone') return 'anyone';
   if (peer.kind === 'namespace') return `the namespace ${peer.name}`;
-  return `pods selected by ${JSON.stringify(peer.labels)} in the same namespace`;
+  return `pods selected by ${JSON.stringify(peer.labels)} in ${peer.namespace === undefined ? 'the same namespace' : `the namespace ${peer.namespace}`}`;
 }
 
-/** A NetworkPolicy peer admits no one beyond `allowed`. */
+/** A namespaceSelector that selects the one namespace named `name` and no other. */
+function onlyNamespace(selector: { matchLabels?: Labels; matchExpressions?: unknown[] } | undefined, name: string): boolean {
+  const labels = selector?.matchLabels ?? {};
+  return Object.keys(labels).length === 1 && labels['kubernetes.io/metadata.name'] === name;
+}
+
+/** A NetworkPolicy peer admits no one beyond `allowed` (every label `allowed` names is required). */
 function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
   if (allowed.kind === 'anyone') return true;
   if (peer.ipBlock !== undefined) return false;
-  if (allowed.kind === 'namespace') {
-    const labels = peer.namespaceSelector?.matchLabels ?? {};
-    return Object.keys(labels).length === 1 && labels['kubernetes.io/metadata.name'] === allowed.name;
-  }
-  return peer.namespaceSelector === undefined && peer.podSelector !== undefined && Object.entries(allowed.labels).every(([key, value]) => peer.podSelector?.matchLabels?.[key] === value);
+  if (allowed.kind === 'namespace') return onlyNamespace(peer.namespaceSelector, allowed.name);
+  const podsMatch = peer.podSelector !== undefined && Object.entries(allowed.labels).every(([key, value]) => peer.podSelector?.matchLabels?.[key] === value);
+  const namespaceMatches = allowed.namespace === undefined ? peer.namespaceSelector === undefined : onlyNamespace(peer.namespaceSelector, allowed.namespace);
+  return podsMatch && namespaceMatches;
 }
 
 /**
@@ -90,9 +95,64 @@ export function networkPolicyViolations(deployments: IDeployment[], policies: IN
   return found;
 }
 
+/** Where one Deployment's pods may send to: a peer on some ports (protocol TCP unless named). */
+export interface EgressAllowance {
+  /** What it is for, in messages (DNS, the backend, PostgreSQL). */
+  what: string;
+  peer: Peer;
+  ports: { port: number; protocol?: 'TCP' | 'UDP' }[];
+}
+
+/**
+ * The pods of each Deployment are isolated for egress, every egress rule that applies to them names ports
+ * and peers, each port and peer of which one allowance covers, and every allowance is admitted by some rule
+ * (else, say, name lookups fail).
+ */
+export function egressViolations(deployments: IDeployment[], policies: INetworkPolicy[], allowed: Record<string, EgressAllowance[]>): string[] {
+  const found: string[] = [];
+  const protocolOf = (protocol: string | undefined): string => protocol ?? 'TCP';
+  for (const deployment of deployments) {
+    const name = deployment.metadata?.name ?? '';
+    const where = `Deployment/${name}`;
+    const allowances = allowed[name] ?? [];
+    const applying = policies.filter((policy) => selects(policy.spec?.podSelector, podLabels(deployment)) && (policy.spec?.policyTypes ?? []).includes('Egress'));
+    if (applying.length === 0) {
+      found.push(`${where}: no NetworkPolicy limits its egress, so its pods reach everything`);
+      continue;
+    }
+    const rules = applying.flatMap((policy) => (policy.spec?.egress ?? []).map((rule) => ({ policy: policy.metadata?.name, rule })));
+    for (const { policy, rule } of rules) {
+      const ports = rule.ports ?? [];
+      if (ports.length === 0) found.push(`${where}: NetworkPolicy/${policy} admits egress on every port`);
+      const peers: (INetworkPolicyPeer | undefined)[] = (rule.to ?? []).length === 0 ? [undefined] : (rule.to ?? []);
+      for (const peer of peers) {
+        for (const port of ports) {
+          const covered = allowances.some(
+            (allowance) =>
+              (peer === undefined ? allowance.peer.kind === 'anyone' : within(peer, allowance.peer)) &&
+              allowance.ports.some((candidate) => candidate.port === port.port && protocolOf(candidate.protocol) === protocolOf(port.protocol)),
+          );
+          if (!covered) found.push(`${where}: NetworkPolicy/${policy} admits egress to ${peer === undefined ? 'anyone' : JSON.stringify(peer)} on ${protocolOf(port.protocol)} ${String(port.port)}, which it needs not reach`);
+        }
+      }
+    }
+    for (const allowance of allowances) {
+      const admitted = allowance.ports.every((needed) =>
+        rules.some(
+          ({ rule }) =>
+            (rule.ports ?? []).some((port) => port.port === needed.port && protocolOf(port.protocol) === protocolOf(needed.protocol)) &&
+            ((rule.to ?? []).length === 0 ? allowance.peer.kind === 'anyone' : (rule.to ?? []).some((peer) => within(peer, allowance.peer))),
+        ),
+      );
+      if (!admitted) found.push(`${where}: cannot reach ${allowance.what} (${describePeer(allowance.peer)} on ${allowance.ports.map((port) => `${protocolOf(port.protocol)} ${port.port}`).join(', ')})`);
+    }
+  }
+  return found;
+}
+
 /**
  * Rollouts and disruptions keep serving: RollingUpdate that adds a pod before removing one, replicas spread
- * across nodes, no `replicas` where an HPA owns the count (an apply would reset it), a PDB where several
+ * across nodes and zones, no `replicas` where an HPA owns the count (an apply would reset it), a PDB where several
  * replicas run, and none that would block every node drain of a single replica.
  */
 export function availabilityViolations(deployment: IDeployment, autoscalers: IHorizontalPodAutoscaler[], budgets: IPodDisruptionBudget[]): string[] {
@@ -105,6 +165,10 @@ export function availabilityViolations(deployment: IDeployment, autoscalers: IHo
     (constraint) => constraint.topologyKey === 'kubernetes.io/hostname' && Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 && selects(constraint.labelSelector, podLabels(deployment)),
   );
   if (!acrossNodes) found.push(`${where}: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods`);
+  const acrossZones = spread.some(
+    (constraint) => constraint.topologyKey === 'topology.kubernetes.io/zone' && Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 && selects(constraint.labelSelector, podLabels(deployment)),
+  );
+  if (!acrossZones) found.push(`${where}: no topologySpreadConstraint across zones (topology.kubernetes.io/zone) selecting its pods`);
   const autoscaler = autoscalers.find((candidate) => candidate.spec?.scaleTargetRef.kind === 'Deployment' && candidate.spec.scaleTargetRef.name === deployment.metadata?.name);
   if (autoscaler !== undefined && deployment.spec?.replicas !== undefined) found.push(`${where}: sets replicas although HorizontalPodAutoscaler/${autoscaler.metadata?.name} owns the count`);
   const fewest = autoscaler === undefined ? (deployment.spec?.replicas ?? 1) : (autoscaler.spec?.minReplicas ?? 1);

@@ -1,6 +1,6 @@
 /**
  * `kubectl kustomize <dir>`, exactly as `kubectl apply -k <dir>` renders it (no extra flags), parsed into
- * objects. kubectl is not an npm package: scripts/tools.mjs says whether a usable one is on PATH (kustomize
+ * objects. kubectl is not an npm package: test/tools/tools.mjs says whether a usable one is on PATH (kustomize
  * v5), and the rendering tests run through describeWithTool (skipped with the reason, failed under CI=true).
  */
 import { spawnSync } from 'node:child_process';

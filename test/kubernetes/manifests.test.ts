@@ -1,21 +1,23 @@
 /**
  * deploy/kubernetes offline: each kustomization rendered as `kubectl apply -k` renders it, every object
- * validated against its schema, and the rules of docs/deployment.md#kubernetes checked on what was rendered
- * (test/kubernetes/rules.test.ts shows each rule failing on a broken object). No cluster runs here.
+ * validated against its schema, and the rules of docs/deployment.md#kubernetes checked on what was
+ * rendered (test/kubernetes/rules.test.ts, network-rules.test.ts and operator-rules.test.ts show each rule
+ * failing on a broken object). No cluster runs here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
+import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubernetesCopies, syncCommand } from '../../scripts/kubernetes-copies.mjs';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { availabilityViolations, copyViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations, type PortAccess } from './fleet-rules.js';
+import { availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
 import { render, type ManifestObject } from './kubectl.js';
 import {
   envValue,
@@ -29,15 +31,24 @@ import {
   shutdownViolations,
   subPathViolations,
 } from './pod-rules.js';
+import { measuredMemory, packageVersion } from './measured.js';
+import { egressAllowances, portAccess } from './network-access.js';
+import { dashboardViolations, exposureViolations, memoryViolations, secretViolations, startupBudgetViolations } from './operator-rules.js';
 import { drainMs, processes, type ProcessFacts } from './processes.js';
 import { ofKind, schemaViolations } from './schemas.js';
 import { describeWithTool } from '../support/tools.js';
 
 const NAMESPACE = 'version-router';
-const MONITORING_NAMESPACE = 'monitoring';
 const BASE = 'deploy/kubernetes/base';
 const POSTGRES = 'deploy/kubernetes/overlays/postgres';
 const MONITORING = 'deploy/kubernetes/monitoring';
+const INGRESS = 'deploy/kubernetes/exposure/ingress';
+const GATEWAY_API = 'deploy/kubernetes/exposure/gateway-api';
+/** The secrets the pods read, each from the Secret the operator creates. */
+const ADMIN_TOKEN = { variable: 'ADMIN_TOKEN', secret: 'version-router-admin', key: 'token', optional: false };
+const DATABASE_URL = { variable: 'DATABASE_URL', secret: 'version-router-database', key: 'url', optional: false };
+/** Besides DATABASE_MIGRATION_TIMEOUT_MS, a backend's start takes its connection (at most 5 s) and the process's own start. */
+const START_MARGIN_MS = 15_000;
 
 const readRepoFile = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
 const renders = new Map<string, ManifestObject[]>();
@@ -81,7 +92,7 @@ describe('copies kustomize needs inside deploy/kubernetes', () => {
 });
 
 describeWithTool('kubectl', 'kustomizations rendered', () => {
-  describe.each([BASE, POSTGRES, MONITORING])('%s', (directory) => {
+  describe.each([BASE, POSTGRES, MONITORING, INGRESS, GATEWAY_API])('%s', (directory) => {
     it('renders, and every object validates against its Kubernetes or prometheus-operator schema', () => {
       const objects = rendered(directory);
       expect(objects.length).toBeGreaterThan(0);
@@ -128,10 +139,17 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       expect(deployments().flatMap(subPathViolations)).toEqual([]);
     });
 
-    it(`use pinned images, version-router/<process>:<package.json version>`, () => {
+    it(`use pinned images, version-router-<process>:<package.json version> as the documented docker build names them`, () => {
       expect(deployments().flatMap(imageViolations)).toEqual([]);
-      const { version } = JSON.parse(readRepoFile('package.json')) as { version: string };
-      for (const found of deployments()) expect(podSpec(found).containers[0]?.image).toBe(`version-router/${found.metadata?.name}:${version}`);
+      for (const found of deployments()) expect(podSpec(found).containers[0]?.image).toBe(`version-router-${found.metadata?.name}:${packageVersion()}`);
+    });
+
+    it('request at least the memory measured under load, and cap the V8 heap where it fits the limit', () => {
+      expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory()))).toEqual([]);
+    });
+
+    it('take ADMIN_TOKEN from the Secret version-router-admin, required', () => {
+      expect(deployments().flatMap((found) => secretViolations(found, [ADMIN_TOKEN]))).toEqual([]);
     });
 
     it('keep serving through rollouts and node drains', () => {
@@ -159,16 +177,13 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       expect(envValue(podSpec(deployment(objects, 'gateway')).containers[0]!, 'BACKEND_URL')).toBe(`http://backend:${port}`);
     });
 
-    it(`admit the backend's API from the gateway only, the admin ports from the namespace ${MONITORING_NAMESPACE} only`, () => {
-      const objects = rendered(directory);
-      const { gateway, backend } = processes;
-      const access: PortAccess[] = [
-        { deployment: 'gateway', port: gateway.apiPort, portName: 'http', allowed: { kind: 'anyone' } },
-        { deployment: 'gateway', port: gateway.admin.port, portName: 'admin', allowed: { kind: 'namespace', name: MONITORING_NAMESPACE } },
-        { deployment: 'backend', port: backend.apiPort, portName: 'http', allowed: { kind: 'pods', labels: deployment(objects, 'gateway').spec?.selector.matchLabels ?? {} } },
-        { deployment: 'backend', port: backend.admin.port, portName: 'admin', allowed: { kind: 'namespace', name: MONITORING_NAMESPACE } },
-      ];
-      expect(networkPolicyViolations(deployments(), ofKind(objects, NetworkPolicy.is), access)).toEqual([]);
+    it("admit the backend's API from the gateway only, the admin ports from Prometheus's pods only", () => {
+      expect(networkPolicyViolations(deployments(), ofKind(rendered(directory), NetworkPolicy.is), portAccess)).toEqual([]);
+    });
+
+    it('send to DNS, the gateway to the backend, and (on PostgreSQL) the backend to the database only', () => {
+      const allowances = egressAllowances({ postgres: directory === POSTGRES });
+      expect(egressViolations(deployments(), ofKind(rendered(directory), NetworkPolicy.is), allowances)).toEqual([]);
     });
   });
 
@@ -186,12 +201,12 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     expect(literalEnv(deployment(objects, 'backend')).DATABASE_URL).toBeUndefined();
   });
 
-  it('overlays/postgres: 3 backend replicas with DATABASE_URL from the operator\'s Secret, under a PDB', () => {
+  it('overlays/postgres: 3 backend replicas, and the gateways, with DATABASE_URL from the operator\'s Secret, under a PDB', () => {
     const objects = rendered(POSTGRES);
     const backend = deployment(objects, 'backend');
     expect(backend.spec?.replicas).toBe(3);
-    const databaseUrl = podSpec(backend).containers[0]?.env?.find((variable) => variable.name === 'DATABASE_URL');
-    expect(databaseUrl?.valueFrom?.secretKeyRef).toEqual({ name: 'version-router-database', key: 'url' });
+    expect(secretViolations(backend, [DATABASE_URL])).toEqual([]);
+    expect(secretViolations(deployment(objects, 'gateway'), [DATABASE_URL])).toEqual([]);
     expect(ofKind(objects, PodDisruptionBudget.is).map((budget) => budget.metadata?.name).sort()).toEqual(['backend', 'gateway']);
   });
 
@@ -203,6 +218,24 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     // The job label is the scraped Service's name; ops/prometheus/rules.yml selects jobs by those names.
     const jobs = (parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }).scrape_configs.map((job) => job.job_name);
     expect(jobs).toEqual(expect.arrayContaining(monitors.map((monitor) => monitor.metadata?.name)));
+  });
+
+  it.each(['backend', 'gateway'] as const)('overlays/postgres: the %s\'s startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod restarts in the middle of one', (name) => {
+    const found = deployment(rendered(POSTGRES), name);
+    const config = processes[name].config({ ...literalEnv(found), DATABASE_URL: 'postgres://database.invalid/users' });
+    const migrationMs = config.database?.migrationTimeoutMs ?? Number.NaN;
+    expect(migrationMs).toBeGreaterThanOrEqual(60_000);
+    expect(startupBudgetViolations(found, migrationMs + START_MARGIN_MS)).toEqual([]);
+  });
+
+  it('monitoring: the Grafana dashboard in a ConfigMap for the kube-prometheus-stack sidecar, as ops/grafana has it', () => {
+    const dashboard = readRepoFile('ops/grafana/dashboards/api-versions.json');
+    expect(dashboardViolations(ofKind(rendered(MONITORING), ConfigMap.is), 'api-versions.json', dashboard)).toEqual([]);
+  });
+
+  it("exposure: the Ingress and the HTTPRoute lead to the gateway's API port only", () => {
+    const services = ofKind(rendered(BASE), Service.is);
+    expect(exposureViolations(ofKind(rendered(INGRESS), Ingress.is), ofKind(rendered(GATEWAY_API), HTTPRoute.is), services)).toEqual([]);
   });
 
   it('monitoring: the PrometheusRule groups are exactly ops/prometheus/rules.yml\'s', () => {

@@ -196,8 +196,11 @@ export function policyMountViolations(deployment: IDeployment, configMaps: IConf
   return found;
 }
 
+/** Variables Node itself reads, not config.ts: the heap cap goes in NODE_OPTIONS. */
+const NODE_VARIABLES = new Set(['NODE_OPTIONS']);
+
 /**
- * Every variable set on a container is one the process's config.ts reads, and Kubernetes injects none of its
+ * Every variable set on a container is one the process's config.ts reads (or Node's own NODE_OPTIONS), and Kubernetes injects none of its
  * own: service links would set `<SERVICE>_PORT=tcp://…` for each Service of the namespace, and the Services
  * `gateway` and `backend` make those GATEWAY_PORT and BACKEND_PORT, variables the processes read.
  */
@@ -205,7 +208,7 @@ export function envViolations(deployment: IDeployment, readNames: ReadonlySet<st
   const found = podSpec(deployment).enableServiceLinks === false ? [] : [`${label(deployment)}: enableServiceLinks is not false (it injects <SERVICE>_PORT=tcp://… variables)`];
   for (const container of podSpec(deployment).containers) {
     for (const variable of container.env ?? []) {
-      if (!readNames.has(variable.name)) found.push(`${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`);
+      if (!readNames.has(variable.name) && !NODE_VARIABLES.has(variable.name)) found.push(`${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`);
     }
   }
   return found;

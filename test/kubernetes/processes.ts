@@ -10,9 +10,11 @@ import type { AdminListener } from './pod-rules.js';
 /** How long a process drains in-flight requests after its listener closes. */
 export const drainMs = serverLimits.shutdownGraceMs;
 
-export interface ProcessFacts {
+export interface ProcessFacts<Config = unknown> {
   /** The Deployment, container and Service name. */
   name: 'gateway' | 'backend';
+  /** What config.ts makes of this environment. */
+  config(env: NodeJS.ProcessEnv): Config;
   apiPort: number;
   admin: AdminListener;
   /** The variables loadConfig reads given this environment (it throws on a value it refuses). */
@@ -35,17 +37,19 @@ function recordReads(load: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.Proc
 const gatewayDefaults = loadGatewayConfig({});
 const backendDefaults = loadBackendConfig({});
 
-export const processes: Record<ProcessFacts['name'], ProcessFacts> = {
+export const processes = {
   gateway: {
     name: 'gateway',
+    config: loadGatewayConfig,
     apiPort: gatewayDefaults.port,
     admin: { port: gatewayDefaults.adminPort, portVariable: 'GATEWAY_ADMIN_PORT', hostVariable: 'GATEWAY_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadGatewayConfig, env),
-  },
+  } satisfies ProcessFacts<ReturnType<typeof loadGatewayConfig>>,
   backend: {
     name: 'backend',
+    config: loadBackendConfig,
     apiPort: backendDefaults.port,
     admin: { port: backendDefaults.adminPort, portVariable: 'BACKEND_ADMIN_PORT', hostVariable: 'BACKEND_ADMIN_HOST' },
     namesRead: (env) => recordReads(loadBackendConfig, env),
-  },
+  } satisfies ProcessFacts<ReturnType<typeof loadBackendConfig>>,
 };

@@ -1,80 +1,20 @@
 /**
  * Each rule that test/kubernetes/manifests.test.ts checks on the rendered manifests, seen failing: the
- * manifests' own objects (read from deploy/kubernetes without kustomize, so this runs without kubectl)
- * pass the rule, and the same objects broken one way each make it report that breakage.
+ * manifests' own objects (test/kubernetes/fixtures.ts: read without kustomize, so this runs without
+ * kubectl) pass the rule, and the same objects broken one way each make it report that breakage.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { IPrometheusRule, IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
-import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
-import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { NetworkPolicy, type INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
-import { PodDisruptionBudget, type IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { Service, type IConfigMap, type IContainer } from 'kubernetes-models/v1';
+import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { syncCommand } from '../../scripts/kubernetes-copies.mjs';
-import { repoRoot } from '../../scripts/paths.mjs';
-import { availabilityViolations, copyViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations, type PortAccess } from './fleet-rules.js';
+import { availabilityViolations, copyViolations, namespaceViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
+import { container, manifests, setEnv } from './fixtures.js';
 import type { ManifestObject } from './kubectl.js';
-import {
-  envViolations,
-  imageViolations,
-  podSecurityViolations,
-  podSpec,
-  policyMountViolations,
-  probeViolations,
-  resourceViolations,
-  shutdownViolations,
-  subPathViolations,
-  type PolicyMount,
-} from './pod-rules.js';
+import { envViolations, imageViolations, podSecurityViolations, podSpec, policyMountViolations, probeViolations, resourceViolations, shutdownViolations, subPathViolations } from './pod-rules.js';
 import { drainMs, processes } from './processes.js';
-import { ofKind, schemaViolations } from './schemas.js';
-
-function objectsIn(file: string): ManifestObject[] {
-  return parseAllDocuments(readFileSync(join(repoRoot, 'deploy/kubernetes', file), 'utf8')).map((document) => document.toJS() as ManifestObject);
-}
-
-/** Fresh copies of the manifests' objects for each test to break. */
-function manifests() {
-  const base = ['base/gateway.yaml', 'base/backend.yaml', 'base/network-policies.yaml'].flatMap(objectsIn);
-  const deployments = ofKind(base, Deployment.is);
-  const named = (name: string): IDeployment => {
-    const found = deployments.find((candidate) => candidate.metadata?.name === name);
-    if (found === undefined) throw new Error(`no Deployment/${name}`);
-    return found;
-  };
-  const policy = readFileSync(join(repoRoot, 'ops/versions.json'), 'utf8');
-  const configMap: IConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'version-policy' }, data: { 'versions.json': policy } };
-  // The monitoring kustomization adds kube-prometheus-stack's release label.
-  const monitors = objectsIn('monitoring/service-monitors.yaml').map((monitor) => ({ ...monitor, metadata: { ...monitor.metadata, labels: { release: 'kube-prometheus-stack' } } }) as unknown as IServiceMonitor);
-  return {
-    base,
-    deployments,
-    gateway: named('gateway'),
-    backend: named('backend'),
-    services: ofKind(base, Service.is),
-    policies: ofKind(base, NetworkPolicy.is),
-    autoscalers: ofKind(base, HorizontalPodAutoscaler.is),
-    budgets: ofKind(base, PodDisruptionBudget.is),
-    configMaps: [configMap],
-    policyMount: { variable: 'API_VERSIONS_FILE', configMapName: 'version-policy', key: 'versions.json', content: policy } satisfies PolicyMount,
-    monitors,
-  };
-}
-
-function container(deployment: IDeployment): IContainer {
-  const found = podSpec(deployment).containers[0];
-  if (found === undefined) throw new Error(`Deployment/${deployment.metadata?.name} has no container`);
-  return found;
-}
-
-function setEnv(deployment: IDeployment, name: string, value: string | undefined): void {
-  const target = container(deployment);
-  target.env = (target.env ?? []).filter((variable) => variable.name !== name);
-  if (value !== undefined) target.env.push({ name, value });
-}
+import { schemaViolations } from './schemas.js';
 
 describe('schemas', () => {
   it('accept the manifests', () => {
@@ -275,6 +215,12 @@ describe('environment variables', () => {
     }
   });
 
+  it("report NODE_OPTIONS only where it is not Node's", () => {
+    const { gateway } = manifests();
+    setEnv(gateway, 'NODE_OPTION', '--max-old-space-size=64');
+    expect(envViolations(gateway, processes.gateway.namesRead({}))).toEqual(["Deployment/gateway container gateway: NODE_OPTION is not read by the process's config.ts"]);
+  });
+
   it('report service links left on', () => {
     const { gateway } = manifests();
     delete podSpec(gateway).enableServiceLinks;
@@ -292,64 +238,6 @@ describe('environment variables', () => {
     expect(envViolations(backend, read)).toEqual([
       "Deployment/backend container backend: BACKEND_LISTEN_PORT is not read by the process's config.ts",
     ]);
-  });
-});
-
-describe('NetworkPolicies', () => {
-  const { gateway, backend } = processes;
-  const gatewayPods = { 'app.kubernetes.io/name': 'gateway' };
-  const access: PortAccess[] = [
-    { deployment: 'gateway', port: gateway.apiPort, portName: 'http', allowed: { kind: 'anyone' } },
-    { deployment: 'gateway', port: gateway.admin.port, portName: 'admin', allowed: { kind: 'namespace', name: 'monitoring' } },
-    { deployment: 'backend', port: backend.apiPort, portName: 'http', allowed: { kind: 'pods', labels: gatewayPods } },
-    { deployment: 'backend', port: backend.admin.port, portName: 'admin', allowed: { kind: 'namespace', name: 'monitoring' } },
-  ];
-  const policy = (policies: INetworkPolicy[], name: string): INetworkPolicy => policies.find((candidate) => candidate.metadata?.name === name)!;
-
-  it('of the manifests admit each port from its peers only', () => {
-    const { deployments, policies } = manifests();
-    expect(networkPolicyViolations(deployments, policies, access)).toEqual([]);
-  });
-
-  it('report pods no policy isolates', () => {
-    const { deployments, policies } = manifests();
-    const violations = networkPolicyViolations(deployments, policies.filter((candidate) => candidate.metadata?.name !== 'backend'), access);
-    expect(violations).toEqual([
-      'Deployment/backend port 8081: no NetworkPolicy isolates these pods, so every port is open to everyone',
-      'Deployment/backend port 9465: no NetworkPolicy isolates these pods, so every port is open to everyone',
-    ]);
-  });
-
-  it("report the backend's API admitted from every pod of every namespace", () => {
-    const { deployments, policies } = manifests();
-    policy(policies, 'backend').spec!.ingress![0]!.from = [{ namespaceSelector: {} }];
-    expect(networkPolicyViolations(deployments, policies, access)).toEqual([
-      expect.stringMatching(/^Deployment\/backend port 8081: NetworkPolicy\/backend admits \{"namespaceSelector":\{\}\}, not only pods selected by/),
-    ]);
-  });
-
-  it("report the backend's API admitted from an address range", () => {
-    const { deployments, policies } = manifests();
-    policy(policies, 'backend').spec!.ingress![0]!.from!.push({ ipBlock: { cidr: '10.0.0.0/8' } });
-    expect(networkPolicyViolations(deployments, policies, access)).toEqual([expect.stringContaining('admits {"ipBlock":{"cidr":"10.0.0.0/8"}}')]);
-  });
-
-  it('report an admin port opened by a rule without ports', () => {
-    const { deployments, policies } = manifests();
-    delete policy(policies, 'gateway').spec!.ingress![0]!.ports;
-    expect(networkPolicyViolations(deployments, policies, access)).toEqual(['Deployment/gateway port 9464: NetworkPolicy/gateway admits every source, not only the namespace monitoring']);
-  });
-
-  it('report an admin port admitted from another namespace', () => {
-    const { deployments, policies } = manifests();
-    policy(policies, 'backend').spec!.ingress![1]!.from = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } }];
-    expect(networkPolicyViolations(deployments, policies, access)).toEqual([expect.stringContaining('Deployment/backend port 9465: NetworkPolicy/backend admits')]);
-  });
-
-  it('report a port admitted from no one', () => {
-    const { deployments, policies } = manifests();
-    policy(policies, 'gateway').spec!.ingress!.pop();
-    expect(networkPolicyViolations(deployments, policies, access)).toEqual(['Deployment/gateway port 9464: not admitted at all (the namespace monitoring must reach it)']);
   });
 });
 
@@ -371,7 +259,13 @@ describe('availability', () => {
   it('reports replicas not spread across nodes', () => {
     const { gateway, autoscalers, budgets } = manifests();
     podSpec(gateway).topologySpreadConstraints![0]!.topologyKey = 'topology.kubernetes.io/zone';
-    expect(check(gateway, autoscalers, budgets)).toEqual([expect.stringContaining('no topologySpreadConstraint across nodes')]);
+    expect(check(gateway, autoscalers, budgets)).toEqual(['Deployment/gateway: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods']);
+  });
+
+  it('reports replicas not spread across zones', () => {
+    const { backend, autoscalers, budgets } = manifests();
+    podSpec(backend).topologySpreadConstraints = podSpec(backend).topologySpreadConstraints!.filter((constraint) => constraint.topologyKey !== 'topology.kubernetes.io/zone');
+    expect(check(backend, autoscalers, budgets)).toEqual(['Deployment/backend: no topologySpreadConstraint across zones (topology.kubernetes.io/zone) selecting its pods']);
   });
 
   it('reports replicas set beside an HPA', () => {

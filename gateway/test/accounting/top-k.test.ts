@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_KEY_LENGTH, consumerKey, createConsumerTable } from '../../src/accounting/top-consumers.js';
 import { createTopK } from '../../src/accounting/top-k.js';
 
 /** A deterministic pseudo-random sequence (mulberry32), so a failure replays. */
@@ -107,49 +106,5 @@ describe('the Space-Saving top-k table', () => {
   it('refuses a capacity that is not a positive integer', () => {
     expect(() => createTopK(0)).toThrow('capacity must be a positive integer, got 0');
     expect(() => createTopK(1.5)).toThrow(RangeError);
-  });
-});
-
-describe('consumer keys', () => {
-  it('takes X-Client-Id, else User-Agent, else "unknown"; an empty header counts as absent', () => {
-    expect(consumerKey({ 'x-client-id': 'acme-billing', 'user-agent': 'curl/8.5.0' })).toBe('acme-billing');
-    expect(consumerKey({ 'user-agent': 'curl/8.5.0' })).toBe('curl/8.5.0');
-    expect(consumerKey({ 'x-client-id': '', 'user-agent': 'curl/8.5.0' })).toBe('curl/8.5.0');
-    expect(consumerKey({ 'user-agent': '' })).toBe('unknown');
-    expect(consumerKey({})).toBe('unknown');
-  });
-
-  it('cuts keys longer than 128 characters', () => {
-    const long = `${'x'.repeat(CONSUMER_KEY_LENGTH)}tail`;
-    expect(consumerKey({ 'x-client-id': long })).toBe('x'.repeat(128));
-    expect(consumerKey({ 'user-agent': long })).toHaveLength(128);
-    expect(consumerKey({ 'x-client-id': 'y'.repeat(128) })).toBe('y'.repeat(128));
-  });
-});
-
-describe('the consumer table of several versions', () => {
-  it('keeps one bounded table per version and reports versions ascending, consumers by requests', () => {
-    const consumers = createConsumerTable(3);
-    const start = Date.parse('2026-11-22T12:00:00.000Z');
-    consumers.count(3, 'c', start);
-    ['a', 'b', 'a', 'd', 'e', 'a'].forEach((key, i) => consumers.count(1, key, start + 250 * (i + 1)));
-
-    expect(consumers.tracked(1)).toBe(3);
-    expect(consumers.approximate(1)).toBe(true);
-    expect(consumers.approximate(3)).toBe(false);
-    expect(consumers.versions().sort()).toEqual([1, 3]);
-    // 'e' took the counter of 'b' (count 1, seen before 'd'), so it reports 2.
-    expect(consumers.report([3, 1, 2, 1])).toEqual([
-      {
-        version: 1,
-        consumers: [
-          { consumer: 'a', requests: 3, last_seen: '2026-11-22T12:00:01.500Z' },
-          { consumer: 'e', requests: 2, last_seen: '2026-11-22T12:00:01.250Z' },
-          { consumer: 'd', requests: 1, last_seen: '2026-11-22T12:00:01.000Z' },
-        ],
-      },
-      { version: 2, consumers: [] },
-      { version: 3, consumers: [{ consumer: 'c', requests: 1, last_seen: '2026-11-22T12:00:00.000Z' }] },
-    ]);
   });
 });

@@ -231,7 +231,7 @@ describe('deprecation notices by webhook', () => {
     expect(new Set(hooks.received.map(({ headers }) => headers['webhook-id']))).toEqual(new Set([messageIdOf({ ...NINETY, channel: 'webhook' })]));
     expect(results().filter((result) => result.endsWith('retried'))).toHaveLength(waits.length);
     expect(results().at(-1)).toBe('sunset_in_90_days webhook failed');
-    const { failed } = await fixture.opened.notices.ofVersion(1);
+    const { failed } = await fixture.notices.ofVersion(1);
     expect(failed).toEqual([expect.objectContaining({ consumerId: 'acme', milestone: 'sunset_in_90_days', channel: 'webhook', lastError: 'webhook answered 500' })]);
   });
 
@@ -254,7 +254,7 @@ describe('a sender that stops during a delivery', () => {
     await fixture.consumer('acme', {});
     await fixture.consumer('other', {});
     // Recorded (a first attempt failed), then replica a claims both and starts the first delivery, then stops dead.
-    const store = fixture.opened.notices;
+    const store = fixture.notices;
     await smtp.close();
     await fixture.replica(smtp.url).check();
     await smtp.listen();

@@ -14,6 +14,7 @@ import { openConsumerStore, type OpenStore } from '../../src/consumers/store/ope
 import type { Channel, NoticeResult } from '../../src/notices/labels.js';
 import type { MilestoneName } from '../../src/notices/milestones.js';
 import { createNotices } from '../../src/notices/notices.js';
+import { createNoticeStore, type NoticeStore } from '../../src/notices/store.js';
 import type { NoticeScheduler } from '../../src/notices/scheduler.js';
 import type { VersionPolicy } from '../../src/versions/policy.js';
 import type { TestPostgres } from '../../../test/support/postgres.js';
@@ -38,6 +39,7 @@ const guides: MigrationGuides = {
 
 export interface NoticeFixture {
   opened: OpenStore;
+  notices: NoticeStore;
   sql: pg.Client;
   clock: { now: number };
   policy: { current: VersionPolicy };
@@ -52,15 +54,17 @@ export interface NoticeFixture {
 export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixture> {
   const url = await postgres.createDatabase();
   const logger = pino({ level: 'silent' });
-  const opened = await openConsumerStore({ database: { url, poolMax: 4 }, dataDir: '' }, logger);
+  const opened = await openConsumerStore({ database: { url, poolMax: 4, migrationTimeoutMs: 60_000 }, dataDir: '' }, logger);
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
   const clock = { now: NOW };
   const policy = { current: policyFrom(designPolicyFile) };
   const counts: NoticeFixture['counts'] = [];
   const replicas: NoticeScheduler[] = [];
+  const notices = createNoticeStore(opened.database);
   return {
     opened,
+    notices,
     sql,
     clock,
     policy,
@@ -73,7 +77,7 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
         sendTimeoutMs: SEND_TIMEOUT_MS,
       };
       const scheduler = createNotices({
-        store: opened.notices,
+        store: notices,
         config,
         consumers: opened.store,
         guides,

@@ -28,7 +28,7 @@ describe("the status page's notices", () => {
     await record('told', 'sent', null);
     await record('inactive', 'sent', null);
     await record('failing', 'failed', 'SMTP: 550 <failing@example.net> mailbox unavailable');
-    const html = await noticesSection(fixture.policy.current, NOW, { store: fixture.opened.notices, consumers: fixture.opened.store });
+    const html = await noticesSection(fixture.policy.current, NOW, { store: fixture.notices, consumers: fixture.opened.store });
     expect(text(html)).toContain('Notices about v1 Notified 1 of 3 active consumers (those that called v1 in the last 30 days).');
     expect(html).toContain('<td class="wrap">SMTP: 550 &lt;failing@example.net&gt; mailbox unavailable</td>');
     expect(text(html)).toContain('failing sunset_in_90_days email 27 SMTP: 550');
@@ -37,9 +37,9 @@ describe("the status page's notices", () => {
 
   it('say nothing for a policy without a deprecated version, and that the figures are unknown while the store is down', async () => {
     fixture = await noticeFixture(postgres);
-    expect(await noticesSection(fixture.policy.current, Date.parse('2026-05-01T00:00:00Z'), { store: fixture.opened.notices, consumers: fixture.opened.store })).toBe('');
+    expect(await noticesSection(fixture.policy.current, Date.parse('2026-05-01T00:00:00Z'), { store: fixture.notices, consumers: fixture.opened.store })).toBe('');
     const down = { ...fixture.opened.store, consumersOf: () => Promise.reject(new Error('storage unavailable')) };
-    expect(text(await noticesSection(fixture.policy.current, NOW, { store: fixture.opened.notices, consumers: down }))).toBe(
+    expect(text(await noticesSection(fixture.policy.current, NOW, { store: fixture.notices, consumers: down }))).toBe(
       'Notices about v1 Unknown: the consumer store cannot be read.',
     );
   });

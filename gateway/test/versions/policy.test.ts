@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VersionAnswer, VersionPolicy } from '../../src/versions/policy.js';
-import { TODAY, V1_SUNSET, at, designPolicyFile, lifecyclePolicyFile, policyFrom } from '../helpers.js';
+import { BROWNOUT_END, BROWNOUT_START, TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, policyFrom, stubbedGatewayPerTest } from '../helpers.js';
 
 const policy = policyFrom(designPolicyFile);
 const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';
@@ -241,5 +241,53 @@ describe('version policy: describe (GET /versions)', () => {
       { start: '2026-12-01T10:00:00.000Z', end: '2026-12-01T12:00:00.000Z' },
       { start: '2026-12-08T10:00:00.000Z', end: '2026-12-08T16:00:00.000Z' },
     ]);
+  });
+});
+
+describe('brownouts', () => {
+  const fixture = stubbedGatewayPerTest((stubUrl) => buildTestGateway(stubUrl, { policy: lifecyclePolicyFile }));
+  const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
+  const metricLines = async (name: string) =>
+    (await fixture.gateway.registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+
+  it('answers 410 version_brownout with Retry-After from the window start (inclusive) to its end (exclusive), without calling the backend', async () => {
+    fixture.gateway.setNow(BROWNOUT_START - 1);
+    expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+    fixture.stub.seen.length = 0;
+    for (const now of [BROWNOUT_START, BROWNOUT_END - 1]) {
+      fixture.gateway.setNow(now);
+      for (const [url, headers] of [
+        ['/v1/orders/ord-1001', {}],
+        ['/api/v1/orders/ord-1001', {}],
+        ['/orders/ord-1001', {}],
+        ['/orders/ord-1001', { 'api-version': '1' }],
+      ] as const) {
+        const res = await get(url, headers);
+        expect(res.statusCode).toBe(410);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.json()).toEqual({
+          error: 'version_brownout',
+          code: 410,
+          details: 'version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
+        });
+        expect(res.headers).toMatchObject({ 'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT', deprecation: '@1780272000', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' });
+        expect(res.headers.link).toMatch(/^<(\/api)?\/v2\/orders\/ord-1001>; rel="successor-version"/);
+      }
+    }
+    expect(fixture.stub.seen).toHaveLength(0);
+    expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
+    fixture.gateway.setNow(BROWNOUT_END);
+    expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+  });
+
+  it('counts brownout answers as 410 and shows the window in api_version_brownout_active', async () => {
+    fixture.gateway.setNow(BROWNOUT_START);
+    await get('/v1/orders/ord-1001');
+    expect(await metricLines('api_version_requests_total')).toEqual([
+      'api_version_requests_total{version="1",deprecated="true",selected_by="path",status_code="410"} 1',
+    ]);
+    expect(await metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 1', 'api_version_brownout_active{version="2"} 0']);
+    fixture.gateway.setNow(BROWNOUT_END);
+    expect(await metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 0', 'api_version_brownout_active{version="2"} 0']);
   });
 });

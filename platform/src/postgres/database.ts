@@ -74,7 +74,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Client options shared by the pool and the migration runner (which gives up on a silent server after `readTimeoutMs`). */
+/** Client options shared by the pool and the migration runner (which sets its own statement and read timeouts). */
 export function clientConfig(url: string, applicationName: string): pg.ClientConfig {
   return {
     connectionString: url,

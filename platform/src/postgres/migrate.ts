@@ -1,16 +1,25 @@
 import { readdirSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { runner } from 'node-pg-migrate';
+import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { clientConfig, readTimeoutMs } from './database.js';
+import { clientConfig } from './database.js';
 
 /** Dot files, source maps and declarations beside the compiled migrations are not migrations. */
 const IGNORED_FILES = '(?:\\..*|.*\\.map|.*\\.d\\.ts)';
 const MIGRATIONS_TABLE = 'pgmigrations';
+/** As for requests: the client gives up on a silent server this long after the server would have cancelled the statement. */
+const READ_MARGIN_MS = 500;
+/** SQLSTATE query_canceled: here, a statement ran past statement_timeout. */
+const QUERY_CANCELED = '57014';
 
 export interface MigrationOptions {
   url: string;
+  /**
+   * DATABASE_MIGRATION_TIMEOUT_MS: bounds the wait for another replica's migration and each migration
+   * statement, instead of the requests' 3 s statement timeout (a migration may take minutes).
+   */
+  migrationTimeoutMs: number;
   logger: Logger;
   redact: (text: string) => string;
   /** The migration files (TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either). */
@@ -41,13 +50,18 @@ function knownMigrations(dir: string): Set<string> {
  * together wait for each other and the first applies it once). A schema with a migration this build does not
  * know was made by a newer build: starting on it could corrupt data, so this refuses with one line.
  */
-export async function migrate({ url, logger, redact, dir, schema, applicationName, processName }: MigrationOptions): Promise<void> {
+export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, schema, applicationName, processName }: MigrationOptions): Promise<void> {
   const log = logger.child({ component: 'migrations' });
-  const client = new pg.Client({ ...clientConfig(url, applicationName), query_timeout: readTimeoutMs });
+  const client = new pg.Client({ ...clientConfig(url, applicationName), statement_timeout: migrationTimeoutMs, query_timeout: migrationTimeoutMs + READ_MARGIN_MS });
   // The failing statement reports a lost connection; unhandled, the client's own 'error' event would end the process.
   client.on('error', (err) => log.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed'));
+  // Which bound a cancelled statement ran into, for the message.
+  let waitingForLock = false;
   try {
     await client.connect();
+    waitingForLock = true;
+    await lockMigrations(client, log, migrationTimeoutMs);
+    waitingForLock = false;
     await runner({
       dbClient: client,
       dir,
@@ -55,7 +69,8 @@ export async function migrate({ url, logger, redact, dir, schema, applicationNam
       migrationsTable: MIGRATIONS_TABLE,
       ...(schema === undefined ? {} : { schema, migrationsSchema: schema, createSchema: true, createMigrationsSchema: true }),
       direction: 'up',
-      advisoryLockMode: 'wait',
+      // Taken above, on this session: ending the connection releases it.
+      noLock: true,
       singleTransaction: true,
       logger: { debug: (msg: string) => log.debug(msg), info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg), error: (msg: string) => log.error(msg) },
     });
@@ -70,12 +85,28 @@ export async function migrate({ url, logger, redact, dir, schema, applicationNam
     }
   } catch (err) {
     if (err instanceof SchemaNewerError) throw err;
+    if (err instanceof pg.DatabaseError && err.code === QUERY_CANCELED) {
+      const what = waitingForLock ? "waited for another replica's schema migration (the PostgreSQL advisory lock)" : 'a migration statement ran';
+      throw new Error(`PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`, { cause: err });
+    }
     // One line, whatever the library or driver wrote (some of their messages carry a stack).
     const reason = redact(err instanceof Error ? err.message : String(err)).split('\n')[0];
     throw new Error(`PostgreSQL schema migration failed: ${reason}`, { cause: err });
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * node-pg-migrate's own advisory lock (its id, so its command-line tool and every process migrating this
+ * database wait for each other), taken here so that a replica that has to wait says so: it is not ready meanwhile.
+ */
+async function lockMigrations(client: pg.Client, log: Logger, timeoutMs: number): Promise<void> {
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PG_MIGRATE_LOCK_ID]);
+  if (rows[0]?.locked === true) return;
+  log.info({ timeoutMs }, "waiting for another replica's schema migration");
+  await client.query('SELECT pg_advisory_lock($1::bigint)', [PG_MIGRATE_LOCK_ID]);
+  log.info("another replica's schema migration finished");
 }
 
 class SchemaNewerError extends Error {

@@ -1,11 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@version-router/platform/config';
 import { loadConfig } from '../src/config.js';
-import { builtMain } from './process.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -24,9 +19,11 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ DATABASE_URL: 'postgres://app:s3cret@db:5432/users' }, { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10 }],
-    [{ DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_MAX: '100' }, { url: 'postgresql://db/users', poolMax: 100 }],
-    [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1 }],
+    [{ DATABASE_URL: 'postgres://app:s3cret@db:5432/users' }, { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10, migrationTimeoutMs: 600_000 }],
+    [{ DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_MAX: '100' }, { url: 'postgresql://db/users', poolMax: 100, migrationTimeoutMs: 600_000 }],
+    [{ DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' }, { url: 'postgres:///users?host=/run/postgresql', poolMax: 1, migrationTimeoutMs: 600_000 }],
+    [{ DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATION_TIMEOUT_MS: '1000' }, { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 1_000 }],
+    [{ DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATION_TIMEOUT_MS: '86400000' }, { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 86_400_000 }],
   ])('reads the users database from %j', (env, database) => {
     expect(loadConfig(env).database).toEqual(database);
   });
@@ -42,6 +39,12 @@ describe('loadConfig', () => {
 
   it.each(['0', '101', '1.5', '-1', 'ten', ''])('throws a ConfigError naming DATABASE_POOL_MAX for %j', (value) => {
     expect(() => loadConfig({ DATABASE_POOL_MAX: value })).toThrow(/^DATABASE_POOL_MAX: must be an integer from 1 to 100 /);
+  });
+
+  it.each(['999', '86400001', '1.5', '-1', 'ten', ''])('throws a ConfigError naming DATABASE_MIGRATION_TIMEOUT_MS for %j', (value) => {
+    expect(() => loadConfig({ DATABASE_MIGRATION_TIMEOUT_MS: value })).toThrow(
+      new ConfigError(`DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got ${JSON.stringify(value)})`),
+    );
   });
 
   it.each([
@@ -79,30 +82,5 @@ describe('loadConfig', () => {
   ])('throws a ConfigError naming %s for %j', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));
-  });
-});
-
-describe('the built process with a bad configuration', () => {
-  const dupes = join(mkdtempSync(join(tmpdir(), 'backend-config-')), 'dupes.json');
-  writeFileSync(dupes, JSON.stringify([1, 2].map((n) => ({ id: 'o', customer_id: `user-${n}`, total_cents: n, currency: 'EUR' }))));
-
-  it.each([
-    [{ BACKEND_PORT: 'abc' }, 'invalid configuration: BACKEND_PORT: must be a port number (0-65535) (got "abc")'],
-    [{ SHUTDOWN_DELAY_MS: '30001' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")'],
-    [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
-    [{ SEED_DIR: 'no/such/seed' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/seed/orders.json (ENOENT)'],
-    [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
-    [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
-    [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
-    [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
-  ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {
-    expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);
-    const result = spawnSync(process.execPath, [builtMain], {
-      env: { ...process.env, BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`${line}\n`);
   });
 });

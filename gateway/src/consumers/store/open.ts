@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '@version-router/platform/config';
-import { migrate, openDatabase } from '@version-router/platform/postgres';
-import { createNoticeStore, type NoticeStore } from '../../notices/store.js';
+import { migrate, openDatabase, type Database } from '@version-router/platform/postgres';
 import { createConsumerStore, type ConsumerStore } from './consumer-store.js';
 import { startEmbeddedServer } from './embedded.js';
 
@@ -14,6 +13,9 @@ const SCHEMA = 'gateway';
 
 const APPLICATION_NAME = 'gateway';
 
+/** The embedded store has no other replica to wait for: this only bounds a migration statement that hangs. */
+const EMBEDDED_MIGRATION_TIMEOUT_MS = 600_000;
+
 export interface StoreLocation {
   /** DATABASE_URL: a PostgreSQL server shared by the replicas. */
   database: DatabaseConfig | undefined;
@@ -24,8 +26,8 @@ export interface StoreLocation {
 /** The open store (its close ends the pool, then the embedded server when there is one), and where it lives. */
 export interface OpenStore {
   store: ConsumerStore;
-  /** The deprecation notices, on the same pool (closed with the store). */
-  notices: NoticeStore;
+  /** The pool the store runs on (closed with it), for the other tables of the schema (the notices'). */
+  database: Database;
   /** For the start-up log line: `postgres` or `embedded`. */
   kind: 'postgres' | 'embedded';
 }
@@ -38,17 +40,18 @@ export interface OpenStore {
 export async function openConsumerStore({ database, dataDir }: StoreLocation, logger: Logger): Promise<OpenStore> {
   const embedded = database === undefined ? await startEmbeddedServer(dataDir) : undefined;
   // PGlite is one session shared by its connections: one pooled connection, unnamed statements.
-  const { url, poolMax } = embedded === undefined ? (database as DatabaseConfig) : { url: embedded.url, poolMax: 1 };
+  const { url, poolMax, migrationTimeoutMs } =
+    embedded === undefined ? (database as DatabaseConfig) : { url: embedded.url, poolMax: 1, migrationTimeoutMs: EMBEDDED_MIGRATION_TIMEOUT_MS };
   const pool = openDatabase({ url, poolMax, logger, applicationName: APPLICATION_NAME });
   const close = async (): Promise<void> => {
     await pool.close();
     await embedded?.close();
   };
   try {
-    await migrate({ url, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
+    await migrate({ url, migrationTimeoutMs, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
   } catch (err) {
     await close();
     throw err;
   }
-  return { store: createConsumerStore(pool, close), notices: createNoticeStore(pool), kind: embedded === undefined ? 'postgres' : 'embedded' };
+  return { store: createConsumerStore(pool, close), database: pool, kind: embedded === undefined ? 'postgres' : 'embedded' };
 }

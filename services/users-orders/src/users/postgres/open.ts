@@ -16,7 +16,7 @@ export interface PostgresUsers {
 export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, registry: Registry): Promise<PostgresUsers> {
   const database = openDatabase({ url: config.url, poolMax: config.poolMax, logger, registry });
   try {
-    await migrate(config.url, logger, (text) => database.redact(text));
+    await migrate(config, logger, (text) => database.redact(text));
   } catch (err) {
     await database.close();
     throw err;

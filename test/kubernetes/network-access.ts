@@ -1,0 +1,36 @@
+/**
+ * Who may reach whom in deploy/kubernetes (docs/deployment.md, Kubernetes): the ports each Deployment
+ * accepts traffic on and from whom, and where each may send to. Shared by the tests on the rendered
+ * manifests and on the files.
+ */
+import type { EgressAllowance, PortAccess } from './fleet-rules.js';
+import { processes } from './processes.js';
+
+const { gateway, backend } = processes;
+/** Prometheus's pods as the Prometheus Operator labels them, in kube-prometheus-stack's usual namespace. */
+const prometheusPods = { kind: 'pods', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } } as const;
+const gatewayPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'gateway' } } as const;
+const backendPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'backend' } } as const;
+/** The cluster's DNS pods (CoreDNS keeps the kube-dns label). */
+const dnsPods = { kind: 'pods', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } } as const;
+
+/** The API of the gateway from anyone, the backend's from the gateway, the admin ports from Prometheus. */
+export const portAccess: PortAccess[] = [
+  { deployment: 'gateway', port: gateway.apiPort, portName: 'http', allowed: { kind: 'anyone' } },
+  { deployment: 'gateway', port: gateway.admin.port, portName: 'admin', allowed: prometheusPods },
+  { deployment: 'backend', port: backend.apiPort, portName: 'http', allowed: gatewayPods },
+  { deployment: 'backend', port: backend.admin.port, portName: 'admin', allowed: prometheusPods },
+];
+
+const dns: EgressAllowance = { what: 'DNS', peer: dnsPods, ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] };
+
+const postgresServer: EgressAllowance = { what: 'PostgreSQL', peer: { kind: 'anyone' }, ports: [{ port: 5432 }] };
+
+/** DNS for both, the backend for the gateway, and PostgreSQL (wherever it runs, on its port) for both when they keep users and consumers there. */
+export function egressAllowances({ postgres }: { postgres: boolean }): Record<string, EgressAllowance[]> {
+  const toBackend: EgressAllowance = { what: 'the backend', peer: backendPods, ports: [{ port: backend.apiPort }] };
+  return {
+    gateway: postgres ? [dns, toBackend, postgresServer] : [dns, toBackend],
+    backend: postgres ? [dns, postgresServer] : [dns],
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * docs/deployment.md#kubernetes-on-kind runs as written, as far as that can be known without a cluster: its
+ * shell blocks parse, and they build, load and apply what the manifests name and create the Secrets the
+ * pods read (test/kubernetes/walkthrough.ts). Every Secret command of the Kubernetes section keeps its value
+ * out of the shell's history.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/paths.mjs';
+import { manifests, objectsIn } from './fixtures.js';
+import { podSpec } from './pod-rules.js';
+import { commandsOf, shellBlocks, walkthroughViolations, type Named } from './walkthrough.js';
+
+const DOC = 'docs/deployment.md';
+const KIND = '### Kubernetes on kind';
+const document = (): string => readFileSync(join(repoRoot, DOC), 'utf8');
+
+/** What the base manifests name (images as the kustomization tags them, the Secrets the pods read). */
+function named(): Named {
+  const { deployments } = manifests();
+  const containers = deployments.flatMap((deployment) => podSpec(deployment).containers);
+  const secrets = containers.flatMap((container) => (container.env ?? []).flatMap((variable) => variable.valueFrom?.secretKeyRef ?? []));
+  const namespace = objectsIn('base/namespace.yaml')[0]?.metadata.name ?? '';
+  return {
+    images: new Map(containers.map((container) => [container.name, container.image ?? ''])),
+    secrets: [...new Map(secrets.map((reference) => [`${reference.name}/${reference.key}`, { name: reference.name ?? '', key: reference.key }])).values()],
+    namespace,
+    kustomizations: ['deploy/kubernetes/base', 'deploy/kubernetes/overlays/postgres', 'deploy/kubernetes/monitoring', 'deploy/kubernetes/exposure/ingress', 'deploy/kubernetes/exposure/gateway-api'],
+  };
+}
+
+describe(`the kind walkthrough (${DOC})`, () => {
+  it('has shell blocks that bash parses', () => {
+    const blocks = shellBlocks(document(), KIND);
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const result = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' });
+      expect(result.stderr, block).toBe('');
+      expect(result.status, block).toBe(0);
+    }
+  });
+
+  it('builds, loads and applies what the manifests name, creates their Secrets from files, and installs metrics-server', () => {
+    const { images, secrets } = named();
+    expect([...images.values()].sort()).toEqual(['version-router-backend:0.1.0', 'version-router-gateway:0.1.0']);
+    expect(secrets).toEqual([{ name: 'version-router-admin', key: 'token' }]);
+    expect(walkthroughViolations(commandsOf(shellBlocks(document(), KIND)), named())).toEqual([]);
+  });
+
+  it('keeps every Secret of the Kubernetes section out of the shell history', () => {
+    const section = commandsOf(shellBlocks(document(), '## Kubernetes'));
+    const creating = section.filter((command) => command.includes('secret'));
+    expect(creating.length).toBeGreaterThanOrEqual(2);
+    expect(creating.filter((command) => command.some((word) => word.startsWith('--from-literal')))).toEqual([]);
+  });
+});
+
+describe('walkthrough rules', () => {
+  const walkthrough = `
+\`\`\`sh
+kind create cluster --name demo
+docker build --target gateway -t version-router/gateway:0.1.0 .
+docker build --target backend -t version-router-backend:latest .
+kind load docker-image version-router-gateway:0.1.0   # into the default cluster
+kubectl -n default create secret generic version-router-admin \\
+  --from-literal=token=hunter2
+kubectl apply -k deploy/kubernetes/staging
+\`\`\`
+`;
+
+  it('report the wrong images, cluster, Secret, kustomization, and no metrics-server', () => {
+    const commands = commandsOf(shellBlocks(`### Kubernetes on kind\n${walkthrough}`, KIND));
+    expect(walkthroughViolations(commands, named())).toEqual([
+      'builds gateway as version-router/gateway:0.1.0, not version-router-gateway:0.1.0',
+      'builds backend as version-router-backend:latest, not version-router-backend:0.1.0',
+      'loads version-router-gateway:0.1.0, not version-router-backend:0.1.0, version-router-gateway:0.1.0',
+      'loads into the cluster kind, which it did not create',
+      'creates the Secret version-router-admin outside the namespace version-router',
+      'creates the Secret version-router-admin without its key token from a file',
+      'kubectl -n default create secret generic version-router-admin --from-literal=token=hunter2: --from-literal leaves the value in the shell\'s history',
+      'applies deploy/kubernetes/staging, which no test renders',
+      'installs no metrics-server, which the HorizontalPodAutoscaler needs',
+    ]);
+  });
+
+  it('end the section at the next heading of its level, not at a comment in another fence', () => {
+    const markdown = '### Kubernetes on kind\n```yaml\n# a comment\n```\n```sh\necho in\n```\n### Next\n```sh\necho out\n```\n';
+    expect(shellBlocks(markdown, KIND)).toEqual(['echo in']);
+  });
+});
