@@ -7,6 +7,7 @@ import type { Clock } from '@version-router/platform/clock';
 import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { registryRoutes } from './consumers/registry-routes.js';
+import { versionConsumersRoutes } from './consumers/reports/version-consumers-routes.js';
 import { backendAccepts } from './proxy/readiness.js';
 import { statusRoutes } from './status/routes.js';
 
@@ -14,7 +15,8 @@ import { statusRoutes } from './status/routes.js';
  * The admin routes only the gateway has: `POST /-/reload` re-reads the version policy file; `GET /`
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
  * /versions/{n}/changes` (the migration guide) and `GET /changelog` are the page's links; the consumer
- * registry registers consumers and issues and revokes their keys.
+ * registry registers consumers and issues and revokes their keys; `GET /versions/{n}/consumers` lists whom
+ * to reach about a version.
  */
 function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
@@ -24,11 +26,12 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       return { reloaded: true };
     });
     const notices = app.noticeStore === undefined ? undefined : { store: app.noticeStore, consumers: app.consumers.store };
-    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, replica, notices });
+    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica, notices });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);
     await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
+    await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, clock });
   };
 }
 

@@ -13,6 +13,7 @@ import { createVersionUsage, type VersionUsage } from './accounting/usage.js';
 import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
+import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import type { ConsumerStore } from './consumers/store/consumer-store.js';
 import type { NoticesConfig } from './config.js';
 import { createNotices } from './notices/notices.js';
@@ -130,6 +131,7 @@ export async function buildApp({
   const guides = createMigrationGuides(pool);
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
+  await app.register(deprecationsRoutes, { policies, keys, reader: consumerStore, guides, clock });
   if (noticesOptions !== undefined) {
     notices = createNotices({
       ...noticesOptions,

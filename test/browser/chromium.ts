@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -68,3 +68,21 @@ export const DAY_MS = 86_400_000;
 const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
 export const daysFromToday = (days: number): number => today + days * DAY_MS;
 export const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** v1 announced 30 days ago and removed in 180, v2 its successor: a deprecation under way on any day the pages are tested. */
+export const V1_ANNOUNCED = daysFromToday(-30);
+export const V1_SUNSET = daysFromToday(180);
+
+/** The policy file of that deprecation, written in `dir`; answers its path (the gateway's API_VERSIONS_FILE). */
+export function writeDeprecatedV1Policy(dir: string): string {
+  const path = join(dir, 'versions.json');
+  const policy = {
+    default_version: 1,
+    versions: [
+      { version: 1, status: 'deprecated', announced: dateOf(V1_ANNOUNCED), sunset: `${dateOf(V1_SUNSET)}T00:00:00Z`, successor: 2 },
+      { version: 2, status: 'current' },
+    ],
+  };
+  writeFileSync(path, JSON.stringify(policy));
+  return path;
+}

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from './chromium.js';
+import { dateOf, launchWithoutJavaScript, saveScreenshot, V1_ANNOUNCED, V1_SUNSET, writeDeprecatedV1Policy } from './chromium.js';
 
 /**
  * The migration guide (`GET /versions/1/changes`) in a real browser (test/browser/chromium.ts), from the
@@ -18,15 +18,6 @@ import { dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from '
 const screenshotCopy = process.env.MIGRATION_GUIDE_SCREENSHOT;
 
 const dir = mkdtempSync(join(tmpdir(), 'migration-guide-browser-'));
-const announced = daysFromToday(-30);
-const sunset = daysFromToday(180);
-const policy = {
-  default_version: 1,
-  versions: [
-    { version: 1, status: 'deprecated', announced: dateOf(announced), sunset: `${dateOf(sunset)}T00:00:00Z`, successor: 2 },
-    { version: 2, status: 'current' },
-  ],
-};
 
 let stack: ProcessStack;
 let context: BrowserContext;
@@ -42,9 +33,7 @@ async function changeRows(): Promise<string[][]> {
 }
 
 beforeAll(async () => {
-  const policyPath = join(dir, 'versions.json');
-  writeFileSync(policyPath, JSON.stringify(policy));
-  stack = await startProcessStack({ gatewayEnv: { API_VERSIONS_FILE: policyPath } });
+  stack = await startProcessStack({ gatewayEnv: { API_VERSIONS_FILE: writeDeprecatedV1Policy(dir) } });
   ({ context, page, consoleErrors } = await launchWithoutJavaScript(dir, 1200));
   const res = await page.goto(`${stack.gatewayUrl}/versions/1/changes`);
   expect(res?.status()).toBe(200);
@@ -59,7 +48,7 @@ afterAll(async () => {
 describe('the migration guide in Chromium, JavaScript off', () => {
   it('shows what changes from v1 to v2, per operation, breaking changes marked', async () => {
     expect(await page.title()).toBe('Moving from v1 to v2');
-    expect(await page.locator('p.meta').textContent()).toContain(`Version 1 is deprecated from ${dateOf(announced)}; it is removed on ${dateOf(sunset)}`);
+    expect(await page.locator('p.meta').textContent()).toContain(`Version 1 is deprecated from ${dateOf(V1_ANNOUNCED)}; it is removed on ${dateOf(V1_SUNSET)}`);
     expect(await page.locator('h2').allTextContents()).toEqual(['GET /v1/orders/{id} → GET /v2/orders/{id}', 'GET /api/v1/orders/{id} → GET /api/v2/orders/{id}']);
     const fields = [
       ['removed', 'field', 'user_id', 'response 200 (application/json)', 'breaking'],

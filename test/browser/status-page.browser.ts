@@ -118,7 +118,7 @@ describe('the status page in Chromium, JavaScript off', () => {
   });
 
   it('lists the consumers of the deprecated version, heaviest first', async () => {
-    expect(await page.locator('#consumers-v1').textContent()).toBe('Top consumers of v1 (deprecated)');
+    expect(await page.locator('#consumers-v1').textContent()).toBe('Anonymous top consumers of v1 (deprecated)');
     const consumers = (await rows('table.consumers[data-version="1"]')).map((row) => row.slice(0, 3));
     expect(consumers).toEqual([
       ['1', 'acme-billing', '12'],

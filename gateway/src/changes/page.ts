@@ -1,17 +1,10 @@
-import { escapeText, inlineStyleCsp } from '../html/self-contained.js';
+import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { GuideChange, MigrationGuide } from './guide.js';
 
-const STYLE = `
-:root { color-scheme: light; --line: #d8dde3; --muted: #5b6470; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1d2330; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
-h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; font-weight: 600; }
-p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
-caption { text-align: left; padding-bottom: .35rem; }
+const STYLE = `${BASE_STYLE}h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; font-weight: 600; }
 p.summary { font-size: 1.05rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
-table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.description { color: var(--muted); font-size: .88rem; }

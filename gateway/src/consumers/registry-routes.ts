@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
 import { HttpError, sendError } from '@version-router/platform/errors';
-import { StorageUnavailableError } from '@version-router/platform/postgres';
 import type { KeyCache } from './key-cache.js';
 import { generateKey } from './keys.js';
 import type { ConsumerStore } from './store/consumer-store.js';
+import { storeUnavailableHandler } from './store/unavailable.js';
 
 export interface RegistryRoutesOptions {
   store: ConsumerStore;
@@ -74,10 +74,7 @@ export async function registryRoutes(admin: FastifyInstance, { store, keys, cloc
       done(invalid('the body is not JSON'));
     }
   });
-  admin.setErrorHandler((err, _request, reply) => {
-    if (err instanceof StorageUnavailableError) return sendError(reply.header('retry-after', '1'), 503, 'storage unavailable');
-    throw err;
-  });
+  admin.setErrorHandler(storeUnavailableHandler);
 
   admin.post('/consumers', credentials, async (request, reply) => {
     const parsed = newConsumerBody.safeParse(request.body ?? {});

@@ -37,7 +37,7 @@ const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeade
 };
 
 const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
-const deprecatedDocumentReplyOptions = openApiReplyOptions(versionedReplyOptions);
+const documentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
 /**
  * The query without the version parameter (`kept`, no "?"), given to reply-from as is: it would otherwise
@@ -106,7 +106,7 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const options = answer.phase === 'deprecated' && match.route.template === OPENAPI_RESOURCE ? deprecatedDocumentReplyOptions : versionedReplyOptions;
+    const options = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
     if (query !== undefined) {
       void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)));
       return;

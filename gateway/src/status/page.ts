@@ -1,10 +1,11 @@
 import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumers.js';
-import { escapeText, inlineStyleCsp } from '../html/self-contained.js';
+import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
 import { ATOM_MEDIA_TYPE, CHANGELOG_PATH } from '../versions/discovery.js';
 import { readableInstant } from '../versions/readable-instant.js';
 import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
+import type { RegisteredConsumers } from './registered.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
 const REFRESH_SECONDS = 10;
@@ -13,19 +14,15 @@ const PAGE_CONSUMERS = 10;
 
 const DAY_MS = 86_400_000;
 
-const STYLE = `
-:root { color-scheme: light; --line: #d8dde3; --muted: #5b6470; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1d2330; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
-h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
-p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
-caption { text-align: left; padding-bottom: .35rem; }
-table { border-collapse: collapse; width: 100%; }
+const STYLE = `${BASE_STYLE}h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
 th { white-space: normal; font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.wrap { white-space: normal; }
 td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; white-space: normal; width: 100%; }
+table.registered td.consumer { width: auto; }
+td.name { white-space: normal; width: 100%; }
+p.unavailable { color: #8f1d18; }
 .phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; }
 .phase-current { background: #e3f4e8; color: #17622f; }
 .phase-deprecated { background: #fff1d6; color: #7a4b00; }
@@ -65,8 +62,37 @@ export function consumerVersions(policy: VersionPolicy, consumers: ConsumerTable
   return [...new Set([...listed, ...consumers.versions()])].sort((a, b) => a - b);
 }
 
+const phaseNote = (phase: Phase | undefined): string => (phase === undefined ? '' : ` (${phase})`);
+
+/** The version's registered consumers, read from the store every replica shares: who they are, not what they claim. */
+function registeredSection(version: number, phase: Phase | undefined, registered: RegisteredConsumers, nowMs: number): string {
+  const heading = `<h2 id="registered-v${version}">Registered consumers of v${version}${phaseNote(phase)}</h2>`;
+  const contacts = `Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
+  if (registered === 'store unavailable') {
+    return `${heading}\n<p class="note unavailable">The consumer store could not be read, so the registered consumers cannot be shown now; the anonymous list below is this replica's own and still shown.</p>`;
+  }
+  const list = registered.get(version);
+  if (list === undefined || list.consumers.length === 0) return `${heading}\n<p class="note">No consumer has called v${version} with an API key.</p>`;
+  const since = list.requests_since.slice(0, 10);
+  const rows = list.consumers
+    .map(
+      (row) =>
+        `<tr><td class="consumer">${escapeText(row.id)}</td><td class="name">${escapeText(row.name)}</td><td class="num">${row.requests}</td>` +
+        `<td><time datetime="${row.last_seen}">${span(nowMs - Date.parse(row.last_seen))} ago</time></td></tr>`,
+    )
+    .join('\n');
+  return `${heading}
+<table class="registered" data-version="${version}">
+<thead><tr><th>consumer (API-Key)</th><th>name</th><th class="num">requests since ${since}</th><th>last seen</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>`;
+}
+
 function consumersSection({ version, consumers }: VersionConsumers, phase: Phase | undefined, table: ConsumerTable, nowMs: number): string {
-  const heading = `<h2 id="consumers-v${version}">Top consumers of v${version}${phase === undefined ? '' : ` (${phase})`}</h2>`;
+  const heading = `<h2 id="consumers-v${version}">Anonymous top consumers of v${version}${phaseNote(phase)}</h2>`;
   if (consumers.length === 0) return `${heading}\n<p class="note">No requests since the gateway started.</p>`;
   const rows = consumers
     .slice(0, PAGE_CONSUMERS)
@@ -76,7 +102,10 @@ function consumersSection({ version, consumers }: VersionConsumers, phase: Phase
         `<td><time datetime="${row.last_seen}">${span(nowMs - Date.parse(row.last_seen))} ago</time></td></tr>`,
     )
     .join('\n');
-  const notes = [`${Math.min(consumers.length, PAGE_CONSUMERS)} of ${consumers.length} tracked since the gateway started, by requests.`];
+  const notes = [
+    `${Math.min(consumers.length, PAGE_CONSUMERS)} of ${consumers.length} tracked since the gateway started, by requests, on this replica.`,
+    'Named by what each request says of itself, with or without an API key.',
+  ];
   if (table.approximate(version)) {
     notes.push(`More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may include requests of consumers it displaced.`);
   }
@@ -90,13 +119,24 @@ ${rows}
 <p class="note">${notes.join(' ')}</p>`;
 }
 
+export interface StatusPageInput {
+  policy: VersionPolicy;
+  usage: VersionUsage;
+  /** The host name: whose figures these are (with several replicas each page counts its own). */
+  replica: string;
+  /** The registered consumers of the versions `consumerVersions` lists at `nowMs`, fleet-wide. */
+  registered: RegisteredConsumers;
+  nowMs: number;
+  /** The fleet's deprecation notices (status/notices.ts), already rendered; '' for none. */
+  noticeSections?: string;
+}
+
 /**
  * The admin port's `GET /`: everything about the versions a person needs at a glance, as one HTML document.
- * `replica` (the host name) says whose figures these are: with several replicas each page counts its own.
- * `noticeSections` (status/notices.ts) is the fleet's deprecation notices, already rendered.
+ * Per deprecated or removed version, its registered consumers (every replica's) come first, then the
+ * anonymous ones this replica counted.
  */
-export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, replica: string, noticeSections = ''): string {
-  const nowMs = usage.clock();
+export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '' }: StatusPageInput): string {
   const recent = usage.traffic.recent(nowMs);
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
   const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
@@ -125,7 +165,10 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, rep
 
   const consumerSections = usage.consumers
     .report(consumerVersions(policy, usage.consumers, nowMs))
-    .map((list) => consumersSection(list, phases.get(list.version), usage.consumers, nowMs))
+    .map((list) => {
+      const phase = phases.get(list.version);
+      return `${registeredSection(list.version, phase, registered, nowMs)}\n${consumersSection(list, phase, usage.consumers, nowMs)}`;
+    })
     .join('\n');
 
   return `<!doctype html>
@@ -140,7 +183,7 @@ export function renderStatusPage(policy: VersionPolicy, usage: VersionUsage, rep
 <body>
 <h1>API versions</h1>
 <p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
-<p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
+<p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
 <table id="versions">
 <caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
 <thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">share</th></tr></thead>

@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 
 type Json = Record<string, unknown>;
@@ -21,4 +23,37 @@ export function ordersDocument(version: number): Json {
   const document = committedDocument(version);
   const paths = Object.entries(document.paths as Json).filter(([path]) => !VERSIONED_PATH.test(path) || ORDER_PATH.test(path));
   return { ...document, paths: Object.fromEntries(paths) };
+}
+
+/**
+ * A backend that publishes the orders' documents (`ordersDocument`) at `/v{n}/openapi.json`, or answers what a
+ * test sets; any other path is a 200 `{}` (a resource the gateway forwards).
+ */
+export interface DocumentBackend {
+  url: string;
+  documents: Map<string, string>;
+  seen: { url: string; headers: IncomingHttpHeaders }[];
+  /** Answer nothing (the gateway's timeout). */
+  silent: boolean;
+  close(): Promise<void>;
+}
+
+export async function startDocumentBackend(): Promise<DocumentBackend> {
+  const backend = { documents: new Map([1, 2].map((version) => [`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version))])), seen: [], silent: false } as unknown as DocumentBackend;
+  const server: Server = createServer((req, res) => {
+    backend.seen.push({ url: req.url ?? '', headers: req.headers });
+    if (backend.silent) return;
+    const document = backend.documents.get(req.url ?? '');
+    if (document === undefined && !(req.url ?? '').endsWith('/openapi.json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    else if (document === undefined) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
+    else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(document);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  backend.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  backend.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return backend;
 }

@@ -1,38 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUIDE_PAGE_CSP } from '../../src/changes/page.js';
 import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
-import { ordersDocument } from './documents.js';
-
-/** A backend that publishes the orders' documents (./documents.ts) at `/v{n}/openapi.json`, or answers what a test sets. */
-interface DocumentBackend {
-  url: string;
-  documents: Map<string, string>;
-  seen: { url: string; headers: IncomingHttpHeaders }[];
-  /** Answer nothing (the gateway's timeout). */
-  silent: boolean;
-  close(): Promise<void>;
-}
-
-async function startDocumentBackend(): Promise<DocumentBackend> {
-  const backend = { documents: new Map([1, 2].map((version) => [`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version))])), seen: [], silent: false } as unknown as DocumentBackend;
-  const server: Server = createServer((req, res) => {
-    backend.seen.push({ url: req.url ?? '', headers: req.headers });
-    if (backend.silent) return;
-    const document = backend.documents.get(req.url ?? '');
-    if (document === undefined) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
-    else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(document);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  backend.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  backend.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return backend;
-}
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from './documents.js';
 
 const FIELDS_V1_TO_V2 = [
   { change: 'removed', kind: 'field', name: 'user_id', where: 'response 200 (application/json)', breaking: true },

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/consumers/keys.js';
-import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
+import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
 import { at, buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 
@@ -17,14 +17,6 @@ afterEach(async () => {
   await gateway?.app.close();
   gateway = undefined;
 });
-
-/** A consumer with a key, written to the store as another replica (or an earlier run) would have. */
-async function consumerWithKey(store: MemoryConsumerStore, id: string): Promise<{ key: string; keyId: string }> {
-  await store.createConsumer({ id, name: id, contact_email: null, webhook_url: null, webhook_secret: null }, TODAY);
-  const { keyId, key, digest } = generateKey();
-  await store.addKey(id, { keyId, digest }, TODAY);
-  return { key, keyId };
-}
 
 async function start(options: Parameters<typeof buildTestGateway>[1] = {}): Promise<TestGateway> {
   gateway = await buildTestGateway(stub.url, options);

@@ -1,4 +1,5 @@
 import { StorageUnavailableError } from '@version-router/platform/postgres';
+import { generateKey } from '../../src/consumers/keys.js';
 import { dayOf, type ConsumerRecord, type ConsumerStore, type FirstUse, type KeyEntry, type KeyRecord, type UsageDelta, type UsageRow } from '../../src/consumers/store/consumer-store.js';
 
 /** A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would. */
@@ -106,10 +107,12 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
         const known = byConsumer.get(row.consumerId) ?? { requests: 0, lastSeenMs: 0 };
         byConsumer.set(row.consumerId, { requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) });
       }
-      return [...byConsumer.entries()].map(([id, { requests, lastSeenMs }]) => {
-        const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
-        return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
-      });
+      return [...byConsumer.entries()]
+        .map(([id, { requests, lastSeenMs }]) => {
+          const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
+          return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
+        })
+        .sort((a, b) => b.requests - a.requests || (a.consumer.id < b.consumer.id ? -1 : 1));
     },
     async close() {},
   };
@@ -117,4 +120,17 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     if (store.down) throw new StorageUnavailableError('connect ECONNREFUSED 10.0.0.9:5432');
   }
   return store;
+}
+
+/** A consumer with a key, written to the store as another replica (or an earlier run) would have. */
+export async function consumerWithKey(
+  store: ConsumerStore,
+  id: string,
+  // The tests' usual today (TODAY in ../helpers.ts, which imports this file).
+  { nowMs = Date.parse('2026-11-22T12:00:00Z'), name = id, contact_email = null }: { nowMs?: number; name?: string; contact_email?: string | null } = {},
+): Promise<{ key: string; keyId: string }> {
+  await store.createConsumer({ id, name, contact_email, webhook_url: null, webhook_secret: null }, nowMs);
+  const { keyId, key, digest } = generateKey();
+  await store.addKey(id, { keyId, digest }, nowMs);
+  return { key, keyId };
 }

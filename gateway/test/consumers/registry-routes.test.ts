@@ -76,6 +76,12 @@ describe('POST /consumers', () => {
     ['a malformed e-mail', { name: 'Acme', contact_email: 'billing at acme' }, 'contact_email: must be an e-mail address'],
     ['a webhook URL that is not http(s)', { name: 'Acme', webhook_url: 'ftp://hooks.example/x' }, 'webhook_url: must be an http:// or https:// URL'],
     ['a webhook URL that is no URL', { name: 'Acme', webhook_url: 'hooks.example/x' }, 'webhook_url: must be an http:// or https:// URL'],
+    ['a javascript: webhook URL', { name: 'Acme', webhook_url: 'javascript:alert(1)' }, 'webhook_url: must be an http:// or https:// URL'],
+    ['a file: webhook URL', { name: 'Acme', webhook_url: 'file:///etc/passwd' }, 'webhook_url: must be an http:// or https:// URL'],
+    ['an http URL without a host', { name: 'Acme', webhook_url: 'http://' }, 'webhook_url: must be an http:// or https:// URL'],
+    ['an e-mail with a display name', { name: 'Acme', contact_email: 'Acme <billing@acme.example>' }, 'contact_email: must be an e-mail address'],
+    ['an e-mail that adds a header line', { name: 'Acme', contact_email: 'billing@acme.example\r\nBcc: all@example.com' }, 'contact_email: must be an e-mail address'],
+    ['an e-mail without a domain', { name: 'Acme', contact_email: 'billing@' }, 'contact_email: must be an e-mail address'],
     ['an id with capitals', { name: 'Acme', id: 'Acme' }, 'id: must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit'],
     ['an id ending in a hyphen', { name: 'Acme', id: 'acme-' }, 'id: must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit'],
     ['a body that is no object', [1, 2], 'must be a JSON object'],
@@ -127,6 +133,7 @@ describe('keys of a consumer', () => {
     ['POST', '/consumers/nobody/keys', 'consumer not found'],
     ['DELETE', '/consumers/nobody/keys/AAAAAAAAAAAA', 'consumer not found'],
     ['DELETE', '/consumers/acme/keys/AAAAAAAAAAAA', 'key not found'],
+    ['DELETE', '/consumers/acme/keys/not-a-key-id', 'key not found'],
   ])('answers %s %s 404 %s', async (method, url, error) => {
     const app = await admin();
     await post(app, '/consumers', { name: 'Acme' });

@@ -1,16 +1,26 @@
-// A deprecated version's OpenAPI document, annotated on its way from the backend.
-import { describe, expect, it } from 'vitest';
-import { at, designPolicyFile, stubbedGatewayPerTest } from '../helpers.js';
+// A version's OpenAPI document, annotated on its way from the backend: the API-Key scheme, and a deprecated version's lifecycle.
+import { compileErrors, validate } from '@readme/openapi-parser';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../changes/documents.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../consumers/memory-store.js';
+import { at, buildTestGateway, designPolicyFile, stubbedGatewayPerTest, type TestGateway } from '../helpers.js';
 import { STUB_OPENAPI } from '../stub-backend.js';
 
-const fixture = stubbedGatewayPerTest();
-const request = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>
-  fixture.gateway.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
-const get = (url: string, headers: Record<string, string> = {}) => request('GET', url, headers);
-
 describe('the OpenAPI document of a deprecated version', () => {
-  const ANNOTATED = {
+  const fixture = stubbedGatewayPerTest();
+  const request = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>
+    fixture.gateway.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+  const get = (url: string, headers: Record<string, string> = {}) => request('GET', url, headers);
+
+  /** What the gateway adds to every version's document: the API-Key scheme, optional under the shipped policy. */
+  const WITH_KEY_SCHEME = {
     ...STUB_OPENAPI,
+    components: { securitySchemes: { ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) as unknown } },
+    security: [{ ApiKey: [] }, {}],
+  };
+  const ANNOTATED = {
+    ...WITH_KEY_SCHEME,
     'x-sunset': '2027-01-01T00:00:00.000Z',
     'x-successor-version': 2,
     paths: {
@@ -37,11 +47,11 @@ describe('the OpenAPI document of a deprecated version', () => {
     }
   });
 
-  it('passes a current version\'s document through untouched, and a deprecated one before its announcement', async () => {
+  it('marks nothing deprecated in a current version\'s document, nor in a deprecated one\'s before its announcement', async () => {
     const current = await get('/openapi.json', { 'api-version': '2' });
-    expect(current.json()).toEqual(STUB_OPENAPI);
+    expect(current.json()).toEqual(WITH_KEY_SCHEME);
     fixture.gateway.setNow(at('2026-05-01'));
-    expect((await get('/v1/openapi.json')).json()).toEqual(STUB_OPENAPI);
+    expect((await get('/v1/openapi.json')).json()).toEqual(WITH_KEY_SCHEME);
   });
 
   it('follows a reloaded policy: a later sunset shows in x-sunset at once', async () => {
@@ -55,5 +65,111 @@ describe('the OpenAPI document of a deprecated version', () => {
     const res = await request('HEAD', '/v1/openapi.json');
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('');
+  });
+});
+
+describe('the API-Key scheme in the OpenAPI documents the gateway serves', () => {
+  /** The shipped policy with `consumer_key: "required"` on v1; v2 keeps the default (optional). */
+  const policy = {
+    ...designPolicyFile,
+    versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]],
+  };
+
+  const API_KEY_SCHEME = {
+    type: 'apiKey',
+    in: 'header',
+    name: 'API-Key',
+    description: "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown or revoked is answered 401 on every route.",
+  };
+
+  let backend: DocumentBackend;
+  let gateway: TestGateway | undefined;
+
+  beforeAll(async () => {
+    backend = await startDocumentBackend();
+  });
+  afterAll(async () => {
+    await backend.close();
+  });
+  afterEach(async () => {
+    await gateway?.app.close();
+    gateway = undefined;
+  });
+
+  /** `url` as a fresh gateway on `policy` serves it to a consumer with a key. */
+  async function served(url: string): Promise<OpenAPIV3_1.Document> {
+    await gateway?.app.close();
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    gateway = await buildTestGateway(backend.url, { policy, consumerStore: store });
+    const res = await gateway.app.inject({ url, headers: { 'api-key': key } });
+    expect(res.statusCode).toBe(200);
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    return res.json<OpenAPIV3_1.Document>();
+  }
+
+  /** Each operation of the document as `METHOD path` → its own `security`, or 'document' when it has none of its own. */
+  function operationSecurity(document: OpenAPIV3_1.Document): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item ?? {})) {
+        if (typeof operation === 'object' && operation !== null && 'responses' in operation) {
+          out[`${method.toUpperCase()} ${path}`] = (operation as OpenAPIV3_1.OperationObject).security ?? 'document';
+        }
+      }
+    }
+    return out;
+  }
+
+  it('declares it on every version, optional where the policy leaves the key optional', async () => {
+    const document = await served('/v2/openapi.json');
+    expect(document.components?.securitySchemes).toEqual({ ApiKey: API_KEY_SCHEME });
+    expect(document.security).toEqual([{ ApiKey: [] }, {}]);
+    expect(Object.values(operationSecurity(document)).every((security) => security === 'document')).toBe(true);
+    // The rest of the backend's document is as published: its schemas, paths and operations.
+    const upstream = ordersDocument(2) as unknown as OpenAPIV3_1.Document;
+    expect(document.components?.schemas).toEqual(upstream.components?.schemas);
+    expect(Object.keys(document.paths ?? {})).toEqual(Object.keys(upstream.paths ?? {}));
+    expect(document).not.toHaveProperty('x-sunset');
+  });
+
+  it('requires it on the version\'s own operations where the policy requires a key, never on /api/users', async () => {
+    for (const url of ['/v1/openapi.json', '/openapi.json']) {
+      const document = await served(url);
+      expect(document.components?.securitySchemes).toEqual({ ApiKey: API_KEY_SCHEME });
+      expect(document.security).toEqual([{ ApiKey: [] }, {}]);
+      expect(operationSecurity(document)).toEqual({
+        'GET /api/users': 'document',
+        'POST /api/users': 'document',
+        'GET /api/users/page': 'document',
+        'GET /api/users/{id}': 'document',
+        'PUT /api/users/{id}': 'document',
+        'DELETE /api/users/{id}': 'document',
+        'GET /v1/orders/{id}': [{ ApiKey: [] }],
+        'GET /api/v1/orders/{id}': [{ ApiKey: [] }],
+      });
+      // Still the deprecated version's document: every operation marked, the lifecycle added.
+      expect(document).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
+      expect(document.paths?.['/api/users']?.post?.deprecated).toBe(true);
+    }
+  });
+
+  it('keeps a scheme of the backend\'s own beside it', async () => {
+    const upstream = ordersDocument(2);
+    const bearer = { type: 'http', scheme: 'bearer' };
+    backend.documents.set('/v2/openapi.json', JSON.stringify({ ...upstream, components: { ...(upstream.components as object), securitySchemes: { Bearer: bearer } } }));
+    try {
+      expect((await served('/v2/openapi.json')).components?.securitySchemes).toEqual({ Bearer: bearer, ApiKey: API_KEY_SCHEME });
+    } finally {
+      backend.documents.set('/v2/openapi.json', JSON.stringify(upstream));
+    }
+  });
+
+  it('serves valid OpenAPI 3.1 documents (@readme/openapi-parser)', async () => {
+    for (const url of ['/v1/openapi.json', '/v2/openapi.json']) {
+      const document = await served(url);
+      const result = await validate(document);
+      expect(result.valid, `${url}: ${result.valid ? '' : compileErrors(result)}`).toBe(true);
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
 
 /** The shipped policy with two brownout windows ahead of TODAY (the first 2026-12-01 10:00-12:00 UTC). */
 const policy = lifecyclePolicyFile;
@@ -142,7 +143,7 @@ describe('GET / on the admin port: the status page', () => {
     const html = await page();
     const replica = /<p class="note" id="replica">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
     expect(replica).toBe(
-      `Replica ${TEST_REPLICA}: every figure on this page is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.`,
+      `Replica ${TEST_REPLICA}: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.`,
     );
   });
 
@@ -179,8 +180,8 @@ describe('GET / on the admin port: the status page', () => {
     expect(rows).toHaveLength(10);
     expect(rows[0]).toEqual(['1', 'client-12', '12', '30 s ago']);
     expect(rows[9]).toEqual(['10', 'client-03', '3', '39 s ago']);
-    expect(html).toContain('<h2 id="consumers-v1">Top consumers of v1 (deprecated)</h2>');
-    expect(html).toContain('10 of 12 tracked since the gateway started, by requests.');
+    expect(html).toContain('<h2 id="consumers-v1">Anonymous top consumers of v1 (deprecated)</h2>');
+    expect(html).toContain('10 of 12 tracked since the gateway started, by requests, on this replica. Named by what each request says of itself, with or without an API key.');
     expect(html).not.toContain('More than');
   });
 
@@ -192,7 +193,7 @@ describe('GET / on the admin port: the status page', () => {
     gateway.setNow(V1_SUNSET + 1);
     row = cells(await page(), 1);
     expect(row.slice(1, 7)).toEqual(['removed', '2026-06-01', '2027-01-01', 'removed', 'v2 · what changes', '—']);
-    expect(await page()).toContain('<h2 id="consumers-v1">Top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>');
+    expect(await page()).toContain('<h2 id="consumers-v1">Anonymous top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>');
   });
 
   it('shows what clients send in X-Client-Id and User-Agent as text: markup escaped, control characters as \\xNN', async () => {
@@ -207,5 +208,81 @@ describe('GET / on the admin port: the status page', () => {
       'tab\\x09here&amp;amp;\\x1b[2J\\x85\\x7f',
     ]);
     expect(html).not.toMatch(/<script|<img/i);
+  });
+});
+
+describe('the status page\'s registered consumers', () => {
+  let store: MemoryConsumerStore;
+  /** A gateway on `store`, with acme's key; beta's v1 use is in the store as another replica wrote it. */
+  async function withConsumers(consumerStore: MemoryConsumerStore = createMemoryConsumerStore()): Promise<string> {
+    store = consumerStore;
+    const { key } = await consumerWithKey(store, 'acme', { name: 'Acme <Billing>' });
+    await consumerWithKey(store, 'beta', { name: 'Beta' });
+    await store.addUsage([
+      { consumerId: 'beta', version: 1, operation: 'GET /v1/orders/{id}', day: '2026-11-21', requests: 7, firstSeenMs: at('2026-11-21T08:00:00Z'), lastSeenMs: at('2026-11-21T12:00:00Z') },
+    ]);
+    await gateway.app.close();
+    gateway = await buildTestGateway(stub.url, { policy, consumerStore: store });
+    admin = await gateway.admin();
+    return key;
+  }
+
+  /** The rows of the registered table of v`version`: [consumer, name, requests, last seen]. */
+  function registeredRows(html: string, version: number): string[][] {
+    const table = new RegExp(`<table class="registered" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
+    return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
+      [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => (cell[1] as string).replace(/<[^>]+>/g, '')),
+    );
+  }
+
+  it('lists every replica\'s registered consumers of each deprecated version above the anonymous list, saying which is which', async () => {
+    const key = await withConsumers();
+    for (let i = 0; i < 3; i++) expect((await get('/v1/orders/ord-1001', { 'api-key': key, 'x-client-id': 'acme-billing' })).statusCode).toBe(200);
+    await gateway.app.consumers.ledger.flush();
+    gateway.setNow(TODAY + 120_000);
+    const html = await page();
+    expect(registeredRows(html, 1)).toEqual([
+      ['beta', 'Beta', '7', '1 d ago'],
+      ['acme', 'Acme &lt;Billing&gt;', '3', '2 min ago'],
+    ]);
+    expect(html).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>');
+    expect(html).toContain('<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>');
+    expect(html).toContain('<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: <a href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>');
+    expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
+    expect(consumerRows(html, 1).map((row) => row.slice(1, 3))).toEqual([['acme-billing', '3']]);
+  });
+
+  it('says when no consumer called a deprecated version with a key', async () => {
+    expect(await page()).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note">No consumer has called v1 with an API key.</p>');
+  });
+
+  it('still renders, saying so, when the store cannot be read', async () => {
+    await withConsumers();
+    await get('/v1/orders/ord-1001', { 'x-client-id': 'acme-billing' });
+    store.down = true;
+    const res = await admin.inject({ url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(
+      '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note unavailable">The consumer store could not be read, so the registered consumers cannot be shown now; the anonymous list below is this replica\'s own and still shown.</p>',
+    );
+    expect(res.body).not.toContain('ECONNREFUSED');
+    expect(consumerRows(res.body, 1).map((row) => row[1])).toEqual(['acme-billing']);
+    expect(gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read'))).toMatchObject({
+      level: 40,
+      reason: 'connect ECONNREFUSED 10.0.0.9:5432',
+    });
+  });
+
+  it('waits at most about 2 s for a store that does not answer', async () => {
+    const hanging = createMemoryConsumerStore();
+    hanging.consumersOf = () => new Promise(() => undefined);
+    await withConsumers(hanging);
+    const started = Date.now();
+    const res = await admin.inject({ url: '/' });
+    const tookMs = Date.now() - started;
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('The consumer store could not be read');
+    expect(tookMs).toBeGreaterThanOrEqual(1_900);
+    expect(tookMs).toBeLessThan(6_000);
   });
 });

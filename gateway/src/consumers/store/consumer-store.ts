@@ -22,7 +22,7 @@ export interface ConsumerRecord {
 export interface ConsumerUsageReader {
   /** The consumer's rows summed over days, one per (version, operation); requests = all-time unless sinceMs is given. */
   usageOf(consumerId: string, sinceMs?: number): Promise<UsageRow[]>;
-  /** Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time). */
+  /** Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time); most requests first, then by id. */
   consumersOf(version: number, sinceMs: number): Promise<{ consumer: ConsumerRecord; requests: number; last_seen: string }[]>;
 }
 

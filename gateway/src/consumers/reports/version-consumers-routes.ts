@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '@version-router/platform/clock';
+import { sendError } from '@version-router/platform/errors';
+import type { PolicyInForce } from '../../versions/in-force.js';
+import { versionInPath } from '../../versions/policy.js';
+import type { ConsumerUsageReader } from '../store/consumer-store.js';
+import { storeUnavailableHandler } from '../store/unavailable.js';
+import { versionConsumers } from './version-consumers.js';
+
+export interface VersionConsumersRoutesOptions {
+  policies: PolicyInForce;
+  reader: ConsumerUsageReader;
+  clock: Clock;
+}
+
+/**
+ * `GET /versions/{n}/consumers` (admin port): who to reach about version n, every authenticated consumer of it
+ * across the fleet with its contact, its requests in the last 30 days and its last call
+ * (docs/behaviour.md#who-calls-a-version). 404 `not found` for a version the policy does not list; 503 while
+ * the store cannot be read. It hands out people's addresses, so it is kept like the consumer registry: behind
+ * ADMIN_TOKEN, and without one on a loopback admin listener only.
+ */
+export async function versionConsumersRoutes(admin: FastifyInstance, { policies, reader, clock }: VersionConsumersRoutesOptions): Promise<void> {
+  admin.setErrorHandler(storeUnavailableHandler);
+  admin.get<{ Params: { version: string } }>('/versions/:version/consumers', { config: { handsOutCredentials: true } }, async (request, reply) => {
+    const version = versionInPath(request.params.version);
+    const { policy } = policies.current;
+    const entry = policy.versions.find((listed) => listed.version === version);
+    if (entry === undefined) return sendError(reply, 404, 'not found');
+    void reply.header('cache-control', 'no-store');
+    const nowMs = clock();
+    return { version: entry.version, phase: policy.phaseOf(entry, nowMs), ...(await versionConsumers(reader, entry.version, nowMs)) };
+  });
+}

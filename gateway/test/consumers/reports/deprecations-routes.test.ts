@@ -1,0 +1,158 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildMigrationGuide } from '../../../src/changes/guide.js';
+import { DEPRECATIONS_PAGE_CSP } from '../../../src/consumers/reports/page.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../changes/documents.js';
+import { buildTestGateway, TODAY, V1_SUNSET, type TestGateway } from '../../helpers.js';
+
+let backend: DocumentBackend;
+beforeAll(async () => {
+  backend = await startDocumentBackend();
+});
+afterAll(async () => {
+  await backend.close();
+});
+
+let gateway: TestGateway | undefined;
+afterEach(async () => {
+  await gateway?.app.close();
+  gateway = undefined;
+  backend.silent = false;
+  for (const version of [1, 2]) backend.documents.set(`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version)));
+});
+
+async function start(store: MemoryConsumerStore): Promise<TestGateway> {
+  gateway = await buildTestGateway(backend.url, { consumerStore: store, backendTimeoutMs: 500 });
+  return gateway;
+}
+
+/** What the migration guide says breaks in v1's order operation (user_id and total removed), as the report carries it. */
+const ORDER_BREAKING = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2)).operations[0]?.changes.filter((change) => change.breaking);
+
+/** acme calls v1 in its three forms and v2; beta calls v1 once. Answers acme's key once the ledger is written. */
+async function acmeAndBeta(store: MemoryConsumerStore): Promise<{ app: TestGateway['app']; acme: string; beta: string }> {
+  const acme = (await consumerWithKey(store, 'acme')).key;
+  const beta = (await consumerWithKey(store, 'beta')).key;
+  const { app } = await start(store);
+  const calls: [string, Record<string, string>][] = [
+    ['/v1/orders/ord-1', { 'api-key': acme }],
+    ['/v1/orders/ord-2', { 'api-key': acme }],
+    ['/api/v1/orders/ord-1', { 'api-key': acme }],
+    ['/orders/ord-1', { 'api-key': acme, 'api-version': '1' }],
+    ['/v2/orders/ord-1', { 'api-key': acme }],
+    ['/v1/orders/ord-9', { 'api-key': beta }],
+  ];
+  for (const [url, headers] of calls) expect((await app.inject({ url, headers })).statusCode, url).toBe(200);
+  await app.consumers.ledger.flush();
+  return { app, acme, beta };
+}
+
+describe('GET /deprecations', () => {
+  it('answers a consumer the deprecated versions it called, each operation with its breaking changes', async () => {
+    const store = createMemoryConsumerStore();
+    const { app, acme } = await acmeAndBeta(store);
+    const res = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers.vary).toBe('API-Key, Accept');
+    const at = new Date(TODAY).toISOString();
+    expect(res.json()).toEqual({
+      consumer: 'acme',
+      versions: [
+        {
+          version: 1,
+          phase: 'deprecated',
+          sunset: '2027-01-01T00:00:00.000Z',
+          successor: 2,
+          changes: '/versions/1/changes',
+          operations: [
+            { operation: 'GET /api/v1/orders/{id}', requests: 1, last_seen: at, breaking_changes: ORDER_BREAKING },
+            { operation: 'GET /orders/{id}', requests: 1, last_seen: at, breaking_changes: ORDER_BREAKING },
+            { operation: 'GET /v1/orders/{id}', requests: 2, last_seen: at, breaking_changes: ORDER_BREAKING },
+          ],
+        },
+      ],
+    });
+    expect(ORDER_BREAKING?.map(({ change, name }) => `${change} ${name}`)).toEqual(['removed user_id', 'removed total']);
+    // A report is no request on a version: the ledger does not count it.
+    await app.consumers.ledger.flush();
+    expect((await store.usageOf('acme')).reduce((sum, row) => sum + row.requests, 0)).toBe(5);
+  });
+
+  it('answers a consumer of current versions only, or of none yet, no versions', async () => {
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'fresh');
+    const { app } = await start(store);
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', versions: [] });
+    await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } });
+    await app.consumers.ledger.flush();
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', versions: [] });
+  });
+
+  it('says removed after the sunset', async () => {
+    const store = createMemoryConsumerStore();
+    const { app, acme } = await acmeAndBeta(store);
+    gateway?.setNow(V1_SUNSET);
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': acme } })).json()).toMatchObject({ versions: [{ version: 1, phase: 'removed' }] });
+  });
+
+  it('answers 401 API key required without a key, and 401 invalid API key for a key that is none or revoked', async () => {
+    const store = createMemoryConsumerStore();
+    const { key, keyId } = await consumerWithKey(store, 'acme');
+    await store.revokeKey('acme', keyId, TODAY);
+    const { app } = await start(store);
+    const without = await app.inject({ url: '/deprecations' });
+    expect(without.statusCode).toBe(401);
+    expect(without.json()).toEqual({ error: 'API key required', code: 401 });
+    expect(without.headers['www-authenticate']).toBe('API-Key');
+    expect(without.headers['cache-control']).toBe('no-store');
+    for (const given of ['vr_nonsense', key]) {
+      const res = await app.inject({ url: '/deprecations', headers: { 'api-key': given, accept: 'text/html' } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: 'invalid API key', code: 401 });
+      expect(res.headers['www-authenticate']).toBe('API-Key');
+    }
+  });
+
+  it('answers a page for Accept: text/html, under its own CSP; */* gets JSON', async () => {
+    const store = createMemoryConsumerStore();
+    const { app, acme } = await acmeAndBeta(store);
+    const page = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toBe(DEPRECATIONS_PAGE_CSP);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.headers.vary).toBe('API-Key, Accept');
+    expect(page.body).toContain('<title>Deprecations for acme</title>');
+    expect(page.body).toContain('<code>GET /v1/orders/{id}</code>');
+    expect(page.body).toContain('<li>removed field <code>user_id</code> in response 200 (application/json)</li>');
+    expect(page.body).toContain('Removed on 2027-01-01 (in 39 days). Move to v2: <a href="/versions/1/changes">the migration guide</a>');
+    expect(page.body).not.toMatch(/<script|<link|src=/);
+    const json = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: '*/*' } });
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('answers 503 storage unavailable while the store cannot be read', async () => {
+    const store = createMemoryConsumerStore();
+    const { app, acme } = await acmeAndBeta(store);
+    store.down = true;
+    const res = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ error: 'storage unavailable', code: 503 });
+    expect(res.headers['retry-after']).toBe('1');
+  });
+
+  it('answers 502 or 504 while the backend\'s OpenAPI documents cannot be had, as the migration guide does', async () => {
+    const store = createMemoryConsumerStore();
+    const { app, acme } = await acmeAndBeta(store);
+    backend.documents.delete('/v2/openapi.json');
+    const missing = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
+    expect(missing.statusCode).toBe(502);
+    expect(missing.json()).toEqual({ error: 'bad gateway', code: 502 });
+    backend.silent = true;
+    const silent = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
+    expect(silent.statusCode).toBe(504);
+    expect(silent.json()).toEqual({ error: 'gateway timeout', code: 504 });
+  });
+});

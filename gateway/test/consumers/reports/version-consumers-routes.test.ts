@@ -1,0 +1,105 @@
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { UsageDelta } from '../../../src/consumers/store/consumer-store.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
+import { at, buildTestGateway, TODAY, type TestGateway } from '../../helpers.js';
+
+let gateway: TestGateway | undefined;
+afterEach(async () => {
+  await gateway?.app.close();
+  gateway = undefined;
+});
+
+/** The test gateway's admin listener: the list reads the store only, no backend is needed. */
+async function admin(store: MemoryConsumerStore, options: Parameters<typeof buildTestGateway>[1] = {}): Promise<FastifyInstance> {
+  gateway = await buildTestGateway('http://127.0.0.1:9', { consumerStore: store, ...options });
+  return gateway.admin();
+}
+
+/** One ledger row as any replica writes it: `requests` on `day`, the last of them at `lastSeen`. */
+const use = (consumerId: string, version: number, day: string, requests: number, lastSeen = `${day}T09:30:00Z`): UsageDelta => ({
+  consumerId,
+  version,
+  operation: `GET /v${version}/orders/{id}`,
+  day,
+  requests,
+  firstSeenMs: at(`${day}T08:00:00Z`),
+  lastSeenMs: at(lastSeen),
+});
+
+/**
+ * Today is 2026-11-22: the 30-day window starts on 2026-10-23. acme: 5 requests today; beta: 3 on the window's
+ * first day, 10 the day before it; gamma: only before the window; delta: v2 only.
+ */
+async function ledger(): Promise<MemoryConsumerStore> {
+  const store = createMemoryConsumerStore();
+  await consumerWithKey(store, 'acme', { name: 'Acme Billing', contact_email: 'billing@acme.example' });
+  await consumerWithKey(store, 'beta', { name: 'Beta' });
+  await consumerWithKey(store, 'gamma', { name: 'Gamma' });
+  await consumerWithKey(store, 'delta', { name: 'Delta' });
+  await store.createConsumer({ id: 'hooked', name: 'Hooked', contact_email: null, webhook_url: 'https://hooked.example/notices', webhook_secret: 'whsec_AAAA' }, TODAY);
+  await store.addUsage([
+    use('acme', 1, '2026-11-22', 5, '2026-11-22T11:59:00Z'),
+    use('beta', 1, '2026-10-23', 3),
+    use('beta', 1, '2026-10-22', 10),
+    use('gamma', 1, '2026-09-01', 40),
+    use('hooked', 1, '2026-11-20', 3),
+    use('delta', 2, '2026-11-21', 8),
+  ]);
+  return store;
+}
+
+describe('GET /versions/{n}/consumers', () => {
+  it('lists every authenticated consumer of the version, most requests in the last 30 days first, with its contact and last call', async () => {
+    const app = await admin(await ledger());
+    const res = await app.inject({ url: '/versions/1/consumers' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json()).toEqual({
+      version: 1,
+      phase: 'deprecated',
+      requests_since: '2026-10-23T00:00:00.000Z',
+      consumers: [
+        { id: 'acme', name: 'Acme Billing', contact_email: 'billing@acme.example', webhook_url: null, requests: 5, last_seen: '2026-11-22T11:59:00.000Z' },
+        { id: 'beta', name: 'Beta', contact_email: null, webhook_url: null, requests: 3, last_seen: '2026-10-23T09:30:00.000Z' },
+        { id: 'hooked', name: 'Hooked', contact_email: null, webhook_url: 'https://hooked.example/notices', requests: 3, last_seen: '2026-11-20T09:30:00.000Z' },
+        { id: 'gamma', name: 'Gamma', contact_email: null, webhook_url: null, requests: 0, last_seen: '2026-09-01T09:30:00.000Z' },
+      ],
+    });
+  });
+
+  it('answers a listed version nobody called an empty list, and 404 not found for a version the policy does not list', async () => {
+    const app = await admin(createMemoryConsumerStore());
+    expect((await app.inject({ url: '/versions/2/consumers' })).json()).toEqual({ version: 2, phase: 'current', requests_since: '2026-10-23T00:00:00.000Z', consumers: [] });
+    for (const url of ['/versions/3/consumers', '/versions/01/consumers', '/versions/v1/consumers', '/versions/1.0/consumers']) {
+      const res = await app.inject({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json(), url).toEqual({ error: 'not found', code: 404 });
+    }
+  });
+
+  it('answers 503 storage unavailable while the store cannot be read', async () => {
+    const store = await ledger();
+    const app = await admin(store);
+    store.down = true;
+    const res = await app.inject({ url: '/versions/1/consumers' });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.json()).toEqual({ error: 'storage unavailable', code: 503 });
+  });
+
+  it('is kept like the registry: off loopback only with ADMIN_TOKEN (403 without one), and the token is required when set (401)', async () => {
+    const open = await admin(await ledger(), { adminHost: '0.0.0.0' });
+    const refused = await open.inject({ url: '/versions/1/consumers' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ error: 'admin token required off loopback', code: 403 });
+    await gateway?.app.close();
+    const guarded = await admin(await ledger(), { adminHost: '0.0.0.0', adminToken: 'a-token-of-at-least-16' });
+    const without = await guarded.inject({ url: '/versions/1/consumers' });
+    expect(without.statusCode).toBe(401);
+    expect(without.json()).toEqual({ error: 'admin token required', code: 401 });
+    const allowed = await guarded.inject({ url: '/versions/1/consumers', headers: { authorization: 'Bearer a-token-of-at-least-16' } });
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.json()).toMatchObject({ version: 1, consumers: [{ id: 'acme' }, { id: 'beta' }, { id: 'hooked' }, { id: 'gamma' }] });
+  });
+});
