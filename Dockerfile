@@ -82,6 +82,8 @@ CMD ["node", "--max-semi-space-size=4", "services/users-orders/dist/src/main.js"
 # ---- gateway (public; the default target) ----------------------------------------------------
 FROM runtime AS gateway
 COPY --from=gateway-deps /app/node_modules node_modules
+# What npm could not hoist (nodemailer: a test tool pins another release at the root) sits in the package's own node_modules.
+COPY --from=gateway-deps /app/gateway/node_modules gateway/node_modules
 # The package's package.json is needed at run time: its "type": "module" makes dist/**/*.js ES modules.
 COPY gateway/package.json gateway/package.json
 COPY --from=build /app/gateway/dist/src gateway/dist/src

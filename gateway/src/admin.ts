@@ -24,7 +24,8 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });
-    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica });
+    const notices = app.noticeStore === undefined ? undefined : { store: app.noticeStore, consumers: app.consumers.store };
+    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica, notices });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);

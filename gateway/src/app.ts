@@ -15,6 +15,10 @@ import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import type { ConsumerStore } from './consumers/store/consumer-store.js';
+import type { NoticesConfig } from './config.js';
+import { createNotices } from './notices/notices.js';
+import type { NoticeScheduler } from './notices/scheduler.js';
+import type { NoticeStore } from './notices/store.js';
 import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
@@ -36,6 +40,8 @@ declare module 'fastify' {
     consumers: { store: ConsumerStore; keys: KeyCache; ledger: Ledger };
     /** What the changelog is rendered from, served on the public port and beside the status page. */
     changelog: ChangelogRoutesOptions;
+    /** The deprecation notices' records, for the status page; undefined when this app sends none. */
+    noticeStore: NoticeStore | undefined;
   }
 }
 
@@ -56,6 +62,8 @@ export interface GatewayAppOptions {
    * (the build fails when it cannot be read), and it is closed with the app, after the ledger's last flush.
    */
   consumerStore: ConsumerStore;
+  /** The deprecation notices (main.ts: always); absent, none are looked for or sent. */
+  notices?: { store: NoticeStore; config: NoticesConfig };
 }
 
 /** The public gateway, not listening: main.ts listens, tests inject. */
@@ -69,6 +77,7 @@ export async function buildApp({
   logger,
   registry,
   consumerStore,
+  notices: noticesOptions,
 }: GatewayAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   await app.register(httpFoundation);
@@ -85,11 +94,14 @@ export async function buildApp({
     backendAnswers: () => backendAnswers(pool),
     clock,
   });
+  let notices: NoticeScheduler | undefined;
   const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
     metrics.countReload(result.ok);
     if (result.ok) {
       const { policy: reloaded, sha256 } = policies.current;
       logger.info({ versions: reloaded.versions.map(({ version }) => version), sha256 }, 'version policy reloaded');
+      // A new policy may bring a milestone due now (an announcement, a window moved closer).
+      void notices?.check();
     } else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
   });
   app.decorate('versionPolicies', policies);
@@ -103,6 +115,7 @@ export async function buildApp({
   app.decorate('consumers', { store: consumerStore, keys, ledger });
   // onClose runs once in-flight requests have finished, so their counts are in the last flush.
   app.addHook('onClose', async () => {
+    await notices?.stop();
     keys.stop();
     await ledger.close();
     await consumerStore.close();
@@ -122,6 +135,22 @@ export async function buildApp({
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
   await app.register(deprecationsRoutes, { policies, keys, reader: consumerStore, guides, clock });
+  if (noticesOptions !== undefined) {
+    notices = createNotices({
+      ...noticesOptions,
+      consumers: consumerStore,
+      guides,
+      policy: () => policies.current.policy,
+      clock,
+      backendTimeoutMs: config.backendTimeoutMs,
+      logger: logger.child({ component: 'notices' }),
+      count: (milestone, channel, result) => metrics.countNotice(milestone, channel, result),
+    });
+    // Checked once the app is ready (listening, or its first inject), then every NOTICES_INTERVAL_MS.
+    const scheduler = notices;
+    app.addHook('onReady', async () => scheduler.start());
+  }
+  app.decorate('noticeStore', noticesOptions?.store);
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);

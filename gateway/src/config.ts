@@ -1,5 +1,7 @@
+import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import {
+  ConfigError,
   filePathSchema,
   hostSchema,
   logLevelSchema,
@@ -33,6 +35,25 @@ export interface GatewayConfig {
   database: DatabaseConfig | undefined;
   /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
   dataDir: string;
+  notices: NoticesConfig;
+}
+
+/** A mailbox as an e-mail's From names it: `API team <api@example.com>` is `{ name: 'API team', address: 'api@example.com' }`. */
+export interface Mailbox {
+  name: string;
+  address: string;
+}
+
+/** How the deprecation notices go out (docs/behaviour.md#notices). */
+export interface NoticesConfig {
+  /** SMTP_URL and NOTICE_FROM: the e-mail channel; undefined without SMTP_URL (no e-mail notices). */
+  email: { smtpUrl: string; from: Mailbox } | undefined;
+  /** NOTICES_INTERVAL_MS: how often due notices are looked for besides at start and on every policy change. */
+  intervalMs: number;
+  /** PUBLIC_BASE_URL: what a notice's links start with (no trailing slash); undefined: links are paths on the API. */
+  publicBaseUrl: string | undefined;
+  /** NOTICES_SEND_TIMEOUT_MS: the longest one e-mail or webhook delivery may take before it counts as failed and is retried. */
+  sendTimeoutMs: number;
 }
 
 /** An http origin (no path, query or credentials): the gateway appends the request's own path. */
@@ -54,6 +75,91 @@ const backendTimeoutSchema = z
   .regex(/^\d+$/, 'must be a whole number of milliseconds')
   .transform(Number)
   .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
+
+/** Shown in a message: the URL with its password masked, so a refused value can be recognised without leaking it. */
+function shownUrl(url: URL): string {
+  const shown = new URL(url.href);
+  if (shown.password !== '') shown.password = '***';
+  return JSON.stringify(shown.href);
+}
+
+/**
+ * SMTP_URL: `smtp://host:port` (plain, or STARTTLS when the server offers it) or `smtps://host:port` (TLS from the
+ * first byte), with `user:password@` when the server asks for a login. The port is required: nodemailer's default
+ * for smtp:// is 587, not the 25 a reader would expect. Nothing after the port: options are ours, not the URL's.
+ */
+function parseSmtpUrl(raw: string): string {
+  if (!URL.canParse(raw)) throw new ConfigError('SMTP_URL: must be smtp://host:port or smtps://host:port (value not shown: it may hold a password)');
+  const url = new URL(raw);
+  const fail = (rule: string): never => {
+    throw new ConfigError(`SMTP_URL: ${rule} (got ${shownUrl(url)})`);
+  };
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') fail('must start with smtp:// or smtps://');
+  if (url.hostname === '') fail('must name a host');
+  if (url.port === '') fail('must name a port, e.g. smtp://mail.example.com:25');
+  if (!['', '/'].includes(url.pathname) || url.search !== '' || url.hash !== '') fail('must end at the port (no path, query or fragment)');
+  return raw;
+}
+
+/** NOTICE_FROM: one address, with a display name or without: `api@example.com`, `API team <api@example.com>`. */
+function parseMailbox(raw: string): Mailbox {
+  const parsed = addressparser(raw);
+  const only = parsed.length === 1 ? parsed[0] : undefined;
+  const address = only !== undefined && 'address' in only ? only.address : undefined;
+  if (only === undefined || address === undefined || !z.email().safeParse(address).success) {
+    throw new ConfigError(`NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got ${JSON.stringify(raw)})`);
+  }
+  return { name: only.name, address };
+}
+
+/** The shortest and longest NOTICES_INTERVAL_MS: each check reads the store; an hour is the longest a due notice or a retry waits. */
+const MIN_NOTICES_INTERVAL_MS = 1_000;
+const MAX_NOTICES_INTERVAL_MS = 3_600_000;
+const noticesIntervalSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of milliseconds')
+  .transform(Number)
+  .refine(
+    (ms) => ms >= MIN_NOTICES_INTERVAL_MS && ms <= MAX_NOTICES_INTERVAL_MS,
+    `must be between ${MIN_NOTICES_INTERVAL_MS} and ${MAX_NOTICES_INTERVAL_MS} ms`,
+  );
+
+/** An SMTP conversation or a webhook call that takes longer than this is given up and retried later. */
+const noticesSendTimeoutSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of milliseconds')
+  .transform(Number)
+  .refine((ms) => ms >= 1_000 && ms <= 60_000, 'must be between 1000 and 60000 ms');
+
+/**
+ * PUBLIC_BASE_URL: the address clients call the API at, as the notices' links say it (a path prefix is kept, a
+ * trailing slash dropped); unset or empty: none, and the links are paths on the API.
+ */
+const publicBaseUrlSchema = z.string().transform((text, ctx): string | undefined => {
+  if (text === '') return undefined;
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL such as https://api.example.com' });
+  } else if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    ctx.addIssue({ code: 'custom', message: 'must have no query, fragment or credentials' });
+  } else return url.href.replace(/\/+$/, '');
+  return z.NEVER;
+});
+
+/** SMTP_URL, NOTICE_FROM (required with SMTP_URL, and checked when set without it), NOTICES_INTERVAL_MS, NOTICES_SEND_TIMEOUT_MS, PUBLIC_BASE_URL. */
+function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
+  const vars = readEnv(env, {
+    NOTICES_INTERVAL_MS: { schema: noticesIntervalSchema, default: '60000' },
+    NOTICES_SEND_TIMEOUT_MS: { schema: noticesSendTimeoutSchema, default: '10000' },
+    PUBLIC_BASE_URL: { schema: publicBaseUrlSchema, default: '' },
+  });
+  const common = { intervalMs: vars.NOTICES_INTERVAL_MS, publicBaseUrl: vars.PUBLIC_BASE_URL, sendTimeoutMs: vars.NOTICES_SEND_TIMEOUT_MS };
+  const from = env.NOTICE_FROM === undefined || env.NOTICE_FROM === '' ? undefined : parseMailbox(env.NOTICE_FROM);
+  if (env.SMTP_URL === undefined || env.SMTP_URL === '') return { email: undefined, ...common };
+  const smtpUrl = parseSmtpUrl(env.SMTP_URL);
+  if (from === undefined) throw new ConfigError('NOTICE_FROM: must be set when SMTP_URL is (the address the notices come from)');
+  return { email: { smtpUrl, from }, ...common };
+}
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
@@ -88,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     adminToken: readAdminToken(env),
     database: readDatabaseConfig(env),
     dataDir: vars.GATEWAY_DATA_DIR,
+    notices: readNoticesConfig(env),
   };
 }
 

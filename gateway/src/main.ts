@@ -6,6 +6,7 @@ import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
 import { openConsumerStore } from './consumers/store/open.js';
+import { createNoticeStore } from './notices/store.js';
 import { readPolicyFile } from './versions/policy-file.js';
 
 await runProcess(async () => {
@@ -27,6 +28,7 @@ await runProcess(async () => {
     logger,
     registry,
     consumerStore: consumers.store,
+    notices: { store: createNoticeStore(consumers.database), config: config.notices },
   });
   const admin = await buildGatewayAdmin({
     app,

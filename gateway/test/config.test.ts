@@ -20,6 +20,7 @@ describe('gateway configuration', () => {
       adminToken: undefined,
       database: undefined,
       dataDir: '.data/gateway',
+      notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
     });
   });
 
@@ -39,6 +40,11 @@ describe('gateway configuration', () => {
       DATABASE_URL: 'postgres://gw:s3cret@db:5432/fleet',
       DATABASE_POOL_MAX: '4',
       GATEWAY_DATA_DIR: '/var/lib/gateway',
+      SMTP_URL: 'smtps://notices:p4ss@mail.example.com:465',
+      NOTICE_FROM: 'API team <api@example.com>',
+      NOTICES_INTERVAL_MS: '30000',
+      NOTICES_SEND_TIMEOUT_MS: '2500',
+      PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -54,7 +60,29 @@ describe('gateway configuration', () => {
       adminToken: 'a-token-of-16-ch',
       database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4, migrationTimeoutMs: 600_000 },
       dataDir: '/var/lib/gateway',
+      notices: {
+        email: { smtpUrl: 'smtps://notices:p4ss@mail.example.com:465', from: { name: 'API team', address: 'api@example.com' } },
+        intervalMs: 30_000,
+        publicBaseUrl: 'https://api.example.com/gateway',
+        sendTimeoutMs: 2_500,
+      },
     });
+  });
+
+  it('takes NOTICE_FROM as a bare address too, and plain smtp:// (MailDev, a relay on the host)', () => {
+    expect(loadConfig({ SMTP_URL: 'smtp://maildev:1025', NOTICE_FROM: 'api-versions@example.com' }).notices.email).toEqual({
+      smtpUrl: 'smtp://maildev:1025',
+      from: { name: '', address: 'api-versions@example.com' },
+    });
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:25/', NOTICE_FROM: '"Versions, API" <v@example.com>' }).notices.email?.from).toEqual({
+      name: 'Versions, API',
+      address: 'v@example.com',
+    });
+  });
+
+  it('checks NOTICE_FROM without SMTP_URL too, and sends no e-mail then', () => {
+    expect(loadConfig({ NOTICE_FROM: 'api@example.com' }).notices.email).toBeUndefined();
+    expect(errorOf({ NOTICE_FROM: 'api at example' })).toMatch(/^NOTICE_FROM: /);
   });
 
   it('checks API_VERSIONS_FILE is a path and leaves reading the file to main.ts', () => {
@@ -86,6 +114,25 @@ describe('gateway configuration', () => {
     [{ DATABASE_URL: 'not a url s3cret' }, /^DATABASE_URL: must be a URL like postgres:\/\/user:password@host:5432\/database \(value not shown: it may hold a password\)$/],
     [{ DATABASE_POOL_MAX: '101' }, /^DATABASE_POOL_MAX: must be an integer from 1 to 100 \(got "101"\)$/],
     [{ GATEWAY_DATA_DIR: '' }, /^GATEWAY_DATA_DIR: must name a directory \(got ""\)$/],
+    [{ SMTP_URL: 'http://mail:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\/ \(got "http:\/\/mail:25\/"\)$/],
+    [{ SMTP_URL: 'smtp://mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/mail"\)$/],
+    [{ SMTP_URL: 'smtp://u:s3cret@mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/u:\*\*\*@mail"\)$/],
+    [{ SMTP_URL: 'smtp://:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/],
+    [{ SMTP_URL: 'smtp://mail:99999', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/],
+    [{ SMTP_URL: 'smtp://mail:25?pool=true', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must end at the port \(no path, query or fragment\)/],
+    [{ SMTP_URL: 'mail.example.com:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\//],
+    [{ SMTP_URL: 'smtp://mail:25' }, /^NOTICE_FROM: must be set when SMTP_URL is \(the address the notices come from\)$/],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'not an address' }, /^NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" \(got "not an address"\)$/],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'a@example.com, b@example.com' }, /^NOTICE_FROM: must be one e-mail address/],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'API <api@>' }, /^NOTICE_FROM: must be one e-mail address/],
+    [{ NOTICES_INTERVAL_MS: '999' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms \(got "999"\)$/],
+    [{ NOTICES_INTERVAL_MS: '3600001' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms/],
+    [{ NOTICES_INTERVAL_MS: '1m' }, /^NOTICES_INTERVAL_MS: must be a whole number of milliseconds \(got "1m"\)$/],
+    [{ NOTICES_SEND_TIMEOUT_MS: '999' }, /^NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms \(got "999"\)$/],
+    [{ NOTICES_SEND_TIMEOUT_MS: '60001' }, /^NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms/],
+    [{ NOTICES_SEND_TIMEOUT_MS: '10s' }, /^NOTICES_SEND_TIMEOUT_MS: must be a whole number of milliseconds \(got "10s"\)$/],
+    [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/api.example.com \(got "api.example.com"\)$/],
+    [{ PUBLIC_BASE_URL: 'https://api.example.com/?x=1' }, /^PUBLIC_BASE_URL: must have no query, fragment or credentials/],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
     expect(errorOf(env)).toMatch(expected);
   });

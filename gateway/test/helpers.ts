@@ -6,7 +6,7 @@ import type { Registry } from 'prom-client';
 import { ConfigError } from '@version-router/platform/config';
 import { createRegistry } from '@version-router/platform/metrics';
 import { buildGatewayAdmin } from '../src/admin.js';
-import { buildApp } from '../src/app.js';
+import { buildApp, type GatewayAppOptions } from '../src/app.js';
 import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
 import { createMemoryConsumerStore, type MemoryConsumerStore } from './consumers/memory-store.js';
@@ -103,7 +103,16 @@ export async function buildTestGateway(
     consumerStore = createMemoryConsumerStore(),
     adminToken,
     adminHost = '127.0.0.1',
-  }: { now?: number; backendTimeoutMs?: number; policy?: unknown; consumerStore?: MemoryConsumerStore; adminToken?: string; adminHost?: string } = {},
+    notices,
+  }: {
+    now?: number;
+    backendTimeoutMs?: number;
+    policy?: unknown;
+    consumerStore?: MemoryConsumerStore;
+    adminToken?: string;
+    adminHost?: string;
+    notices?: GatewayAppOptions['notices'];
+  } = {},
 ): Promise<TestGateway> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -129,6 +138,7 @@ export async function buildTestGateway(
     logger,
     registry,
     consumerStore,
+    notices,
   });
   let admin: Promise<FastifyInstance> | undefined;
   app.addHook('onClose', async () => {

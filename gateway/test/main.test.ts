@@ -28,6 +28,10 @@ describe('the built gateway with a bad configuration', () => {
     [{ SHUTDOWN_DELAY_MS: '60000' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "60000")'],
     [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
     [{ DATABASE_URL: 'mysql://gw:s3cret@db/fleet' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://gw:***@db/fleet")'],
+    [{ SMTP_URL: 'smtp://notices:s3cret@mail', NOTICE_FROM: 'a@example.com' }, 'invalid configuration: SMTP_URL: must name a port, e.g. smtp://mail.example.com:25 (got "smtp://notices:***@mail")'],
+    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'nobody' }, 'invalid configuration: NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got "nobody")'],
+    [{ NOTICES_INTERVAL_MS: '0' }, 'invalid configuration: NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms (got "0")'],
+    [{ NOTICES_SEND_TIMEOUT_MS: '0' }, 'invalid configuration: NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms (got "0")'],
   ])('refuses to start: exit 1 and one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(join(repoRoot, entries.gateway)), `${entries.gateway} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [entries.gateway], {

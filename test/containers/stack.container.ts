@@ -333,6 +333,34 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       expect(email.messageId).toBe(message.MAIL_ID);
       expect(email.text?.trim()).toBe(message.MAIL_TEXT);
     });
+
+    it("sends a registered consumer of v1 its deprecation notice, shown by MailDev: its own operation, what breaks in it, the notice's Message-ID", async () => {
+      const maildev = await project.url('maildev', 1080);
+      const token = (await docker(['exec', await project.containerId('gateway'), 'printenv', 'ADMIN_TOKEN'])).stdout.trim();
+      const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const contact = `notices-${tag}@consumer.example`;
+      const created = await fetch(`${stack().gatewayAdminUrl}/consumers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Notice Team ${tag}`, contact_email: contact }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const issued = await fetch(`${stack().gatewayAdminUrl}/consumers/${id}/keys`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      expect(issued.status).toBe(201);
+      const { key } = (await issued.json()) as { key: string };
+      expect((await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`, { headers: { 'api-key': key } })).status).toBe(200);
+
+      // The ledger is written within 10 s, the notices looked for every 2 s (compose.test.yml).
+      const notice = await waitForEmail(maildev, `the notice to ${contact}`, ({ to }) => to.some(({ address }) => address === contact), 60_000);
+      expect(notice.subject).toMatch(/^API v1 will be removed in \d+ days?, on 2027-01-01$/);
+      expect(notice.from.map(({ address }) => address)).toEqual(['api-versions@example.com']);
+      expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
+      expect(notice.text).toContain(`Hello Notice Team ${tag},`);
+      expect(notice.text).toContain('- GET /v1/orders/{id}: 1 request, last on ');
+      expect(notice.text).toMatch(/breaking: .*user_id/);
+      expect(notice.text).toContain('The migration guide: /versions/1/changes');
+    });
   });
 
   it('serves the provisioned dashboard from Grafana to an anonymous viewer', async (context) => {

@@ -173,7 +173,8 @@ describe('Dockerfile', () => {
 
     it("installs only its own package's production dependencies (platform's come with them)", () => {
       const nodeModules = copiesFromStages(target).filter(({ sources }) => sources.some((source) => source.endsWith('/node_modules')));
-      expect(nodeModules, 'node_modules comes from one stage').toHaveLength(1);
+      // The root's node_modules, and the package's own when npm could not hoist a dependency there: from one stage.
+      expect(new Set(nodeModules.map(({ from }) => from)).size, 'node_modules comes from one stage').toBe(1);
       const installs = runs(stage(nodeModules[0]!.from)).filter((run) => /\bnpm ci\b/.test(run));
       expect(installs).toHaveLength(1);
       expect(installs[0]).toMatch(/--omit=dev/);

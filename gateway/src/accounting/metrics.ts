@@ -1,6 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
+import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
+import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
@@ -10,6 +12,8 @@ export interface GatewayMetrics {
   countReload(ok: boolean): void;
   /** Authenticated requests the consumer ledger could not keep (its pending rows were at their bound). */
   countUsageDropped(requests: number): void;
+  /** One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried, failed, skipped. */
+  countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
 }
 
 export interface GatewayMetricsSources {
@@ -102,6 +106,13 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     help: 'Authenticated requests left out of the consumer ledger: the replica could not write it and already held its bound of pending rows.',
     registers: [registry],
   });
+  const notices = new Counter({
+    name: 'consumer_notices_total',
+    help: 'Deprecation notices by milestone, channel (email, webhook) and result: sent; resent (sent after a replica stopped during an earlier delivery: the consumer may have it twice, same id); retried (a failed attempt, tried again later); failed (given up after 24 h); skipped (a later milestone was due).',
+    labelNames: ['milestone', 'channel', 'result'] as const,
+    registers: [registry],
+  });
+  for (const milestone of MILESTONES) for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);
   lastReloadSuccess.set(1);
@@ -129,6 +140,9 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     },
     countUsageDropped(requests) {
       usageDropped.inc(requests);
+    },
+    countNotice(milestone, channel, result) {
+      notices.inc({ milestone, channel, result });
     },
   };
 }

@@ -86,7 +86,8 @@ export async function registryRoutes(admin: FastifyInstance, { store, keys, cloc
     const created = await store.createConsumer({ id, name, contact_email, webhook_url, webhook_secret: secret }, clock());
     if (created === undefined) return sendError(reply, 409, 'consumer already exists', `id "${id}" is taken`);
     void reply.code(201).header('location', `/consumers/${id}`);
-    // The secret is answered this once; the notices sign with the stored copy.
+    // The secret is answered this once (never cached, as a new key is); the notices sign with the stored copy.
+    if (secret !== null) void reply.header('cache-control', 'no-store');
     return { ...created, keys: [], ...(secret === null ? {} : { webhook_secret: secret }) };
   });
 

@@ -127,6 +127,8 @@ export interface StatusPageInput {
   /** The registered consumers of the versions `consumerVersions` lists at `nowMs`, fleet-wide. */
   registered: RegisteredConsumers;
   nowMs: number;
+  /** The fleet's deprecation notices (status/notices.ts), already rendered; '' for none. */
+  noticeSections?: string;
 }
 
 /**
@@ -134,7 +136,7 @@ export interface StatusPageInput {
  * Per deprecated or removed version, its registered consumers (every replica's) come first, then the
  * anonymous ones this replica counted.
  */
-export function renderStatusPage({ policy, usage, replica, registered, nowMs }: StatusPageInput): string {
+export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '' }: StatusPageInput): string {
   const recent = usage.traffic.recent(nowMs);
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
   const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
@@ -191,6 +193,7 @@ ${versionRows}
 </table>
 <p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}.</p>
 ${consumerSections}
+${noticeSections}
 </body>
 </html>
 `;

@@ -5,6 +5,7 @@ import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
 import type { VersionUsage } from '../accounting/usage.js';
 import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
 import { readRegisteredConsumers } from './registered.js';
+import { noticesSection, type NoticesStatusSources } from './notices.js';
 
 export interface StatusRoutesOptions {
   policies: PolicyInForce;
@@ -13,6 +14,8 @@ export interface StatusRoutesOptions {
   reader: ConsumerUsageReader;
   /** The host name the page names as its replica. */
   replica: string;
+  /** Where the page reads the deprecation notices' figures; absent, it has no such part. */
+  notices?: NoticesStatusSources;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface StatusRoutesOptions {
  * version, by X-Client-Id or User-Agent as this replica counted, as JSON for scripts) and `GET /` (the
  * versions' lifecycle, their registered consumers from the shared store and the anonymous ones, as a page).
  */
-export async function statusRoutes(admin: FastifyInstance, { policies, usage, reader, replica }: StatusRoutesOptions): Promise<void> {
+export async function statusRoutes(admin: FastifyInstance, { policies, usage, reader, replica, notices }: StatusRoutesOptions): Promise<void> {
   admin.get('/consumers', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
@@ -33,6 +36,7 @@ export async function statusRoutes(admin: FastifyInstance, { policies, usage, re
     const registered = await readRegisteredConsumers(reader, consumerVersions(policy, usage.consumers, nowMs), nowMs, request.log);
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
-    return renderStatusPage({ policy, usage, replica, registered, nowMs });
+    const noticeSections = notices === undefined ? '' : await noticesSection(policy, nowMs, notices);
+    return renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections });
   });
 }

@@ -47,6 +47,8 @@ describe('POST /consumers', () => {
     const app = await admin();
     const res = await post(app, '/consumers', { name: 'Hooked', webhook_url: 'https://hooks.example/v1/versions' });
     expect(res.statusCode).toBe(201);
+    // A credential: no cache may keep the answer.
+    expect(res.headers['cache-control']).toBe('no-store');
     const body = res.json<{ webhook_secret: string; webhook_url: string }>();
     expect(body.webhook_url).toBe('https://hooks.example/v1/versions');
     expect(body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);

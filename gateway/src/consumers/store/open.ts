@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '@version-router/platform/config';
-import { migrate, openDatabase } from '@version-router/platform/postgres';
+import { migrate, openDatabase, type Database } from '@version-router/platform/postgres';
 import { createConsumerStore, type ConsumerStore } from './consumer-store.js';
 import { startEmbeddedServer } from './embedded.js';
 
@@ -26,6 +26,8 @@ export interface StoreLocation {
 /** The open store (its close ends the pool, then the embedded server when there is one), and where it lives. */
 export interface OpenStore {
   store: ConsumerStore;
+  /** The pool the store runs on (closed with it), for the other tables of the schema (the notices'). */
+  database: Database;
   /** For the start-up log line: `postgres` or `embedded`. */
   kind: 'postgres' | 'embedded';
 }
@@ -51,5 +53,5 @@ export async function openConsumerStore({ database, dataDir }: StoreLocation, lo
     await close();
     throw err;
   }
-  return { store: createConsumerStore(pool, close), kind: embedded === undefined ? 'postgres' : 'embedded' };
+  return { store: createConsumerStore(pool, close), database: pool, kind: embedded === undefined ? 'postgres' : 'embedded' };
 }

@@ -1,0 +1,118 @@
+import type { Logger } from 'pino';
+import type { Clock } from '@version-router/platform/clock';
+import type { MigrationGuides } from '../changes/guides.js';
+import { consumerReports } from '../consumers/reports/model.js';
+import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import type { VersionEntry } from '../versions/policy-file.js';
+import type { VersionPolicy } from '../versions/policy.js';
+import type { NoticeChannel } from './channel.js';
+import { ACTIVE_WINDOW_MS, currentMilestone } from './due.js';
+import type { Channel, NoticeResult } from './labels.js';
+import { noticeMessage, type NoticeMessage } from './message.js';
+import { milestonesOf, type MilestoneName } from './milestones.js';
+import { nextAttemptAt } from './retry.js';
+import type { ClaimedNotice, NoticeOutcome, NoticeStore } from './store.js';
+
+
+/** Notices claimed by one statement: nothing more is held in memory. */
+const BATCH_SIZE = 10;
+/** Batches one check works through at most; the rest waits for the next check. */
+const MAX_BATCHES_PER_CHECK = 100;
+
+export interface NoticeSenderOptions {
+  /** This replica's name in the claims (unique per process). */
+  sender: string;
+  store: NoticeStore;
+  consumers: ConsumerUsageReader;
+  guides: MigrationGuides;
+  policy: () => VersionPolicy;
+  channels: Partial<Record<Channel, NoticeChannel>>;
+  clock: Clock;
+  /** NOTICES_INTERVAL_MS: the first wait before a retry (none can come sooner than the next check). */
+  intervalMs: number;
+  /** How long a claim lasts: more than one notice's composing and delivery can take. */
+  leaseMs: number;
+  /** PUBLIC_BASE_URL, or '' for links that are paths on the API. */
+  baseUrl: string;
+  logger: Logger;
+  count: (milestone: MilestoneName, channel: Channel, result: NoticeResult) => void;
+}
+
+export interface NoticeSender {
+  /** Claims and delivers due notices a batch at a time until none is left (or `stopping()` says so). */
+  sendDue(stopping: () => boolean): Promise<void>;
+}
+
+const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Delivers the notices this replica claims, one after the other: each is started in the store (its claim renewed)
+ * before it is sent and its outcome recorded after, so a replica that stops mid-batch leaves the rest to be
+ * claimed again when its lease lapses, and a delivery that may have happened is known. A notice whose milestone
+ * is no longer the one due (a later one came, its brownout window ended) is skipped, never sent late.
+ */
+export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
+  const { sender, store, channels, clock, logger, count } = options;
+  const available = (Object.keys(channels) as Channel[]).filter((channel) => channels[channel] !== undefined);
+
+  const compose = async (notice: ClaimedNotice, entry: VersionEntry & { sunset: number }, policy: VersionPolicy, nowMs: number): Promise<NoticeMessage> => {
+    const reports = await consumerReports({
+      consumerId: notice.consumerId,
+      reader: options.consumers,
+      guides: options.guides,
+      policy,
+      nowMs,
+      requestId: `notice-${notice.messageId}`,
+    });
+    if (!reports.ok) throw new Error(`the migration guide could not be read: ${reports.reason}`);
+    const recent = await options.consumers.usageOf(notice.consumerId, nowMs - ACTIVE_WINDOW_MS);
+    const recentRequests = new Map(recent.filter((row) => row.version === entry.version).map((row) => [row.operation, row.requests]));
+    const report = reports.versions.find((version) => version.version === entry.version);
+    return noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl: options.baseUrl });
+  };
+
+  const deliverOne = async (notice: ClaimedNotice): Promise<void> => {
+    const policy = options.policy();
+    const nowMs = clock();
+    const entry = policy.versions.find(({ version }) => version === notice.version);
+    const current = entry === undefined ? undefined : currentMilestone(milestonesOf(entry), nowMs);
+    if (entry?.sunset === undefined || current?.name !== notice.milestone || current.occasion !== notice.occasion) {
+      const error = current === undefined ? 'no milestone of the version is due any more' : `superseded by ${current.name}`;
+      if (await store.finish(notice, sender, { status: 'skipped', error }, nowMs)) count(notice.milestone, notice.channel, 'skipped');
+      return;
+    }
+    if (!(await store.begin(notice, sender, nowMs, options.leaseMs))) return;
+    let outcome: NoticeOutcome;
+    try {
+      const message = await compose(notice, { ...entry, sunset: entry.sunset }, policy, nowMs);
+      await (channels[notice.channel] as NoticeChannel).deliver(message, notice);
+      outcome = { status: 'sent' };
+    } catch (err) {
+      const error = reasonOf(err);
+      const next = nextAttemptAt(notice.attempts + 1, notice.firstAttemptMs ?? nowMs, clock(), options.intervalMs);
+      outcome = next === undefined ? { status: 'failed', error } : { status: 'pending', nextAttemptMs: next, error };
+    }
+    const recorded = await store.finish(notice, sender, outcome, clock());
+    const result: NoticeResult = outcome.status === 'sent' ? (notice.unconfirmed > 0 ? 'resent' : 'sent') : outcome.status === 'pending' ? 'retried' : 'failed';
+    count(notice.milestone, notice.channel, result);
+    const about = { consumer: notice.consumerId, version: notice.version, milestone: notice.milestone, channel: notice.channel, id: notice.messageId };
+    if (!recorded) logger.warn(about, 'notice claim lapsed during its delivery; another replica may deliver it again');
+    if (outcome.status === 'sent') logger.info({ ...about, possiblyTwice: notice.unconfirmed > 0 }, 'notice sent');
+    else if (outcome.status === 'pending') logger.warn({ ...about, reason: outcome.error, retryAt: new Date(outcome.nextAttemptMs).toISOString() }, 'notice not delivered; retrying later');
+    else logger.error({ ...about, reason: outcome.error }, 'notice not delivered for 24 h; given up');
+  };
+
+  return {
+    async sendDue(stopping) {
+      if (available.length === 0) return;
+      for (let batch = 0; batch < MAX_BATCHES_PER_CHECK; batch++) {
+        const claimed = await store.claim(sender, available, BATCH_SIZE, clock(), options.leaseMs);
+        if (claimed.length === 0) return;
+        for (const notice of claimed) {
+          if (stopping()) return;
+          await deliverOne(notice);
+        }
+      }
+    },
+  };
+}

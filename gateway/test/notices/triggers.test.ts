@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NoticeStore } from '../../src/notices/store.js';
+import { buildTestGateway, type TestGateway } from '../helpers.js';
+import { within } from '../../../test/consumers/support.js';
+
+let gateway: TestGateway | undefined;
+afterEach(() => gateway?.app.close());
+
+/** A notice store that only counts the checks (each check of a policy with a deprecated version reads what is recorded). */
+function countingStore(): NoticeStore & { checks: number } {
+  const store = {
+    checks: 0,
+    async recorded() {
+      store.checks++;
+      return new Set<string>();
+    },
+    record: async () => [],
+    claim: async () => [],
+    begin: async () => false,
+    finish: async () => false,
+    ofVersion: async () => ({ notified: new Set<string>(), failed: [], possiblyTwice: 0 }),
+  };
+  return store;
+}
+
+describe('when the gateway looks for due notices', () => {
+  it('at start (once ready), after each successful policy reload, every NOTICES_INTERVAL_MS, and never after close', async () => {
+    const store = countingStore();
+    gateway = await buildTestGateway('http://127.0.0.1:1', {
+      notices: { store, config: { email: undefined, intervalMs: 1_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 } },
+    });
+    expect(store.checks, 'nothing before the app is ready').toBe(0);
+    await gateway.app.ready();
+    await within(2_000, 'the check at start', async () => store.checks >= 1);
+
+    const admin = await gateway.admin();
+    const before = store.checks;
+    expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
+    await within(500, 'the check after the reload', async () => store.checks > before);
+    gateway.setNextPolicy({ default_version: 1, versions: [] });
+    const afterReload = store.checks;
+    expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(400);
+    expect(store.checks, 'no check for a refused policy').toBe(afterReload);
+
+    const counted = store.checks;
+    await within(5_000, 'two checks on the interval', async () => store.checks >= counted + 2);
+    await gateway.app.close();
+    const closed = store.checks;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(store.checks).toBe(closed);
+    gateway = undefined;
+  });
+});

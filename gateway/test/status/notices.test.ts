@@ -1,0 +1,46 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { noticesSection } from '../../src/status/notices.js';
+import { DAY, NOW, noticeFixture, type NoticeFixture } from '../notices/fixture.js';
+
+let postgres: TestPostgres;
+let fixture: NoticeFixture | undefined;
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+}, 60_000);
+afterEach(() => fixture?.close());
+afterAll(() => postgres?.close());
+
+const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+
+describe("the status page's notices", () => {
+  it('say per deprecated version "notified N of M active consumers", fleet-wide, and list the notices given up with their last error', async () => {
+    fixture = await noticeFixture(postgres);
+    for (const id of ['told', 'failing', 'untold']) await fixture.consumer(id, {});
+    await fixture.consumer('inactive', { lastSeenMs: NOW - 31 * DAY });
+    const record = (consumer: string, status: string, error: string | null) =>
+      fixture!.sql.query(
+        `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, attempts, first_attempt_at, last_error)
+         VALUES ($1, 1, 'sunset_in_90_days', '', 'email', $1, $2, now(), now(), 27, now(), $3)`,
+        [consumer, status, error],
+      );
+    await record('told', 'sent', null);
+    await record('inactive', 'sent', null);
+    await record('failing', 'failed', 'SMTP: 550 <failing@example.net> mailbox unavailable');
+    const html = await noticesSection(fixture.policy.current, NOW, { store: fixture.notices, consumers: fixture.opened.store });
+    expect(text(html)).toContain('Notices about v1 Notified 1 of 3 active consumers (those that called v1 in the last 30 days).');
+    expect(html).toContain('<td class="wrap">SMTP: 550 &lt;failing@example.net&gt; mailbox unavailable</td>');
+    expect(text(html)).toContain('failing sunset_in_90_days email 27 SMTP: 550');
+    expect(html).not.toContain('twice');
+  });
+
+  it('say nothing for a policy without a deprecated version, and that the figures are unknown while the store is down', async () => {
+    fixture = await noticeFixture(postgres);
+    expect(await noticesSection(fixture.policy.current, Date.parse('2026-05-01T00:00:00Z'), { store: fixture.notices, consumers: fixture.opened.store })).toBe('');
+    const down = { ...fixture.opened.store, consumersOf: () => Promise.reject(new Error('storage unavailable')) };
+    expect(text(await noticesSection(fixture.policy.current, NOW, { store: fixture.notices, consumers: down }))).toBe(
+      'Notices about v1 Unknown: the consumer store cannot be read.',
+    );
+  });
+});
