@@ -55,8 +55,8 @@ it('runs gateway and backend migrated into one database without a clash: both wo
     const tables = await client.query<{ schema: string; name: string }>(
       "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_schema IN ('public', 'gateway') ORDER BY 1, 2",
     );
-    expect(tables.rows.filter(({ schema }) => schema === 'public').map(({ name }) => name)).toEqual(['pgmigrations', 'user_id_counter', 'users']);
-    expect(tables.rows.filter(({ schema }) => schema === 'gateway').map(({ name }) => name)).toEqual(['api_keys', 'changes', 'consumers', 'first_uses', 'pgmigrations', 'usage']);
+    expect(tables.rows.filter(({ schema }) => schema === 'public').map(({ name }) => name)).toEqual(['idempotency_keys', 'pgmigrations', 'user_id_counter', 'users']);
+    expect(tables.rows.filter(({ schema }) => schema === 'gateway').map(({ name }) => name)).toEqual(['api_keys', 'changes', 'consumers', 'first_uses', 'notices', 'pgmigrations', 'usage']);
   } finally {
     await client.end();
   }
