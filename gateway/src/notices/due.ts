@@ -1,3 +1,4 @@
+import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import type { Channel } from './labels.js';
 import { expiresAt, milestonesOf, type Milestone, type MilestoneName } from './milestones.js';
@@ -31,8 +32,6 @@ export interface DueNotice extends NoticeKey {
 export const noticeKeyText = ({ consumerId, version, milestone, occasion, channel }: NoticeKey): string =>
   `${consumerId}\n${version}\n${milestone}\n${occasion}\n${channel}`;
 
-/** A consumer that called the version this recently is told at every milestone; at `announced`, every consumer that ever called it. */
-export const ACTIVE_WINDOW_MS = 30 * 86_400_000;
 
 /**
  * The milestone a version's consumers are told of at `nowMs`: the latest one due that is still news (a brownout
@@ -76,6 +75,7 @@ export function dueNotices(
     const current = currentMilestone(due, nowMs);
     if (current === undefined) continue;
     for (const recipient of recipients.get(entry.version) ?? []) {
+      // An active consumer is told at every milestone; at `announced`, every consumer that ever called the version.
       const told = current.name === 'announced' || recipient.lastSeenMs >= nowMs - ACTIVE_WINDOW_MS;
       if (!told) continue;
       for (const channel of recipient.channels) {

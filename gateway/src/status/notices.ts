@@ -1,6 +1,6 @@
 import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
 import { escapeText } from '../html/self-contained.js';
-import { ACTIVE_WINDOW_MS } from '../notices/due.js';
+import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
 import type { NoticeStore } from '../notices/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
 

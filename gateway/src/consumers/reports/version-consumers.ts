@@ -1,8 +1,10 @@
 import { dayOf, type ConsumerUsageReader } from '../store/consumer-store.js';
 
-/** "Active" is a use in this many days (by UTC day, today included): the operators' list, the status page and the notices count so. */
-const ACTIVE_DAYS = 30;
-const DAY_MS = 86_400_000;
+/**
+ * "Active" is a use in the last 30 days: the operators' list counts requests from midnight UTC that many days
+ * back (the ledger keeps days); the status page and the notices take the consumers last seen within it.
+ */
+export const ACTIVE_WINDOW_MS = 30 * 86_400_000;
 
 /** One authenticated consumer of a version, as the operators see it. */
 export interface VersionConsumer {
@@ -31,7 +33,7 @@ export interface ConsumersOfVersion {
  * notices sent to it) is added once.
  */
 export async function versionConsumers(reader: ConsumerUsageReader, version: number, nowMs: number): Promise<ConsumersOfVersion> {
-  const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_DAYS * DAY_MS));
+  const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_WINDOW_MS));
   const rows = await reader.consumersOf(version, sinceMs);
   return {
     requests_since: new Date(sinceMs).toISOString(),
