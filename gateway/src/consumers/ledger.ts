@@ -6,17 +6,22 @@ const FLUSH_INTERVAL_MS = 5_000;
 /** Rows a replica keeps while it cannot write; past this, new rows are dropped and counted. */
 export const MAX_PENDING_ROWS = 10_000;
 
-/** Route templates in OpenAPI's spelling, per route label (`/v1/orders/:id` → `/v1/orders/{id}`): labels are few. */
-const openApiPaths = new Map<string, string>();
+/** Operation names per method and route label (`GET` + `/v1/orders/:id` → `GET /v1/orders/{id}`): both are few. */
+const operations = new Map<string, Map<string, string>>();
 
-/** The ledger's operation: the method and the template of the path form the request used, `GET /v1/orders/{id}`. */
+/**
+ * The ledger's operation: the method and the template of the path form the request used, `GET /v1/orders/{id}`.
+ * Made once per method and route, so a request builds no string and its ledger row's lookup hashes none.
+ */
 export function operationOf(method: string, routeLabel: string): string {
-  let path = openApiPaths.get(routeLabel);
-  if (path === undefined) {
-    path = routeLabel.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    openApiPaths.set(routeLabel, path);
+  let byRoute = operations.get(method);
+  if (byRoute === undefined) operations.set(method, (byRoute = new Map()));
+  let operation = byRoute.get(routeLabel);
+  if (operation === undefined) {
+    operation = `${method} ${routeLabel.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+    byRoute.set(routeLabel, operation);
   }
-  return `${method} ${path}`;
+  return operation;
 }
 
 export interface Ledger {
