@@ -30,7 +30,9 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);
     await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
-    await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, clock });
+    const noticeStore = app.noticeStore;
+    const noticesSentFor = noticeStore === undefined ? undefined : (version: number) => noticeStore.sentOf(version);
+    await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, noticesSentFor, clock });
   };
 }
 
