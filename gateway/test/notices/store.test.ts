@@ -21,7 +21,7 @@ const BROWNOUT = '2026-12-01T10:00:00.000Z';
 
 interface StoreKind {
   name: string;
-  open(): Promise<{ location: StoreLocation; close(): Promise<void> }>;
+  open(): Promise<{ location: StoreLocation; close: () => Promise<void> }>;
 }
 
 const kinds: StoreKind[] = [

@@ -1,19 +1,11 @@
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { describe, expect, it } from 'vitest';
 import type { ConsumerUsageReader } from '../../src/consumers/store/consumer-store.js';
 import { noticesSection, readNoticeFigures } from '../../src/status/notices.js';
 import { readRegisteredConsumers } from '../../src/status/registered.js';
-import { DAY, NOW, noticeFixture, type NoticeFixture } from '../notices/fixture.js';
+import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../notices/fixture.js';
 
-let postgres: TestPostgres;
-let fixture: NoticeFixture | undefined;
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-}, 60_000);
-afterEach(() => fixture?.close());
-afterAll(() => postgres?.close());
+const newFixture = noticeFixturePerTest();
 
 const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
 
@@ -27,11 +19,11 @@ async function section(opened: NoticeFixture, nowMs: number, consumers: Consumer
 
 describe("the status page's notices", () => {
   it('say per deprecated version "notified N of M active consumers", fleet-wide, and list the notices given up with their last error', async () => {
-    fixture = await noticeFixture(postgres);
+    const fixture = await newFixture();
     for (const id of ['told', 'failing', 'untold']) await fixture.consumer(id, {});
     await fixture.consumer('inactive', { lastSeenMs: NOW - 31 * DAY });
     const record = (consumer: string, status: string, error: string | null) =>
-      fixture!.sql.query(
+      fixture.sql.query(
         `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, attempts, first_attempt_at, last_error)
          VALUES ($1, 1, 'sunset_in_90_days', '', 'email', $1, $2, now(), now(), 27, now(), $3)`,
         [consumer, status, error],
@@ -47,7 +39,7 @@ describe("the status page's notices", () => {
   });
 
   it('say nothing for a policy without a deprecated version, and that the figures are unknown while the store is down', async () => {
-    fixture = await noticeFixture(postgres);
+    const fixture = await newFixture();
     expect(await section(fixture, Date.parse('2026-05-01T00:00:00Z'))).toBe('');
     const down = { ...fixture.opened.store, consumersOf: () => Promise.reject(new Error('storage unavailable')) };
     expect(text(await section(fixture, NOW, down))).toBe(

@@ -1,12 +1,11 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { versionConsumersRoutes } from '../../../src/consumers/reports/version-consumers-routes.js';
 import type { UsageDelta } from '../../../src/consumers/store/consumer-store.js';
 import type { NoticeStore, SentNotice } from '../../../src/notices/store.js';
-import { startTestPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { at, buildTestGateway, TODAY, type TestGateway } from '../../helpers.js';
-import { DAY, NOW, noticeFixture, type NoticeFixture } from '../../notices/fixture.js';
+import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../../notices/fixture.js';
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {
@@ -151,13 +150,7 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
   });
 
   describe('from the shared store', () => {
-    let postgres: TestPostgres;
-    let fixture: NoticeFixture | undefined;
-    beforeAll(async () => {
-      postgres = await startTestPostgres();
-    }, 60_000);
-    afterEach(() => fixture?.close());
-    afterAll(() => postgres?.close());
+    const newFixture = noticeFixturePerTest();
 
     /** The route on the fixture's PostgreSQL store, as the admin port registers it. */
     async function routes(opened: NoticeFixture): Promise<FastifyInstance> {
@@ -172,11 +165,11 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
     }
 
     it('lists the notices delivered to a consumer, none while its notices only failed or wait for a retry, and none of another version', async () => {
-      fixture = await noticeFixture(postgres);
+      const fixture = await newFixture();
       for (const id of ['told', 'failing', 'waiting', 'elsewhere']) await fixture.consumer(id, {});
       await fixture.opened.store.addUsage([{ consumerId: 'elsewhere', version: 2, operation: 'GET /v2/orders/{id}', day: '2026-11-21', requests: 1, firstSeenMs: NOW - DAY, lastSeenMs: NOW - DAY }]);
       const record = (consumer: string, version: number, milestone: string, channel: string, status: string, sentAt: string | null) =>
-        fixture!.sql.query(
+        fixture.sql.query(
           `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, sent_at)
            VALUES ($1, $2, $3, '', $4, $1 || $3 || $4, $5, '2026-10-03T00:00:00Z', '2026-10-03T00:00:10Z', $6)`,
           [consumer, version, milestone, channel, status, sentAt],
