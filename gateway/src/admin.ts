@@ -24,13 +24,14 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });
-    const notices = app.noticeStore === undefined ? undefined : { store: app.noticeStore, consumers: app.consumers.store };
-    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica, notices });
+    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica, notices: app.noticeStore });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);
     await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
-    await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, clock });
+    const noticeStore = app.noticeStore;
+    const noticesSentFor = noticeStore === undefined ? undefined : (version: number) => noticeStore.sentOf(version);
+    await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, noticesSentFor, clock });
   };
 }
 

@@ -40,6 +40,16 @@ export interface VersionNotices {
   possiblyTwice: number;
 }
 
+/** A notice delivered to its consumer, for the operators' list of a version's consumers. */
+export interface SentNotice {
+  consumerId: string;
+  milestone: MilestoneName;
+  /** The brownout window's start (ISO 8601) of a `brownout_in_48_hours` notice; '' for the other milestones. */
+  occasion: string;
+  channel: Channel;
+  sentMs: number;
+}
+
 /** The notices table (schema `gateway`), shared by every replica: what makes each notice go out once. */
 export interface NoticeStore {
   /** The keys (noticeKeyText) of every notice recorded for these versions, whatever its status. */
@@ -57,6 +67,8 @@ export interface NoticeStore {
   finish(notice: NoticeKey, sender: string, outcome: NoticeOutcome, nowMs: number): Promise<boolean>;
   /** The status page's figures for a version. */
   ofVersion(version: number): Promise<VersionNotices>;
+  /** The notices of a version delivered so far (status `sent`), by consumer, then in the order they went out. */
+  sentOf(version: number): Promise<SentNotice[]>;
 }
 
 /** The message id of a notice: derived from its key, so every replica and every retry names it alike. */
@@ -219,6 +231,16 @@ export function createNoticeStore(database: Database): NoticeStore {
         })),
         possiblyTwice: Number(twice.rows[0]?.count ?? 0),
       };
+    },
+
+    async sentOf(version) {
+      const { rows } = await database.query<{ consumer_id: string; milestone: MilestoneName; occasion: string; channel: Channel; sent_ms: number }>(
+        'sent_notices',
+        `SELECT consumer_id, milestone, occasion, channel, (extract(epoch FROM sent_at) * 1000)::float8 AS sent_ms FROM gateway.notices
+         WHERE version = $1 AND status = 'sent' ORDER BY consumer_id, sent_at, milestone, occasion, channel`,
+        [version],
+      );
+      return rows.map((row) => ({ consumerId: row.consumer_id, milestone: row.milestone, occasion: row.occasion, channel: row.channel, sentMs: row.sent_ms }));
     },
   };
 }

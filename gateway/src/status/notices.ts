@@ -1,40 +1,49 @@
-import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
-import { escapeText } from '../html/self-contained.js';
+import type { FastifyBaseLogger } from 'fastify';
 import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
-import type { NoticeStore } from '../notices/store.js';
+import { escapeText } from '../html/self-contained.js';
+import type { NoticeStore, VersionNotices } from '../notices/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
+import { withinStoreWait, type RegisteredConsumers, type StoreUnavailable } from './registered.js';
 
-/** Where the page reads who was told: the fleet's shared records, not this replica's memory. */
-export interface NoticesStatusSources {
-  store: NoticeStore;
-  consumers: ConsumerUsageReader;
+/** Each deprecated or removed version's notice figures, or word that the store could not be read. */
+export type NoticeFigures = ReadonlyMap<number, VersionNotices> | StoreUnavailable;
+
+/** The versions the notices part covers: those deprecated or removed at `nowMs`. */
+const noticeVersions = (policy: VersionPolicy, nowMs: number): number[] =>
+  policy.versions.filter((entry) => policy.phaseOf(entry, nowMs) !== 'current').map(({ version }) => version);
+
+/**
+ * The notice figures of every deprecated or removed version from the store every replica shares, under the
+ * page's wait for the store (registered.ts): a store that fails or does not answer in time leaves them unknown.
+ */
+export async function readNoticeFigures(store: NoticeStore, policy: VersionPolicy, nowMs: number, log: FastifyBaseLogger): Promise<NoticeFigures> {
+  const versions = noticeVersions(policy, nowMs);
+  const figures = await withinStoreWait(Promise.all(versions.map((version) => store.ofVersion(version))), log, 'notice figures are');
+  if (figures === 'store unavailable') return figures;
+  return new Map(versions.map((version, i) => [version, figures[i] as VersionNotices]));
 }
 
 /**
  * The status page's part on deprecation notices: per deprecated or removed version, how many of the consumers
  * that called it in the last 30 days have been sent a notice about it, which notices were given up (and why),
- * and how many may have arrived twice. Fleet-wide figures, read from the shared store.
+ * and how many may have arrived twice. Fleet-wide figures, read from the shared store: the active consumers are
+ * the registered ones the page already read (those last seen within the window), the rest `readNoticeFigures`.
  */
-export async function noticesSection(policy: VersionPolicy, nowMs: number, { store, consumers }: NoticesStatusSources): Promise<string> {
+export function noticesSection(policy: VersionPolicy, nowMs: number, registered: RegisteredConsumers, figures: NoticeFigures): string {
   const sections: string[] = [];
-  for (const entry of policy.versions) {
-    const phase = policy.phaseOf(entry, nowMs);
-    if (phase === 'current') continue;
-    const heading = `<h2 id="notices-v${entry.version}">Notices about v${entry.version}</h2>`;
-    let active: string[];
-    let notices: Awaited<ReturnType<NoticeStore['ofVersion']>>;
-    try {
-      const rows = await consumers.consumersOf(entry.version, nowMs - ACTIVE_WINDOW_MS);
-      active = rows.filter(({ last_seen }) => Date.parse(last_seen) >= nowMs - ACTIVE_WINDOW_MS).map(({ consumer }) => consumer.id);
-      notices = await store.ofVersion(entry.version);
-    } catch {
+  for (const version of noticeVersions(policy, nowMs)) {
+    const heading = `<h2 id="notices-v${version}">Notices about v${version}</h2>`;
+    const consumers = registered === 'store unavailable' ? undefined : registered.get(version)?.consumers;
+    const notices = figures === 'store unavailable' ? undefined : figures.get(version);
+    if (consumers === undefined || notices === undefined) {
       sections.push(`${heading}\n<p class="note">Unknown: the consumer store cannot be read.</p>`);
       continue;
     }
+    const active = consumers.filter(({ last_seen }) => Date.parse(last_seen) >= nowMs - ACTIVE_WINDOW_MS).map(({ id }) => id);
     const notified = active.filter((id) => notices.notified.has(id)).length;
     const lines = [
       heading,
-      `<p class="notices" data-version="${entry.version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those that called v${entry.version} in the last 30 days).</p>`,
+      `<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
     ];
     if (notices.possiblyTwice > 0) {
       lines.push(`<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same id: a replica stopped during their delivery.</p>`);
@@ -48,7 +57,7 @@ export async function noticesSection(policy: VersionPolicy, nowMs: number, { sto
         )
         .join('\n');
       lines.push(
-        `<table class="notice-failures" data-version="${entry.version}">
+        `<table class="notice-failures" data-version="${version}">
 <caption>Notices given up after 24 h of retries (the latest ${notices.failed.length}).</caption>
 <thead><tr><th>consumer</th><th>milestone</th><th>channel</th><th class="num">attempts</th><th>last error</th></tr></thead>
 <tbody>

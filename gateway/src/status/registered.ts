@@ -2,8 +2,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { versionConsumers, type ConsumersOfVersion } from '../consumers/reports/version-consumers.js';
 import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
 
+/** What the page shows in place of what it could not read from the store. */
+export type StoreUnavailable = 'store unavailable';
+
 /** The registered consumers of each version the page lists, or word that the store could not be read. */
-export type RegisteredConsumers = ReadonlyMap<number, ConsumersOfVersion> | 'store unavailable';
+export type RegisteredConsumers = ReadonlyMap<number, ConsumersOfVersion> | StoreUnavailable;
 
 /**
  * How long the page waits for the store. It reloads every 10 s and must show the rest of what it knows even
@@ -12,22 +15,29 @@ export type RegisteredConsumers = ReadonlyMap<number, ConsumersOfVersion> | 'sto
 const STORE_WAIT_MS = 2_000;
 
 /**
- * The registered consumers of `versions` from the store every replica shares, each version's as the
- * operators' list has them. A store that fails or does not answer within 2 s is logged with the reason (the
- * page says only that it could not be read: the reason may name hosts), and the page still renders.
+ * `read`, or 'store unavailable' when it fails or does not answer within 2 s: the page's every read of the
+ * store goes through this, all started together, so the page waits 2 s at most whatever the store does. The
+ * reason is logged (`missing` says what the page leaves out); the page says only that the store could not be
+ * read, as the reason may name hosts.
  */
-export async function readRegisteredConsumers(reader: ConsumerUsageReader, versions: readonly number[], nowMs: number, log: FastifyBaseLogger): Promise<RegisteredConsumers> {
+export async function withinStoreWait<T>(read: Promise<T>, log: FastifyBaseLogger, missing: string): Promise<T | StoreUnavailable> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${STORE_WAIT_MS / 1000} s`)), STORE_WAIT_MS);
   });
   try {
-    const lists = await Promise.race([Promise.all(versions.map((version) => versionConsumers(reader, version, nowMs))), late]);
-    return new Map(versions.map((version, i) => [version, lists[i] as ConsumersOfVersion]));
+    return await Promise.race([read, late]);
   } catch (err) {
-    log.warn({ reason: (err as Error).message }, 'status page: the consumer store could not be read; registered consumers are not shown');
+    log.warn({ reason: (err as Error).message }, `status page: the consumer store could not be read; ${missing} not shown`);
     return 'store unavailable';
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The registered consumers of `versions` from the store every replica shares, each version's as the operators' list has them. */
+export async function readRegisteredConsumers(reader: ConsumerUsageReader, versions: readonly number[], nowMs: number, log: FastifyBaseLogger): Promise<RegisteredConsumers> {
+  const lists = await withinStoreWait(Promise.all(versions.map((version) => versionConsumers(reader, version, nowMs))), log, 'registered consumers are');
+  if (lists === 'store unavailable') return lists;
+  return new Map(versions.map((version, i) => [version, lists[i] as ConsumersOfVersion]));
 }

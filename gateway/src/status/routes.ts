@@ -4,8 +4,9 @@ import type { PolicyInForce } from '../versions/in-force.js';
 import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
 import type { VersionUsage } from '../accounting/usage.js';
 import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import type { NoticeStore } from '../notices/store.js';
 import { readRegisteredConsumers } from './registered.js';
-import { noticesSection, type NoticesStatusSources } from './notices.js';
+import { noticesSection, readNoticeFigures } from './notices.js';
 
 export interface StatusRoutesOptions {
   policies: PolicyInForce;
@@ -14,8 +15,8 @@ export interface StatusRoutesOptions {
   reader: ConsumerUsageReader;
   /** The host name the page names as its replica. */
   replica: string;
-  /** Where the page reads the deprecation notices' figures; absent, it has no such part. */
-  notices?: NoticesStatusSources;
+  /** Where the page reads the deprecation notices' figures (the fleet's shared records); absent, it has no such part. */
+  notices?: NoticeStore;
 }
 
 /**
@@ -33,10 +34,14 @@ export async function statusRoutes(admin: FastifyInstance, { policies, usage, re
   admin.get('/', async (request, reply) => {
     const { policy } = policies.current;
     const nowMs = usage.clock();
-    const registered = await readRegisteredConsumers(reader, consumerVersions(policy, usage.consumers, nowMs), nowMs, request.log);
+    // Both reads at once, each bounded by the page's wait for the store: a slow store holds the page that long at most.
+    const [registered, noticeFigures] = await Promise.all([
+      readRegisteredConsumers(reader, consumerVersions(policy, usage.consumers, nowMs), nowMs, request.log),
+      notices === undefined ? undefined : readNoticeFigures(notices, policy, nowMs, request.log),
+    ]);
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
-    const noticeSections = notices === undefined ? '' : await noticesSection(policy, nowMs, notices);
+    const noticeSections = noticeFigures === undefined ? '' : noticesSection(policy, nowMs, registered, noticeFigures);
     return renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections });
   });
 }

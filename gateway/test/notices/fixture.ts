@@ -17,7 +17,8 @@ import { createNotices } from '../../src/notices/notices.js';
 import { createNoticeStore, type NoticeStore } from '../../src/notices/store.js';
 import type { NoticeScheduler } from '../../src/notices/scheduler.js';
 import type { VersionPolicy } from '../../src/versions/policy.js';
-import type { TestPostgres } from '../../../test/support/postgres.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { ordersDocument } from '../changes/documents.js';
 import { at, designPolicyFile, policyFrom } from '../helpers.js';
 
@@ -101,6 +102,27 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
       await sql.end();
       await opened.store.close();
     },
+  };
+}
+
+/**
+ * For the test file or block that calls it: one PostgreSQL server for its tests; the function it answers makes
+ * the running test's fixture, on a new database of that server, closed after the test.
+ */
+export function noticeFixturePerTest(): () => Promise<NoticeFixture> {
+  let postgres: TestPostgres | undefined;
+  let fixture: NoticeFixture | undefined;
+  beforeAll(async () => {
+    postgres = await startTestPostgres();
+  }, 60_000);
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+  afterAll(() => postgres?.close());
+  return async () => {
+    if (postgres === undefined) throw new Error('noticeFixturePerTest: call it in a test, after its beforeAll');
+    return (fixture = await noticeFixture(postgres));
   };
 }
 

@@ -19,6 +19,7 @@ function countingStore(): NoticeStore & { checks: number } {
     begin: async () => false,
     finish: async () => false,
     ofVersion: async () => ({ notified: new Set<string>(), failed: [], possiblyTwice: 0 }),
+    sentOf: async () => [],
   };
   return store;
 }

@@ -1,26 +1,29 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { noticesSection } from '../../src/status/notices.js';
-import { DAY, NOW, noticeFixture, type NoticeFixture } from '../notices/fixture.js';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { ConsumerUsageReader } from '../../src/consumers/store/consumer-store.js';
+import { noticesSection, readNoticeFigures } from '../../src/status/notices.js';
+import { readRegisteredConsumers } from '../../src/status/registered.js';
+import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../notices/fixture.js';
 
-let postgres: TestPostgres;
-let fixture: NoticeFixture | undefined;
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-}, 60_000);
-afterEach(() => fixture?.close());
-afterAll(() => postgres?.close());
+const newFixture = noticeFixturePerTest();
 
 const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
 
+/** The part as the status page renders it at `nowMs`: from the registered consumers it read, and the notice figures. */
+async function section(opened: NoticeFixture, nowMs: number, consumers: ConsumerUsageReader = opened.opened.store): Promise<string> {
+  const log = pino({ level: 'silent' });
+  const policy = opened.policy.current;
+  const versions = policy.versions.map(({ version }) => version);
+  return noticesSection(policy, nowMs, await readRegisteredConsumers(consumers, versions, nowMs, log), await readNoticeFigures(opened.notices, policy, nowMs, log));
+}
+
 describe("the status page's notices", () => {
   it('say per deprecated version "notified N of M active consumers", fleet-wide, and list the notices given up with their last error', async () => {
-    fixture = await noticeFixture(postgres);
+    const fixture = await newFixture();
     for (const id of ['told', 'failing', 'untold']) await fixture.consumer(id, {});
     await fixture.consumer('inactive', { lastSeenMs: NOW - 31 * DAY });
     const record = (consumer: string, status: string, error: string | null) =>
-      fixture!.sql.query(
+      fixture.sql.query(
         `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, attempts, first_attempt_at, last_error)
          VALUES ($1, 1, 'sunset_in_90_days', '', 'email', $1, $2, now(), now(), 27, now(), $3)`,
         [consumer, status, error],
@@ -28,7 +31,7 @@ describe("the status page's notices", () => {
     await record('told', 'sent', null);
     await record('inactive', 'sent', null);
     await record('failing', 'failed', 'SMTP: 550 <failing@example.net> mailbox unavailable');
-    const html = await noticesSection(fixture.policy.current, NOW, { store: fixture.notices, consumers: fixture.opened.store });
+    const html = await section(fixture, NOW);
     expect(text(html)).toContain('Notices about v1 Notified 1 of 3 active consumers (those that called v1 in the last 30 days).');
     expect(html).toContain('<td class="wrap">SMTP: 550 &lt;failing@example.net&gt; mailbox unavailable</td>');
     expect(text(html)).toContain('failing sunset_in_90_days email 27 SMTP: 550');
@@ -36,10 +39,10 @@ describe("the status page's notices", () => {
   });
 
   it('say nothing for a policy without a deprecated version, and that the figures are unknown while the store is down', async () => {
-    fixture = await noticeFixture(postgres);
-    expect(await noticesSection(fixture.policy.current, Date.parse('2026-05-01T00:00:00Z'), { store: fixture.notices, consumers: fixture.opened.store })).toBe('');
+    const fixture = await newFixture();
+    expect(await section(fixture, Date.parse('2026-05-01T00:00:00Z'))).toBe('');
     const down = { ...fixture.opened.store, consumersOf: () => Promise.reject(new Error('storage unavailable')) };
-    expect(text(await noticesSection(fixture.policy.current, NOW, { store: fixture.notices, consumers: down }))).toBe(
+    expect(text(await section(fixture, NOW, down))).toBe(
       'Notices about v1 Unknown: the consumer store cannot be read.',
     );
   });

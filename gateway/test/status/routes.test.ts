@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
+import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
 
 /** The shipped policy with two brownout windows ahead of TODAY (the first 2026-12-01 10:00-12:00 UTC). */
 const policy = lifecyclePolicyFile;
@@ -213,8 +214,8 @@ describe('GET / on the admin port: the status page', () => {
 
 describe('the status page\'s registered consumers', () => {
   let store: MemoryConsumerStore;
-  /** A gateway on `store`, with acme's key; beta's v1 use is in the store as another replica wrote it. */
-  async function withConsumers(consumerStore: MemoryConsumerStore = createMemoryConsumerStore()): Promise<string> {
+  /** A gateway on `store` (and `notices`, when given), with acme's key; beta's v1 use is in the store as another replica wrote it. */
+  async function withConsumers(consumerStore: MemoryConsumerStore = createMemoryConsumerStore(), notices?: NoticeStore): Promise<string> {
     store = consumerStore;
     const { key } = await consumerWithKey(store, 'acme', { name: 'Acme <Billing>' });
     await consumerWithKey(store, 'beta', { name: 'Beta' });
@@ -222,10 +223,26 @@ describe('the status page\'s registered consumers', () => {
       { consumerId: 'beta', version: 1, operation: 'GET /v1/orders/{id}', day: '2026-11-21', requests: 7, firstSeenMs: at('2026-11-21T08:00:00Z'), lastSeenMs: at('2026-11-21T12:00:00Z') },
     ]);
     await gateway.app.close();
-    gateway = await buildTestGateway(stub.url, { policy, consumerStore: store });
+    const noticesOption = notices === undefined ? undefined : { store: notices, config: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 } };
+    gateway = await buildTestGateway(stub.url, { policy, consumerStore: store, notices: noticesOption });
     admin = await gateway.admin();
     return key;
   }
+
+  /** A notice store with nothing to send, whose figures for the page are `figures()`'s. */
+  const noticeStore = (figures: () => Promise<VersionNotices>): NoticeStore => ({
+    recorded: async () => new Set<string>(),
+    record: async () => [],
+    claim: async () => [],
+    begin: async () => false,
+    finish: async () => false,
+    ofVersion: figures,
+    sentOf: async () => [],
+  });
+
+  /** The page, or 'held' if it has not answered within 10 s: five times the page's wait for the store. */
+  const pageWithin10s = () =>
+    Promise.race([admin.inject({ url: '/' }), new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 10_000).unref())]);
 
   /** The rows of the registered table of v`version`: [consumer, name, requests, last seen]. */
   function registeredRows(html: string, version: number): string[][] {
@@ -284,5 +301,43 @@ describe('the status page\'s registered consumers', () => {
     expect(res.body).toContain('The consumer store could not be read');
     expect(tookMs).toBeGreaterThanOrEqual(1_900);
     expect(tookMs).toBeLessThan(6_000);
+  });
+
+  it('does not wait on a notice store that never answers: the notice figures are unknown, the rest is shown', async () => {
+    await withConsumers(createMemoryConsumerStore(), noticeStore(() => new Promise(() => undefined)));
+    const res = await pageWithin10s();
+    if (res === 'held') throw new Error('the status page was held by the notice store');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<h2 id="notices-v1">Notices about v1</h2>\n<p class="note">Unknown: the consumer store cannot be read.</p>');
+    expect(registeredRows(res.body, 1).map((row) => row[0])).toEqual(['beta']);
+    expect(gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read'))).toMatchObject({
+      level: 40,
+      msg: 'status page: the consumer store could not be read; notice figures are not shown',
+      reason: 'no answer within 2 s',
+    });
+  });
+
+  it('reads the registered consumers and the notice figures at once, so one wait bounds both', async () => {
+    // The ledger answers only once the notice figures have been asked for: read one after the other, the
+    // registered consumers would wait for a question that comes only after they gave up.
+    let askedForFigures: () => void = () => undefined;
+    const figuresAsked = new Promise<void>((resolve) => (askedForFigures = resolve));
+    const waiting = createMemoryConsumerStore();
+    const consumersOf = waiting.consumersOf.bind(waiting);
+    waiting.consumersOf = async (version, sinceMs) => {
+      await figuresAsked;
+      return consumersOf(version, sinceMs);
+    };
+    await withConsumers(
+      waiting,
+      noticeStore(async () => {
+        askedForFigures();
+        return { notified: new Set(['beta']), failed: [], possiblyTwice: 0 };
+      }),
+    );
+    const res = await pageWithin10s();
+    if (res === 'held') throw new Error('the status page was held');
+    expect(registeredRows(res.body, 1).map((row) => row[0])).toEqual(['beta']);
+    expect(res.body).toContain('Notified <strong>1</strong> of <strong>1</strong> active consumers');
   });
 });

@@ -19,6 +19,34 @@ export interface VersionConsumer {
   last_seen: string;
 }
 
+/** A deprecation notice about the version that reached the consumer: which one, how, and when. */
+export interface NoticeSent {
+  milestone: string;
+  /** The start of the brownout window a `brownout_in_48_hours` notice announced; null for the other milestones. */
+  brownout_start: string | null;
+  channel: string;
+  sent_at: string;
+}
+
+/**
+ * A notice delivered about a version, as the notice store reads it. Declared here, not imported: the notices
+ * depend on the consumers, not the other way round.
+ */
+export interface DeliveredNotice {
+  consumerId: string;
+  milestone: string;
+  /** The brownout window's start of a `brownout_in_48_hours` notice; '' for the other milestones. */
+  occasion: string;
+  channel: string;
+  sentMs: number;
+}
+
+/** The operators' row of a consumer: who it is, how it called the version, and what it was told of it. */
+export interface ReachedConsumer extends VersionConsumer {
+  /** The notices about the version delivered to it, in the order they went out; none while only failed or pending. */
+  notices_sent: NoticeSent[];
+}
+
 export interface ConsumersOfVersion {
   /** Midnight UTC starting the window the requests are counted in (the ledger keeps days). */
   requests_since: string;
@@ -29,8 +57,8 @@ export interface ConsumersOfVersion {
 /**
  * Every authenticated consumer of `version` across the fleet (read from the shared ledger, not this replica's
  * memory), with its requests in the last 30 days and its last call. One row per consumer is built here, for
- * `GET /versions/{n}/consumers` and the status page alike, so what a notice adds to a consumer's row (the
- * notices sent to it) is added once.
+ * `GET /versions/{n}/consumers` and the status page alike; the list adds the notices sent to each
+ * (`withNoticesSent`).
  */
 export async function versionConsumers(reader: ConsumerUsageReader, version: number, nowMs: number): Promise<ConsumersOfVersion> {
   const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_WINDOW_MS));
@@ -46,4 +74,15 @@ export async function versionConsumers(reader: ConsumerUsageReader, version: num
       last_seen,
     })),
   };
+}
+
+/** Each consumer's row with the notices of `delivered` addressed to it (`delivered`: one version's, in the order they went out). */
+export function withNoticesSent(consumers: readonly VersionConsumer[], delivered: readonly DeliveredNotice[]): ReachedConsumer[] {
+  const byConsumer = new Map<string, NoticeSent[]>();
+  for (const { consumerId, milestone, occasion, channel, sentMs } of delivered) {
+    let sent = byConsumer.get(consumerId);
+    if (sent === undefined) byConsumer.set(consumerId, (sent = []));
+    sent.push({ milestone, brownout_start: occasion === '' ? null : occasion, channel, sent_at: new Date(sentMs).toISOString() });
+  }
+  return consumers.map((consumer) => ({ ...consumer, notices_sent: byConsumer.get(consumer.id) ?? [] }));
 }

@@ -1,8 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { versionConsumersRoutes } from '../../../src/consumers/reports/version-consumers-routes.js';
 import type { UsageDelta } from '../../../src/consumers/store/consumer-store.js';
+import type { NoticeStore, SentNotice } from '../../../src/notices/store.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { at, buildTestGateway, TODAY, type TestGateway } from '../../helpers.js';
+import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../../notices/fixture.js';
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {
@@ -50,7 +53,7 @@ async function ledger(): Promise<MemoryConsumerStore> {
 }
 
 describe('GET /versions/{n}/consumers', () => {
-  it('lists every authenticated consumer of the version, most requests in the last 30 days first, with its contact and last call', async () => {
+  it('lists every authenticated consumer of the version, most requests in the last 30 days first, with its contact and last call (no notices from a gateway that sends none)', async () => {
     const app = await admin(await ledger());
     const res = await app.inject({ url: '/versions/1/consumers' });
     expect(res.statusCode).toBe(200);
@@ -60,10 +63,18 @@ describe('GET /versions/{n}/consumers', () => {
       phase: 'deprecated',
       requests_since: '2026-10-23T00:00:00.000Z',
       consumers: [
-        { id: 'acme', name: 'Acme Billing', contact_email: 'billing@acme.example', webhook_url: null, requests: 5, last_seen: '2026-11-22T11:59:00.000Z' },
-        { id: 'beta', name: 'Beta', contact_email: null, webhook_url: null, requests: 3, last_seen: '2026-10-23T09:30:00.000Z' },
-        { id: 'hooked', name: 'Hooked', contact_email: null, webhook_url: 'https://hooked.example/notices', requests: 3, last_seen: '2026-11-20T09:30:00.000Z' },
-        { id: 'gamma', name: 'Gamma', contact_email: null, webhook_url: null, requests: 0, last_seen: '2026-09-01T09:30:00.000Z' },
+        { id: 'acme', name: 'Acme Billing', contact_email: 'billing@acme.example', webhook_url: null, requests: 5, last_seen: '2026-11-22T11:59:00.000Z', notices_sent: [] },
+        { id: 'beta', name: 'Beta', contact_email: null, webhook_url: null, requests: 3, last_seen: '2026-10-23T09:30:00.000Z', notices_sent: [] },
+        {
+          id: 'hooked',
+          name: 'Hooked',
+          contact_email: null,
+          webhook_url: 'https://hooked.example/notices',
+          requests: 3,
+          last_seen: '2026-11-20T09:30:00.000Z',
+          notices_sent: [],
+        },
+        { id: 'gamma', name: 'Gamma', contact_email: null, webhook_url: null, requests: 0, last_seen: '2026-09-01T09:30:00.000Z', notices_sent: [] },
       ],
     });
   });
@@ -101,5 +112,88 @@ describe('GET /versions/{n}/consumers', () => {
     const allowed = await guarded.inject({ url: '/versions/1/consumers', headers: { authorization: 'Bearer a-token-of-at-least-16' } });
     expect(allowed.statusCode).toBe(200);
     expect(allowed.json()).toMatchObject({ version: 1, consumers: [{ id: 'acme' }, { id: 'beta' }, { id: 'hooked' }, { id: 'gamma' }] });
+  });
+});
+
+/** A notice store that has delivered `sent` (whatever its version) and asks for nothing to be sent. */
+function deliveredStore(sent: Record<number, SentNotice[]>): NoticeStore & { asked: number[] } {
+  const asked: number[] = [];
+  return {
+    asked,
+    recorded: async () => new Set<string>(),
+    record: async () => [],
+    claim: async () => [],
+    begin: async () => false,
+    finish: async () => false,
+    ofVersion: async () => ({ notified: new Set<string>(), failed: [], possiblyTwice: 0 }),
+    async sentOf(version) {
+      asked.push(version);
+      return sent[version] ?? [];
+    },
+  };
+}
+
+describe('GET /versions/{n}/consumers: the notices sent to each consumer', () => {
+  it("shows what the gateway's notice store says was delivered about that version", async () => {
+    const notices = deliveredStore({
+      1: [{ consumerId: 'hooked', milestone: 'brownout_in_48_hours', occasion: '2026-12-01T10:00:00.000Z', channel: 'webhook', sentMs: at('2026-11-29T10:00:02Z') }],
+    });
+    const app = await admin(await ledger(), { notices: { store: notices, config: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 } } });
+    const body = (await app.inject({ url: '/versions/1/consumers' })).json<{ consumers: { id: string; notices_sent: unknown[] }[] }>();
+    expect(body.consumers.map(({ id, notices_sent }) => [id, notices_sent])).toEqual([
+      ['acme', []],
+      ['beta', []],
+      ['hooked', [{ milestone: 'brownout_in_48_hours', brownout_start: '2026-12-01T10:00:00.000Z', channel: 'webhook', sent_at: '2026-11-29T10:00:02.000Z' }]],
+      ['gamma', []],
+    ]);
+    expect(notices.asked).toEqual([1]);
+  });
+
+  describe('from the shared store', () => {
+    const newFixture = noticeFixturePerTest();
+
+    /** The route on the fixture's PostgreSQL store, as the admin port registers it. */
+    async function routes(opened: NoticeFixture): Promise<FastifyInstance> {
+      const app = Fastify();
+      await app.register(versionConsumersRoutes, {
+        policies: { current: { policy: opened.policy.current, sha256: '' } },
+        reader: opened.opened.store,
+        noticesSentFor: (version) => opened.notices.sentOf(version),
+        clock: () => NOW,
+      });
+      return app;
+    }
+
+    it('lists the notices delivered to a consumer, none while its notices only failed or wait for a retry, and none of another version', async () => {
+      const fixture = await newFixture();
+      for (const id of ['told', 'failing', 'waiting', 'elsewhere']) await fixture.consumer(id, {});
+      await fixture.opened.store.addUsage([{ consumerId: 'elsewhere', version: 2, operation: 'GET /v2/orders/{id}', day: '2026-11-21', requests: 1, firstSeenMs: NOW - DAY, lastSeenMs: NOW - DAY }]);
+      const record = (consumer: string, version: number, milestone: string, channel: string, status: string, sentAt: string | null) =>
+        fixture.sql.query(
+          `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, sent_at)
+           VALUES ($1, $2, $3, '', $4, $1 || $3 || $4, $5, '2026-10-03T00:00:00Z', '2026-10-03T00:00:10Z', $6)`,
+          [consumer, version, milestone, channel, status, sentAt],
+        );
+      await record('told', 1, 'sunset_in_90_days', 'email', 'sent', '2026-10-03T00:01:02.345Z');
+      await record('told', 1, 'sunset_in_90_days', 'webhook', 'failed', null);
+      await record('failing', 1, 'sunset_in_90_days', 'email', 'failed', null);
+      await record('waiting', 1, 'sunset_in_90_days', 'email', 'pending', null);
+      await record('elsewhere', 2, 'announced', 'email', 'sent', '2026-10-04T08:00:00Z');
+      const app = await routes(fixture);
+
+      const v1 = await app.inject({ url: '/versions/1/consumers' });
+      expect(v1.statusCode).toBe(200);
+      const sentOn = (body: { consumers: { id: string; notices_sent: unknown[] }[] }) => Object.fromEntries(body.consumers.map(({ id, notices_sent }) => [id, notices_sent]));
+      expect(sentOn(v1.json())).toEqual({
+        told: [{ milestone: 'sunset_in_90_days', brownout_start: null, channel: 'email', sent_at: '2026-10-03T00:01:02.345Z' }],
+        failing: [],
+        waiting: [],
+        elsewhere: [],
+      });
+      expect(sentOn((await app.inject({ url: '/versions/2/consumers' })).json())).toEqual({
+        elsewhere: [{ milestone: 'announced', brownout_start: null, channel: 'email', sent_at: '2026-10-04T08:00:00.000Z' }],
+      });
+      await app.close();
+    });
   });
 });
