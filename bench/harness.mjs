@@ -91,7 +91,8 @@ export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeO
     await sleep(50);
   }
   child.kill('SIGKILL');
-  throw new Error(`${name} did not start`);
+  const tail = readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
+  throw new Error(`${name} did not start${child.exitCode === null ? ' within 120 s' : ` (exit ${child.exitCode})`}; its log ends:\n${tail}`);
 }
 
 /**

@@ -15,7 +15,7 @@ const operations = new Map<string, Map<string, string>>();
  */
 export function operationOf(method: string, routeLabel: string): string {
   let byRoute = operations.get(method);
-  if (byRoute === undefined) operations.set(method, (byRoute = new Map()));
+  if (byRoute === undefined) operations.set(method, (byRoute = new Map<string, string>()));
   let operation = byRoute.get(routeLabel);
   if (operation === undefined) {
     operation = `${method} ${routeLabel.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
