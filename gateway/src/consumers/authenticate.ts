@@ -31,7 +31,7 @@ const INVALID = 'invalid';
 export function checkApiKey(request: FastifyRequest, keys: KeyCache): KeyCheck {
   const key = request.raw.headers[API_KEY_HEADER];
   if (key === undefined) return NO_KEY;
-  const consumer = typeof key === 'string' ? keys.consumerOf(key) : undefined;
+  const consumer = typeof key === 'string' ? keys.consumerOf(key, request.raw.socket) : undefined;
   if (consumer === undefined) return INVALID;
   request.consumer = consumer;
   return { consumer };

@@ -6,8 +6,12 @@ import { keyIdOf, keyMatches } from './keys.js';
 const POLL_INTERVAL_MS = 1_000;
 
 export interface KeyCache {
-  /** The consumer a key belongs to: undefined when it is malformed, unknown or revoked. Memory only. */
-  consumerOf(key: string): string | undefined;
+  /**
+   * The consumer a key belongs to: undefined when it is malformed, unknown or revoked. Memory only.
+   * `connection` (the request's socket) remembers the key it last proved, so the next request on it with the
+   * same key skips the digest while the key stays current.
+   */
+  consumerOf(key: string, connection?: object): string | undefined;
   /** A key this replica made, applied at once rather than at the next poll. */
   remember(entry: KeyEntry): void;
   /** A key this replica revoked, refused at once. */
@@ -63,12 +67,27 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
   const timer = setInterval(() => void refresh(), pollIntervalMs);
   timer.unref();
 
+  /**
+   * The key each keep-alive connection last proved, with the entry it matched: a client sends its key on every
+   * request, and SHA-256 is most of what checking it costs. Kept only as long as the connection (a WeakMap), as
+   * the key already is in that connection's request headers; a revoked or replaced entry is not the one
+   * remembered, so revocation applies to the next request as before. Comparing against the key this same
+   * connection already proved tells a client nothing it did not send itself.
+   */
+  const proven = new WeakMap<object, { key: string; entry: KeyEntry }>();
+
   return {
-    consumerOf(key) {
+    consumerOf(key, connection) {
+      const remembered = connection === undefined ? undefined : proven.get(connection);
+      if (remembered !== undefined && remembered.key === key) {
+        const { entry } = remembered;
+        return keys.get(entry.keyId) === entry && !entry.revoked ? entry.consumerId : undefined;
+      }
       const keyId = keyIdOf(key);
       if (keyId === undefined) return undefined;
       const entry = keys.get(keyId);
       if (entry === undefined || entry.revoked || !keyMatches(key, entry.digest)) return undefined;
+      if (connection !== undefined) proven.set(connection, { key, entry });
       return entry.consumerId;
     },
     remember(entry) {

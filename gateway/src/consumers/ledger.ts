@@ -59,6 +59,12 @@ interface Pending extends UsageDelta {
 export function createLedger({ store, logger, countDropped, flushIntervalMs = FLUSH_INTERVAL_MS }: LedgerOptions): Ledger {
   const firstUses = new Map<string, Map<number, number>>();
   let pending = new Map<string, Pending>();
+  /**
+   * The rows of `pending` by consumer, version and operation, for today: a request finds its row by three
+   * lookups of strings it already has (the consumer id from the key cache, the operation from operationOf),
+   * without building and hashing a key of its own. Emptied whenever `pending` is swapped or the day turns.
+   */
+  let today = new Map<string, Map<number, Map<string, Pending>>>();
   /** First uses not written yet (their write failed): retried with the next flush. */
   let unwrittenFirstUses: FirstUse[] = [];
   let failing = false;
@@ -69,6 +75,7 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
       const text = dayOf(nowMs);
       const start = Date.parse(text);
       day = { start, end: start + 86_400_000, text };
+      today = new Map();
     }
     return day.text;
   };
@@ -99,6 +106,7 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
     const uses = unwrittenFirstUses;
     if (rows.size === 0 && uses.length === 0) return;
     pending = new Map();
+    today = new Map();
     unwrittenFirstUses = [];
     try {
       for (const use of uses) await store.recordFirstUse(use);
@@ -141,14 +149,27 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
         writeFirstUse(use);
       }
       const dayKey = dayText(nowMs);
+      const known = today.get(consumerId)?.get(version)?.get(operation);
+      if (known !== undefined) {
+        known.requests += 1;
+        known.lastSeenMs = Math.max(known.lastSeenMs, nowMs);
+        return;
+      }
       const key = `${consumerId}\n${version}\n${operation}\n${dayKey}`;
       const existing = pending.get(key);
       if (existing !== undefined) {
         existing.requests += 1;
         existing.lastSeenMs = Math.max(existing.lastSeenMs, nowMs);
-        return;
+      } else {
+        merge({ key, consumerId, version, operation, day: dayKey, requests: 1, firstSeenMs: nowMs, lastSeenMs: nowMs });
       }
-      merge({ key, consumerId, version, operation, day: dayKey, requests: 1, firstSeenMs: nowMs, lastSeenMs: nowMs });
+      const row = pending.get(key);
+      if (row === undefined) return;
+      let versions = today.get(consumerId);
+      if (versions === undefined) today.set(consumerId, (versions = new Map<number, Map<string, Pending>>()));
+      let operations = versions.get(version);
+      if (operations === undefined) versions.set(version, (operations = new Map<string, Pending>()));
+      operations.set(operation, row);
     },
     firstUseOf: knownFirstUse,
     learn(uses) {

@@ -36,6 +36,17 @@ describe('the consumer ledger', () => {
     expect(store.writes).toHaveLength(1);
   });
 
+  it('counts requests after a write into new rows, which the next write carries', async () => {
+    const { ledger, store } = ledgerOn();
+    ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON);
+    await ledger.flush();
+    ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON + 1);
+    ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON + 2);
+    await ledger.flush();
+    expect(store.writes.map((rows) => rows.map(({ requests, firstSeenMs }) => [requests, firstSeenMs]))).toEqual([[[1, NOON]], [[2, NOON + 1]]]);
+    expect(await store.usageOf('acme')).toMatchObject([{ requests: 3 }]);
+  });
+
   it('writes on its own within the flush interval', async () => {
     const { ledger, store } = ledgerOn(undefined, 50);
     ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON);
