@@ -26,7 +26,15 @@ const started = [];
 async function stack(name, env) {
   const adminPort = await freePort();
   const backend = await startNode(dir, `backend-${name}`, entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env });
-  const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url });
+  // Each gateway its own consumer store (the default directory is one per checkout) and no database.
+  const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, {
+    GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_PORT: '0',
+    GATEWAY_ADMIN_PORT: '0',
+    BACKEND_URL: backend.url,
+    DATABASE_URL: '',
+    GATEWAY_DATA_DIR: join(dir, `gateway-${name}-data`),
+  });
   started.push(backend.child, gateway.child);
   return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
