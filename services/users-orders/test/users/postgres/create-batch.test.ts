@@ -116,6 +116,26 @@ describe('creates batched by each replica', () => {
     expect(await createStatements(registry)).toBe(3);
   });
 
+  it('answers each create of a batch only once the batch committed', async () => {
+    const url = await postgres.createDatabase();
+    const { users } = await replica(url);
+    // A check run at the commit that takes 300 ms: an answer given before the commit would see no row yet.
+    await withClient(url, (client) =>
+      client.query(`
+        CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$;
+        CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON users DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();`),
+    );
+    await withClient(url, async (reader) => {
+      const seen = await Promise.all(
+        ['a', 'b', 'c'].map(async (name) => {
+          const user = await users.store.create(fieldsOf(name), NOW);
+          return (await reader.query('SELECT 1 FROM users WHERE seq = $1', [seqOf(user)])).rowCount;
+        }),
+      );
+      expect(seen).toEqual([1, 1, 1]);
+    });
+  });
+
   it('fails only the create the database refuses, which consumes no number: the rest of its batch is numbered on', async () => {
     const url = await postgres.createDatabase();
     const { users, registry } = await replica(url);
