@@ -5,23 +5,16 @@
  * a create asked for before the replica closes is answered.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
 import type { Registry } from 'prom-client';
-import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
 import { CREATE_BATCH_MAX } from '../../../src/users/postgres/create-batch.js';
 import { openPostgresUsers, type PostgresUsers } from '../../../src/users/postgres/open.js';
 import { StorageUnavailableError, type User } from '../../../src/users/store.js';
+import { useTestPostgres, withClient } from './server.js';
 
-let postgres: TestPostgres;
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-});
-afterAll(async () => {
-  await postgres.close();
-});
+const postgres = useTestPostgres();
 
 const NOW = '2026-11-22T10:00:00.000Z';
 /** The name a trigger installed by `refuseName` makes the database refuse. */
@@ -42,16 +35,6 @@ async function replica(url: string): Promise<Replica> {
 
 const openUsers = (url: string, registry = createRegistry()): Promise<PostgresUsers> =>
   openPostgresUsers({ url, poolMax: 5, migrationTimeoutMs: 60_000 }, createLogger('silent', 'users-test'), registry);
-
-async function withClient<Result>(url: string, work: (client: pg.Client) => Promise<Result>): Promise<Result> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Makes the database refuse any user named REFUSED, as it would refuse a value it cannot store. */
 const refuseName = (url: string): Promise<unknown> =>
@@ -81,7 +64,7 @@ const oneTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1
 
 describe('creates batched by each replica', () => {
   it('numbers 2 × 200 concurrent creates on two replicas 1..400 without gaps or repeats, each its own user, in the order each replica was asked', async () => {
-    const url = await postgres.createDatabase();
+    const url = await postgres().createDatabase();
     const [a, b] = await Promise.all([replica(url), replica(url)]);
     const asked = (r: Replica, prefix: string): Promise<User[]> => Promise.all(Array.from({ length: 50 }, (_, i) => r.users.store.create(fieldsOf(`${prefix}${i}`), NOW)));
     // Asked for in waves, both replicas at once, so their batches meet on the counter row.
@@ -108,7 +91,7 @@ describe('creates batched by each replica', () => {
   });
 
   it(`puts at most ${CREATE_BATCH_MAX} creates in one statement`, async () => {
-    const { users, registry } = await replica(await postgres.createDatabase());
+    const { users, registry } = await replica(await postgres().createDatabase());
     const created = await Promise.all(Array.from({ length: 250 }, (_, i) => users.store.create(fieldsOf(`n${i}`), NOW)));
     expect(created.map((user) => user.name)).toEqual(Array.from({ length: 250 }, (_, i) => `n${i}`));
     expect(created.map(seqOf)).toEqual(oneTo(250));
@@ -117,7 +100,7 @@ describe('creates batched by each replica', () => {
   });
 
   it('answers each create of a batch only once the batch committed', async () => {
-    const url = await postgres.createDatabase();
+    const url = await postgres().createDatabase();
     const { users } = await replica(url);
     // A check run at the commit that takes 300 ms: an answer given before the commit would see no row yet.
     await withClient(url, (client) =>
@@ -137,7 +120,7 @@ describe('creates batched by each replica', () => {
   });
 
   it('fails only the create the database refuses, which consumes no number: the rest of its batch is numbered on', async () => {
-    const url = await postgres.createDatabase();
+    const url = await postgres().createDatabase();
     const { users, registry } = await replica(url);
     await refuseName(url);
     const asked = ['a', 'b', REFUSED, 'c', 'd', REFUSED].map((name) => users.store.create(fieldsOf(name), NOW));
@@ -157,7 +140,7 @@ describe('creates batched by each replica', () => {
   });
 
   it('fails a batch the database cannot serve in time, and the creates waiting behind it, consuming no number', async () => {
-    const url = await postgres.createDatabase();
+    const url = await postgres().createDatabase();
     const { users } = await replica(url);
     await withClient(url, async (locker) => {
       // Another transaction holds the counter row: the batch waits past the 3 s statement timeout.
@@ -178,7 +161,7 @@ describe('creates batched by each replica', () => {
   });
 
   it('answers the creates asked for before the replica closes, then closes', async () => {
-    const url = await postgres.createDatabase();
+    const url = await postgres().createDatabase();
     const users = await openUsers(url);
     await withClient(url, async (locker) => {
       // The first batch is held on the counter row, so the others are still waiting when the close begins.
