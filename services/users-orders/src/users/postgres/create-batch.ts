@@ -13,7 +13,7 @@ export interface NewUser {
   now: string;
 }
 
-/** Inserts the users in one atomic statement and answers them in the order given; throws if none was inserted. */
+/** Inserts the users in one atomic statement and answers them in the order given; throws when it inserted none. */
 export type InsertUsers = (users: NewUser[]) => Promise<User[]>;
 
 interface Waiting extends NewUser {
@@ -33,7 +33,8 @@ export interface CreateBatches {
  * and then go together, up to `CREATE_BATCH_MAX`, in arrival order, so they share one commit instead of each
  * waiting for the previous one's. A batch is one statement, so it commits whole or not at all:
  * - the database could not be reached or gave up (StorageUnavailableError): every create of the batch fails
- *   with it, and so does every create waiting behind it, which would otherwise start its own wait only now;
+ *   with it, and so does every create waiting behind it, which would otherwise start its own wait only now
+ *   (also when it happens to a create tried alone: the rest of its batch fails with it);
  * - any other error (one create's values the database refuses): each create of the batch is tried again
  *   alone, in order, so only the one at fault fails.
  */
@@ -41,18 +42,29 @@ export function batchCreates(insertUsers: InsertUsers): CreateBatches {
   const waiting: Waiting[] = [];
   let draining: Promise<void> | undefined;
 
-  async function insertEach(batch: Waiting[]): Promise<void> {
+  /** Answers every create of `batch`; answers the error when the database could not serve it. */
+  async function insertEach(batch: Waiting[]): Promise<StorageUnavailableError | undefined> {
     try {
       const users = await insertUsers(batch);
       batch.forEach((create, i) => create.resolve(users[i] as User));
+      return undefined;
     } catch (err) {
       if (err instanceof StorageUnavailableError) {
         for (const create of [...batch, ...waiting.splice(0)]) create.reject(err);
-      } else if (batch.length === 1) {
-        batch[0]?.reject(err);
-      } else {
-        for (const create of batch) await insertEach([create]);
+        return err;
       }
+      if (batch.length === 1) {
+        batch[0]?.reject(err);
+        return undefined;
+      }
+      for (const [i, create] of batch.entries()) {
+        const unavailable = await insertEach([create]);
+        if (unavailable !== undefined) {
+          for (const rest of batch.slice(i + 1)) rest.reject(unavailable);
+          return unavailable;
+        }
+      }
+      return undefined;
     }
   }
 

@@ -19,6 +19,8 @@ const postgres = useTestPostgres();
 const NOW = '2026-11-22T10:00:00.000Z';
 /** The name a trigger installed by `refuseName` makes the database refuse. */
 const REFUSED = 'refused';
+/** The name whose insert that trigger holds past the 3 s statement timeout. */
+const TOO_SLOW = 'too slow';
 
 interface Replica {
   users: PostgresUsers;
@@ -36,12 +38,16 @@ async function replica(url: string): Promise<Replica> {
 const openUsers = (url: string, registry = createRegistry()): Promise<PostgresUsers> =>
   openPostgresUsers({ url, poolMax: 5, migrationTimeoutMs: 60_000 }, createLogger('silent', 'users-test'), registry);
 
-/** Makes the database refuse any user named REFUSED, as it would refuse a value it cannot store. */
+/** Makes the database refuse any user named REFUSED, as it would refuse a value it cannot store, and hold TOO_SLOW. */
 const refuseName = (url: string): Promise<unknown> =>
   withClient(url, (client) =>
     client.query(`
       CREATE FUNCTION refuse_name() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN IF NEW.name = '${REFUSED}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+        BEGIN
+          IF NEW.name = '${REFUSED}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+          IF NEW.name = '${TOO_SLOW}' THEN PERFORM pg_sleep(4); END IF;
+          RETURN NEW;
+        END $$;
       CREATE TRIGGER refuse_name BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION refuse_name();`),
   );
 
@@ -137,6 +143,20 @@ describe('creates batched by each replica', () => {
     expect(await createStatements(registry)).toBe(1 + 6);
     expect((await users.store.create(fieldsOf('e'), NOW)).id).toBe('user-5');
     expect(await stored(url)).toEqual({ seqs: oneTo(5), counter: 5 });
+  });
+
+  it('fails the rest of a refused batch once one of its creates, tried alone, finds the database unable to serve it', async () => {
+    const url = await postgres().createDatabase();
+    const { users } = await replica(url);
+    await refuseName(url);
+    const outcomes = await Promise.allSettled(['a', REFUSED, TOO_SLOW, 'b'].map((name) => users.store.create(fieldsOf(name), NOW)));
+    const answers = outcomes.map((outcome) => {
+      if (outcome.status === 'fulfilled') return outcome.value.id;
+      return outcome.reason instanceof StorageUnavailableError ? 'unavailable' : (outcome.reason as Error).message;
+    });
+    expect(answers).toEqual(['user-1', 'refused by the test', 'unavailable', 'unavailable']);
+    expect((await users.store.create(fieldsOf('c'), NOW)).id).toBe('user-2');
+    expect(await stored(url)).toEqual({ seqs: [1, 2], counter: 2 });
   });
 
   it('fails a batch the database cannot serve in time, and the creates waiting behind it, consuming no number', async () => {
