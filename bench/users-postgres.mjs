@@ -1,6 +1,6 @@
 // Users on PostgreSQL against users in memory, through the gateway (docs/behaviour.md#users-in-postgresql):
-// GET /api/users/{id} and POST /api/users with wrk (the backend's memory while GET /api/users streams is
-// bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on the Node running this
+// GET /api/users/{id} with wrk at 16 connections, POST /api/users at 1, 16 and 64 (the backend's memory while
+// GET /api/users streams is bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on the Node running this
 // script, the servers pinned to one core and wrk to the other (bench/harness.mjs); PostgreSQL is embedded
 // (bench/postgres.mjs) and not pinned.
 //   node bench/users-postgres.mjs
@@ -13,7 +13,9 @@ import { load, need, startNode, wrkScript } from './harness.mjs';
 import { fillUsers, freePort, startBenchPostgres } from './postgres.mjs';
 
 const USERS = 1_000_000;
-const CONNECTIONS = 16;
+/** GET rows run at 16 connections; creates at each of these, since their batching depends on concurrency. */
+const GET_CONNECTIONS = 16;
+const CREATE_CONNECTIONS = [1, 16, 64];
 const SECONDS = 10;
 need('wrk', 'apt-get install -y --no-install-recommends wrk');
 
@@ -24,7 +26,15 @@ const started = [];
 async function stack(name, env) {
   const adminPort = await freePort();
   const backend = await startNode(dir, `backend-${name}`, entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env });
-  const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url });
+  // Each gateway its own consumer store (the default directory is one per checkout) and no database.
+  const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, {
+    GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_PORT: '0',
+    GATEWAY_ADMIN_PORT: '0',
+    BACKEND_URL: backend.url,
+    DATABASE_URL: '',
+    GATEWAY_DATA_DIR: join(dir, `gateway-${name}-data`),
+  });
   started.push(backend.child, gateway.child);
   return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
@@ -43,26 +53,38 @@ try {
   const onPostgres = await stack('postgres', { DATABASE_URL: postgres.url });
   const fillStarted = Date.now();
   await fillUsers(postgres.url, USERS);
-  console.log(`node ${process.version}; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${CONNECTIONS} connections, ${SECONDS} s per row after a 2 s warm-up\n`);
+  console.log(`node ${process.version}; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${SECONDS} s per row after a 2 s warm-up\n`);
   await fetch(`${memory.gateway.url}/api/users`, { method: 'POST', body: '{"name":"Ada","email":"ada@example.com"}' });
 
   const rows = [];
-  for (const route of [
-    { name: 'GET /api/users/{id}', method: 'GET', pathFor: (s) => (s.name === 'memory' ? '/api/users/user-1' : '/api/users/user-500000'), headers: {} },
-    { name: 'POST /api/users', method: 'POST', pathFor: () => '/api/users', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Bench User","email":"bench@example.com"}' },
-  ]) {
-    for (const s of [memory, onPostgres]) {
-      const script = wrkScript(join(dir, `${s.name}-${route.method}.lua`), { ...route, path: route.pathFor(s) });
-      await load(s.gateway.url, script, CONNECTIONS, 2);
-      const result = await load(s.gateway.url, script, CONNECTIONS, SECONDS);
-      rows.push({ route: route.name, store: s.name, ...result });
+  const routes = [
+    { name: 'GET /api/users/{id}', method: 'GET', pathFor: (s) => (s.name === 'memory' ? '/api/users/user-1' : '/api/users/user-500000'), headers: {}, connections: [GET_CONNECTIONS] },
+    {
+      name: 'POST /api/users',
+      method: 'POST',
+      pathFor: () => '/api/users',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"Bench User","email":"bench@example.com"}',
+      connections: CREATE_CONNECTIONS,
+    },
+  ];
+  for (const route of routes) {
+    for (const connections of route.connections) {
+      for (const s of [memory, onPostgres]) {
+        const script = wrkScript(join(dir, `${s.name}-${route.method}.lua`), { ...route, path: route.pathFor(s) });
+        await load(s.gateway.url, script, connections, 2);
+        const result = await load(s.gateway.url, script, connections, SECONDS);
+        rows.push({ route: route.name, connections, store: s.name, ...result });
+      }
     }
   }
-  console.log('| request (through the gateway) | store | requests/s | p50 ms | p99 ms | errors | vs memory |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory |');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|');
   for (const row of rows) {
-    const base = rows.find((other) => other.route === row.route && other.store === 'memory');
-    console.log(`| ${row.route} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${(row.rps / base.rps).toFixed(2)}× |`);
+    const base = rows.find((other) => other.route === row.route && other.connections === row.connections && other.store === 'memory');
+    console.log(
+      `| ${row.route} | ${row.connections} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${(row.rps / base.rps).toFixed(2)}× |`,
+    );
   }
   const means = await statementMeans(onPostgres.adminUrl);
   console.log(`\nmean PostgreSQL statement time (pool wait included), by operation: ${Object.entries(means).map(([op, s]) => `${op} ${(s * 1000).toFixed(2)} ms`).join(', ')}`);

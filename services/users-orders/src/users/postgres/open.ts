@@ -10,7 +10,7 @@ import { PostgresUserStore } from './store.js';
 /** The users in PostgreSQL as a process holds them: the store, and what to stop on close. */
 export interface PostgresUsers {
   store: PostgresUserStore;
-  /** Stops the sweep of expired Idempotency-Keys and closes the pool. */
+  /** Answers the creates still waiting for their batch, stops the sweep of expired Idempotency-Keys and closes the pool. */
   close(): Promise<void>;
 }
 
@@ -31,6 +31,8 @@ export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, 
   return {
     store,
     async close() {
+      // A create asked for before the close finishes on the open pool rather than failing on a closed one.
+      await store.settled();
       await sweep.stop();
       await database.close();
     },

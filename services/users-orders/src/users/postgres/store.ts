@@ -1,6 +1,7 @@
 import { KEY_LIFETIME_MS, type KeyedCreate, type KeyedOutcome } from '../idempotency/key.js';
 import type { User, UserFields, UserStore } from '../store.js';
 import { formatUserId, parseUserId } from '../user-id.js';
+import { batchCreates, type CreateBatches, type NewUser } from './create-batch.js';
 import type { Database, Statement } from './database.js';
 import { LISTING_BATCH, listingBatchStatement, readListingBatch, type ListingBatch } from './listing.js';
 
@@ -16,11 +17,15 @@ interface UserRow {
 const COLUMNS = 'seq, name, email, created_at, updated_at';
 
 /**
- * The number comes from the counter row in the insert's own statement: concurrent creates on any replica queue
- * on that row, and a failed insert rolls the increment back, so numbers have no gaps or repeats.
+ * The numbers come from the counter row in the insert's own statement: the row is moved on by as many users as
+ * the statement inserts, and each takes `last_seq - count + its position` (WITH ORDINALITY: the order given).
+ * Concurrent statements on any replica queue on that row, and a failed insert rolls the increment back, so
+ * numbers have no gaps or repeats.
  */
-const CREATE = `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + 1 RETURNING last_seq)
-  INSERT INTO users (seq, name, email, created_at, updated_at) SELECT last_seq, $1, $2, $3, $3 FROM next
+const CREATE = `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + cardinality($1::text[]) RETURNING last_seq)
+  INSERT INTO users (seq, name, email, created_at, updated_at)
+  SELECT next.last_seq - cardinality($1::text[]) + created.position, created.name, created.email, created.at, created.at
+  FROM next, unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS created (name, email, at, position)
   RETURNING ${COLUMNS}`;
 
 function toUser(row: UserRow): User {
@@ -30,12 +35,24 @@ function toUser(row: UserRow): User {
 /**
  * Users in PostgreSQL, shared by every replica on the same database (docs/behaviour.md#users-in-postgresql).
  * Each method is one statement, but a keyed create, whose key and user are written in one transaction.
+ * Creates without a key are batched (./create-batch.ts): the creates a replica holds at once share one
+ * statement and one commit, where one at a time each would wait for the previous one's commit on the counter
+ * row (bench/README.md#users-in-postgresql).
  */
 export class PostgresUserStore implements UserStore {
-  constructor(private readonly db: Database) {}
+  private readonly batches: CreateBatches;
 
-  async create(fields: UserFields, now: string): Promise<User> {
-    return insertUser((statement, text, values) => this.db.query(statement, text, values), fields, now);
+  constructor(private readonly db: Database) {
+    this.batches = batchCreates((users) => insertUsers((statement, text, values) => this.db.query(statement, text, values), users));
+  }
+
+  create(fields: UserFields, now: string): Promise<User> {
+    return this.batches.create(fields, now);
+  }
+
+  /** Resolves once every create asked for so far has been answered: before the pool closes. */
+  settled(): Promise<void> {
+    return this.batches.settled();
   }
 
   /**
@@ -141,13 +158,15 @@ export class PostgresUserStore implements UserStore {
   }
 }
 
-async function insertUser(statement: Statement, fields: UserFields, now: string): Promise<User> {
-  const { rows } = await statement<UserRow>('create', CREATE, [fields.name, fields.email, now]);
-  return toUser(single(rows));
+/** The users in the order given, inserted by one statement: all of them or, when it fails, none. */
+async function insertUsers(statement: Statement, users: NewUser[]): Promise<User[]> {
+  const { rows } = await statement<UserRow>('create', CREATE, [users.map((user) => user.fields.name), users.map((user) => user.fields.email), users.map((user) => user.now)]);
+  if (rows.length !== users.length) throw new Error(`expected ${users.length} rows, got ${rows.length}`);
+  // RETURNING keeps no order: the numbers follow the order given.
+  return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toUser);
 }
 
-function single(rows: UserRow[]): UserRow {
-  const [row] = rows;
-  if (row === undefined || rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
-  return row;
+async function insertUser(statement: Statement, fields: UserFields, now: string): Promise<User> {
+  const [user] = await insertUsers(statement, [{ fields, now }]);
+  return user as User;
 }

@@ -15,6 +15,7 @@ import { KEY_LIFETIME_MS } from '../../../src/users/idempotency/key.js';
 import { openPostgresUsers } from '../../../src/users/postgres/open.js';
 import type { User } from '../../../src/users/store.js';
 import { startBackend } from '../../process.js';
+import { withClient } from './server.js';
 
 let postgres: TestPostgres;
 beforeAll(async () => {
@@ -38,16 +39,6 @@ interface Answer {
 async function post(replica: ServiceProcess, body = ada, key = KEY): Promise<Answer> {
   const res = await fetch(`${replica.apiUrl}/api/users`, { method: 'POST', body, headers: { 'idempotency-key': key } });
   return { status: res.status, body: await res.text(), location: res.headers.get('location'), replayed: res.headers.get('idempotent-replayed'), retryAfter: res.headers.get('retry-after') };
-}
-
-async function withClient<Result>(url: string, work: (client: pg.Client) => Promise<Result>): Promise<Result> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 const usersIn = (url: string): Promise<string[]> => withClient(url, async (client) => (await client.query<{ seq: string }>('SELECT seq FROM users ORDER BY seq')).rows.map((row) => `user-${row.seq}`));

@@ -43,12 +43,16 @@ describe('two backend replicas on one database', () => {
   it('numbers concurrent creates through both replicas 1..N, without gaps or duplicates, and each replica sees every user', async () => {
     const replicas = await twoReplicas();
     try {
-      const created = await Promise.all(Array.from({ length: 120 }, (_, i) => create(replicas[i % 2] as ServiceProcess, i)));
+      // 200 through each replica at once: each replica batches what it holds, and the batches meet on the counter.
+      const created = await Promise.all(Array.from({ length: 400 }, (_, i) => create(replicas[i % 2] as ServiceProcess, i)));
       const ids = created.map((user) => user.id);
-      expect(new Set(ids)).toEqual(new Set(Array.from({ length: 120 }, (_, i) => `user-${i + 1}`)));
+      expect(ids).toHaveLength(400);
+      expect(new Set(ids)).toEqual(new Set(Array.from({ length: 400 }, (_, i) => `user-${i + 1}`)));
+      // Each request got the user it asked for.
+      expect(created.map((user) => user.name)).toEqual(Array.from({ length: 400 }, (_, i) => `n${i}`));
       for (const replica of replicas) {
         const listed = (await (await fetch(`${replica.apiUrl}/api/users`)).json()) as User[];
-        expect(listed.map((user) => user.id)).toEqual(Array.from({ length: 120 }, (_, i) => `user-${i + 1}`));
+        expect(listed.map((user) => user.id)).toEqual(Array.from({ length: 400 }, (_, i) => `user-${i + 1}`));
         // Read back exactly as created (same timestamp strings), whichever replica created it.
         expect(new Set(listed.map((user) => JSON.stringify(user)))).toEqual(new Set(created.map((user) => JSON.stringify(user))));
       }
