@@ -31,11 +31,11 @@
 //   git worktree add /tmp/before HEAD && (cd /tmp/before && npm ci && npm run build)
 //   BENCH_PAIRS=6 node bench/ab.mjs /tmp/before/gateway/dist/src/main.js gateway/dist/src/main.js
 // Needs `npm run build`, 2 cores, wrk and taskset (apt-get install -y wrk util-linux).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, shell, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, cpuMicros, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, startNode, wrkScript } from './harness.mjs';
 import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
@@ -66,14 +66,6 @@ for (const build of builds) {
   build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
 process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
-
-/** utime + stime in clock ticks (fields 14 and 15 of /proc/<pid>/stat, counted after the command name). */
-const cpuTicks = (pid) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-const tickUs = 1e6 / Number(shell('getconf CLK_TCK'));
 
 /** One pair: both builds loaded at once; resolves with { a, b } figures. */
 async function runPair(order) {
@@ -113,11 +105,11 @@ async function runPair(order) {
     const loadAll = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)));
 
     await loadAll(2); // warm-up: JIT, pool connections
-    const before = gateways.map((gateway) => cpuTicks(gateway.child.pid));
+    const before = gateways.map((gateway) => cpuMicros(gateway.child.pid));
     const results = await loadAll(Number(seconds));
     const figures = {};
     gateways.forEach((gateway, i) => {
-      const cpuUs = ((cpuTicks(gateway.child.pid) - before[i]) * tickUs) / results[i].requests;
+      const cpuUs = (cpuMicros(gateway.child.pid) - before[i]) / results[i].requests;
       figures[gateway.build.name] = { rps: results[i].rps, cpuUs, errors: results[i].errors };
     });
     return figures;

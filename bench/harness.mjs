@@ -135,6 +135,33 @@ export async function load(url, script, connections, seconds) {
   return { rps: r.requests / (r.duration_us / 1e6), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, requests: r.requests, errors };
 }
 
+/** utime + stime of a process in µs (fields 14 and 15 of /proc/<pid>/stat, counted after the command name). */
+export function cpuMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * tickMicros();
+}
+let tickUs;
+const tickMicros = () => (tickUs ??= 1e6 / Number(shell('getconf CLK_TCK')));
+
+/**
+ * The built backend and the built gateway in front of it, logging at info as in production; the gateway's
+ * consumer store is the embedded one, in `dir`. `children` collects both processes for the caller to stop.
+ */
+export async function startGatewayStack(dir, children, { node, backendCpu = SERVER_CPU, gatewayNodeOptions = '' }) {
+  const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { cpu: backendCpu, node });
+  children.push(backend.child);
+  const gateway = await startNode(
+    dir,
+    'gateway',
+    entries.gateway,
+    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, DATABASE_URL: '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
+    { node, nodeOptions: gatewayNodeOptions },
+  );
+  children.push(gateway.child);
+  return { backend, gateway };
+}
+
 /** Registers a consumer on a gateway's admin listener (loopback, no token) and answers a key of it. */
 export async function issueKey(adminUrl, name) {
   const post = async (path, body) => {

@@ -18,8 +18,8 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, SERVER_CPU, load, median, need, nodeBinary, nodeVersion, pinned, pinning, shell, startNode, wrkScript } from './harness.mjs';
-import { entries, repoRoot } from '../scripts/paths.mjs';
+import { LOAD_CPU, ROUTES, SERVER_CPU, load, median, need, nodeBinary, nodeVersion, pinned, pinning, shell, startGatewayStack, startNode, wrkScript } from './harness.mjs';
+import { repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -180,17 +180,8 @@ const stopAll = () => {
 process.on('exit', stopAll);
 
 try {
-  const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { node });
-  children.push(backend.child);
-  const gateway = await startNode(
-    dir,
-    'gateway',
-    entries.gateway,
-    // Its consumer store is the embedded one, in the run's directory.
-    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, DATABASE_URL: '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
-    { node, nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
-  );
-  children.push(gateway.child);
+  // The gateway's consumer store is the embedded one, in the run's directory.
+  const { backend, gateway } = await startGatewayStack(dir, children, { node, gatewayNodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' });
   const nginx = await startNginx(dir, backend.url);
   children.push(nginx.child);
   const targets = [

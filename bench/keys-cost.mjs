@@ -13,12 +13,11 @@
 //
 // Environment: BENCH_KEYS, BENCH_ROUNDS, BENCH_NODE (as bench/ab.mjs: a major, "path" or a binary; default
 // the image's), BENCH_GATEWAY_NODE_OPTIONS (the gateway's node flags, e.g. --cpu-prof). Needs `npm run build`, 2 cores, wrk and taskset (apt-get install -y wrk util-linux).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, startNode, wrkScript } from './harness.mjs';
-import { entries } from '../scripts/paths.mjs';
+import { LOAD_CPU, ROUTES, cpuMicros, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, startGatewayStack, wrkScript } from './harness.mjs';
 
 const CONNECTIONS = 50;
 /** Registrations in flight at once while the registry is filled. */
@@ -36,26 +35,10 @@ if (!pinning) {
 need('wrk', 'apt-get install -y wrk');
 need('taskset', 'apt-get install -y util-linux');
 
-const tickUs = 1e6 / 100;
-/** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
-const cpuTicks = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-
 const dir = mkdtempSync(join(tmpdir(), 'bench-keys-'));
 const children = [];
 try {
-  const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { cpu: LOAD_CPU, node });
-  children.push(backend.child);
-  const gateway = await startNode(
-    dir,
-    'gateway',
-    entries.gateway,
-    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, DATABASE_URL: '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
-    { node, nodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' },
-  );
-  children.push(gateway.child);
+  const { gateway } = await startGatewayStack(dir, children, { node, backendCpu: LOAD_CPU, gatewayNodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' });
 
   const started = Date.now();
   const keys = [];
@@ -74,9 +57,9 @@ try {
     with: wrkScript(join(dir, 'with.lua'), { ...request, headers: { ...request.headers, 'API-Key': keys[keys.length >> 1] } }),
   };
   const phase = async (name) => {
-    const before = cpuTicks(gateway.child.pid);
+    const before = cpuMicros(gateway.child.pid);
     const result = await load(gateway.url, scripts[name], CONNECTIONS, Number(seconds));
-    return { rps: result.rps, cpuUs: ((cpuTicks(gateway.child.pid) - before) * tickUs) / result.requests, errors: result.errors };
+    return { rps: result.rps, cpuUs: (cpuMicros(gateway.child.pid) - before) / result.requests, errors: result.errors };
   };
   await phase('without'); // warm-up: JIT, pool connections, the consumer's first use
   await phase('with');

@@ -70,8 +70,8 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
   /**
    * The key each keep-alive connection last proved, with the entry it matched: a client sends its key on every
    * request, and SHA-256 is most of what checking it costs. Kept only as long as the connection (a WeakMap), as
-   * the key already is in that connection's request headers; a revoked or replaced entry is not the one
-   * remembered, so revocation applies to the next request as before. Comparing against the key this same
+   * the key already is in that connection's request headers. A revocation or a poll replaces the registry's
+   * entry, so the next request is checked in full again: revocation applies to it as before. Comparing against the key this same
    * connection already proved tells a client nothing it did not send itself.
    */
   const proven = new WeakMap<object, { key: string; entry: KeyEntry }>();
@@ -79,9 +79,10 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
   return {
     consumerOf(key, connection) {
       const remembered = connection === undefined ? undefined : proven.get(connection);
-      if (remembered !== undefined && remembered.key === key) {
-        const { entry } = remembered;
-        return keys.get(entry.keyId) === entry && !entry.revoked ? entry.consumerId : undefined;
+      // Only while the registry still holds the very (unrevoked) entry the key was proved against: entries are
+      // replaced, never changed, so a revocation or a poll sends the next request through the full check.
+      if (remembered !== undefined && remembered.key === key && keys.get(remembered.entry.keyId) === remembered.entry) {
+        return remembered.entry.consumerId;
       }
       const keyId = keyIdOf(key);
       if (keyId === undefined) return undefined;

@@ -33,6 +33,17 @@ describe('the key cache, on one keep-alive connection', () => {
     keys.stop();
   });
 
+  it('keeps accepting the key when the registry replaces its entry with the same key, as a poll does', async () => {
+    const { keys, first } = await twoKeys();
+    const connection = {};
+    expect(keys.consumerOf(first.key, connection)).toBe('acme');
+    keys.remember({ keyId: first.keyId, consumerId: 'acme', digest: first.digest, revoked: false });
+    expect(keys.consumerOf(first.key, connection)).toBe('acme');
+    keys.remember({ keyId: first.keyId, consumerId: 'acme', digest: Buffer.alloc(32), revoked: false });
+    expect(keys.consumerOf(first.key, connection)).toBeUndefined();
+    keys.stop();
+  });
+
   it('checks another key on the same connection on its own: a wrong one after a right one is refused', async () => {
     const { keys, first } = await twoKeys();
     const connection = {};
