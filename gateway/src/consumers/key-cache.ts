@@ -70,9 +70,8 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
   /**
    * The key each keep-alive connection last proved, with the entry it matched: a client sends its key on every
    * request, and SHA-256 is most of what checking it costs. Kept only as long as the connection (a WeakMap), as
-   * the key already is in that connection's request headers. A revocation or a poll replaces the registry's
-   * entry, so the next request is checked in full again: revocation applies to it as before. Comparing against the key this same
-   * connection already proved tells a client nothing it did not send itself.
+   * the key already is in that connection's request headers. Comparing against the key this same connection
+   * already proved tells a client nothing it did not send itself.
    */
   const proven = new WeakMap<object, { key: string; entry: KeyEntry }>();
 

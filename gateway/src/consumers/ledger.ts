@@ -156,13 +156,7 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
         return;
       }
       const key = `${consumerId}\n${version}\n${operation}\n${dayKey}`;
-      const existing = pending.get(key);
-      if (existing !== undefined) {
-        existing.requests += 1;
-        existing.lastSeenMs = Math.max(existing.lastSeenMs, nowMs);
-      } else {
-        merge({ key, consumerId, version, operation, day: dayKey, requests: 1, firstSeenMs: nowMs, lastSeenMs: nowMs });
-      }
+      merge({ key, consumerId, version, operation, day: dayKey, requests: 1, firstSeenMs: nowMs, lastSeenMs: nowMs });
       const row = pending.get(key);
       if (row === undefined) return;
       let versions = today.get(consumerId);
