@@ -24,6 +24,9 @@ export const STUB_OPENAPI = {
   paths: { '/orders/{id}': { summary: 'an order', get: { responses: { 200: { description: 'ok' } } }, delete: { deprecated: false, responses: {} } } },
 };
 
+/** What the stub serves at every `/orders/accented`: a small JSON body that is not ASCII. */
+export const ACCENTED_BODY = '{"customer":"Zoë Ünal","city":"Zürich","note":"日本語 ✓"}';
+
 function answer(req: SeenRequest): { status: number; headers: Record<string, string>; body: string } {
   const path = req.url.split('?', 1)[0] ?? '';
   if (path.endsWith('/orders/missing')) {
@@ -38,6 +41,7 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
     const owned = { deprecation: 'false', sunset: 'never', link: '</elsewhere>; rel="next"', 'api-version': '99', 'api-supported-versions': '99', 'api-deprecated-versions': '98' };
     return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', 'retry-after': '120', ...owned }, body: '{}' };
   }
+  if (path.endsWith('/orders/accented')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: ACCENTED_BODY };
   if (path.endsWith('/openapi.json')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(STUB_OPENAPI) };
   if (/^(\/api)?\/v\d+\/orders$/.test(path)) return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found","code":404}' };
   if (/\/orders\/[^/]+$/.test(path) && req.method !== 'GET' && req.method !== 'HEAD') {
@@ -72,7 +76,8 @@ export async function startStubBackend(): Promise<StubBackend> {
       const { status, headers, body } = answer(request);
       setTimeout(() => {
         if (res.destroyed) return;
-        res.writeHead(status, headers).end(body);
+        // With its length, as the backend (Fastify) answers: the gateway sends such small answers whole.
+        res.writeHead(status, { 'content-length': String(Buffer.byteLength(body)), ...headers }).end(body);
       }, stub.delayMs);
     });
   });

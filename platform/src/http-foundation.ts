@@ -9,12 +9,14 @@ import { errorHandler, errorServerOptions } from './plugins/error-handler.js';
 import { methodNotAllowed } from './plugins/method-not-allowed.js';
 import { echoRequestId, requestIdOptions } from './plugins/request-id.js';
 import { requestGuards, requestGuardsHttpOptions } from './plugins/request-guards.js';
-import { logRequestCompleted } from './plugins/request-log.js';
+import { logRequestCompleted, requestLog } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
 import { writeDeadline } from './plugins/write-deadline.js';
 
-// Kept in the compiled types of this entry, so its importers see the decoration it declares (app.lifecycle).
+// Kept in the compiled types of this entry, so its importers see the decorations they declare (app.lifecycle,
+// request.completionLogFields).
 import './plugins/draining.js';
+import './plugins/request-log.js';
 
 export { cutResponse } from './plugins/client-abort.js';
 export { routeLabelOf } from './plugins/route-label.js';
@@ -72,6 +74,7 @@ export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, Fa
 async function httpFoundationPlugin(app: FastifyInstance): Promise<void> {
   await app.register(draining);
   await app.register(routeLabel);
+  await app.register(requestLog);
   // The guards' onRequest hook runs first, so a refused request never arms a write deadline.
   await app.register(requestGuards);
   await app.register(writeDeadline);

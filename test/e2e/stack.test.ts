@@ -57,16 +57,17 @@ describe('process stack: a version past its sunset', () => {
 });
 
 describe('process stack: consumer log', () => {
-  it('logs "deprecated api version used" with version, route, status, User-Agent and X-Client-Id', async () => {
+  it('logs a deprecated version\'s request with version, route, status, User-Agent and X-Client-Id on its one line', async () => {
     await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, { headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' } });
     await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = stack.gateway.logs.filter((line) => line.msg === 'deprecated api version used');
+    const lines = stack.gateway.logs.filter((line) => line.deprecated === true);
     expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
       level: 30,
+      msg: 'request completed',
       version: 1,
       route: '/api/v1/orders/:id',
-      status: 200,
+      statusCode: 200,
       userAgent: 'shop-app/3.1',
       clientId: 'shop-frontend',
     });

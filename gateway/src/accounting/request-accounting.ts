@@ -25,8 +25,8 @@ export interface RequestAccountingOptions {
 /**
  * What is counted of each answered request on a versioned resource, once its response is complete (an
  * aborted one as 499): `api_version_requests_total`, the status page's traffic ring and anonymous
- * consumers, the consumer ledger for a request with a valid key, and for a deprecated version the
- * `deprecated api version used` log line that names the client. Registered at the root, so every route
+ * consumers, the consumer ledger for a request with a valid key, and for a deprecated version the fields
+ * of the request's log line that name the client. Registered at the root, so every route
  * family's requests pass the same hook.
  */
 async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, ledger, clock }: RequestAccountingOptions): Promise<void> {
@@ -39,20 +39,17 @@ async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, l
       const consumer = request.consumer;
       if (consumer !== null && answer.version !== null) ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
       if (answer.labels.deprecated === 'true') {
-        // Names the consumers who still have to migrate: whom to tell before the sunset.
-        request.log.info(
-          {
-            version: answer.version,
-            // "default" marks clients that send no API-Version and will move when default_version does.
-            selectedBy: answer.selectedBy,
-            route: routeLabelOf(request),
-            status: reply.statusCode,
-            userAgent: request.raw.headers['user-agent'],
-            clientId: request.raw.headers['x-client-id'],
-            consumer: consumer ?? undefined,
-          },
-          'deprecated api version used',
-        );
+        // Names the consumers who still have to migrate: whom to tell before the sunset. On the request's
+        // one `request completed` line, not a line of its own (docs/behaviour.md#logging).
+        request.completionLogFields = {
+          deprecated: true,
+          version: answer.version,
+          // "default" marks clients that send no API-Version and will move when default_version does.
+          selectedBy: answer.selectedBy,
+          userAgent: request.raw.headers['user-agent'],
+          clientId: request.raw.headers['x-client-id'],
+          consumer: consumer ?? undefined,
+        };
       }
     }
     done();

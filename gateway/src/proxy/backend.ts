@@ -1,5 +1,6 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply } from 'fastify';
+import { isAscii } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { sendError } from '@version-router/platform/errors';
@@ -113,7 +114,10 @@ const sendSmallBodiesWhole: FastifyReplyFromHooks['onResponse'] = (request, repl
     return;
   }
   readUpstreamBody(reply as FastifyReply, res.stream, (body) => {
-    void reply.send(body);
+    // Node writes a string body and the response head as one string in one write(2); a Buffer body goes
+    // out beside the head in a writev(2) of two pieces, the dearer path (bench/README.md). An ASCII body
+    // is the same bytes as a string; any other is sent as the bytes it came as.
+    void reply.send(isAscii(body) ? body.toString('latin1') : body);
   });
 };
 

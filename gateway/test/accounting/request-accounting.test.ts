@@ -1,5 +1,5 @@
 // The onResponse hook that counts every answer once it is complete: api_version_requests_total and the
-// consumers of deprecated versions, the deprecated-use log line, and the status an answer is counted with
+// consumers of deprecated versions, the deprecated-use fields of the log line, and the status an answer is counted with
 // when the client or the backend went away.
 import { randomUUID } from 'node:crypto';
 import { connect, type AddressInfo } from 'node:net';
@@ -41,27 +41,33 @@ describe('metrics and consumer log', () => {
     expect(await metricLines('http_requests_total')).toContain('http_requests_total{method="GET",route="/v1/orders/:id",status_code="200"} 2');
   });
 
-  it('logs one "deprecated api version used" line per request on a deprecated or removed version', async () => {
+  it('puts the version and the client on the one line of each request on a deprecated or removed version', async () => {
     await get('/v1/orders/ord-1001', { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop' });
     await get('/orders/ord-1001', { 'user-agent': 'curl/8' });
     await get('/v2/orders/ord-1001', { 'user-agent': 'new-app' });
     fixture.gateway.setNow(V1_SUNSET);
     await get('/api/v1/orders/x', { 'user-agent': 'late-app' });
-    const lines = fixture.gateway.logs.filter((line) => line.msg === 'deprecated api version used');
-    expect(lines.map(({ version, route, status, userAgent, clientId, selectedBy }) => ({ version, route, status, userAgent, clientId, selectedBy }))).toEqual([
-      { version: 1, route: '/v1/orders/:id', status: 200, userAgent: 'shop-app/3.1', clientId: 'shop', selectedBy: 'path' },
-      { version: 1, route: '/orders/:id', status: 200, userAgent: 'curl/8', clientId: undefined, selectedBy: 'default' },
-      { version: 1, route: '/api/v1/orders/:id', status: 410, userAgent: 'late-app', clientId: undefined, selectedBy: 'path' },
+    const requestLines = fixture.gateway.logs.filter((line) => 'reqId' in line);
+    // One line per request, whatever it carries.
+    expect(requestLines.map((line) => line.msg)).toEqual(['request completed', 'request completed', 'request completed', 'request completed']);
+    const lines = requestLines.filter((line) => line.deprecated === true);
+    expect(lines.map(({ version, route, statusCode, userAgent, clientId, selectedBy }) => ({ version, route, statusCode, userAgent, clientId, selectedBy }))).toEqual([
+      { version: 1, route: '/v1/orders/:id', statusCode: 200, userAgent: 'shop-app/3.1', clientId: 'shop', selectedBy: 'path' },
+      { version: 1, route: '/orders/:id', statusCode: 200, userAgent: 'curl/8', clientId: undefined, selectedBy: 'default' },
+      { version: 1, route: '/api/v1/orders/:id', statusCode: 410, userAgent: 'late-app', clientId: undefined, selectedBy: 'path' },
     ]);
     expect(lines[1]).not.toHaveProperty('clientId');
     expect(lines[0]?.level).toBe(30);
-    expect(typeof lines[0]?.reqId).toBe('string');
+    expect(requestLines[2]).toMatchObject({ route: '/v2/orders/:id', statusCode: 200 });
+    expect(requestLines[2]).not.toHaveProperty('deprecated');
+    expect(requestLines[2]).not.toHaveProperty('userAgent');
   });
 
   it('does not log consumers of a version before its announcement', async () => {
     fixture.gateway.setNow(Date.parse('2026-01-01T00:00:00Z'));
     await get('/v1/orders/ord-1001');
-    expect(fixture.gateway.logs.filter((line) => line.msg === 'deprecated api version used')).toHaveLength(0);
+    expect(fixture.gateway.logs.filter((line) => 'reqId' in line)).toEqual([expect.objectContaining({ msg: 'request completed', route: '/v1/orders/:id' })]);
+    expect(fixture.gateway.logs.filter((line) => 'deprecated' in line)).toHaveLength(0);
     fixture.gateway.setNow(TODAY);
   });
 });

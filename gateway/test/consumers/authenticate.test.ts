@@ -225,11 +225,11 @@ describe('the ledger, fed by requests', () => {
     ]);
   });
 
-  it('names the consumer in the "deprecated api version used" line', async () => {
+  it('names the consumer on the request line of a deprecated version', async () => {
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'acme');
     const test = await start({ consumerStore: store });
     await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } });
-    expect(test.logs.find((line) => line.msg === 'deprecated api version used')).toMatchObject({ consumer: 'acme', version: 1 });
+    expect(test.logs.find((line) => line.deprecated === true)).toMatchObject({ msg: 'request completed', consumer: 'acme', version: 1 });
   });
 });

@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { postExpectingContinue } from '../../../test/support/expect-continue.js';
 import { buildTestGateway, stubbedGatewayPerTest } from '../helpers.js';
+import { ACCENTED_BODY } from '../stub-backend.js';
 
 const fixture = stubbedGatewayPerTest();
 let port: number;
@@ -76,6 +77,33 @@ describe('gateway on a real listener', () => {
       expect(fixture.stub.seen[0]?.headers).not.toHaveProperty('upgrade');
     },
   );
+});
+
+describe('small answers sent whole', () => {
+  beforeEach(listen);
+
+  // A small ASCII body goes out as text, any other as the bytes it came as: either way byte for byte.
+  it.each(['/v2/orders/accented', '/v1/orders/accented'])('passes %s, a body that is not ASCII, on byte for byte with its length', async (path) => {
+    const res = await new Promise<{ status: number; length: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, length: answer.headers['content-length'], bytes: Buffer.concat(chunks) }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(res.status).toBe(200);
+    expect(res.bytes.equals(Buffer.from(ACCENTED_BODY))).toBe(true);
+    expect(res.length).toBe(String(Buffer.byteLength(ACCENTED_BODY)));
+  });
+
+  it('passes an ASCII body on unchanged', async () => {
+    const res = await send('GET', '/v2/orders/ord-1001', {});
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ method: 'GET', url: '/v2/orders/ord-1001' });
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
+  });
 });
 
 describe('a backend that drops the connection in the middle of a small answer', () => {

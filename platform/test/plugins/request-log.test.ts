@@ -28,4 +28,20 @@ describe('request log', () => {
     ]);
     for (const line of requestLines) expect(line.responseTimeMs).toEqual(expect.any(Number));
   });
+
+  it('adds the fields an onResponse hook set to that request’s one line, and only to that one', async () => {
+    const { logger, lines } = capturedLogger();
+    const app = await buildFoundationApp(logger);
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.url.startsWith('/things/1')) request.completionLogFields = { deprecated: true, clientId: 'shop' };
+      done();
+    });
+    await app.inject({ method: 'GET', url: '/things/1', headers: { 'x-request-id': 'log-3' } });
+    await app.inject({ method: 'GET', url: '/things/2', headers: { 'x-request-id': 'log-4' } });
+    const requestLines = lines.filter((line) => 'reqId' in line);
+    expect(requestLines).toHaveLength(2);
+    expect(requestLines[0]).toMatchObject({ msg: 'request completed', reqId: 'log-3', statusCode: 200, deprecated: true, clientId: 'shop' });
+    expect(requestLines[1]).toMatchObject({ msg: 'request completed', reqId: 'log-4', statusCode: 200 });
+    expect(requestLines[1]).not.toHaveProperty('deprecated');
+  });
 });
