@@ -100,10 +100,18 @@ async function startNpm(): Promise<RunningStart> {
   const npmExited = new Promise<number | string>((resolve) => npm.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const outputEnded = Promise.all([npm.stdout, npm.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve)))).then(() => undefined);
   try {
-    await until('the start banner', () => output.includes('Press Ctrl-C to stop.'));
+    await until('the start banner', () => {
+      if (npm.exitCode !== null || npm.signalCode !== null) throw new Error(`npm start ended (${npm.exitCode ?? npm.signalCode}) before its banner`);
+      return output.includes('Press Ctrl-C to stop.');
+    });
   } catch (error) {
-    // The services stop by themselves once their launcher is gone.
-    if (npm.pid !== undefined) process.kill(-npm.pid, 'SIGKILL');
+    // The services stop by themselves once their launcher is gone. The group may be gone already (npm ended):
+    // that must not hide why the start failed.
+    try {
+      if (npm.pid !== undefined) process.kill(-npm.pid, 'SIGKILL');
+    } catch {
+      // ESRCH: nothing of the group is left to stop.
+    }
     throw new Error(`${(error as Error).message}:\n${output}`);
   }
   const npmPid = npm.pid ?? 0;
