@@ -41,6 +41,11 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
     const owned = { deprecation: 'false', sunset: 'never', link: '</elsewhere>; rel="next"', 'api-version': '99', 'api-supported-versions': '99', 'api-deprecated-versions': '98' };
     return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', 'retry-after': '120', ...owned }, body: '{}' };
   }
+  if (path.endsWith('/orders/typed')) {
+    // Answers with the Content-Type its `type` query parameter names, to show the gateway passes it on as it came.
+    const type = new URLSearchParams(req.url.slice(path.length)).get('type') ?? 'application/json';
+    return { status: 200, headers: { 'content-type': type }, body: '{"typed":true}' };
+  }
   if (path.endsWith('/orders/accented')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: ACCENTED_BODY };
   if (path.endsWith('/openapi.json')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(STUB_OPENAPI) };
   if (/^(\/api)?\/v\d+\/orders$/.test(path)) return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found","code":404}' };

@@ -113,13 +113,26 @@ const sendSmallBodiesWhole: FastifyReplyFromHooks['onResponse'] = (request, repl
     void reply.send(res.stream);
     return;
   }
+  const asText = keepsItsTypeAsText(String(res.headers['content-type']));
   readUpstreamBody(reply as FastifyReply, res.stream, (body) => {
     // Node writes a string body and the response head as one string in one write(2); a Buffer body goes
     // out beside the head in a writev(2) of two pieces, the dearer path (bench/README.md). An ASCII body
     // is the same bytes as a string; any other is sent as the bytes it came as.
-    void reply.send(isAscii(body) ? body.toString('latin1') : body);
+    void reply.send(asText && isAscii(body) ? body.toString('latin1') : body);
   });
 };
+
+const JSON_MEDIA_TYPE = /json/i;
+const CHARSET_PARAMETER = /;\s*charset\s*=/i;
+
+/**
+ * Given a string, Fastify appends `; charset=utf-8` to a JSON Content-Type that names no charset (e.g. the
+ * bare `application/json` of a 408 the backend's Node writes itself); a Buffer keeps the backend's header
+ * as it came. Only a type Fastify leaves alone may go as text.
+ */
+function keepsItsTypeAsText(contentType: string): boolean {
+  return !JSON_MEDIA_TYPE.test(contentType) || CHARSET_PARAMETER.test(contentType);
+}
 
 /**
  * Reads an upstream body whole, then hands it on. The upstream headers (its Content-Length among them)

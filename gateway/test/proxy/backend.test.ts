@@ -95,6 +95,21 @@ describe('small answers sent whole', () => {
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(ACCENTED_BODY)));
   });
 
+  // Fastify would add `; charset=utf-8` to a JSON type without one if the body went as text.
+  it.each([
+    'application/json',
+    'APPLICATION/JSON',
+    'application/problem+json',
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'text/plain',
+  ])('passes the backend\'s Content-Type %s on as it came', async (type) => {
+    const res = await send('GET', `/v2/orders/typed?type=${encodeURIComponent(type)}`, {});
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(type);
+    expect(res.body).toBe('{"typed":true}');
+  });
+
   it('passes an ASCII body on unchanged', async () => {
     const res = await send('GET', '/v2/orders/ord-1001', {});
     expect(res.status).toBe(200);
