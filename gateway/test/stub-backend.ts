@@ -41,6 +41,11 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
     const owned = { deprecation: 'false', sunset: 'never', link: '</elsewhere>; rel="next"', 'api-version': '99', 'api-supported-versions': '99', 'api-deprecated-versions': '98' };
     return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', 'retry-after': '120', ...owned }, body: '{}' };
   }
+  if (path.endsWith('/hop-by-hop')) {
+    // Hop-by-hop headers, one of them (x-hop) only because Connection names it, beside an end-to-end one.
+    const hopByHop = { connection: 'keep-alive, X-Hop', 'keep-alive': 'timeout=5', 'x-hop': '1', 'proxy-connection': 'keep-alive', upgrade: 'h2c' };
+    return { status: 200, headers: { 'content-type': 'application/json', ...hopByHop, 'x-end-to-end': 'kept' }, body: '{}' };
+  }
   if (path.endsWith('/orders/typed')) {
     // Answers with the Content-Type its `type` query parameter names, to show the gateway passes it on as it came.
     const type = new URLSearchParams(req.url.slice(path.length)).get('type') ?? 'application/json';

@@ -6,7 +6,7 @@ import { sendError } from '@version-router/platform/errors';
 import { checkApiKey, refuseKey, refusedByConsumerRules } from '../consumers/authenticate.js';
 import type { KeyCache } from '../consumers/key-cache.js';
 import type { Ledger } from '../consumers/ledger.js';
-import { backendReplyOptions, dropHopByHopHeaders } from '../proxy/backend.js';
+import { backendReplyOptions, copyEndToEndHeaders } from '../proxy/backend.js';
 import { setUpForwarding } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
@@ -28,11 +28,12 @@ export interface VersionedResourcesOptions {
  * The policy owns its headers on a versioned response: the backend's copies are removed, so they can
  * never contradict it. Vary is merged, since the backend may vary on something else too.
  */
+const BACKEND_HEADERS_NOT_PASSED: ReadonlySet<string> = new Set(POLICY_HEADERS);
+
 const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeaders, request) => {
-  const headers = dropHopByHopHeaders(backendHeaders, request);
+  const headers = copyEndToEndHeaders(backendHeaders, BACKEND_HEADERS_NOT_PASSED);
   const vary = (request as FastifyRequest).apiVersion?.vary ?? '';
   if (vary !== '') headers.vary = headers.vary === undefined ? vary : `${headers.vary}, ${vary}`;
-  for (const name of POLICY_HEADERS) if (headers[name] !== undefined) delete headers[name];
   return headers;
 };
 

@@ -73,6 +73,20 @@ describe('gateway on a real listener', () => {
     expect(res.headers['keep-alive']).toBe('timeout=120');
   });
 
+  it.each(['/v2/orders/hop-by-hop', '/api/users/hop-by-hop'])(
+    'passes on none of the hop-by-hop headers of the backend\'s answer to %s, those its Connection names included',
+    async (path) => {
+      const res = await send('GET', path, {});
+      expect(res.status).toBe(200);
+      expect(res.headers.connection).toBe('keep-alive');
+      expect(res.headers['keep-alive']).toBe('timeout=120');
+      expect(res.headers).not.toHaveProperty('x-hop');
+      expect(res.headers).not.toHaveProperty('proxy-connection');
+      expect(res.headers).not.toHaveProperty('upgrade');
+      expect(res.headers['x-end-to-end']).toBe('kept');
+    },
+  );
+
   it.each<Record<string, string>>([{ 'keep-alive': 'timeout=5' }, { upgrade: 'websocket' }, { 'keep-alive': 'timeout=5', upgrade: 'h2c' }])(
     'forwards a request carrying %j without failing and without passing it on (undici refuses to send them)',
     async (headers) => {
