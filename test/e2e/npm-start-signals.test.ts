@@ -73,10 +73,28 @@ async function until(what: string, check: () => boolean, ms = 25_000): Promise<v
   }
 }
 
+/** Thrown when a port found free was taken before a service listened on it. */
+class PortTakenMeanwhile extends Error {}
+
+/**
+ * A port found free can be taken before npm start listens on it, seconds later: the parallel suites' own
+ * connections draw their local ports from the same ephemeral range. Then a service ends with EADDRINUSE and
+ * the start is tried again on other ports; any other failure fails the test.
+ */
 async function startNpm(): Promise<RunningStart> {
   policyDir = mkdtempSync(join(tmpdir(), 'npm-start-signals-'));
   const policyFile = join(policyDir, 'versions.json');
   writeFileSync(policyFile, readFileSync(join(repoRoot, 'ops/versions.json')));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNpmOnce(policyFile);
+    } catch (error) {
+      if (!(error instanceof PortTakenMeanwhile) || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startNpmOnce(policyFile: string): Promise<RunningStart> {
   const [gatewayPort, gatewayAdminPort, backendPort, backendAdminPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const env = {
     ...process.env,
@@ -112,7 +130,8 @@ async function startNpm(): Promise<RunningStart> {
     } catch {
       // ESRCH: nothing of the group is left to stop.
     }
-    throw new Error(`${(error as Error).message}:\n${output}`);
+    const Failure = output.includes('EADDRINUSE') ? PortTakenMeanwhile : Error;
+    throw new Failure(`${(error as Error).message}:\n${output}`);
   }
   const npmPid = npm.pid ?? 0;
   const [launcher] = childrenOf(npmPid).filter(({ args }) => args.includes('scripts/start.mjs'));
