@@ -24,12 +24,12 @@ export interface VersionedResourcesOptions {
   ledger: Ledger;
 }
 
+const BACKEND_HEADERS_NOT_PASSED: ReadonlySet<string> = new Set(POLICY_HEADERS);
+
 /**
  * The policy owns its headers on a versioned response: the backend's copies are removed, so they can
  * never contradict it. Vary is merged, since the backend may vary on something else too.
  */
-const BACKEND_HEADERS_NOT_PASSED: ReadonlySet<string> = new Set(POLICY_HEADERS);
-
 const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeaders, request) => {
   const headers = copyEndToEndHeaders(backendHeaders, BACKEND_HEADERS_NOT_PASSED);
   const vary = (request as FastifyRequest).apiVersion?.vary ?? '';
