@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
+import { freeLoopbackPort } from '../support/free-port.js';
 import { sharedGatewayStore } from '../support/gateway-store.js';
 
 /**
@@ -36,13 +36,6 @@ afterEach(() => {
   rmSync(policyDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A running process, not a zombie waiting for its parent. */
 function alive(pid: number): boolean {
@@ -95,7 +88,7 @@ async function startNpm(): Promise<RunningStart> {
 }
 
 async function startNpmOnce(policyFile: string): Promise<RunningStart> {
-  const [gatewayPort, gatewayAdminPort, backendPort, backendAdminPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [gatewayPort, gatewayAdminPort, backendPort, backendAdminPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
   const env = {
     ...process.env,
     GATEWAY_HOST: '127.0.0.1',

@@ -15,9 +15,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { freeLoopbackPort } from './free-port.js';
 import pg from 'pg';
 import { postgresBinaries, type PostgresBinaries } from './postgres-binaries.js';
 
@@ -51,16 +51,6 @@ const STOP_TIMEOUT_MS = 30_000;
 const QUOTED_LOG_LINES = 20;
 let databases = 0;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function tail(text: string): string {
   return text.trim().split('\n').slice(-QUOTED_LOG_LINES).join('\n');
@@ -138,7 +128,7 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
   // The server's own directory: its data, its Unix socket and, during initdb, the password file.
   const home = await mkdtemp(join(tmpdir(), 'test-postgres-'));
   const dataDir = join(home, 'data');
-  const port = options.port ?? (await freePort());
+  const port = options.port ?? (await freeLoopbackPort());
   const serverArgs = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${home}`];
   let server: ChildProcess | undefined;
   // A test file that ends without close() (a crash) still stops its server: the signal is sent synchronously.
