@@ -1,11 +1,11 @@
 // Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx, logging
 // every request as an operator would run it), next to the Node proxies a Node user would pick (stock
-// @fastify/http-proxy, a bare node:http + undici proxy, http-proxy), and the backend alone. Runs the
-// built JavaScript (`npm run bench` builds first) on the Node the Docker image ships. Everything listens on
-// 127.0.0.1 only. The servers share core 0 (as backend and proxy would on a small host); wrk runs on core 1
-// so the load generator does not steal the servers' CPU (bench/harness.mjs). Targets are loaded in turn,
-// A B C A B C, so a slow drift of the machine (other jobs, thermal) spreads over all three instead of
-// biasing one.
+// @fastify/http-proxy without and with Fastify's request logging, a bare node:http + undici proxy,
+// http-proxy), and the backend alone. Runs the built JavaScript (`npm run bench` builds first) on the Node
+// the Docker image ships. Everything listens on 127.0.0.1 only. The servers share core 0 (as backend and
+// proxy would on a small host); wrk runs on core 1 so the load generator does not steal the servers' CPU
+// (bench/harness.mjs). Targets are loaded in turn, A B C A B C, so a slow drift of the machine (other jobs,
+// thermal) spreads over all of them instead of biasing one.
 //
 // Environment: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
 // BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes),
@@ -28,6 +28,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** The Node proxies measured next to the gateway, each in front of the same backend. */
 const PEERS = [
   { name: 'fastify-http-proxy', entry: 'bench/peers/fastify-http-proxy.mjs' },
+  // The same stock proxy with Fastify's standard request logging on: a line in and a line out per request,
+  // to the file its stdout goes to, as nginx writes its access log.
+  { name: 'fastify-http-proxy-log', entry: 'bench/peers/fastify-http-proxy.mjs', env: { PEER_LOGGER: 'true' } },
   { name: 'node-http-undici', entry: 'bench/reference/bare-proxy.mjs' },
   { name: 'http-proxy', entry: 'bench/peers/http-proxy.mjs' },
 ];
@@ -190,12 +193,13 @@ try {
     { name: 'nginx', url: nginx.url },
   ];
   for (const peer of PEERS) {
-    const started = await startNode(dir, peer.name, peer.entry, { GATEWAY_PORT: '0', BACKEND_URL: backend.url }, { node });
+    const started = await startNode(dir, peer.name, peer.entry, { GATEWAY_PORT: '0', BACKEND_URL: backend.url, ...peer.env }, { node });
     children.push(started.child);
     targets.push({ name: peer.name, url: started.url });
   }
   await checkAnswers(targets);
   if (!readFileSync(join(dir, 'nginx-access.log'), 'utf8').includes('"requestId":')) throw new Error('nginx wrote no access-log line');
+  if (!readFileSync(join(dir, 'fastify-http-proxy-log.log'), 'utf8').includes('"msg":"request completed"')) throw new Error('fastify-http-proxy-log wrote no request line');
 
   const runs = [];
   for (const route of ROUTES) {

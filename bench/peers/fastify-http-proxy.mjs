@@ -1,7 +1,10 @@
 // Node peer in bench/http.mjs: stock Fastify with @fastify/http-proxy (no logger, metrics or hooks of
 // ours), adding the version headers of bench/peers/versioning.mjs through its documented options:
 // `rewriteUrl` maps the header form to a path version, reply-from's rewriteHeaders adds the response
-// headers, rewriteRequestHeaders the request id and X-Forwarded-*. Run with GATEWAY_PORT and BACKEND_URL set.
+// headers, rewriteRequestHeaders the request id and X-Forwarded-*. Run with GATEWAY_PORT and BACKEND_URL set;
+// PEER_LOGGER=true turns on Fastify's standard request logging (`logger: true`: pino to stdout, a line when
+// a request comes in and one when it completes) with reply-from's own two lines per request off
+// (`disableRequestLogging`), as an operator who wants an access log would run the stock proxy.
 import Fastify from 'fastify';
 import httpProxy from '@fastify/http-proxy';
 import { announce, requestId, route } from './versioning.mjs';
@@ -10,7 +13,7 @@ import { announce, requestId, route } from './versioning.mjs';
 const routes = new WeakMap();
 
 const app = Fastify({
-  logger: false,
+  logger: process.env.PEER_LOGGER === 'true',
   rewriteUrl(req) {
     const target = route(req.url, req.headers['api-version']);
     routes.set(req, target);
@@ -23,6 +26,7 @@ app.get('/-/refused', (request, reply) => {
 await app.register(httpProxy, {
   upstream: process.env.BACKEND_URL,
   undici: { connections: 128 },
+  disableRequestLogging: true,
   replyOptions: {
     rewriteRequestHeaders(request, headers) {
       const id = requestId(request.headers['x-request-id']);
