@@ -36,7 +36,6 @@ afterEach(() => {
   rmSync(policyDir, { recursive: true, force: true });
 });
 
-
 /** A running process, not a zombie waiting for its parent. */
 function alive(pid: number): boolean {
   const stat = `/proc/${pid}/stat`;

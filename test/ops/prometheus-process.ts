@@ -23,7 +23,6 @@ function prometheusBinary(): string {
   return bin;
 }
 
-
 export interface PrometheusOptions {
   /** host:port of each scrape target, by job name. */
   targets: Record<string, string>;

@@ -51,7 +51,6 @@ const STOP_TIMEOUT_MS = 30_000;
 const QUOTED_LOG_LINES = 20;
 let databases = 0;
 
-
 function tail(text: string): string {
   return text.trim().split('\n').slice(-QUOTED_LOG_LINES).join('\n');
 }
