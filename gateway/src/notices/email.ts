@@ -18,7 +18,17 @@ export interface EmailChannelOptions {
  * is the notice's id, so a receiver sees a retried notice as the same message.
  */
 export function createEmailChannel({ smtpUrl, from, timeoutMs }: EmailChannelOptions): NoticeChannel {
-  const transport = createTransport({ url: smtpUrl, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
+  // The attempt is bounded by `within` below; nodemailer's own timeouts only end a connection the attempt has
+  // already given up on. At the same value they raced `within`: nodemailer counts its connect and greeting
+  // phases against a deadline taken just before `within` starts, so either could fire first, and a hanging
+  // server's notice recorded "Greeting never received" or "no answer within" at random.
+  const connectionBackstopMs = 2 * timeoutMs;
+  const transport = createTransport({
+    url: smtpUrl,
+    connectionTimeout: connectionBackstopMs,
+    greetingTimeout: connectionBackstopMs,
+    socketTimeout: connectionBackstopMs,
+  });
   const domain = from.address.slice(from.address.lastIndexOf('@') + 1);
   return {
     async deliver(message, notice) {
