@@ -15,13 +15,14 @@ export interface LoggerOptions {
 /**
  * Lines to stdout at LOG_LEVEL; the level, not NODE_ENV, decides verbosity.
  *
- * Written synchronously, one write per line, in both forms, so lines leave the process in order and
- * none is lost on a crash. pino's default destination writes through libuv's thread pool: its exit
- * flush can write the last lines ahead of a write still in flight ("stopped" was not always the last
- * line), and waking a worker thread per write multiplied the context switches per request
- * (bench/README.md).
+ * JSON lines leave in batches (see batchedStdout), readable ones one write each; both are written
+ * synchronously, on the main thread, so lines leave in order. pino's default destination writes through
+ * libuv's thread pool: its exit flush can write the last lines ahead of a write still in flight
+ * ("stopped" was not always the last line), and waking a worker thread per write multiplied the context
+ * switches per request (bench/README.md).
  */
 export function createLogger(level: Level | 'silent', name: string, { pretty: readable, destination: lines }: LoggerOptions = { pretty: false }): Logger {
+  const batched = readable || lines !== undefined ? undefined : batchedStdout();
   const destination = readable
     ? pretty({
         destination: 1,
@@ -32,7 +33,7 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
         // The time arrives formatted by translateTime, as text.
         customPrettifiers: { time: (time) => `${name} ${time as string}` },
       })
-    : (lines ?? pino.destination({ dest: 1, sync: true }));
+    : (lines ?? batched);
   return pino(
     {
       level,
@@ -50,6 +51,11 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
             return;
           }
           method.apply(this, args);
+          // A warning or an error leaves at once, with the lines before it: what an operator is paged for is
+          // never among the lines a kill can take.
+          // flush, not flushSync: both write at once in sync mode, and flushSync also fsyncs, which on a file is a
+          // disk wait per line in an outage that logs an error per request.
+          if (batched !== undefined && levelValue >= pino.levels.values.warn!) batched.flush();
         },
       },
     },
@@ -60,8 +66,8 @@ export function createLogger(level: Level | 'silent', name: string, { pretty: re
 /**
  * Where a credential would sit in a logged object: a request's headers, under the keys a request or its
  * headers are logged by. Named in full, not as `*.headers…`: a leading wildcard makes pino copy and walk
- * every logged object (about 6 µs a line on Node 24, two lines per request on a deprecated version;
- * bench/README.md "Consumer keys"), while named keys cost nothing on a line that has none of them.
+ * every logged object (about 6 µs a line on Node 24; bench/README.md "Consumer keys"), while named keys
+ * cost nothing on a line that has none of them.
  */
 const CREDENTIAL_PATHS = [
   'req.headers["api-key"]',
@@ -71,6 +77,25 @@ const CREDENTIAL_PATHS = [
   'headers["api-key"]',
   'headers.authorization',
 ];
+
+/** The most JSON lines' bytes held before they are written: a request's line is about 250 bytes. */
+const LOG_BATCH_BYTES = 8 * 1024;
+/** The longest an info line waits for its write. */
+const LOG_FLUSH_INTERVAL_MS = 100;
+
+/**
+ * stdout for JSON lines, written in batches: once LOG_BATCH_BYTES have gathered, every LOG_FLUSH_INTERVAL_MS
+ * (sonic-boom's periodic flush), after any line at warn or above (the logMethod hook) and when the process
+ * exits, a crash included. One write(2) per line was about 4 % of the gateway's CPU per request
+ * (bench/README.md); a batch of a busy moment carries about 30 lines. The cost: a process killed outright
+ * (SIGKILL, the kernel's out-of-memory killer) loses the info lines of its last 100 ms. Still synchronous:
+ * a stdout that stops draining stalls the process rather than growing its memory.
+ */
+function batchedStdout(): ReturnType<typeof pino.destination> {
+  const stdout = pino.destination({ dest: 1, sync: true, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
+  process.on('exit', () => stdout.flushSync());
+  return stdout;
+}
 
 /** Node's error on a request whose client closed the connection before the request was complete. */
 function isClientAbort(value: unknown): boolean {

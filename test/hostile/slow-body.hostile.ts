@@ -67,7 +67,10 @@ describe.concurrent('a body that stops arriving', () => {
     await expectServes(targets.stack.gatewayUrl);
     // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
     // Its request line counts the gateway's hang-up as 499 (docs/behaviour.md#aborted-requests).
-    const backendSide = targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
+    // Info lines leave in batches, at least every 100 ms (docs/behaviour.md#logging).
+    const backendLines = () => targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
+    await waitFor(() => backendLines().length >= 2, 2_000);
+    const backendSide = backendLines();
     expect(backendSide.map((line) => `${String(line.msg)} ${String(line.statusCode)}`).sort()).toEqual([
       'client closed the connection before the request was complete undefined',
       'request completed 499',
