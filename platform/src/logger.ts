@@ -84,6 +84,12 @@ const LOG_BATCH_BYTES = 8 * 1024;
 const LOG_FLUSH_INTERVAL_MS = 100;
 
 /**
+ * One batched stdout per process, whichever loggers write to it: two buffers on one descriptor would let one
+ * logger's lines overtake the other's, and each would add a timer and an exit hook.
+ */
+let sharedStdout: ReturnType<typeof pino.destination> | undefined;
+
+/**
  * stdout for JSON lines, written in batches: once LOG_BATCH_BYTES have gathered, every LOG_FLUSH_INTERVAL_MS
  * (sonic-boom's periodic flush), after any line at warn or above (the logMethod hook) and when the process
  * exits, a crash included. One write(2) per line was about 4 % of the gateway's CPU per request
@@ -92,9 +98,12 @@ const LOG_FLUSH_INTERVAL_MS = 100;
  * a stdout that stops draining stalls the process rather than growing its memory.
  */
 function batchedStdout(): ReturnType<typeof pino.destination> {
-  const stdout = pino.destination({ dest: 1, sync: true, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
-  process.on('exit', () => stdout.flushSync());
-  return stdout;
+  if (sharedStdout === undefined) {
+    const stdout = pino.destination({ dest: 1, sync: true, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
+    process.on('exit', () => stdout.flushSync());
+    sharedStdout = stdout;
+  }
+  return sharedStdout;
 }
 
 /** Node's error on a request whose client closed the connection before the request was complete. */

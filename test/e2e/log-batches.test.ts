@@ -77,3 +77,14 @@ setTimeout(() => { throw new Error('crash'); }, 0);
 `);
   expect(arrivals.map(({ msg }) => msg)).toEqual(['before the crash', 'just before the crash']);
 });
+
+it('keeps the lines of two loggers of one process in the order they were logged', async () => {
+  const arrivals = await linesOf(`
+const other = createLogger('info', 'other', { pretty: false });
+log.info('one');
+other.info('two');
+log.info('three');
+process.exit(0);
+`);
+  expect(arrivals.map(({ msg }) => msg)).toEqual(['one', 'two', 'three']);
+});
