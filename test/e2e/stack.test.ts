@@ -20,6 +20,19 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/**
+ * The first line `service` logged that matches, waiting up to 5 s for it: info lines leave in batches, at least
+ * every 100 ms (docs/behaviour.md#logging).
+ */
+async function loggedLine(service: ServiceProcess, what: string, matches: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let waited = 0; waited < 5_000; waited += 50) {
+    const line = service.logs.find(matches);
+    if (line !== undefined) return line;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ${what} log line within 5 s`);
+}
+
 describe('process stack: shared scenarios', () => {
   registerScenarios(() => stack);
 });
@@ -60,11 +73,8 @@ describe('process stack: consumer log', () => {
   it('logs a deprecated version\'s request with version, route, status, User-Agent and X-Client-Id on its one line', async () => {
     await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, { headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' } });
     await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
-    // Info lines leave in batches, at least every 100 ms (docs/behaviour.md#logging), in order: once the v2
-    // request's line is here, so is the v1 request's.
-    for (let waited = 0; waited < 5_000 && !stack.gateway.logs.some((line) => line.url === '/v2/orders/ord-1002'); waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Lines leave in order: once the v2 request's line is here, so is the v1 request's.
+    await loggedLine(stack.gateway, 'the v2 request\'s', (line) => line.url === '/v2/orders/ord-1002');
     const lines = stack.gateway.logs.filter((line) => line.deprecated === true);
     expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
       level: 30,
@@ -97,14 +107,7 @@ describe('process stack: reloading the version policy', () => {
   afterAll(async () => {
     await gateway?.stop();
   });
-  const logged = async (msg: string) => {
-    for (let waited = 0; waited < 5_000; waited += 50) {
-      const line = gateway.logs.find((entry) => entry.msg === msg);
-      if (line !== undefined) return line;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no "${msg}" log line within 5 s`);
-  };
+  const logged = (msg: string) => loggedLine(gateway, `"${msg}"`, (entry) => entry.msg === msg);
 
   it('serves a version added to the file after SIGHUP, without a restart', async () => {
     expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).status).toBe(404);
