@@ -12,6 +12,8 @@ interface SeenRequest {
 export interface StubBackend {
   url: string;
   seen: SeenRequest[];
+  /** The URL of each request whose head has arrived, its body not yet necessarily. */
+  arrived: string[];
   /** Delay before answering, to provoke the gateway's 504. */
   delayMs: number;
   close(): Promise<void>;
@@ -67,8 +69,10 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
 /** A stand-in for the users-orders backend on an ephemeral loopback port: echoes what it received. */
 export async function startStubBackend(): Promise<StubBackend> {
   const seen: SeenRequest[] = [];
-  const stub = { seen, delayMs: 0 } as StubBackend;
+  const arrived: string[] = [];
+  const stub = { seen, arrived, delayMs: 0 } as StubBackend;
   const server: Server = createServer((req, res) => {
+    arrived.push(req.url ?? '');
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

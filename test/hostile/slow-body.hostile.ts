@@ -17,11 +17,20 @@ const paddedUser = userJson.padEnd(100, ' ');
 const postHead = (length: number, path = '/api/users', requestId = 'hostile-slow') =>
   `POST ${path} HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
-/** Declares 100 bytes of body, sends 8 and then nothing; returns what came back and when the server hung up. */
-async function stallBody(url: string, path?: string, requestId?: string) {
+/**
+ * A declared body the gateway streams to the backend as it arrives; one of 16 KiB or less it reads whole
+ * before forwarding (docs/behaviour.md#forwarding).
+ */
+const STREAMED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Declares `declared` bytes of body (100 unless given), sends 8 and then nothing; returns what came back and
+ * when the server hung up.
+ */
+async function stallBody(url: string, { path, requestId, declared = 100 }: { path?: string; requestId?: string; declared?: number } = {}) {
   const received = new Received(await open(url));
   const firstByteAt = Date.now();
-  received.socket.write(postHead(100, path, requestId) + paddedUser.slice(0, 8));
+  received.socket.write(postHead(declared, path, requestId) + paddedUser.slice(0, 8));
   const closedAfterMs = await received.closed(15_000);
   return { responses: received.responses, bytes: received.bytes, closedAfterMs, firstByte: received.since, firstByteAt };
 }
@@ -62,7 +71,7 @@ describe.concurrent('a body that stops arriving', () => {
   });
 
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the gateway', async () => {
-    const stalled = await stallBody(targets.stack.gatewayUrl, '/api/users', 'slow-via-gateway');
+    const stalled = await stallBody(targets.stack.gatewayUrl, { requestId: 'slow-via-gateway', declared: STREAMED_BODY_BYTES });
     expectRequestTimeout(stalled, 'gateway');
     await expectServes(targets.stack.gatewayUrl);
     // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
@@ -82,14 +91,14 @@ describe.concurrent('a body that stops arriving', () => {
   });
 
   it('makes the gateway abort its upstream request, so the backend holds no half-received body', async () => {
-    const stalled = await stallBody(targets.stubGateway.apiUrl);
+    const stalled = await stallBody(targets.stubGateway.apiUrl, { declared: STREAMED_BODY_BYTES });
     expectRequestTimeout(stalled, 'gateway to a stub');
     const upstream = targets.stub.seen.filter((request) => request.method === 'POST' && request.url === '/api/users');
     expect(upstream).toHaveLength(1);
     // The upstream connection goes a moment after the client's (the abort crosses loopback).
     await waitFor(() => upstream[0]?.abortedAt !== undefined, 1_000);
     expect(upstream[0]?.complete).toBe(false);
-    expect(upstream[0]?.receivedBytes).toBeLessThan(100);
+    expect(upstream[0]?.receivedBytes).toBeLessThan(STREAMED_BODY_BYTES);
     // Gone upstream as soon as the client was answered, not when the backend's own timeout would strike.
     expect(upstream[0]?.abortedAt).toBeDefined();
     const abortedAfterMs = (upstream[0]?.abortedAt ?? Infinity) - stalled.firstByte;
@@ -99,8 +108,16 @@ describe.concurrent('a body that stops arriving', () => {
     expect(warnings(targets.stubGateway)).toEqual([]);
   });
 
+  it('never forwards a small body that stops arriving: the backend sees no request of it', async () => {
+    const stalled = await stallBody(targets.stubGateway.apiUrl, { path: '/api/users/small-stalled' });
+    expectRequestTimeout(stalled, 'gateway to a stub, small body');
+    expect(targets.stub.seen.filter((request) => request.url === '/api/users/small-stalled')).toEqual([]);
+    await expectServes(targets.stubGateway.apiUrl, '/api/users');
+    expect(warnings(targets.stubGateway)).toEqual([]);
+  });
+
   it('only closes the connection when a response has already started (no 408 bytes inside it)', async () => {
-    const stalled = await stallBody(targets.stubGateway.apiUrl, EARLY_ANSWER_PATH);
+    const stalled = await stallBody(targets.stubGateway.apiUrl, { path: EARLY_ANSWER_PATH, declared: STREAMED_BODY_BYTES });
     expect(stalled.closedAfterMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS);
     expect(stalled.closedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
     const text = stalled.bytes.toString('latin1');

@@ -101,8 +101,8 @@ export function copyEndToEndHeaders(headers: ResponseHeaders, omitted?: Readonly
 /** reply-from copies every header it is given, so a backend `Connection: close` or `Keep-Alive: timeout=…` would reach the client. */
 const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHeaders']> = (headers) => copyEndToEndHeaders(headers);
 
-/** Upstream bodies up to this size are collected and sent in one piece instead of streamed. */
-const SMALL_BODY_BYTES = 16 * 1024;
+/** Bodies up to this size are collected and sent on in one piece instead of streamed: the backend's answers, and requests' bodies (forwarding.ts). */
+export const SMALL_BODY_BYTES = 16 * 1024;
 
 /** What reply-from hands onResponse for an undici upstream (its typings name the server response instead). */
 export interface UpstreamResponse {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkApiKey, refuseKey } from '../consumers/authenticate.js';
 import type { KeyCache } from '../consumers/key-cache.js';
 import { backendReplyOptions } from './backend.js';
-import { setUpForwarding, type ForwardingOptions } from './forwarding.js';
+import { setUpForwarding, withRequestBody, type ForwardingOptions } from './forwarding.js';
 
 /** The methods the users resource is forwarded with; any other gets the gateway's own 405 listing these in Allow. */
 const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
@@ -22,7 +22,7 @@ export async function usersProxy(app: FastifyInstance, { keys, ...options }: For
       void refuseKey(reply, 'invalid');
       return;
     }
-    void reply.from(undefined, backendReplyOptions);
+    void reply.from(undefined, withRequestBody(request, backendReplyOptions));
   };
   app.route({ method: USERS_METHODS, url: '/api/users', handler: forward });
   app.route({ method: USERS_METHODS, url: '/api/users/*', handler: forward });

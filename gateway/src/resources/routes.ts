@@ -7,7 +7,7 @@ import { checkApiKey, refuseKey, refusedByConsumerRules } from '../consumers/aut
 import type { KeyCache } from '../consumers/key-cache.js';
 import type { Ledger } from '../consumers/ledger.js';
 import { backendReplyOptions, copyEndToEndHeaders } from '../proxy/backend.js';
-import { setUpForwarding } from '../proxy/forwarding.js';
+import { setUpForwarding, withRequestBody } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import { successorPath, type RoutedPolicyInForce } from './router.js';
@@ -107,7 +107,7 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const options = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
+    const options = withRequestBody(request, match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions);
     if (query !== undefined) {
       void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)));
       return;

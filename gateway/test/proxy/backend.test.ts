@@ -2,6 +2,7 @@
 // the backend refuses, times out or cuts its answer.
 import type { AddressInfo } from 'node:net';
 import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { postExpectingContinue } from '../../../test/support/expect-continue.js';
 import { buildTestGateway, stubbedGatewayPerTest } from '../helpers.js';
@@ -96,6 +97,65 @@ describe('gateway on a real listener', () => {
       expect(fixture.stub.seen[0]?.headers).not.toHaveProperty('upgrade');
     },
   );
+});
+
+/**
+ * Sends a POST whose body arrives in two parts, `pauseMs` apart; resolves with the URLs the backend had seen
+ * arrive before the second part left, and the answer.
+ */
+function postInTwoParts(path: string, headers: Record<string, string>, body: Buffer, pauseMs: number): Promise<{ arrivedBeforeEnd: string[]; answer: Answer }> {
+  return new Promise((resolve, reject) => {
+    let arrivedBeforeEnd: string[] = [];
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ arrivedBeforeEnd, answer: { status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes } });
+      });
+    });
+    req.on('error', reject);
+    req.write(body.subarray(0, 10));
+    void sleep(pauseMs).then(() => {
+      arrivedBeforeEnd = [...fixture.stub.arrived];
+      req.end(body.subarray(10));
+    });
+  });
+}
+
+describe('request bodies', () => {
+  beforeEach(listen);
+
+  // The stub answers a POST on an order with the backend's 405: forwarded all the same.
+  it.each([
+    ['/api/users', 200],
+    ['/v2/orders/ord-1001', 405],
+  ])(
+    'reads a body of at most 16 KiB whole before forwarding it to %s, with the client\'s bytes and Content-Type',
+    async (path, status) => {
+      const json = Buffer.from('{"name":"Zoë","email":"zoe@example.com"}');
+      const body = Buffer.concat([json, Buffer.alloc(16 * 1024 - json.length, ' ')]);
+      const contentType = 'application/json; charset=utf-8';
+      const { arrivedBeforeEnd, answer } = await postInTwoParts(path, { 'content-type': contentType }, body, 300);
+      expect(arrivedBeforeEnd).toEqual([]);
+      expect(answer.status).toBe(status);
+      expect(fixture.stub.seen).toHaveLength(1);
+      expect(fixture.stub.seen[0]?.body.equals(body)).toBe(true);
+      expect(fixture.stub.seen[0]?.headers['content-type']).toBe(contentType);
+      expect(fixture.stub.seen[0]?.headers['content-length']).toBe(String(body.length));
+    },
+  );
+
+  it.each<[string, Record<string, string>, number]>([
+    ['declares more than 16 KiB', { 'content-type': 'application/json' }, 16 * 1024 + 1],
+    ['has no Content-Type', {}, 100],
+  ])('streams a body that %s: the backend has the request before its body is complete', async (_what, headers, length) => {
+    const body = Buffer.alloc(length, ' ');
+    const { arrivedBeforeEnd, answer } = await postInTwoParts('/api/users', headers, body, 300);
+    expect(arrivedBeforeEnd).toEqual(['/api/users']);
+    expect(answer.status).toBe(200);
+    expect(fixture.stub.seen[0]?.body.equals(body)).toBe(true);
+  });
 });
 
 describe('small answers sent whole', () => {
