@@ -1,7 +1,7 @@
 // The backend pool and what goes to the backend and back: forwarded headers, hop-by-hop headers, 502/504 when
 // the backend refuses, times out or cuts its answer.
 import type { AddressInfo } from 'node:net';
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { postExpectingContinue } from '../../../test/support/expect-continue.js';
@@ -28,17 +28,20 @@ interface Answer {
   bytes: Buffer;
 }
 
+/** Reads a response whole and hands it on as an Answer. */
+function collectAnswer(res: IncomingMessage, onAnswer: (answer: Answer) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => {
+    const bytes = Buffer.concat(chunks);
+    onAnswer({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes });
+  });
+}
+
 /** A real socket, because app.inject cannot show connection headers. */
 function send(method: string, path: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes });
-      });
-    });
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => collectAnswer(res, resolve));
     req.on('error', reject);
     req.end();
   });
@@ -106,14 +109,9 @@ describe('gateway on a real listener', () => {
 function postInTwoParts(path: string, headers: Record<string, string>, body: Buffer, pauseMs: number): Promise<{ arrivedBeforeEnd: string[]; answer: Answer }> {
   return new Promise((resolve, reject) => {
     let arrivedBeforeEnd: string[] = [];
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        resolve({ arrivedBeforeEnd, answer: { status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes } });
-      });
-    });
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } }, (res) =>
+      collectAnswer(res, (answer) => resolve({ arrivedBeforeEnd, answer })),
+    );
     req.on('error', reject);
     req.write(body.subarray(0, 10));
     void sleep(pauseMs).then(() => {
