@@ -141,6 +141,11 @@ export function cpuMicros(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * tickMicros();
 }
+/** cpuMicros of a process and of its child processes (nginx's master and its worker). */
+export function processTreeCpuMicros(pid) {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter((id) => id !== '');
+  return children.reduce((sum, child) => sum + cpuMicros(Number(child)), cpuMicros(pid));
+}
 let tickUs;
 const tickMicros = () => (tickUs ??= 1e6 / Number(shell('getconf CLK_TCK')));
 

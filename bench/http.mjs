@@ -5,7 +5,10 @@
 // the Docker image ships. Everything listens on 127.0.0.1 only. The servers share core 0 (as backend and
 // proxy would on a small host); wrk runs on core 1 so the load generator does not steal the servers' CPU
 // (bench/harness.mjs). Targets are loaded in turn, A B C A B C, so a slow drift of the machine (other jobs,
-// thermal) spreads over all of them instead of biasing one.
+// thermal) spreads over all of them instead of biasing one. Each 50-connection run also reads the target's CPU
+// time (utime + stime of its processes, nginx's worker included) and divides it by the requests served: what a
+// request costs the proxy itself, which the host's other tenants move less than req/s, since time they take
+// from the servers' core is not counted (bench/ab.mjs compares two builds that way, side by side).
 //
 // Environment: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
 // BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes),
@@ -18,7 +21,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, SERVER_CPU, load, median, need, nodeBinary, nodeVersion, pinned, pinning, shell, startGatewayStack, startNode, wrkScript } from './harness.mjs';
+import { LOAD_CPU, ROUTES, SERVER_CPU, load, median, need, nodeBinary, nodeVersion, pinned, pinning, processTreeCpuMicros, shell, startGatewayStack, startNode, wrkScript } from './harness.mjs';
 import { repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
@@ -188,14 +191,14 @@ try {
   const nginx = await startNginx(dir, backend.url);
   children.push(nginx.child);
   const targets = [
-    { name: 'direct', url: backend.url },
-    { name: 'gateway', url: gateway.url },
-    { name: 'nginx', url: nginx.url },
+    { name: 'direct', url: backend.url, pid: backend.child.pid },
+    { name: 'gateway', url: gateway.url, pid: gateway.child.pid },
+    { name: 'nginx', url: nginx.url, pid: nginx.child.pid },
   ];
   for (const peer of PEERS) {
     const started = await startNode(dir, peer.name, peer.entry, { GATEWAY_PORT: '0', BACKEND_URL: backend.url, ...peer.env }, { node });
     children.push(started.child);
-    targets.push({ name: peer.name, url: started.url });
+    targets.push({ name: peer.name, url: started.url, pid: started.child.pid });
   }
   await checkAnswers(targets);
   if (!readFileSync(join(dir, 'nginx-access.log'), 'utf8').includes('"requestId":')) throw new Error('nginx wrote no access-log line');
@@ -209,11 +212,13 @@ try {
     for (const target of targets) await load(target.url, scriptFor(target), CONNECTIONS, 1); // warm-up (JIT, pools)
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
+        const cpuBefore = processTreeCpuMicros(target.pid);
         const many = await load(target.url, scriptFor(target), CONNECTIONS, SECONDS);
+        const cpuUs = (processTreeCpuMicros(target.pid) - cpuBefore) / many.requests;
         const one = await load(target.url, scriptFor(target), 1, SECONDS);
-        runs.push({ route: route.name, target: target.name, round, connections: CONNECTIONS, ...many, single: one });
+        runs.push({ route: route.name, target: target.name, round, connections: CONNECTIONS, ...many, cpuUs, single: one });
         process.stdout.write(
-          `${route.name.padEnd(40)} ${target.name.padEnd(18)} ${many.rps.toFixed(0).padStart(7)} req/s  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
+          `${route.name.padEnd(40)} ${target.name.padEnd(18)} ${many.rps.toFixed(0).padStart(7)} req/s  ${cpuUs.toFixed(0).padStart(4)} µs CPU/req  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
         );
       }
     }
@@ -225,6 +230,7 @@ try {
     for (const { name } of targets) {
       row[name] = {
         rps: of(name, (run) => run.rps),
+        cpuUs: of(name, (run) => run.cpuUs),
         p50Ms: of(name, (run) => run.p50Ms),
         p99Ms: of(name, (run) => run.p99Ms),
         singleP50Ms: of(name, (run) => run.single.p50Ms),
@@ -232,6 +238,7 @@ try {
       };
     }
     row.perNginx = Object.fromEntries(PROXIES.map((name) => [name, row[name].rps / row.nginx.rps]));
+    row.gatewayCpuPerStock = row.gateway.cpuUs / row['fastify-http-proxy'].cpuUs;
     row.gatewayPerNginx = row.gateway.rps / row.nginx.rps;
     row.gatewayPerDirect = row.gateway.rps / row.direct.rps;
     row.addedP50MsOverNginx = row.gateway.singleP50Ms - row.nginx.singleP50Ms;
@@ -274,28 +281,28 @@ function refreshReadme({ date, command, machine, settings, summary }) {
     `${settings.connections} connections (and 1 for the "1 conn" column), ${settings.seconds} s per run, median of ${settings.rounds} rounds;`,
     `servers on CPU ${settings.serverCpu}, wrk on CPU ${settings.loadCpu}. Latencies in ms.`,
     '',
-    '| route | target | req/s | p50 | p99 | 1 conn p50 | errors |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    '| route | target | req/s | CPU µs/req | p50 | p99 | 1 conn p50 | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of summary) {
     for (const target of ['direct', ...PROXIES]) {
       const t = row[target];
-      lines.push(`| ${row.route} | ${target} | ${f0(t.rps)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`);
+      lines.push(`| ${row.route} | ${target} | ${f0(t.rps)} | ${f0(t.cpuUs)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`);
     }
   }
   const peers = PROXIES.filter((name) => name !== 'gateway' && name !== 'nginx');
   lines.push(
     '',
-    `| route | gateway/nginx req/s | ${peers.map((name) => `${name}/nginx`).join(' | ')} | gateway/direct req/s | gateway p50 − nginx p50 at 1 conn (ms) |`,
-    `|---|---:|${peers.map(() => '---:|').join('')}---:|---:|`,
+    `| route | gateway/nginx req/s | ${peers.map((name) => `${name}/nginx`).join(' | ')} | gateway/direct req/s | gateway CPU/req ÷ fastify-http-proxy's | gateway p50 − nginx p50 at 1 conn (ms) |`,
+    `|---|---:|${peers.map(() => '---:|').join('')}---:|---:|---:|`,
   );
   for (const row of summary) {
     const peerCells = peers.map((name) => `${f2(row.perNginx[name])}×`).join(' | ');
-    lines.push(`| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ${row.addedP50MsOverNginx.toFixed(3)} |`);
+    lines.push(`| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} |`);
   }
   const geo = (pick) => Math.exp(summary.reduce((sum, row) => sum + Math.log(pick(row)), 0) / summary.length);
   const peerMeans = peers.map((name) => `${f2(geo((row) => row.perNginx[name]))}×`).join(' | ');
-  lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | |`);
+  lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | |`);
 
   const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
