@@ -38,6 +38,18 @@ describe('orders: the three forms', () => {
     expect(res.headers).toMatchObject({ vary: 'API-Version', ...DEPRECATION_V1, link });
   });
 
+  it.each([
+    ['/v1/orders/a%3Eb', '</v2/orders/a%3Eb>'],
+    ['/v1/orders/a%3eb', '</v2/orders/a%3Eb>'],
+    ['/v1/orders/a>b;rel=x', '</v2/orders/a%3Eb%3Brel%3Dx>'],
+    ['/v1/orders/a%20b', '</v2/orders/a%20b>'],
+    ['/v1/orders/caf%c3%a9', '</v2/orders/caf%C3%A9>'],
+    ['/v1/orders/ord-1001.json~x_y', '</v2/orders/ord-1001.json~x_y>'],
+  ])('links %s to its successor with every segment percent-encoded: %s', async (url, target) => {
+    const res = await get(url);
+    expect(res.headers.link).toBe(`${target}; rel="successor-version"`);
+  });
+
   it('passes the backend 404s through with the deprecation headers (JSON bare, text/plain under /api)', async () => {
     const bare = await get('/v1/orders/missing');
     expect(bare.statusCode).toBe(404);
