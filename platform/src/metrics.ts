@@ -11,6 +11,9 @@ const httpMetricNames = {
 
 const LABELS = ['method', 'route', 'status_code'] as const;
 
+/** The histogram's series that counts its observations. */
+const DURATION_COUNT = `${httpMetricNames.duration}_count`;
+
 /** A registry per app instance, so tests can build many apps in one process. */
 export function createRegistry(): Registry {
   const registry = new Registry();
@@ -24,11 +27,19 @@ export interface HttpMetricsOptions {
 
 /** Counts and times every response by route pattern (never the raw URL, which would explode cardinality). */
 async function httpMetricsPlugin(app: FastifyInstance, { registry }: HttpMetricsOptions): Promise<void> {
-  const requests = new Counter({
+  // Every response is observed by the histogram, whose count per series is this counter's value: read from it
+  // at scrape time rather than counted a second time per request. prom-client checks and hashes the labels on
+  // every inc, about 3 % of a proxied request's CPU (bench/README.md).
+  new Counter({
     name: httpMetricNames.requests,
     help: 'HTTP responses sent, by method, route pattern and status code.',
     labelNames: LABELS,
     registers: [registry],
+    async collect() {
+      const { values } = await duration.get();
+      this.reset();
+      for (const { metricName, labels, value } of values) if (metricName === DURATION_COUNT) this.inc(labels, value);
+    },
   });
   const duration = new Histogram({
     name: httpMetricNames.duration,
@@ -43,7 +54,6 @@ async function httpMetricsPlugin(app: FastifyInstance, { registry }: HttpMetrics
       route: routeLabelOf(request),
       status_code: String(reply.statusCode),
     };
-    requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
     done();
   });

@@ -40,6 +40,20 @@ describe('reloading the policy without a restart', () => {
     expect(fixture.gateway.logs.find((line) => line.msg === 'version policy reloaded')).toMatchObject({ level: 30, versions: [1, 2, 3] });
   });
 
+  it('keeps counting a version\'s requests in the same series across a reload: a counter never goes down', async () => {
+    await get('/v2/orders/ord-1001');
+    await get('/v2/orders/ord-1001');
+    fixture.gateway.setNextPolicy(withVersion3);
+    expect((await reload()).statusCode).toBe(200);
+    await get('/v2/orders/ord-1001');
+    expect(await metricLines('api_version_requests_total')).toEqual([
+      'api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="200"} 3',
+    ]);
+    expect(await metricLines('http_requests_total')).toEqual([
+      'http_requests_total{method="GET",route="/v2/orders/:id",status_code="200"} 3',
+    ]);
+  });
+
   it('keeps the old policy on an invalid file: 400 invalid version policy with the reason, one error line, failure metrics', async () => {
     fixture.gateway.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], sunset: '2026-09-01T00:00:00Z' }, designPolicyFile.versions[1]] });
     const res = await reload();
