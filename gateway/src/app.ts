@@ -14,7 +14,7 @@ import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
-import type { ConsumerStore } from './consumers/store/consumer-store.js';
+import type { ConsumerStore } from './consumers/store.js';
 import type { NoticesConfig } from './config.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
@@ -24,14 +24,14 @@ import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { discoveryRoutes } from './versions/discovery.js';
+import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
 import type { PolicySource } from './versions/policy-file.js';
-import { createPolicyStore, type PolicyStore } from './reload/policy-store.js';
-import { watchPolicyFile } from './reload/policy-watch.js';
+import { watchPolicyFile } from './versions/watch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The version policy in force; `reload()` is what SIGHUP and `POST /-/reload` call. */
-    versionPolicies: PolicyStore;
+    versionPolicies: PolicyInForce;
     /** Recent requests per version and the consumers of deprecated ones, for the admin port's page. */
     versionUsage: VersionUsage;
     /** Migration guides between versions, served on the public port and beside the status page. */
@@ -95,7 +95,7 @@ export async function buildApp({
     clock,
   });
   let notices: NoticeScheduler | undefined;
-  const policies: PolicyStore = createPolicyStore(policy, readPolicy, (result) => {
+  const policies: PolicyInForce = createPolicyInForce(policy, readPolicy, (result) => {
     metrics.countReload(result.ok);
     if (result.ok) {
       const { policy: reloaded, sha256 } = policies.current;

@@ -5,7 +5,8 @@ import { runProcess } from '@version-router/platform/run-process';
 import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
-import { openConsumerStore } from './consumers/store/open.js';
+import { createConsumerStore } from './consumers/store.js';
+import { openGatewayDatabase } from './database/open.js';
 import { createNoticeStore } from './notices/store.js';
 import { readPolicyFile } from './versions/policy-file.js';
 
@@ -15,9 +16,13 @@ await runProcess(async () => {
   const policy = readPolicy();
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
-  // Consumers and keys must be readable before the first request: a store that cannot be opened or migrated stops the start.
-  const consumers = await openConsumerStore({ database: config.database, dataDir: config.dataDir }, logger);
-  logger.info(consumers.kind === 'postgres' ? { consumerStore: 'postgres' } : { consumerStore: 'embedded', dataDir: config.dataDir }, 'consumer store open');
+  // Consumers and keys must be readable before the first request: a database that cannot be opened or migrated
+  // stops the start.
+  const database = await openGatewayDatabase({ database: config.database, dataDir: config.dataDir }, logger);
+  logger.info(
+    database.kind === 'postgres' ? { consumerStore: 'postgres' } : { consumerStore: 'embedded', dataDir: config.dataDir },
+    'consumer store open',
+  );
   const app = await buildApp({
     config: { backendTimeoutMs: config.backendTimeoutMs },
     policy,
@@ -27,8 +32,8 @@ await runProcess(async () => {
     backendUrl: config.backendUrl,
     logger,
     registry,
-    consumerStore: consumers.store,
-    notices: { store: createNoticeStore(consumers.database), config: config.notices },
+    consumerStore: createConsumerStore(database.database, database.close),
+    notices: { store: createNoticeStore(database.database), config: config.notices },
   });
   const admin = await buildGatewayAdmin({
     app,

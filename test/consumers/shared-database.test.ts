@@ -51,7 +51,7 @@ it('runs gateway and backend migrated into one database without a clash: both wo
   try {
     const names = async (table: string) => (await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`)).rows.map(({ name }) => name);
     expect(await names('public.pgmigrations')).toEqual(migrationsIn('services/users-orders/src/users/postgres/migrations'));
-    expect(await names('gateway.pgmigrations')).toEqual(migrationsIn('gateway/src/consumers/store/migrations'));
+    expect(await names('gateway.pgmigrations')).toEqual(migrationsIn('gateway/src/database/migrations'));
     const tables = await client.query<{ schema: string; name: string }>(
       "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_schema IN ('public', 'gateway') ORDER BY 1, 2",
     );

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ConsumerStore, FirstUse, KeyEntry, StoreChanges } from './store/consumer-store.js';
+import type { ConsumerStore, FirstUse, KeyEntry, StoreChanges } from './store.js';
 import { keyIdOf, keyMatches } from './keys.js';
 
 /** How often a replica asks the store whether a key, a consumer or a first use changed. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { dayOf, type ConsumerStore, type FirstUse, type UsageDelta } from './store/consumer-store.js';
+import { dayOf, type ConsumerStore, type FirstUse, type UsageDelta } from './store.js';
 
 /** Counts wait at most this long in memory before they are written (the design allows 10 s). */
 const FLUSH_INTERVAL_MS = 5_000;

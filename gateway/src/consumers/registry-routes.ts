@@ -5,8 +5,8 @@ import type { Clock } from '@version-router/platform/clock';
 import { HttpError, sendError } from '@version-router/platform/errors';
 import type { KeyCache } from './key-cache.js';
 import { generateKey } from './keys.js';
-import type { ConsumerStore } from './store/consumer-store.js';
-import { storeUnavailableHandler } from './store/unavailable.js';
+import type { ConsumerStore } from './store.js';
+import { storeUnavailableHandler } from '../database/unavailable.js';
 
 export interface RegistryRoutesOptions {
   store: ConsumerStore;

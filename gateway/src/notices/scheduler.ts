@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
-import type { ConsumerRecord, ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import type { ConsumerRecord, ConsumerUsageReader } from '../consumers/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
 import { dueNotices, versionsWithNotices, type Recipient } from './due.js';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
 import type { MigrationGuides } from '../changes/guides.js';
 import { consumerReports } from '../consumers/reports/model.js';
-import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import type { ConsumerUsageReader } from '../consumers/store.js';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import type { NoticeChannel } from './channel.js';

@@ -10,10 +10,11 @@ import { backendReplyOptions, copyEndToEndHeaders } from '../proxy/backend.js';
 import { setUpForwarding, withRequestBody } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
-import { successorPath, type RoutedPolicyInForce } from './router.js';
+import type { PolicyInForce } from '../versions/in-force.js';
+import { successorPath } from '../versions/router.js';
 
 export interface VersionedResourcesOptions {
-  policies: RoutedPolicyInForce;
+  policies: PolicyInForce;
   /** Injected so tests can stand before, at and after any lifecycle instant. */
   clock: Clock;
   backendUrl: string;

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { versionConsumers, type ConsumersOfVersion } from '../consumers/reports/version-consumers.js';
-import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import type { ConsumerUsageReader } from '../consumers/store.js';
 
 /** What the page shows in place of what it could not read from the store. */
 export type StoreUnavailable = 'store unavailable';

@@ -3,7 +3,7 @@ import { asPage } from '../html/self-contained.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
 import type { VersionUsage } from '../accounting/usage.js';
-import type { ConsumerUsageReader } from '../consumers/store/consumer-store.js';
+import type { ConsumerUsageReader } from '../consumers/store.js';
 import type { NoticeStore } from '../notices/store.js';
 import { readRegisteredConsumers } from './registered.js';
 import { noticesSection, readNoticeFigures } from './notices.js';

@@ -1,13 +1,57 @@
-import type { VersionPolicy } from './policy.js';
+import type { PolicySource } from './policy-file.js';
+import { createVersionPolicy, type VersionPolicy } from './policy.js';
+import { createResourceRouter, type ResourceRouter } from './router.js';
+
+export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
 /**
- * The policy in force, as the routes that only describe it (`GET /versions`, the migration guides, the status
- * page) see it. A reload replaces `current` whole, so a reader takes it once per request.
+ * The policy in force: the validated policy, the router built from its resources and which file content it
+ * is, replaced together on a reload. A request reads `current` once, on arrival, so a reload never changes
+ * the policy under a request in flight.
  */
 export interface PolicyInForce {
   readonly current: {
     readonly policy: VersionPolicy;
+    readonly router: ResourceRouter;
     /** Which file content this is (policy-file.ts `policyDigest`). */
     readonly sha256: string;
+  };
+  /**
+   * Re-reads the policy file; an invalid one changes nothing and says why. SIGHUP, `POST /-/reload` and the
+   * file watch (watch.ts) all come through here.
+   */
+  reload(): ReloadResult;
+}
+
+function activate({ file, sha256 }: PolicySource): PolicyInForce['current'] {
+  const policy = createVersionPolicy(file);
+  return { policy, router: createResourceRouter(policy.resources, policy.versions, policy.schemes), sha256 };
+}
+
+/**
+ * Holds the policy in force. `read` returns the validated policy file or throws an Error whose message names
+ * the file and the JSON path of the problem; `onReload` hears every outcome (log, metrics).
+ */
+export function createPolicyInForce(
+  initial: PolicySource,
+  read: () => PolicySource,
+  onReload: (result: ReloadResult) => void,
+): PolicyInForce {
+  let current = activate(initial);
+  return {
+    get current() {
+      return current;
+    },
+    reload() {
+      let result: ReloadResult;
+      try {
+        current = activate(read());
+        result = { ok: true };
+      } catch (err) {
+        result = { ok: false, reason: err instanceof Error ? err.message : String(err) };
+      }
+      onReload(result);
+      return result;
+    },
   };
 }

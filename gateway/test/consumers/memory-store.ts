@@ -1,6 +1,6 @@
 import { StorageUnavailableError } from '@version-router/platform/postgres';
 import { generateKey } from '../../src/consumers/keys.js';
-import { dayOf, type ConsumerRecord, type ConsumerStore, type FirstUse, type KeyEntry, type KeyRecord, type UsageDelta, type UsageRow } from '../../src/consumers/store/consumer-store.js';
+import { dayOf, type ConsumerRecord, type ConsumerStore, type FirstUse, type KeyEntry, type KeyRecord, type UsageDelta, type UsageRow } from '../../src/consumers/store.js';
 
 /** A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would. */
 export interface MemoryConsumerStore extends ConsumerStore {

@@ -9,8 +9,8 @@ import { pino } from 'pino';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
 import type { MigrationGuides } from '../../src/changes/guides.js';
 import type { NoticesConfig } from '../../src/config.js';
-import { dayOf } from '../../src/consumers/store/consumer-store.js';
-import { openConsumerStore, type OpenStore } from '../../src/consumers/store/open.js';
+import { dayOf } from '../../src/consumers/store.js';
+import { openStores, type OpenStores } from '../database/open-stores.js';
 import type { Channel, NoticeResult } from '../../src/notices/labels.js';
 import type { MilestoneName } from '../../src/notices/milestones.js';
 import { createNotices } from '../../src/notices/notices.js';
@@ -39,7 +39,7 @@ const guides: MigrationGuides = {
 };
 
 export interface NoticeFixture {
-  opened: OpenStore;
+  opened: OpenStores;
   notices: NoticeStore;
   sql: pg.Client;
   clock: { now: number };
@@ -55,7 +55,7 @@ export interface NoticeFixture {
 export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixture> {
   const url = await postgres.createDatabase();
   const logger = pino({ level: 'silent' });
-  const opened = await openConsumerStore({ database: { url, poolMax: 4, migrationTimeoutMs: 60_000 }, dataDir: '' }, logger);
+  const opened = await openStores({ database: { url, poolMax: 4, migrationTimeoutMs: 60_000 }, dataDir: '' }, logger);
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
   const clock = { now: NOW };

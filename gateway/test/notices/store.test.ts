@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openConsumerStore, type OpenStore, type StoreLocation } from '../../src/consumers/store/open.js';
+import type { StoreLocation } from '../../src/database/open.js';
+import { openStores, type OpenStores } from '../database/open-stores.js';
 import type { DueNotice } from '../../src/notices/due.js';
 import { createNoticeStore, type NoticeOutcome, type NoticeStore } from '../../src/notices/store.js';
 import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
@@ -67,13 +68,13 @@ const due = (consumerId: string, version: number, milestone: DueNotice['mileston
 });
 
 describe.each(kinds)('the notices sent about a version, on $name', (kind) => {
-  let opened: OpenStore;
+  let opened: OpenStores;
   let closeLocation: () => Promise<void>;
 
   beforeAll(async () => {
     const { location, close } = await kind.open();
     closeLocation = close;
-    opened = await openConsumerStore(location, pino({ level: 'silent' }));
+    opened = await openStores(location, pino({ level: 'silent' }));
   }, EMBEDDED_START_MS);
   afterAll(async () => {
     await opened?.store.close();

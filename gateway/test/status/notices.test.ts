@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { ConsumerUsageReader } from '../../src/consumers/store/consumer-store.js';
+import type { ConsumerUsageReader } from '../../src/consumers/store.js';
 import { noticesSection, readNoticeFigures } from '../../src/status/notices.js';
 import { readRegisteredConsumers } from '../../src/status/registered.js';
 import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../notices/fixture.js';

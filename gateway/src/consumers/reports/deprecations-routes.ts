@@ -7,8 +7,8 @@ import { wantsHtml } from '../../html/wants-html.js';
 import type { PolicyInForce } from '../../versions/in-force.js';
 import { checkApiKey, refuseKey } from '../authenticate.js';
 import type { KeyCache } from '../key-cache.js';
-import type { ConsumerUsageReader } from '../store/consumer-store.js';
-import { storeUnavailableHandler } from '../store/unavailable.js';
+import type { ConsumerUsageReader } from '../store.js';
+import { storeUnavailableHandler } from '../../database/unavailable.js';
 import { consumerReports } from './model.js';
 import { DEPRECATIONS_PAGE_CSP, renderDeprecationsPage } from './page.js';
 

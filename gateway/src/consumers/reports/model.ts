@@ -2,7 +2,7 @@ import type { GuideChange, MigrationGuide } from '../../changes/guide.js';
 import type { MigrationGuides } from '../../changes/guides.js';
 import type { VersionEntry } from '../../versions/policy-file.js';
 import { changesPath, type VersionPolicy } from '../../versions/policy.js';
-import type { ConsumerUsageReader, UsageRow } from '../store/consumer-store.js';
+import type { ConsumerUsageReader, UsageRow } from '../store.js';
 
 /** One operation a consumer called on a version, and what of the migration guide concerns it. */
 export interface OperationReport {

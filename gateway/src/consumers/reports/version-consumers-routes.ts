@@ -3,8 +3,8 @@ import type { Clock } from '@version-router/platform/clock';
 import { sendError } from '@version-router/platform/errors';
 import type { PolicyInForce } from '../../versions/in-force.js';
 import { versionInPath } from '../../versions/policy.js';
-import type { ConsumerUsageReader } from '../store/consumer-store.js';
-import { storeUnavailableHandler } from '../store/unavailable.js';
+import type { ConsumerUsageReader } from '../store.js';
+import { storeUnavailableHandler } from '../../database/unavailable.js';
 import { versionConsumers, withNoticesSent, type DeliveredNotice } from './version-consumers.js';
 
 export interface VersionConsumersRoutesOptions {

@@ -1,4 +1,4 @@
-import { dayOf, type ConsumerUsageReader } from '../store/consumer-store.js';
+import { dayOf, type ConsumerUsageReader } from '../store.js';
 
 /**
  * "Active" is a use in the last 30 days: the operators' list counts requests from midnight UTC that many days

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildMigrationGuide, type GuideChange, type MigrationGuide } from '../../../src/changes/guide.js';
 import type { GuideOutcome, MigrationGuides } from '../../../src/changes/guides.js';
 import { consumerReports } from '../../../src/consumers/reports/model.js';
-import type { ConsumerUsageReader, UsageRow } from '../../../src/consumers/store/consumer-store.js';
+import type { ConsumerUsageReader, UsageRow } from '../../../src/consumers/store.js';
 import { ordersDocument } from '../../changes/documents.js';
 import { at, designPolicyFile, policyFrom, TODAY, V1_SUNSET } from '../../helpers.js';
 

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { versionConsumersRoutes } from '../../../src/consumers/reports/version-consumers-routes.js';
-import type { UsageDelta } from '../../../src/consumers/store/consumer-store.js';
+import type { UsageDelta } from '../../../src/consumers/store.js';
+import { createResourceRouter } from '../../../src/versions/router.js';
 import type { NoticeStore, SentNotice } from '../../../src/notices/store.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { at, buildTestGateway, TODAY, type TestGateway } from '../../helpers.js';
@@ -156,7 +157,14 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
     async function routes(opened: NoticeFixture): Promise<FastifyInstance> {
       const app = Fastify();
       await app.register(versionConsumersRoutes, {
-        policies: { current: { policy: opened.policy.current, sha256: '' } },
+        policies: {
+          // The fixture's policy as it is at each request, as the policy in force is read.
+          get current() {
+            const current = opened.policy.current;
+            return { policy: current, sha256: '', router: createResourceRouter(current.resources, current.versions, current.schemes) };
+          },
+          reload: () => ({ ok: true }),
+        },
         reader: opened.opened.store,
         noticesSentFor: (version) => opened.notices.sentOf(version),
         clock: () => NOW,

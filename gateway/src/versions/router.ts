@@ -1,8 +1,7 @@
 import FindMyWay from 'find-my-way';
-import type { PolicyInForce } from '../versions/in-force.js';
-import type { VersionEntry } from '../versions/policy-file.js';
-import type { RequestSchemes } from '../versions/schemes.js';
-import { routeFormsOf } from '../versions/templates.js';
+import type { VersionEntry } from './policy-file.js';
+import type { RequestSchemes } from './schemes.js';
+import { routeFormsOf } from './templates.js';
 
 /** How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (the bare path: header, query, media type). */
 interface ResourceRoute {
@@ -23,11 +22,6 @@ export interface ResourceMatch {
 export interface ResourceRouter {
   /** The route a request path (no query) belongs to, or null when it is no versioned resource. */
   match(path: string): ResourceMatch | null;
-}
-
-/** The policy in force with the router built from its resources, as the catch-all route reads it: replaced together. */
-export interface RoutedPolicyInForce {
-  readonly current: PolicyInForce['current'] & { readonly router: ResourceRouter };
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { designPolicyFile } from '../helpers.js';
-import { buildWatchedGateway, digestOf, laterSunsetPolicy, policyDirectory, textOf, type WatchedGateway } from './policy-watch-support.js';
+import { buildWatchedGateway, digestOf, laterSunsetPolicy, policyDirectory, textOf, type WatchedGateway } from './watch-support.js';
 
 /** The file watch promises 2 s; the wait allows for a loaded machine. */
 const APPLIED_WITHIN_MS = 5_000;

@@ -1,7 +1,7 @@
 import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
-import { policyDigest } from '../versions/policy-file.js';
-import type { PolicyStore } from './policy-store.js';
+import type { PolicyInForce } from './in-force.js';
+import { policyDigest } from './policy-file.js';
 
 /** How often the file's content is hashed when no event came (network file systems, lost events). */
 const CHECK_INTERVAL_MS = 30_000;
@@ -14,7 +14,7 @@ const SETTLE_MS = 150;
 export interface PolicyWatchOptions {
   /** API_VERSIONS_FILE. */
   path: string;
-  policies: PolicyStore;
+  policies: PolicyInForce;
   /** Injected so a test need not wait half a minute. */
   checkIntervalMs?: number;
 }

@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '@version-router/platform/config';
 import { migrate, openDatabase, type Database } from '@version-router/platform/postgres';
-import { createConsumerStore, type ConsumerStore } from './consumer-store.js';
 import { startEmbeddedServer } from './embedded.js';
 
 /** TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either. */
@@ -23,21 +22,22 @@ export interface StoreLocation {
   dataDir: string;
 }
 
-/** The open store (its close ends the pool, then the embedded server when there is one), and where it lives. */
-export interface OpenStore {
-  store: ConsumerStore;
-  /** The pool the store runs on (closed with it), for the other tables of the schema (the notices'). */
+/** The gateway's open database, where it lives, and how to close it. */
+export interface GatewayDatabase {
+  /** The pool every store of the gateway runs on (the consumers', the notices'). */
   database: Database;
   /** For the start-up log line: `postgres` or `embedded`. */
   kind: 'postgres' | 'embedded';
+  /** Ends the pool, then the embedded server when there is one. */
+  close: () => Promise<void>;
 }
 
 /**
- * Opens the consumer store and brings its schema up to this build's: PostgreSQL when DATABASE_URL is set,
- * else the embedded one in GATEWAY_DATA_DIR, through the same pool and migrations. Any failure stops the
- * start (the caller prints it as one line).
+ * Opens the gateway's database and brings its schema up to this build's: PostgreSQL when DATABASE_URL is
+ * set, else the embedded one in GATEWAY_DATA_DIR, through the same pool and migrations. Any failure stops
+ * the start (the caller prints it as one line).
  */
-export async function openConsumerStore({ database, dataDir }: StoreLocation, logger: Logger): Promise<OpenStore> {
+export async function openGatewayDatabase({ database, dataDir }: StoreLocation, logger: Logger): Promise<GatewayDatabase> {
   const embedded = database === undefined ? await startEmbeddedServer(dataDir) : undefined;
   // PGlite is one session shared by its connections: one pooled connection, unnamed statements.
   const { url, poolMax, migrationTimeoutMs } =
@@ -53,5 +53,5 @@ export async function openConsumerStore({ database, dataDir }: StoreLocation, lo
     await close();
     throw err;
   }
-  return { store: createConsumerStore(pool, close), database: pool, kind: embedded === undefined ? 'postgres' : 'embedded' };
+  return { database: pool, kind: embedded === undefined ? 'postgres' : 'embedded', close };
 }
