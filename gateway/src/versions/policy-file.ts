@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseJsonFile, readFileOf } from '@version-router/platform/config';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from './templates.js';
+import { versionChange } from './changes.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
 
 /** The announcement comes at least this many calendar months before removal. */
@@ -39,6 +40,8 @@ const versionEntry = z.strictObject({
   consumer_key: z.enum(['optional', 'required'], { error: 'must be "optional" or "required"' }).optional(),
   /** From this instant on, a consumer that had not used the version before gets 403. */
   closed_to_new: instant.optional(),
+  /** What changed from this version to its successor; a version with changes is presented by the gateway. */
+  changes: z.array(versionChange).optional(),
 });
 
 const resourceTemplate = z.string().superRefine((template, ctx) => {
