@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { ConfigError } from '@version-router/platform/config';
 import { createRegistry } from '@version-router/platform/metrics';
+import { capturedLog } from '../../test/support/captured-log.js';
 import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp, type GatewayAppOptions } from '../src/app.js';
 import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
@@ -114,17 +114,11 @@ export async function buildTestGateway(
     notices?: GatewayAppOptions['notices'];
   } = {},
 ): Promise<TestGateway> {
-  const logs: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { destination, lines: logs } = capturedLog();
   let clockMs = now;
   let nextPolicy: unknown = policy;
   const registry = createRegistry();
-  const logger = pino({ level: 'info' }, sink);
+  const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
     config: { backendTimeoutMs },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },

@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { createRegistry } from '@version-router/platform/metrics';
+import { capturedLog } from '../../../test/support/captured-log.js';
 import { buildApp } from '../../src/app.js';
 import { policyDigest, readPolicyFile } from '../../src/versions/policy-file.js';
 import { TODAY, designPolicyFile } from '../helpers.js';
@@ -40,13 +40,7 @@ export function policyDirectory(): { dir: string; path: string } {
 
 /** The gateway app as main.ts builds it: the policy read from `path`, watched unless `watch` is false. */
 export async function buildWatchedGateway(path: string, { watch = true, checkIntervalMs }: { watch?: boolean; checkIntervalMs?: number } = {}): Promise<WatchedGateway> {
-  const logs: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { destination, lines: logs } = capturedLog();
   const registry = createRegistry();
   const app = await buildApp({
     config: { backendTimeoutMs: 1_000 },
@@ -56,7 +50,7 @@ export async function buildWatchedGateway(path: string, { watch = true, checkInt
     clock: () => TODAY,
     // /versions never reaches the backend.
     backendUrl: 'http://127.0.0.1:9',
-    logger: pino({ level: 'info' }, sink),
+    logger: pino({ level: 'info' }, destination),
     registry,
     consumerStore: createMemoryConsumerStore(),
   });

@@ -1,9 +1,9 @@
 import { connect, type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { capturedLog } from '../../../test/support/captured-log.js';
 import { cutResponse } from '../../src/http-foundation.js';
 import { createRegistry, httpMetrics } from '../../src/metrics.js';
 import { buildFoundationApp } from '../helpers.js';
@@ -21,14 +21,8 @@ interface Listening {
 
 /** A foundation app with the HTTP metrics on a real socket: routes that answer slowly or in two parts. */
 async function listening(): Promise<Listening> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      callback();
-    },
-  });
-  const app = await buildFoundationApp(pino({ level: 'info' }, sink));
+  const { destination, lines } = capturedLog();
+  const app = await buildFoundationApp(pino({ level: 'info' }, destination));
   const registry = createRegistry();
   await app.register(httpMetrics, { registry });
   app.get('/slow', async () => {

@@ -1,22 +1,12 @@
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { capturedLog } from '../../../test/support/captured-log.js';
 import { buildFoundationApp } from '../helpers.js';
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      callback();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), lines };
-}
 
 describe('request log', () => {
   it('writes one line per request, by route pattern, and none of Fastify’s own', async () => {
-    const { logger, lines } = capturedLogger();
+    const { destination, lines } = capturedLog();
+    const logger = pino({ level: 'info' }, destination);
     const app = await buildFoundationApp(logger);
     const served = await app.inject({ method: 'GET', url: '/things/7?x=1', headers: { 'x-request-id': 'log-1' } });
     const missing = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'log-2' } });
@@ -30,7 +20,8 @@ describe('request log', () => {
   });
 
   it('adds the fields an onResponse hook set to that request’s one line, and only to that one', async () => {
-    const { logger, lines } = capturedLogger();
+    const { destination, lines } = capturedLog();
+    const logger = pino({ level: 'info' }, destination);
     const app = await buildFoundationApp(logger);
     app.addHook('onResponse', (request, _reply, done) => {
       if (request.url.startsWith('/things/1')) request.completionLogFields = { deprecated: true, clientId: 'shop' };

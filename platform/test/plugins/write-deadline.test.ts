@@ -1,7 +1,7 @@
 import { request, type ClientRequest } from 'node:http';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { capturedLog } from '../../../test/support/captured-log.js';
 import { serverLimits } from '../../src/server-limits.js';
 import { buildFoundationApp } from '../helpers.js';
 
@@ -11,14 +11,9 @@ describe('write deadline', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let client: ClientRequest | undefined;
     try {
-      const messages: string[] = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          messages.push(String((JSON.parse(chunk.toString()) as { msg: string }).msg));
-          callback();
-        },
-      });
-      const app = await buildFoundationApp(pino({ level: 'warn' }, sink));
+      const { destination, lines } = capturedLog();
+      const messages = () => lines.map((line) => line.msg);
+      const app = await buildFoundationApp(pino({ level: 'warn' }, destination));
       // Runs before the app closes (finish hooks run last-registered first): a test that failed or timed
       // out must not leave close() waiting for the hanging request.
       onTestFinished(() => {
@@ -46,11 +41,11 @@ describe('write deadline', () => {
       vi.advanceTimersByTime(serverLimits.writeTimeoutMs - 1);
       await new Promise((resolve) => setImmediate(resolve));
       expect(outcome).toBe('pending');
-      expect(messages).toEqual([]);
+      expect(messages()).toEqual([]);
       vi.advanceTimersByTime(1);
       await hungUp;
       expect(outcome).toBe('ECONNRESET');
-      expect(messages).toEqual(['write timeout exceeded, closing connection']);
+      expect(messages()).toEqual(['write timeout exceeded, closing connection']);
     } finally {
       vi.useRealTimers();
     }

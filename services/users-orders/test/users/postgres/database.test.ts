@@ -6,6 +6,7 @@ import { createConnection, createServer, type AddressInfo, type Server, type Soc
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { eventually } from '../../../../../test/support/eventually.mjs';
 import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
 import type { ServiceProcess } from '../../../../../test/e2e/process-stack.js';
 import { readTimeoutMs } from '../../../src/users/postgres/database.js';
@@ -22,14 +23,8 @@ afterAll(async () => {
 
 const STORAGE_UNAVAILABLE = { error: 'storage unavailable', code: 503 };
 
-/** Polls until `check` holds, failing after `timeoutMs`. */
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(100);
-  }
-}
+/** How long a test here waits for the backend to notice the database (`eventually`). */
+const NOTICED = { timeoutMs: 15_000 };
 
 async function post(backend: ServiceProcess, i: number): Promise<Response> {
   return fetch(`${backend.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }) });
@@ -67,14 +62,14 @@ describe('the database stopped, then started again', () => {
         expect(body.details).not.toContain('test-password');
       }
       // db_up follows within a second (a statement that succeeded that recently counts as an answer).
-      await eventually('db_up is 0', async () => /^db_up 0$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()));
+      await eventually('db_up is 0', async () => /^db_up 0$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()), NOTICED);
       // Readiness is this replica's own: orders need no database, and the database is every replica's.
       expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
       expect(await statusOf(`${backend.apiUrl}/v2/orders/ord-1001`)).toBe(200);
       expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
 
       await postgres.start();
-      await eventually('db_up is 1', async () => /^db_up 1$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()));
+      await eventually('db_up is 1', async () => /^db_up 1$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()), NOTICED);
       expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
       const res = await fetch(`${backend.apiUrl}/api/users/${created.id}`);
       expect(res.status).toBe(200);
@@ -104,12 +99,12 @@ describe('the database stopped, then started again', () => {
           }
         }
       })();
-      await eventually('20 creates before the restart', () => Promise.resolve(acknowledged.length >= 20));
+      await eventually('20 creates before the restart', () => acknowledged.length >= 20, NOTICED);
       await postgres.stop();
       await sleep(300);
       await postgres.start();
       const beforeRestart = acknowledged.length;
-      await eventually('20 creates after the restart', () => Promise.resolve(acknowledged.length >= beforeRestart + 20));
+      await eventually('20 creates after the restart', () => acknowledged.length >= beforeRestart + 20, NOTICED);
       writing = false;
       await loop;
 

@@ -4,11 +4,11 @@
  * one user, a replica killed in the middle of a keyed create leaves neither the key nor the user behind, and
  * the cleanup of expired keys never waits for a request.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
+import { eventually } from '../../../../../test/support/eventually.mjs';
 import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
 import type { ServiceProcess } from '../../../../../test/e2e/process-stack.js';
 import { KEY_LIFETIME_MS } from '../../../src/users/idempotency/key.js';
@@ -60,13 +60,8 @@ const sessionsWhere = async (client: pg.Client, condition: string): Promise<numb
   return rows[0]?.n ?? 0;
 };
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 2_500): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(10);
-  }
-}
+/** How long, and how often, a test here waits for a session's state (`eventually`). */
+const SESSION_STATE = { timeoutMs: 2_500, intervalMs: 10 };
 
 /**
  * Another session holds the id counter, so a create queues behind it (for at most the 3 s statement timeout)
@@ -106,7 +101,7 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
     try {
       const first = await holdingTheCounter(url, async (locker) => {
         const pending = post(a);
-        await until('the first request to claim its key', async () => (await advisoryLocks(locker)) === 1);
+        await eventually('the first request to claim its key', async () => (await advisoryLocks(locker)) === 1, SESSION_STATE);
         const second = await post(b);
         expect({ status: second.status, body: JSON.parse(second.body) as unknown, retryAfter: second.retryAfter }).toEqual({
           status: 409,
@@ -152,12 +147,12 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
         await locker.query('BEGIN');
         await locker.query("INSERT INTO idempotency_keys (key, fingerprint, created_user, expires_at) VALUES ($1, '', '{}', now())", [KEY]);
         const pending = post(a).catch((err: unknown) => err);
-        await until('the replica to wait for the key row', async () => (await sessionsWhere(locker, "wait_event_type = 'Lock'")) === 1);
+        await eventually('the replica to wait for the key row', async () => (await sessionsWhere(locker, "wait_event_type = 'Lock'")) === 1, SESSION_STATE);
         a.child.kill('SIGKILL');
         await a.exited;
         expect(await pending).toBeInstanceOf(Error);
         await locker.query('ROLLBACK');
-        await until('the dead replica’s session to end', async () => (await sessionsWhere(locker, "state <> 'idle'")) === 0);
+        await eventually('the dead replica’s session to end', async () => (await sessionsWhere(locker, "state <> 'idle'")) === 0, SESSION_STATE);
       });
       expect(await usersIn(url)).toEqual([]);
       const retried = await post(b);

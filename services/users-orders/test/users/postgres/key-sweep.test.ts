@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { pino } from 'pino';
-import { Writable } from 'node:stream';
+import { capturedLog } from '../../../../../test/support/captured-log.js';
+import { eventually } from '../../../../../test/support/eventually.mjs';
 import { startKeySweep } from '../../../src/users/postgres/key-sweep.js';
 
 /** A store whose expired keys are a number; each call deletes up to `limit` of them, or fails while `failing`. */
@@ -22,32 +23,17 @@ function fakeStore(expired: number) {
   return store;
 }
 
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, sink), lines };
-}
-
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('not in time');
-    await sleep(5);
-  }
-}
+/** How long, and how often, a test here waits for the sweep's next step (`eventually`). */
+const NEXT_STEP = { timeoutMs: 5_000, intervalMs: 5 };
 
 describe('the sweep of expired Idempotency-Keys', () => {
   it('deletes in batches of at most batchSize, as of the clock, until a batch comes back short', async () => {
     const store = fakeStore(25);
-    const { logger, lines } = capturedLogger();
+    const { destination, lines } = capturedLog();
+    const logger = pino({ level: 'debug' }, destination);
     const sweep = startKeySweep({ store, clock: () => Date.parse('2026-11-23T10:00:00.000Z'), logger, intervalMs: 20, batchSize: 10 });
     onTestFinished(() => sweep.stop());
-    await until(() => store.calls.length >= 3);
+    await eventually('three calls to the store', () => store.calls.length >= 3, NEXT_STEP);
     await sweep.stop();
     expect(store.calls.slice(0, 3)).toEqual(Array(3).fill({ now: '2026-11-23T10:00:00.000Z', limit: 10 }));
     expect(store.expired).toBe(0);
@@ -56,10 +42,12 @@ describe('the sweep of expired Idempotency-Keys', () => {
 
   it('runs at most maxBatches statements per sweep, leaving the rest to the next one', async () => {
     const store = fakeStore(1_000);
-    const { logger, lines } = capturedLogger();
+    const { destination, lines } = capturedLog();
+    const logger = pino({ level: 'debug' }, destination);
     const sweep = startKeySweep({ store, clock: Date.now, logger, intervalMs: 20, batchSize: 10, maxBatches: 3 });
     onTestFinished(() => sweep.stop());
-    await until(() => lines.filter((line) => line.msg === 'expired idempotency keys deleted').length >= 2);
+    const sweepsLogged = () => lines.filter((line) => line.msg === 'expired idempotency keys deleted').length;
+    await eventually('two sweeps logged', () => sweepsLogged() >= 2, NEXT_STEP);
     await sweep.stop();
     expect(lines.filter((line) => line.msg === 'expired idempotency keys deleted').map((line) => line.deleted)).toEqual(Array(store.calls.length / 3).fill(30));
   });
@@ -67,12 +55,13 @@ describe('the sweep of expired Idempotency-Keys', () => {
   it('logs a failed sweep and tries again at the next interval; stop() ends the timer', async () => {
     const store = fakeStore(5);
     store.failing = true;
-    const { logger, lines } = capturedLogger();
+    const { destination, lines } = capturedLog();
+    const logger = pino({ level: 'debug' }, destination);
     const sweep = startKeySweep({ store, clock: Date.now, logger, intervalMs: 20 });
     onTestFinished(() => sweep.stop());
-    await until(() => store.calls.length >= 1);
+    await eventually('a first call to the store', () => store.calls.length >= 1, NEXT_STEP);
     store.failing = false;
-    await until(() => store.expired === 0);
+    await eventually('every expired key deleted', () => store.expired === 0, NEXT_STEP);
     await sweep.stop();
     const calls = store.calls.length;
     expect(lines.find((line) => line.msg === 'deleting expired idempotency keys failed')).toMatchObject({ level: 40, reason: 'connect ECONNREFUSED 127.0.0.1:5432' });
