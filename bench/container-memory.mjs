@@ -26,6 +26,7 @@ import { parseAllDocuments } from 'yaml';
 import { need, shell } from './harness.mjs';
 import { fillUsers } from './postgres.mjs';
 import { repoRoot } from '../scripts/paths.mjs';
+import { eventually } from '../test/support/eventually.mjs';
 
 const execFileAsync = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -108,13 +109,8 @@ const statusOf = (url) =>
     request.once('error', () => resolve(undefined));
   });
 
-async function until(what, check, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(250);
-  }
-}
+/** How long, and how often, the bench waits for a container to serve (`eventually`). */
+const STARTING = { timeoutMs: 60_000, intervalMs: 250 };
 
 /** The container's memory cgroup (v1 or v2) and its Node process's host pid. */
 function cgroupOf(container) {
@@ -186,10 +182,9 @@ async function measure(stack, containers, bounded) {
       // PostgreSQL runs as its image ships it (it writes to its root filesystem).
       started.push(run('postgres', image, { POSTGRES_PASSWORD: 'bench', POSTGRES_DB: 'router' }, { publish: [5432], pod: false }));
       const url = () => `postgres://postgres:bench@127.0.0.1:${hostPort(`${prefix}-postgres`, 5432)}/router`;
-      await until('PostgreSQL accepts connections', async () => {
-        await fillUsers(url(), 0);
-        return true;
-      });
+      // Refused until it listens: that is what the wait is for.
+      const accepts = () => fillUsers(url(), 0).then(() => true, () => false);
+      await eventually('PostgreSQL accepts connections', accepts, STARTING);
       console.log(`${stack}: filling ${USERS_ON_POSTGRES} users`);
       await fillUsers(url(), USERS_ON_POSTGRES);
       databaseUrl = `postgres://postgres:bench@${prefix}-postgres:5432/router`;
@@ -201,7 +196,7 @@ async function measure(stack, containers, bounded) {
     const api = `http://127.0.0.1:${hostPort(gateway, 8080)}`;
     const gatewayAdmin = `http://127.0.0.1:${hostPort(gateway, 9464)}`;
     const backendAdmin = `http://127.0.0.1:${hostPort(backend, 9465)}`;
-    for (const admin of [gatewayAdmin, backendAdmin]) await until(`${admin}/readyz`, async () => (await statusOf(`${admin}/readyz`)) === 200);
+    for (const admin of [gatewayAdmin, backendAdmin]) await eventually(`${admin}/readyz`, async () => (await statusOf(`${admin}/readyz`)) === 200, STARTING);
     if (stack === 'memory') {
       for (let i = 0; i < 1000; i++) {
         const res = await fetch(`${api}/api/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `User ${i}`, email: `user${i}@example.com` }) });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumerWithKey, within } from '../consumers/support.js';
+import { eventually } from '../support/eventually.mjs';
+import { consumerWithKey } from '../consumers/support.js';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
 import { dateOf, DAY_MS, launchWithoutJavaScript, saveScreenshot, V1_SUNSET, writeDeprecatedV1Policy } from './chromium.js';
 
@@ -59,10 +60,10 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) await send('/orders/ord-1001', { ...withKey, 'api-version': '1' });
   await send('/v2/orders/ord-1001', withKey);
   // The counts reach the shared ledger within 10 s.
-  await within(15_000, 'the six v1 requests in the ledger', async () => {
+  await eventually('the six v1 requests in the ledger', async () => {
     const report = (await (await fetch(`${stack.gatewayUrl}/deprecations`, { headers: withKey })).json()) as { versions: { operations: { requests: number }[] }[] };
     return report.versions[0]?.operations.reduce((sum, operation) => sum + operation.requests, 0) === 6;
-  });
+  }, { timeoutMs: 15_000 });
 
   ({ context, page, consoleErrors } = await launchWithoutJavaScript(dir, 1100));
   await context.setExtraHTTPHeaders(withKey);

@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { consumerWithKey, consumersCli, statusWith, within } from './support.js';
+import { eventually } from '../support/eventually.mjs';
+import { consumerWithKey, consumersCli, statusWith } from './support.js';
 
 let postgres: TestPostgres;
 let databaseUrl: string;
@@ -30,25 +31,25 @@ describe('two gateway replicas on one PostgreSQL', () => {
   it('accept a key issued on the other within 5 s, and refuse it within 5 s of its revocation there', async () => {
     const { id, keyId, key } = await consumerWithKey(a, 'Fleet Consumer');
     expect(await statusWith(a, key)).toBe(200);
-    await within(5_000, 'the key on the other replica', async () => (await statusWith(b, key)) === 200);
+    await eventually('the key on the other replica', async () => (await statusWith(b, key)) === 200, { timeoutMs: 5_000 });
     expect((await fetch(`${a.adminUrl}/consumers/${id}/keys/${keyId}`, { method: 'DELETE' })).status).toBe(204);
     expect(await statusWith(a, key)).toBe(401);
-    await within(5_000, 'the revocation on the other replica', async () => (await statusWith(b, key)) === 401);
+    await eventually('the revocation on the other replica', async () => (await statusWith(b, key)) === 401, { timeoutMs: 5_000 });
   });
 
   it("add up one consumer's requests through both replicas in one ledger", async () => {
     const { id, key } = await consumerWithKey(b, 'Ledger Consumer');
-    await within(5_000, 'the key on replica a', async () => (await statusWith(a, key)) === 200);
+    await eventually('the key on replica a', async () => (await statusWith(a, key)) === 200, { timeoutMs: 5_000 });
     for (let i = 0; i < 7; i++) expect(await statusWith(a, key, '/v1/orders/ord-1001')).toBe(200);
     for (let i = 0; i < 5; i++) expect(await statusWith(b, key, '/v1/orders/ord-1001')).toBe(200);
     // Counts are written within 10 s.
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      await within(12_000, 'the counts of both replicas in the ledger', async () => {
+      await eventually('the counts of both replicas in the ledger', async () => {
         const { rows } = await client.query<{ requests: string }>("SELECT sum(requests) AS requests FROM gateway.usage WHERE consumer_id = $1 AND operation = 'GET /v1/orders/{id}'", [id]);
         return rows[0]?.requests === '12';
-      });
+      }, { timeoutMs: 12_000 });
       const { rows } = await client.query<{ version: number }>('SELECT version FROM gateway.first_uses WHERE consumer_id = $1 ORDER BY version', [id]);
       expect(rows.map(({ version }) => version)).toEqual([1, 2]);
     } finally {

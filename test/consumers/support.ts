@@ -19,16 +19,6 @@ export async function statusWith(gateway: ServiceProcess, key: string, path = '/
   return (await fetch(`${gateway.apiUrl}${path}`, { headers: { 'api-key': key } })).status;
 }
 
-/** Polls `check` every 100 ms until it holds; answers how long that took, or fails after `withinMs`. */
-export async function within(withinMs: number, what: string, check: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - started;
-    if (Date.now() - started > withinMs) throw new Error(`${what}: not within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Runs `npm run consumers -- …args` against a gateway's admin listener: exit code, stdout, stderr. */
 export function consumersCli(adminUrl: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -3,8 +3,8 @@
  * logs. Every call runs `docker` from PATH (run.mjs puts Debian's client first where it exists).
  */
 import { execFile } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { eventually } from '../support/eventually.mjs';
 import type { StackEndpoints } from '../e2e/stack.js';
 
 const execFileAsync = promisify(execFile);
@@ -85,32 +85,20 @@ export async function inspect(containerId: string): Promise<ContainerInspect> {
   return found;
 }
 
-/** Polls a container until `done` holds for its inspect data; throws with the last state after `timeoutMs`. */
+/** Polls a container until `done` holds for its inspect data; fails with the last state after `timeoutMs`. */
 export async function waitForContainer(containerId: string, what: string, done: (state: ContainerInspect) => boolean, timeoutMs = 60_000): Promise<ContainerInspect> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await inspect(containerId);
-  while (!done(last)) {
-    if (Date.now() > deadline) {
-      throw new Error(`container ${containerId.slice(0, 12)} not ${what} after ${timeoutMs} ms: ${JSON.stringify({ ...last.State, RestartCount: last.RestartCount })}`);
-    }
-    await sleep(500);
-    last = await inspect(containerId);
-  }
-  return last;
+  let last: ContainerInspect | undefined;
+  return eventually(
+    `container ${containerId.slice(0, 12)} ${what}`,
+    async () => {
+      last = await inspect(containerId);
+      return done(last) ? last : undefined;
+    },
+    { timeoutMs, intervalMs: 500, lastSeen: () => JSON.stringify({ ...last?.State, RestartCount: last?.RestartCount }) },
+  );
 }
 
 export const healthy = (state: ContainerInspect): boolean => state.State.Health?.Status === 'healthy';
-
-/** Polls `probe` until it returns a value; fails with `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
 
 /** docker compose on one project, with the files and environment the suite started it with. */
 export class ComposeProject {

@@ -2,7 +2,7 @@
  * MailDev's REST API (`GET /email`: every e-mail it caught, oldest first), for the container tests that
  * check what the stack sent: a message sent by hand now, the gateway's deprecation notices later.
  */
-import { eventually } from './docker.js';
+import { eventually } from '../support/eventually.mjs';
 
 export interface MaildevAddress {
   address: string;
@@ -35,5 +35,5 @@ export async function maildevEmails(maildevUrl: string): Promise<MaildevEmail[]>
 
 /** Polls MailDev until an e-mail `matches` (an SMTP server may store a message a moment after its 250). */
 export function waitForEmail(maildevUrl: string, what: string, matches: (email: MaildevEmail) => boolean, timeoutMs = 30_000): Promise<MaildevEmail> {
-  return eventually(`MailDev to hold ${what}`, async () => (await maildevEmails(maildevUrl)).find(matches), timeoutMs);
+  return eventually(`MailDev to hold ${what}`, async () => (await maildevEmails(maildevUrl)).find(matches), { timeoutMs, intervalMs: 500 });
 }

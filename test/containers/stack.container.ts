@@ -24,7 +24,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { ComposeProject, bash, docker, eventually, healthy, inspect, waitForContainer } from './docker.js';
+import { eventually } from '../support/eventually.mjs';
+import { ComposeProject, bash, docker, healthy, inspect, waitForContainer } from './docker.js';
 import { STANDIN_NODE_IMAGE, findEngine } from './engine.js';
 import { maildevEmails, waitForEmail } from './maildev-api.js';
 import { promQuery as queryPrometheus, type PromSample } from './prometheus-api.js';
@@ -126,7 +127,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
         const samples = await promQuery('up');
         const byJob = Object.fromEntries(samples.map((sample): [string, string] => [sample.metric.job ?? '', sample.value[1]]));
         return byJob.gateway === '1' && byJob.backend === '1' ? byJob : undefined;
-      });
+      }, { timeoutMs: 60_000, intervalMs: 500 });
       expect(up).toEqual({ gateway: '1', backend: '1' });
     });
 
@@ -141,6 +142,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       expect((await gateway('/v2/orders/ord-1001')).status).toBe(200);
       await eventually('the v1 and v2 series in Prometheus', async () =>
         (await promQuery('sum by (version) (api_version_requests_total{version=~"1|2"})')).length === 2 ? true : undefined,
+        { timeoutMs: 60_000, intervalMs: 500 },
       );
 
       // 60 v1 and 140 v2, by path and by header: the deprecated share is 0.3.
@@ -161,11 +163,11 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
         const [sample] = await promQuery('sum(api_version_requests_total{version=~"1|2"})');
         if (Number(sample?.value[1]) !== total) return undefined;
         return Number((await promQuery('max(timestamp(api_version_requests_total{version=~"1|2"}))'))[0]?.value[1]);
-      });
+      }, { timeoutMs: 60_000, intervalMs: 500 });
       await eventually('a rule evaluation after the scrape', async () => {
         const [sample] = await promQuery('timestamp(api:deprecated_version_share:ratio_rate5m)');
         return sample !== undefined && Number(sample.value[1]) > scrapedAt ? true : undefined;
-      });
+      }, { timeoutMs: 60_000, intervalMs: 500 });
       const [share] = await promQuery('api:deprecated_version_share:ratio_rate5m');
       expect(share, 'no api:deprecated_version_share:ratio_rate5m sample').toBeDefined();
       expect(Math.abs(Number(share!.value[1]) - 60 / 200), `share ${share!.value[1]}, sent 0.3`).toBeLessThanOrEqual(0.05);
@@ -369,12 +371,14 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
     const dashboard = JSON.parse(readFileSync(join(repoRoot, 'ops/grafana/dashboards/api-versions.json'), 'utf8')) as { uid: string; title: string };
     const grafana = await project.url('grafana', 3000);
     // Provisioning runs at start, before /api/health answers, but give the file provider a moment.
-    const deadline = Date.now() + 60_000;
-    let response = await fetch(`${grafana}/api/dashboards/uid/${dashboard.uid}`);
-    while (response.status === 404 && Date.now() < deadline) {
-      await sleep(2_000);
-      response = await fetch(`${grafana}/api/dashboards/uid/${dashboard.uid}`);
-    }
+    const response = await eventually(
+      'Grafana to know the dashboard',
+      async () => {
+        const answer = await fetch(`${grafana}/api/dashboards/uid/${dashboard.uid}`);
+        return answer.status === 404 ? undefined : answer;
+      },
+      { timeoutMs: 60_000, intervalMs: 2_000 },
+    );
     expect(response.status).toBe(200); // no credentials sent: anonymous access
     const body = (await response.json()) as { dashboard: { title: string }; meta: { provisioned: boolean; canEdit: boolean } };
     expect(body.dashboard.title).toBe(dashboard.title);
@@ -424,7 +428,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       const stopStarted = Date.now();
       const stopped = project.run(['stop', 'gateway'], 60_000).then(() => Date.now() - stopStarted);
       // The upload is still open when the gateway has received SIGTERM and started draining.
-      await eventually('the gateway to log "shutting down"', async () => ((await shutdownLines()) > before ? true : undefined), 10_000);
+      await eventually('the gateway to log "shutting down"', async () => ((await shutdownLines()) > before ? true : undefined), { timeoutMs: 10_000, intervalMs: 500 });
       upload.end(body.subarray(body.length / 2));
 
       const response = await answered;
@@ -475,7 +479,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
           policy.versions.push({ version: added, status: 'current' });
         });
         await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
-        await eventually('the reload log line', async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined), 15_000);
+        await eventually('the reload log line', async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined), { timeoutMs: 15_000, intervalMs: 500 });
         const served = await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`);
         expect(served.headers.get('api-version')).toBe(String(added));
         expect(served.headers.get('api-supported-versions')).toBe(supported);
@@ -485,7 +489,7 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
           policy.default_version = 9;
         });
         await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
-        await eventually('the refused-reload log line', async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined), 15_000);
+        await eventually('the refused-reload log line', async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined), { timeoutMs: 15_000, intervalMs: 500 });
         expect((await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(String(added));
         const after = await inspect(id);
         expect(after.State.Status).toBe('running');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
+import { eventually } from '../support/eventually.mjs';
 import { freeLoopbackPort } from '../support/free-port.js';
 import { sharedGatewayStore } from '../support/gateway-store.js';
 
@@ -57,13 +58,8 @@ function childrenOf(pid: number): { pid: number; args: string }[] {
     .map((child) => ({ pid: Number(child), args: readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ') }));
 }
 
-async function until(what: string, check: () => boolean, ms = 25_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How long a test here waits for a process to start, log or end (`eventually`): the machine may be busy. */
+const IN_TIME = { timeoutMs: 25_000 };
 
 /** Thrown when a port found free was taken before a service listened on it. */
 class PortTakenMeanwhile extends Error {}
@@ -110,10 +106,10 @@ async function startNpmOnce(policyFile: string): Promise<RunningStart> {
   const npmExited = new Promise<number | string>((resolve) => npm.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const outputEnded = Promise.all([npm.stdout, npm.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve)))).then(() => undefined);
   try {
-    await until('the start banner', () => {
+    await eventually('the start banner', () => {
       if (npm.exitCode !== null || npm.signalCode !== null) throw new Error(`npm start ended (${npm.exitCode ?? npm.signalCode}) before its banner`);
       return output.includes('Press Ctrl-C to stop.');
-    });
+    }, IN_TIME);
   } catch (error) {
     // The services stop by themselves once their launcher is gone. The group may be gone already (npm ended):
     // that must not hide why the start failed.
@@ -150,7 +146,7 @@ function logged(stack: RunningStart, service: 'gateway' | 'users-orders', msg: s
 }
 
 async function nothingLeft(stack: RunningStart): Promise<void> {
-  await until('every process of the stack to end', () => Object.values(stack.pids).every((pid) => !alive(pid)));
+  await eventually('every process of the stack to end', () => Object.values(stack.pids).every((pid) => !alive(pid)), IN_TIME);
   await stack.outputEnded;
 }
 
@@ -196,7 +192,7 @@ describe('npm start', { timeout: 60_000 }, () => {
     writeFileSync(policyFile, JSON.stringify({ ...policy, default_version: 2 }));
     send(running, target, 'SIGHUP');
     const stack = running;
-    await until('the reload', () => logged(stack, 'gateway', 'version policy reloaded').length > 0);
+    await eventually('the reload', () => logged(stack, 'gateway', 'version policy reloaded').length > 0, IN_TIME);
     const versions = (await (await fetch(`${stack.gatewayUrl}/versions`)).json()) as { default_version: number };
     expect(versions.default_version).toBe(2);
     expect(logged(stack, 'gateway', 'version policy reloaded')).toHaveLength(1);
@@ -204,7 +200,7 @@ describe('npm start', { timeout: 60_000 }, () => {
     expect(await stack.npmExited).toBe('SIGHUP');
     expect([stack.pids.launcher, stack.pids.gateway, stack.pids.backend].every(alive)).toBe(true);
     expect(logged(stack, 'users-orders', 'shutting down')).toEqual([]);
-    await until('the launcher to name its pid', () => stack.output().includes(`stop the stack with: kill ${stack.pids.launcher}\n`));
+    await eventually('the launcher to name its pid', () => stack.output().includes(`stop the stack with: kill ${stack.pids.launcher}\n`), IN_TIME);
     process.kill(stack.pids.launcher, 'SIGTERM');
     await nothingLeft(stack);
     for (const service of ['gateway', 'users-orders'] as const) expect(logged(stack, service, 'stopped')).toHaveLength(1);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.mjs';
 import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from './process-stack.js';
 import { registerScenarios } from './scenarios.js';
 
@@ -21,17 +22,10 @@ afterAll(async () => {
 });
 
 /**
- * The first line `service` logged that matches, waiting up to 5 s for it: info lines leave in batches, at least
- * every 100 ms (docs/behaviour.md#logging).
+ * How long, and how often, a test here looks for a line a process logged (`eventually`): info lines leave in
+ * batches, at least every 100 ms (docs/behaviour.md#logging).
  */
-async function loggedLine(service: ServiceProcess, what: string, matches: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-  for (let waited = 0; waited < 5_000; waited += 50) {
-    const line = service.logs.find(matches);
-    if (line !== undefined) return line;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${what} log line within 5 s`);
-}
+const LOGGED = { timeoutMs: 5_000, intervalMs: 50 };
 
 describe('process stack: shared scenarios', () => {
   registerScenarios(() => stack);
@@ -74,7 +68,7 @@ describe('process stack: consumer log', () => {
     await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, { headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' } });
     await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
     // Lines leave in order: once the v2 request's line is here, so is the v1 request's.
-    await loggedLine(stack.gateway, 'the v2 request\'s', (line) => line.url === '/v2/orders/ord-1002');
+    await eventually('the v2 request’s log line', () => stack.gateway.logs.find((line) => line.url === '/v2/orders/ord-1002'), LOGGED);
     const lines = stack.gateway.logs.filter((line) => line.deprecated === true);
     expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
       level: 30,
@@ -107,7 +101,7 @@ describe('process stack: reloading the version policy', () => {
   afterAll(async () => {
     await gateway?.stop();
   });
-  const logged = (msg: string) => loggedLine(gateway, `"${msg}"`, (entry) => entry.msg === msg);
+  const logged = (msg: string) => eventually(`the "${msg}" log line`, () => gateway.logs.find((entry) => entry.msg === msg), LOGGED);
 
   it('serves a version added to the file after SIGHUP, without a restart', async () => {
     expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).status).toBe(404);

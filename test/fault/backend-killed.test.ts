@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startProcessStack, startService, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { startLoad, waitUntil, type Outcome } from './load.js';
+import { eventually } from '../support/eventually.mjs';
+import { FAULT_POLL_MS, startLoad, type Outcome } from './load.js';
 
 /**
  * The backend is killed under load (real built processes, `npm run build` first): the gateway
@@ -38,7 +39,10 @@ const between = (outcomes: Outcome[], from: number, to: number) => outcomes.filt
 it('answers 502 JSON at once while the backend is dead, stays ready with backend_up 0, and recovers within 2 s of its restart', async () => {
   const load = startLoad(stack.gatewayUrl, PATHS, WORKERS);
   // Enough healthy answers first, however loaded the machine is (a fixed pause gave as few as 23).
-  await waitUntil(async () => load.outcomes.length > HEALTHY_BEFORE_KILL, 10_000, `${HEALTHY_BEFORE_KILL} answers before the kill`);
+  await eventually(`${HEALTHY_BEFORE_KILL} answers before the kill`, () => load.outcomes.length > HEALTHY_BEFORE_KILL, {
+    timeoutMs: 10_000,
+    intervalMs: FAULT_POLL_MS,
+  });
 
   const killedAt = performance.now();
   stack.backend.child.kill('SIGKILL');
@@ -51,7 +55,10 @@ it('answers 502 JSON at once while the backend is dead, stays ready with backend
   const restarting = performance.now();
   restarted = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: new URL(stack.backend.apiUrl).port, BACKEND_ADMIN_PORT: '0' });
   const restartedAt = performance.now();
-  await waitUntil(async () => (await backendUp()) === '1', RECOVERED_WITHIN_MS, 'backend_up 1 after the restart');
+  await eventually('backend_up 1 after the restart', async () => (await backendUp()) === '1', {
+    timeoutMs: RECOVERED_WITHIN_MS,
+    intervalMs: FAULT_POLL_MS,
+  });
   expect(await readyStatus()).toBe(200);
   await sleep(RECOVERED_WITHIN_MS + 500 - (performance.now() - restartedAt));
   const outcomes = await load.stop();

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type ServiceProcess } from '../e2e/process-stack.js';
-import { startLoad, waitUntil } from './load.js';
+import { eventually } from '../support/eventually.mjs';
+import { FAULT_POLL_MS, startLoad } from './load.js';
 
 /**
  * SIGTERM to the gateway under load (the real built gateway, `npm run build` first). The
@@ -54,13 +55,19 @@ it('completes every request accepted before SIGTERM, refuses new connections, an
     const ended = new Set(load.outcomes.map((o) => o.requestId));
     return [...arrivals.keys()].filter((id) => !ended.has(id)).length;
   };
-  await waitUntil(async () => waitingAtBackend() >= (WORKERS * 3) / 4, 10_000, 'most workers waiting at the backend');
+  await eventually('most workers waiting at the backend', () => waitingAtBackend() >= (WORKERS * 3) / 4, {
+    timeoutMs: 10_000,
+    intervalMs: FAULT_POLL_MS,
+  });
 
   const signalAt = performance.now();
   gateway.child.kill('SIGTERM');
   // Without SHUTDOWN_DELAY_MS the listener closes at once (within ms on a quiet machine); 5 s leaves a loaded one
   // room and is still half the drain's 10 s bound.
-  await waitUntil(() => refusesConnections(gateway.apiUrl), EXIT_WITHIN_MS / 2, 'new connections refused after SIGTERM');
+  await eventually('new connections refused after SIGTERM', () => refusesConnections(gateway.apiUrl), {
+    timeoutMs: EXIT_WITHIN_MS / 2,
+    intervalMs: FAULT_POLL_MS,
+  });
   const code = await gateway.exited;
   const exitedAfterMs = performance.now() - signalAt;
   const outcomes = await load.stop();

@@ -61,12 +61,5 @@ export function startLoad(baseUrl: string, paths: readonly string[], workers: nu
   };
 }
 
-/** Polls `check` every 20 ms until it holds; resolves with the time it first held, or rejects after `withinMs`. */
-export async function waitUntil(check: () => Promise<boolean>, withinMs: number, what: string): Promise<number> {
-  const deadline = performance.now() + withinMs;
-  while (performance.now() < deadline) {
-    if (await check().catch(() => false)) return performance.now();
-    await sleep(20);
-  }
-  throw new Error(`${what}: not within ${withinMs} ms`);
-}
+/** How often a fault test looks again at what it waits for (`eventually`): the moment it happened matters. */
+export const FAULT_POLL_MS = 20;

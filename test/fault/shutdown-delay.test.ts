@@ -2,7 +2,8 @@ import { Agent, createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { waitUntil } from './load.js';
+import { eventually } from '../support/eventually.mjs';
+import { FAULT_POLL_MS } from './load.js';
 
 /**
  * SHUTDOWN_DELAY_MS on the real built processes (`npm run build` first): after SIGTERM, /readyz answers
@@ -66,12 +67,15 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
 
     const signalAt = performance.now();
     service.child.kill('SIGTERM');
-    await waitUntil(async () => (await fetchOnce(`${service.adminUrl}/readyz`)).status === 503, DELAY_MS / 2, '/readyz answering 503');
+    await eventually('/readyz answering 503', async () => (await fetchOnce(`${service.adminUrl}/readyz`)).status === 503, {
+      timeoutMs: DELAY_MS / 2,
+      intervalMs: FAULT_POLL_MS,
+    });
     expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toEqual({ status: 200, connection: 'close' });
     expect(performance.now() - signalAt).toBeLessThan(DELAY_MS);
     // An info line leaves within 100 ms (docs/behaviour.md#logging).
     const notReady = () => service.logs.find((line) => line.msg === 'not ready; serving on before closing the listener');
-    await waitUntil(async () => notReady() !== undefined, 2_000, 'the not-ready log line');
+    await eventually('the not-ready log line', notReady, { timeoutMs: 2_000, intervalMs: FAULT_POLL_MS });
     expect(notReady()).toMatchObject({ shutdownDelayMs: DELAY_MS });
 
     const refused = async () => {
@@ -82,7 +86,7 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
         return (err as Error).message === 'ECONNREFUSED';
       }
     };
-    await waitUntil(refused, DELAY_MS + 10_000, 'the API refusing connections');
+    await eventually('the API refusing connections', refused, { timeoutMs: DELAY_MS + 10_000, intervalMs: FAULT_POLL_MS });
     expect(performance.now() - signalAt).toBeGreaterThanOrEqual(DELAY_MS);
     expect(await service.exited).toBe(0);
   });

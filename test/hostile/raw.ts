@@ -1,5 +1,4 @@
 import { afterAll, beforeAll } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
@@ -11,12 +10,6 @@ export async function exchange(url: string, request: string | Buffer, limitMs = 
   received.socket.write(request);
   const closedAfterMs = await received.closed(limitMs);
   return { responses: received.responses, closedAfterMs };
-}
-
-/** Polls `done` every 10 ms until it holds or `limitMs` has passed (then returns anyway: the caller asserts). */
-export async function waitFor(done: () => boolean, limitMs: number): Promise<void> {
-  const deadline = performance.now() + limitMs;
-  while (!done() && performance.now() < deadline) await sleep(10);
 }
 
 /** A normal request still gets its normal answer: the service survived what came before. */

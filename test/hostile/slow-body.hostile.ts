@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { Received, open } from '../support/raw-http.js';
-import { EARLY_ANSWER_PATH, expectServes, waitFor, warnings, useTargets } from './raw.js';
+import { eventually } from '../support/eventually.mjs';
+import { EARLY_ANSWER_PATH, expectServes, warnings, useTargets } from './raw.js';
 
 /**
  * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,
@@ -78,7 +79,7 @@ describe.concurrent('a body that stops arriving', () => {
     // Its request line counts the gateway's hang-up as 499 (docs/behaviour.md#aborted-requests).
     // Info lines leave in batches, at least every 100 ms (docs/behaviour.md#logging).
     const backendLines = () => targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
-    await waitFor(() => backendLines().length >= 2, 2_000);
+    await eventually('two backend lines about the request', () => backendLines().length >= 2, { timeoutMs: 2_000, intervalMs: 10 });
     const backendSide = backendLines();
     expect(backendSide.map((line) => `${String(line.msg)} ${String(line.statusCode)}`).sort()).toEqual([
       'client closed the connection before the request was complete undefined',
@@ -96,7 +97,7 @@ describe.concurrent('a body that stops arriving', () => {
     const upstream = targets.stub.seen.filter((request) => request.method === 'POST' && request.url === '/api/users');
     expect(upstream).toHaveLength(1);
     // The upstream connection goes a moment after the client's (the abort crosses loopback).
-    await waitFor(() => upstream[0]?.abortedAt !== undefined, 1_000);
+    await eventually('the upstream request aborted', () => upstream[0]?.abortedAt !== undefined, { timeoutMs: 1_000, intervalMs: 10 });
     expect(upstream[0]?.complete).toBe(false);
     expect(upstream[0]?.receivedBytes).toBeLessThan(STREAMED_BODY_BYTES);
     // Gone upstream as soon as the client was answered, not when the backend's own timeout would strike.

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { within } from '../consumers/support.js';
+import { eventually } from '../support/eventually.mjs';
 import { startTestSmtp, type TestSmtp } from '../../gateway/test/notices/receivers.js';
 
 const DAY_MS = 86_400_000;
@@ -83,7 +83,7 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     const [a, b] = await Promise.all([startNoticeGateway(), startNoticeGateway()]);
     await sql.connect();
     await addConsumers(fleet);
-    await within(30_000, '20 notices', async () => smtp.messages.length >= 20);
+    await eventually('20 notices', () => smtp.messages.length >= 20, { timeoutMs: 30_000 });
     // Several more checks on both replicas.
     await pause(4_000);
     expect(recipientsOf(smtp)).toEqual(fleet.map((id) => `${id}@example.net`));
@@ -110,12 +110,12 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     // Each message takes a second to be accepted: the batch is under way when the sender dies.
     smtp.delayMs = 1_000;
     await addConsumers(batch);
-    await within(20_000, 'the batch under way', async () => smtp.messages.length >= before + 2);
+    await eventually('the batch under way', () => smtp.messages.length >= before + 2, { timeoutMs: 20_000 });
     alone!.child.kill('SIGKILL');
     await alone!.exited;
     gateways.splice(0);
     const other = await startNoticeGateway();
-    await within(40_000, 'every consumer of the batch told', async () => new Set(recipientsOf(smtp)).size === 28);
+    await eventually('every consumer of the batch told', () => new Set(recipientsOf(smtp)).size === 28, { timeoutMs: 40_000 });
     await pause(3_000);
     smtp.delayMs = 0;
     const received = smtp.messages.slice(before);
@@ -136,9 +136,9 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     const before = smtp.messages.length;
     await smtp.close();
     await addConsumers(['late-mailbox']);
-    await within(15_000, 'a failed attempt', async () => (await noticesCounted(gateway!, 'retried')) >= 1);
+    await eventually('a failed attempt', async () => (await noticesCounted(gateway!, 'retried')) >= 1, { timeoutMs: 15_000 });
     await smtp.listen();
-    await within(30_000, 'the notice delivered', async () => smtp.messages.length > before);
+    await eventually('the notice delivered', () => smtp.messages.length > before, { timeoutMs: 30_000 });
     expect(recipientsOf({ ...smtp, messages: smtp.messages.slice(before) })).toEqual(['late-mailbox@example.net']);
   }, 90_000);
 });

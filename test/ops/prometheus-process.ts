@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually.mjs';
 import { freeLoopbackPort } from '../support/free-port.js';
 
 const INSTALL_HINT =
@@ -127,20 +128,23 @@ async function startOnce(bin: string, dir: string, port: number): Promise<Runnin
       }
     }
   };
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
+  const ready = async () => {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`prometheus exited during start-up (${child.exitCode ?? child.signalCode}):\n${output}`);
     }
-    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) }).then(
+    // Not listening yet is what the wait is for.
+    return fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) }).then(
       (response) => response.ok,
       () => false,
     );
-    if (ready) return { url, log: () => output, stop };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+  try {
+    await eventually('prometheus to be ready', ready, { timeoutMs: 20_000, lastSeen: () => `its output:\n${output}` });
+  } catch (error) {
+    await stop();
+    throw error;
   }
-  await stop();
-  throw new Error(`prometheus did not become ready within 20 s:\n${output}`);
+  return { url, log: () => output, stop };
 }
 
 export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {

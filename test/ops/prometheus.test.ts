@@ -27,6 +27,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startProcessStack } from '../e2e/process-stack.js';
 import type { RunningStack } from '../e2e/stack.js';
 import { dashboardExpressions, loadDashboards, loadRules, rulesFile, substituteGrafanaVariables } from './promql.js';
+import { eventually } from '../support/eventually.mjs';
 import { describeWithTool } from '../support/tools.js';
 import { query, ruleStates, startPrometheus, type RunningPrometheus } from './prometheus-process.js';
 
@@ -77,25 +78,6 @@ async function sendMix(gatewayUrl: string, counts: Record<Kind, number>, sent: S
     queue.push(next);
   }
   for (const [n, kind] of queue.entries()) await send(gatewayUrl, kind, n, sent);
-}
-
-async function until<T>(
-  deadline: number,
-  what: string,
-  probe: () => Promise<T | undefined>,
-  describeFailure: () => Promise<string>,
-): Promise<T> {
-  let lastError: string | undefined;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : JSON.stringify(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`out of time (${BUDGET_MS / 1000} s budget) waiting for ${what}${lastError === undefined ? '' : ` (last error: ${lastError})`}\n${await describeFailure()}`);
 }
 
 /** Counter values Prometheus holds for api_version_requests_total, by version, with the scrape time. */
@@ -156,10 +138,8 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
     const baseline = { '1': WARM_UP, '2': WARM_UP, invalid: WARM_UP };
     const matches = (counts: Map<string, number>, expected: Record<string, number>) =>
       Object.entries(expected).every(([version, n]) => counts.get(version) === n);
-    await until(deadline, 'a scrape of the warm-up traffic', async () => {
-      const scraped = await scrapedCounts(prom.url);
-      return matches(scraped.counts, baseline) ? true : undefined;
-    }, diagnose);
+    const inBudget = () => ({ timeoutMs: deadline - Date.now(), intervalMs: 250, lastSeen: diagnose });
+    await eventually('a scrape of the warm-up traffic', async () => matches((await scrapedCounts(prom.url)).counts, baseline), inBudget());
 
     // 2. The measured traffic.
     await sendMix(gatewayUrl, MIX, sent);
@@ -168,19 +148,18 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
 
     // 3. A scrape that saw all of it, then a rule evaluation at least a second after that scrape.
     const complete = { '1': WARM_UP + MIX.v1, '2': WARM_UP + MIX.v2, invalid: WARM_UP + MIX.invalid };
-    const scrapedAt = await until(deadline, 'a scrape of all the traffic sent', async () => {
+    const scrapedAt = await eventually('a scrape of all the traffic sent', async () => {
       const scraped = await scrapedCounts(prom.url);
       return matches(scraped.counts, complete) ? scraped.at : undefined;
-    }, diagnose);
-    const share = await until(
-      deadline,
+    }, inBudget());
+    const share = await eventually(
       'api:deprecated_version_share:ratio_rate5m evaluated after that scrape',
       async () => {
         const samples = await query(prom.url, 'api:deprecated_version_share:ratio_rate5m[30s]');
         const latest = samples[0]?.values?.at(-1);
         return latest && latest[0] >= scrapedAt + 1 ? Number(latest[1]) : undefined;
       },
-      diagnose,
+      inBudget(),
     );
 
     expect(Math.abs(share - expectedShare), `recorded share ${share}, sent ${expectedShare}`).toBeLessThanOrEqual(0.05);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NoticeStore } from '../../src/notices/store.js';
 import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { within } from '../../../test/consumers/support.js';
+import { eventually } from '../../../test/support/eventually.mjs';
 
 let gateway: TestGateway | undefined;
 afterEach(() => gateway?.app.close());
@@ -32,19 +32,19 @@ describe('when the gateway looks for due notices', () => {
     });
     expect(store.checks, 'nothing before the app is ready').toBe(0);
     await gateway.app.ready();
-    await within(2_000, 'the check at start', async () => store.checks >= 1);
+    await eventually('the check at start', () => store.checks >= 1, { timeoutMs: 2_000 });
 
     const admin = await gateway.admin();
     const before = store.checks;
     expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
-    await within(500, 'the check after the reload', async () => store.checks > before);
+    await eventually('the check after the reload', () => store.checks > before, { timeoutMs: 500 });
     gateway.setNextPolicy({ default_version: 1, versions: [] });
     const afterReload = store.checks;
     expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(400);
     expect(store.checks, 'no check for a refused policy').toBe(afterReload);
 
     const counted = store.checks;
-    await within(5_000, 'two checks on the interval', async () => store.checks >= counted + 2);
+    await eventually('two checks on the interval', () => store.checks >= counted + 2, { timeoutMs: 5_000 });
     await gateway.app.close();
     const closed = store.checks;
     await new Promise((resolve) => setTimeout(resolve, 2_500));

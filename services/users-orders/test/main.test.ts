@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../test/support/eventually.mjs';
 import { Received, open } from '../../../test/support/raw-http.js';
 import type { ServiceProcess } from '../../../test/e2e/process-stack.js';
 import { builtMain, startBackend } from './process.js';
@@ -112,18 +113,15 @@ describe('shutdown on SIGTERM', () => {
 
     const signalled = Date.now();
     backend.child.kill('SIGTERM');
-    let refused = false;
-    for (let attempt = 0; attempt < 40 && !refused; attempt++) {
-      await sleep(50);
-      refused = await open(backend.apiUrl).then(
+    const refused = () =>
+      open(backend.apiUrl).then(
         (probe) => {
           probe.destroy();
           return false;
         },
         (err: NodeJS.ErrnoException) => err.code === 'ECONNREFUSED',
       );
-    }
-    expect(refused).toBe(true);
+    await eventually('new connections refused', refused, { timeoutMs: 2_000, intervalMs: 50 });
 
     socket.write(request.subarray(split));
     const res = await reader.next();

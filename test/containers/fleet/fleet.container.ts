@@ -18,7 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../scripts/paths.mjs';
-import { ComposeProject, docker, eventually, healthy, inspect, waitForContainer } from '../docker.js';
+import { eventually } from '../../support/eventually.mjs';
+import { ComposeProject, docker, healthy, inspect, waitForContainer } from '../docker.js';
 import { findEngine } from '../engine.js';
 import { promQuery } from '../prometheus-api.js';
 import { sectionTotals, serverStats, type SectionTotals } from './haproxy.js';
@@ -89,7 +90,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
     await eventually(
       `${section} server ${address} UP`,
       async () => ((await serverStats(balancer, section)).some((server) => server.address === address && server.status === 'UP') ? true : undefined),
-      timeoutMs,
+      { timeoutMs, intervalMs: 500 },
     );
   };
   const servedSha = async (replica: Replica): Promise<string | undefined> => {
@@ -147,7 +148,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
       const samples = await promQuery(prometheusUrl, 'up == 1');
       const byJob = (job: string) => samples.filter((sample) => sample.metric.job === job).length;
       return byJob('gateway') === GATEWAYS && byJob('backend') === BACKENDS ? { gateway: byJob('gateway'), backend: byJob('backend') } : undefined;
-    });
+    }, { timeoutMs: 60_000, intervalMs: 500 });
     expect(up).toEqual({ gateway: GATEWAYS, backend: BACKENDS });
   });
 
@@ -165,7 +166,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
       replacePolicy(edited);
       const appliedAfter = await Promise.all(
         gateways.map(async (replica) => {
-          await eventually(`${replica.name} to serve the edited policy`, async () => ((await servedSha(replica)) === policySha(edited) ? true : undefined), 30_000, 100);
+          await eventually(`${replica.name} to serve the edited policy`, async () => ((await servedSha(replica)) === policySha(edited) ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
           return Date.now() - editedAt;
         }),
       );
@@ -184,7 +185,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
     } finally {
       replacePolicy(originalPolicy);
       for (const replica of gateways) {
-        await eventually(`${replica.name} back on the shipped policy`, async () => ((await servedSha(replica)) === policySha(originalPolicy) ? true : undefined), 90_000);
+        await eventually(`${replica.name} back on the shipped policy`, async () => ((await servedSha(replica)) === policySha(originalPolicy) ? true : undefined), { timeoutMs: 90_000, intervalMs: 500 });
       }
     }
   });
@@ -294,7 +295,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
           const sums = Object.fromEntries(samples.map((sample): [string, number] => [sample.metric.consumer ?? '', Number(sample.value[1])]));
           return Object.keys(sent).every((client) => sums[client] === sent[client]) ? sums : undefined;
         },
-        60_000,
+        { timeoutMs: 60_000, intervalMs: 500 },
       );
       expect(fleetWide).toEqual(sent);
     });
@@ -333,7 +334,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
       const series = await eventually('Prometheus to scrape the consumer series after the burst', async () => {
         const samples = await promQuery(prometheusUrl, 'count by (instance) (api_version_consumer_requests_total{version="1"})');
         return samples.length === GATEWAYS ? samples.map((sample) => Number(sample.value[1])) : undefined;
-      });
+      }, { timeoutMs: 60_000, intervalMs: 500 });
       log(`v1 consumer series per replica after ${clients} random client ids: ${series.join(', ')}`);
       for (const count of series) expect(count).toBeLessThanOrEqual(21);
     });
@@ -393,7 +394,7 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
         const killedAt = Date.now();
         await docker(['kill', '--signal', 'KILL', victim.id]);
         killed.push({ id: victim.id, balancer, section, port });
-        const takenOutAfter = await eventually(`HAProxy to take ${victim.name} out`, async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined), 15_000, 100);
+        const takenOutAfter = await eventually(`HAProxy to take ${victim.name} out`, async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined), { timeoutMs: 15_000, intervalMs: 100 });
         log(`SIGKILL on ${victim.name} with ${inFlight} requests in progress on it: HAProxy took it out after ${takenOutAfter} ms; ${load.sent} requests so far`);
         // The load goes on against the remaining replicas.
         await sleep(3_000);

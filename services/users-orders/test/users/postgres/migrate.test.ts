@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../../../test/support/eventually.mjs';
 import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
 import { builtMain, startBackend } from '../../process.js';
 
@@ -45,13 +46,10 @@ async function hold(url: string, statements: string[]): Promise<Holder> {
       const observer = new pg.Client({ connectionString: url });
       await observer.connect();
       try {
-        const deadline = Date.now() + 15_000;
-        for (;;) {
+        await eventually('a session waiting on the held lock', async () => {
           const { rows } = await observer.query<{ waiting: number }>('SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))', [pid]);
-          if ((rows[0]?.waiting ?? 0) > 0) return;
-          if (Date.now() > deadline) throw new Error('no session waited on the held lock within 15 s');
-          await sleep(100);
-        }
+          return (rows[0]?.waiting ?? 0) > 0;
+        }, { timeoutMs: 15_000 });
       } finally {
         await observer.end();
       }
