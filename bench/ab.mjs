@@ -8,9 +8,9 @@
 // Both gateways run at the same time on the servers' core, each in front of its own backend (the dist/
 // build), with the backends and two wrk runs (50 connections each) on the load core. The scheduler shares
 // the servers' core between the two gateways, so the host's quiet and busy phases, which move a single run
-// by up to 2×, hit both alike; two copies of the same build agree within about 3 %. Prints req/s and CPU
-// µs per request (utime + stime from /proc/<pid>/stat) for each. Absolute figures are higher than in
-// `npm run bench` (two gateways share a core and its caches); compare A with B.
+// by up to 2×, hit both alike (how closely two copies of one build agree: bench/README.md#gateway-vs-nginx).
+// Prints req/s and CPU µs per request (utime + stime from /proc/<pid>/stat) for each. Absolute figures are
+// higher than in `npm run bench` (two gateways share a core and its caches); compare A with B.
 //
 // Environment:
 //   BENCH_PAIRS      pairs to run (default 1); odd pairs swap the two builds' places (start order, ports),

@@ -92,10 +92,10 @@ let sharedStdout: ReturnType<typeof pino.destination> | undefined;
 /**
  * stdout for JSON lines, written in batches: once LOG_BATCH_BYTES have gathered, every LOG_FLUSH_INTERVAL_MS
  * (sonic-boom's periodic flush), after any line at warn or above (the logMethod hook) and when the process
- * exits, a crash included. One write(2) per line was about 4 % of the gateway's CPU per request
- * (bench/README.md); a batch of a busy moment carries about 30 lines. The cost: a process killed outright
- * (SIGKILL, the kernel's out-of-memory killer) loses the info lines of its last 100 ms. Still synchronous:
- * a stdout that stops draining stalls the process rather than growing its memory.
+ * exits, a crash included. One write(2) per line cost every request measurable CPU
+ * (bench/README.md#tuning-history-before--after); a busy moment's batch holds tens of lines. The cost: a process
+ * killed outright (SIGKILL, the kernel's out-of-memory killer) loses the info lines of its last 100 ms. Still
+ * synchronous: a stdout that stops draining stalls the process rather than growing its memory.
  */
 function batchedStdout(): ReturnType<typeof pino.destination> {
   if (sharedStdout === undefined) {

@@ -29,7 +29,7 @@ export interface HttpMetricsOptions {
 async function httpMetricsPlugin(app: FastifyInstance, { registry }: HttpMetricsOptions): Promise<void> {
   // Every response is observed by the histogram, whose count per series is this counter's value: read from it
   // at scrape time rather than counted a second time per request. prom-client checks and hashes the labels on
-  // every inc, about 3 % of a proxied request's CPU (bench/README.md).
+  // every inc, a measurable share of a proxied request's CPU (bench/README.md#tuning-history-before--after).
   new Counter({
     name: httpMetricNames.requests,
     help: 'HTTP responses sent, by method, route pattern and status code.',

@@ -33,7 +33,7 @@ import { query, ruleStates, startPrometheus, type RunningPrometheus } from './pr
 
 /** ≥ 1.1 × the largest increase of one series in MIX (see above). */
 const WARM_UP = 100;
-/** The measured mix: the share of versioned traffic on deprecated v1 is 30 %. */
+/** The measured mix: the share of versioned traffic on deprecated v1 is 0.3. */
 const MIX = { v1: 30, v2: 70, invalid: 50 } as const;
 /** One budget for everything the test waits for, so the whole file stays well under 90 s. */
 const BUDGET_MS = 40_000;

@@ -36,8 +36,8 @@ export interface GatewayMetricsSources {
 
 export function createGatewayMetrics(registry: Registry, { policy, policySha256, consumerSeries, backendAnswers, clock }: GatewayMetricsSources): GatewayMetrics {
   // Counted per request in plain integers and handed to prom-client at scrape time: prom-client checks and
-  // hashes the labels on every inc, about 3 % of the gateway's CPU per request (bench/README.md). One tally
-  // per label set, kept across reloads, so a series never goes down.
+  // hashes the labels on every inc, which costs each request CPU (bench/README.md#tuning-history-before--after).
+  // One tally per label set, kept across reloads, so a series never goes down.
   const tallies = new Map<string, RequestTally>();
   new Counter({
     name: 'api_version_requests_total',

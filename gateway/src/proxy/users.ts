@@ -11,7 +11,7 @@ const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS
  * `/api/users` and `/api/users/*`: no version logic; method, path, query, body, status and headers pass
  * through unchanged, through the same reply-from forwarding as the versioned resources (which refuses a
  * path that climbs out with `..` with a 400). A proxy plugin on top of it (@fastify/http-proxy) re-parsed
- * and re-encoded every URL and query, which cost 18 % of the gateway's CPU per request (bench/README.md).
+ * and re-encoded every URL and query, a cost every request paid (bench/README.md#tuning-history-before--after).
  * An API-Key is optional here (no version names a rule for it): a valid one tells the backend the consumer,
  * any other is a 401.
  */

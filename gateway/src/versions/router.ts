@@ -60,8 +60,8 @@ const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
 
 /**
  * Decodes then re-encodes each segment, so a Link target never carries characters a client sent raw. A path
- * that needs neither (almost every one) is taken as it is: splitting and rebuilding it was about 5 % of the
- * gateway's CPU on a deprecated version's request (bench/README.md).
+ * that needs neither (almost every one) is taken as it is: splitting and rebuilding it cost a deprecated
+ * version's every request measurably (bench/README.md#tuning-history-before--after).
  */
 function encodeSegments(path: string): string {
   if (UNRESERVED_PATH.test(path)) return path;

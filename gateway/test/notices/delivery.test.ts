@@ -98,7 +98,7 @@ describe('deprecation notices by e-mail', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]?.attempts).toBe(1);
     expect(rows[0]?.last_error).toMatch(/ECONNREFUSED/);
-    // The first wait is the check interval, ±20 %.
+    // The first wait is the check interval, drawn from 0.8 to 1.2 times it.
     expect(rows[0]?.next).toBeGreaterThanOrEqual(NOW + 0.8 * INTERVAL_MS);
     expect(rows[0]?.next).toBeLessThanOrEqual(NOW + 1.2 * INTERVAL_MS);
 
@@ -221,7 +221,7 @@ describe('deprecation notices by webhook', () => {
     ]);
     expect(fixture.clock.now - NOW).toBeGreaterThanOrEqual(24 * 3_600_000);
     expect(fixture.clock.now - NOW).toBeLessThan(26 * 3_600_000);
-    // 1 min, 2, 4 … each ±20 %, then an hour ±20 %.
+    // 1 min, 2, 4 … then an hour, each drawn from 0.8 to 1.2 times that.
     waits.forEach((wait, i) => {
       const nominal = Math.min(INTERVAL_MS * 2 ** i, 3_600_000);
       expect(wait).toBeGreaterThanOrEqual(0.8 * nominal - 1);

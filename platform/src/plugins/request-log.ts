@@ -16,7 +16,7 @@ declare module 'fastify' {
  * The one log line per request, written when its response has finished. Called from the log controller's
  * requestCompleted (see http-foundation.ts), which Fastify calls after the onResponse hooks, so the fields
  * those hooks set are on the line. One line, not one more per fact: a second line per request on a deprecated
- * version cost about 7 % of the gateway's CPU per request (bench/README.md).
+ * version cost the gateway measurably more CPU per request (bench/README.md#tuning-history-before--after).
  */
 export function logRequestCompleted(request: FastifyRequest, reply: FastifyReply): void {
   const line: Record<string, unknown> = {

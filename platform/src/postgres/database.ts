@@ -164,7 +164,7 @@ export function openDatabase({ url, poolMax, logger, applicationName, statementP
 
   const database: Database = {
     query<Row extends pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-      // Named, so each connection parses and plans the statement once (about 40 % less time per query here).
+      // Named, so each connection parses and plans the statement once, not on every query.
       const config = statementPrefix === undefined ? { text, values } : { name: `${statementPrefix}_${operation}`, text, values };
       return withClient(operation, (client) => client.query<Row>(config));
     },
