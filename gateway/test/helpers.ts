@@ -92,6 +92,8 @@ export interface TestGateway {
   admin(): Promise<FastifyInstance>;
   /** The consumer store the app was given (in memory). */
   consumerStore: MemoryConsumerStore;
+  /** The exposition lines of one metric's series, labelled or not, as the registry writes them now. */
+  metricLines(name: string): Promise<string[]>;
 }
 
 export async function buildTestGateway(
@@ -146,6 +148,8 @@ export async function buildTestGateway(
     setNow: (epochMs) => (clockMs = epochMs),
     setNextPolicy: (file) => (nextPolicy = file),
     admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
+    metricLines: async (name) =>
+      (await registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `)),
   };
 }
 

@@ -3,18 +3,14 @@
  * keeps `namespace` and `cluster`, every alert links its runbook, no annotation assumes docker compose.
  * Each check is run on ops/prometheus/rules.yml and seen failing on a broken rule.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { repoRoot } from '../../scripts/paths.mjs';
 import { composeInstructionViolations, deploymentLabelViolations, droppedDeploymentLabels, runbookViolations, type Rule, type Runbooks } from './alert-rules.js';
+import { readRepoFile } from '../support/repo-file.js';
 
 /** Where the rules say the repository is read; docs/alerts.md says how to change it. */
 const RUNBOOK_BASE = 'https://git.example.com/team/version-router/blob/main/';
 const RUNBOOK_PAGE = 'docs/alerts.md';
-
-const readRepoFile = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
 
 function rules(): Rule[] {
   const file = parse(readRepoFile('ops/prometheus/rules.yml')) as { groups: { rules: Rule[] }[] };

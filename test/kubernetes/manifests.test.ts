@@ -4,8 +4,6 @@
  * rendered (test/kubernetes/rules.test.ts, network-rules.test.ts and operator-rules.test.ts show each rule
  * failing on a broken object). No cluster runs here.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
@@ -16,7 +14,6 @@ import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubernetesCopies, syncCommand } from '../../scripts/kubernetes-copies.mjs';
-import { repoRoot } from '../../scripts/paths.mjs';
 import { availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
 import { render, type ManifestObject } from './kubectl.js';
 import {
@@ -37,6 +34,7 @@ import { dashboardViolations, exposureViolations, memoryViolations, secretViolat
 import { drainMs, processes, type ProcessFacts } from './processes.js';
 import { ofKind, schemaViolations } from './schemas.js';
 import { describeWithTool } from '../support/tools.js';
+import { readRepoFile } from '../support/repo-file.js';
 
 const NAMESPACE = 'version-router';
 const BASE = 'deploy/kubernetes/base';
@@ -50,7 +48,6 @@ const DATABASE_URL = { variable: 'DATABASE_URL', secret: 'version-router-databas
 /** Besides DATABASE_MIGRATION_TIMEOUT_MS, a backend's start takes its connection (at most 5 s) and the process's own start. */
 const START_MARGIN_MS = 15_000;
 
-const readRepoFile = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
 const renders = new Map<string, ManifestObject[]>();
 function rendered(directory: string): ManifestObject[] {
   const cached = renders.get(directory) ?? render(directory);

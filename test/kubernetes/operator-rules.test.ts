@@ -2,14 +2,11 @@
  * Each rule of test/kubernetes/operator-rules.ts, seen failing: the manifests' own objects
  * (test/kubernetes/fixtures.ts) and files pass it, and the same broken one way each make it report that.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { IHTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IConfigMap } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../scripts/paths.mjs';
 import { container, imageSettings, manifests, objectsIn, setEnv } from './fixtures.js';
 import {
   builtImageNames,
@@ -23,8 +20,7 @@ import {
   type MeasuredMemory,
 } from './operator-rules.js';
 import { measuredMemory, packageVersion } from './measured.js';
-
-const readRepoFile = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
+import { readRepoFile } from '../support/repo-file.js';
 
 describe('image names', () => {
   const built = (): Map<string, string> => builtImageNames(readRepoFile('Dockerfile'));

@@ -10,13 +10,10 @@ const fixture = stubbedGatewayPerTest();
 
 const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
 /** The series of a metric, sorted: the three requests may arrive in any order. */
-const counted = async (name: string) => (await fixture.gateway.registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`)).sort();
+const counted = async (name: string) => (await fixture.gateway.metricLines(name)).sort();
 const total = (lines: string[]) => lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 
 describe('metrics and consumer log', () => {
-  const metricLines = async (name: string) =>
-    (await fixture.gateway.registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`));
-
   it('counts order requests per version, deprecation, selection and status', async () => {
     await get('/v1/orders/ord-1001');
     await get('/v1/orders/ord-1001');
@@ -27,7 +24,7 @@ describe('metrics and consumer log', () => {
     await get('/api/users');
     fixture.gateway.setNow(V1_SUNSET);
     await get('/api/v1/orders/ord-1001');
-    expect((await metricLines('api_version_requests_total')).sort()).toEqual(
+    expect((await fixture.gateway.metricLines('api_version_requests_total')).sort()).toEqual(
       [
         'api_version_requests_total{version="1",deprecated="true",selected_by="path",status_code="200"} 2',
         'api_version_requests_total{version="2",deprecated="false",selected_by="header",status_code="200"} 1',
@@ -37,8 +34,8 @@ describe('metrics and consumer log', () => {
         'api_version_requests_total{version="1",deprecated="true",selected_by="path",status_code="410"} 1',
       ].sort(),
     );
-    expect(await metricLines('api_version_sunset_timestamp_seconds')).toEqual([`api_version_sunset_timestamp_seconds{version="1"} ${V1_SUNSET / 1000}`]);
-    expect(await metricLines('http_requests_total')).toContain('http_requests_total{method="GET",route="/v1/orders/:id",status_code="200"} 2');
+    expect(await fixture.gateway.metricLines('api_version_sunset_timestamp_seconds')).toEqual([`api_version_sunset_timestamp_seconds{version="1"} ${V1_SUNSET / 1000}`]);
+    expect(await fixture.gateway.metricLines('http_requests_total')).toContain('http_requests_total{method="GET",route="/v1/orders/:id",status_code="200"} 2');
   });
 
   it('puts the version and the client on the one line of each request on a deprecated or removed version', async () => {
@@ -73,8 +70,7 @@ describe('metrics and consumer log', () => {
 });
 
 describe('api_version_consumer_requests_total on the gateway', () => {
-  const consumerLines = async () =>
-    (await fixture.gateway.registry.metrics()).split('\n').filter((line) => line.startsWith('api_version_consumer_requests_total{'));
+  const consumerLines = () => fixture.gateway.metricLines('api_version_consumer_requests_total');
 
   it('exports the consumers of deprecated versions only, per version and consumer', async () => {
     for (let i = 0; i < 3; i++) await fixture.gateway.app.inject({ url: '/v1/orders/ord-1001', headers: { 'x-client-id': 'acme-billing' } });

@@ -7,7 +7,6 @@ const fixture = stubbedGatewayPerTest();
 const request = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>
   fixture.gateway.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
 const get = (url: string, headers: Record<string, string> = {}) => request('GET', url, headers);
-const metricLines = async (name: string) => (await fixture.gateway.registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
 
 describe('reloading the policy without a restart', () => {
   const withVersion3 = {
@@ -31,12 +30,12 @@ describe('reloading the policy without a restart', () => {
     expect((await get('/orders/inv-1', { 'api-version': '3' })).json<{ url: string }>().url).toBe('/v3/orders/inv-1');
     expect((await get('/api/v3/invoices/inv-1')).json<{ url: string }>().url).toBe('/api/v3/invoices/inv-1');
     expect((await get('/v1/orders/ord-1001', { 'api-version': '3' })).statusCode).toBe(400);
-    expect(await metricLines('http_requests_total')).toContain('http_requests_total{method="GET",route="/api/v3/invoices/:id",status_code="200"} 1');
-    expect(await metricLines('api_version_policy_reloads_total')).toEqual([
+    expect(await fixture.gateway.metricLines('http_requests_total')).toContain('http_requests_total{method="GET",route="/api/v3/invoices/:id",status_code="200"} 1');
+    expect(await fixture.gateway.metricLines('api_version_policy_reloads_total')).toEqual([
       'api_version_policy_reloads_total{result="success"} 1',
       'api_version_policy_reloads_total{result="failure"} 0',
     ]);
-    expect(await metricLines('api_version_policy_last_reload_success')).toEqual(['api_version_policy_last_reload_success 1']);
+    expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual(['api_version_policy_last_reload_success 1']);
     expect(fixture.gateway.logs.find((line) => line.msg === 'version policy reloaded')).toMatchObject({ level: 30, versions: [1, 2, 3] });
   });
 
@@ -46,10 +45,10 @@ describe('reloading the policy without a restart', () => {
     fixture.gateway.setNextPolicy(withVersion3);
     expect((await reload()).statusCode).toBe(200);
     await get('/v2/orders/ord-1001');
-    expect(await metricLines('api_version_requests_total')).toEqual([
+    expect(await fixture.gateway.metricLines('api_version_requests_total')).toEqual([
       'api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="200"} 3',
     ]);
-    expect(await metricLines('http_requests_total')).toEqual([
+    expect(await fixture.gateway.metricLines('http_requests_total')).toEqual([
       'http_requests_total{method="GET",route="/v2/orders/:id",status_code="200"} 3',
     ]);
   });
@@ -65,18 +64,18 @@ describe('reloading the policy without a restart', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ msg: 'version policy reload failed; the previous policy stays in force', reason });
     expect((await get('/v1/orders/ord-1001')).headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
-    expect(await metricLines('api_version_policy_reloads_total')).toContain('api_version_policy_reloads_total{result="failure"} 1');
-    expect(await metricLines('api_version_policy_last_reload_success')).toEqual(['api_version_policy_last_reload_success 0']);
+    expect(await fixture.gateway.metricLines('api_version_policy_reloads_total')).toContain('api_version_policy_reloads_total{result="failure"} 1');
+    expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual(['api_version_policy_last_reload_success 0']);
 
     fixture.gateway.setNextPolicy(designPolicyFile);
     expect((await reload()).statusCode).toBe(200);
-    expect(await metricLines('api_version_policy_last_reload_success')).toEqual(['api_version_policy_last_reload_success 1']);
+    expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual(['api_version_policy_last_reload_success 1']);
   });
 
   it('moves the sunset gauge with the reloaded policy', async () => {
     fixture.gateway.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], sunset: '2027-03-01T00:00:00Z' }, designPolicyFile.versions[1]] });
     await reload();
-    expect(await metricLines('api_version_sunset_timestamp_seconds')).toEqual([`api_version_sunset_timestamp_seconds{version="1"} ${at('2027-03-01T00:00:00Z') / 1000}`]);
+    expect(await fixture.gateway.metricLines('api_version_sunset_timestamp_seconds')).toEqual([`api_version_sunset_timestamp_seconds{version="1"} ${at('2027-03-01T00:00:00Z') / 1000}`]);
   });
 
   it('accepts POST only on /-/reload', async () => {

@@ -247,8 +247,6 @@ describe('version policy: describe (GET /versions)', () => {
 describe('brownouts', () => {
   const fixture = stubbedGatewayPerTest((stubUrl) => buildTestGateway(stubUrl, { policy: lifecyclePolicyFile }));
   const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
-  const metricLines = async (name: string) =>
-    (await fixture.gateway.registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
 
   it('answers 410 version_brownout with Retry-After from the window start (inclusive) to its end (exclusive), without calling the backend', async () => {
     fixture.gateway.setNow(BROWNOUT_START - 1);
@@ -283,11 +281,11 @@ describe('brownouts', () => {
   it('counts brownout answers as 410 and shows the window in api_version_brownout_active', async () => {
     fixture.gateway.setNow(BROWNOUT_START);
     await get('/v1/orders/ord-1001');
-    expect(await metricLines('api_version_requests_total')).toEqual([
+    expect(await fixture.gateway.metricLines('api_version_requests_total')).toEqual([
       'api_version_requests_total{version="1",deprecated="true",selected_by="path",status_code="410"} 1',
     ]);
-    expect(await metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 1', 'api_version_brownout_active{version="2"} 0']);
+    expect(await fixture.gateway.metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 1', 'api_version_brownout_active{version="2"} 0']);
     fixture.gateway.setNow(BROWNOUT_END);
-    expect(await metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 0', 'api_version_brownout_active{version="2"} 0']);
+    expect(await fixture.gateway.metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 0', 'api_version_brownout_active{version="2"} 0']);
   });
 });

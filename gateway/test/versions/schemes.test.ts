@@ -20,7 +20,6 @@ afterEach(async () => {
 });
 
 const get = (url: string, headers: Record<string, string> = {}) => gateway.app.inject({ method: 'GET', url, headers });
-const metricLines = async (name: string) => (await gateway.registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`));
 
 /** One request per scheme naming `version` of /orders/ord-1001, and the metric label it counts under. */
 const bySchemes = (version: string): [string, string, Record<string, string>][] => [
@@ -71,7 +70,7 @@ describe('every scheme in every phase', () => {
     expect(removed.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-supported-versions': '2', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link: V1_LINK });
     expect(stub.seen).toHaveLength(0);
 
-    expect(await metricLines('api_version_requests_total')).toEqual([
+    expect(await gateway.metricLines('api_version_requests_total')).toEqual([
       `api_version_requests_total{version="1",deprecated="false",selected_by="${scheme}",status_code="200"} 1`,
       `api_version_requests_total{version="1",deprecated="true",selected_by="${scheme}",status_code="200"} 1`,
       `api_version_requests_total{version="1",deprecated="true",selected_by="${scheme}",status_code="410"} 2`,
@@ -115,7 +114,7 @@ describe('conflicts between schemes', () => {
     expect(res.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
     expect(res.headers).not.toHaveProperty('api-version');
     expect(stub.seen).toHaveLength(0);
-    expect(await metricLines('api_version_requests_total')).toEqual([
+    expect(await gateway.metricLines('api_version_requests_total')).toEqual([
       `api_version_requests_total{version="invalid",deprecated="false",selected_by="${scheme}",status_code="400"} 1`,
     ]);
   });
@@ -124,7 +123,7 @@ describe('conflicts between schemes', () => {
     const res = await get('/v2/orders/ord-1001?version=2', { 'api-version': '2', accept: mediaType('2') });
     expect(res.statusCode).toBe(200);
     expect(stub.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
-    expect(await metricLines('api_version_requests_total')).toEqual(['api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="200"} 1']);
+    expect(await gateway.metricLines('api_version_requests_total')).toEqual(['api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="200"} 1']);
     const bare = await get('/orders/ord-1001?version=2', { 'api-version': '2', accept: mediaType('2') });
     expect(bare.statusCode).toBe(200);
     expect(stub.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
@@ -156,7 +155,7 @@ describe('unknown and malformed versions', () => {
     expect(res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'supported versions: 1, 2' });
     expect(res.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
     expect(stub.seen).toHaveLength(0);
-    expect(await metricLines('api_version_requests_total')).toEqual([
+    expect(await gateway.metricLines('api_version_requests_total')).toEqual([
       `api_version_requests_total{version="invalid",deprecated="false",selected_by="${scheme}",status_code="406"} 1`,
     ]);
   });
