@@ -9,11 +9,27 @@ interface SeenRequest {
   body: Buffer;
 }
 
+/** A request whose head reached the stub, and how far its body got. */
+export interface Arrival {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  receivedBytes: number;
+  /** The whole body arrived. */
+  complete: boolean;
+  /** performance.now() when the connection or request went away before the body was complete. */
+  abortedAt?: number;
+}
+
+/** Under this path the stub starts its answer at once and never finishes it: a response in progress. */
+export const EARLY_ANSWER_PATH = '/api/users/early-answer';
+
 export interface StubBackend {
   url: string;
+  /** Each request whose body arrived whole, once it had. */
   seen: SeenRequest[];
-  /** The URL of each request whose head has arrived, its body not yet necessarily. */
-  arrived: string[];
+  /** Each request whose head has arrived, its body not yet necessarily. */
+  arrived: Arrival[];
   /** Delay before answering, to provoke the gateway's 504. */
   delayMs: number;
   close(): Promise<void>;
@@ -69,15 +85,25 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
 /** A stand-in for the users-orders backend on an ephemeral loopback port: echoes what it received. */
 export async function startStubBackend(): Promise<StubBackend> {
   const seen: SeenRequest[] = [];
-  const arrived: string[] = [];
+  const arrived: Arrival[] = [];
   const stub = { seen, arrived, delayMs: 0 } as StubBackend;
   const server: Server = createServer((req, res) => {
-    arrived.push(req.url ?? '');
+    const arrival: Arrival = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, receivedBytes: 0, complete: false };
+    arrived.push(arrival);
+    if (arrival.url.startsWith(EARLY_ANSWER_PATH)) res.writeHead(200, { 'content-type': 'text/plain' }).write('partial');
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      arrival.receivedBytes += chunk.length;
+    });
+    req.on('close', () => {
+      if (!arrival.complete) arrival.abortedAt = performance.now();
+    });
     req.on('end', () => {
+      arrival.complete = true;
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
       seen.push(request);
+      if (res.headersSent) return;
       const cut = /[?&]cut=(\d+)/.exec(request.url);
       if (cut !== null) {
         // Promises a 50-byte body, sends `cut` bytes of it, then drops the connection.

@@ -31,12 +31,12 @@ describe('request smuggling through the gateway', () => {
     ['an obs-fold continuation of another header', `${head}X-Note: one\r\n two\r\nContent-Length: 2\r\n\r\n{}${smuggled}`],
     ['a bare LF line end', `${head}X-Note: one\nContent-Length: 2\r\n\r\n{}${smuggled}`],
   ])('refuses %s with 400 JSON, closes the connection, and forwards nothing', async (_what, request) => {
-    const before = targets.stub.seen.length;
+    const before = targets.stub.arrived.length;
     const { responses } = await exchange(targets.stubGateway.apiUrl, request);
     expect(responses.map((res) => res.body)).toEqual(['{"error":"bad request","code":400}']);
     // Anything forwarded would have reached the stub by now; loopback takes well under this.
     await sleep(100);
-    const forwarded = targets.stub.seen.slice(before);
+    const forwarded = targets.stub.arrived.slice(before);
     expect(forwarded.filter((seen) => seen.url.includes('smuggled'))).toEqual([]);
     expect(forwarded.length).toBeLessThanOrEqual(0);
     await expectServes(targets.stubGateway.apiUrl, '/api/users');

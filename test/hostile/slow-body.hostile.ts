@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { Received, open } from '../support/raw-http.js';
 import { eventually } from '../support/eventually.mjs';
-import { EARLY_ANSWER_PATH, expectServes, warnings, useTargets } from './raw.js';
+import { EARLY_ANSWER_PATH } from '../../gateway/test/stub-backend.js';
+import { expectServes, warnings, useTargets } from './raw.js';
 
 /**
  * Slow-POST clients against the built processes (npm run build first): the 5 s read timeout covers the body,
@@ -94,7 +95,7 @@ describe.concurrent('a body that stops arriving', () => {
   it('makes the gateway abort its upstream request, so the backend holds no half-received body', async () => {
     const stalled = await stallBody(targets.stubGateway.apiUrl, { declared: STREAMED_BODY_BYTES });
     expectRequestTimeout(stalled, 'gateway to a stub');
-    const upstream = targets.stub.seen.filter((request) => request.method === 'POST' && request.url === '/api/users');
+    const upstream = targets.stub.arrived.filter((request) => request.method === 'POST' && request.url === '/api/users');
     expect(upstream).toHaveLength(1);
     // The upstream connection goes a moment after the client's (the abort crosses loopback).
     await eventually('the upstream request aborted', () => upstream[0]?.abortedAt !== undefined, { timeoutMs: 1_000, intervalMs: 10 });
@@ -112,7 +113,7 @@ describe.concurrent('a body that stops arriving', () => {
   it('never forwards a small body that stops arriving: the backend sees no request of it', async () => {
     const stalled = await stallBody(targets.stubGateway.apiUrl, { path: '/api/users/small-stalled' });
     expectRequestTimeout(stalled, 'gateway to a stub, small body');
-    expect(targets.stub.seen.filter((request) => request.url === '/api/users/small-stalled')).toEqual([]);
+    expect(targets.stub.arrived.filter((request) => request.url === '/api/users/small-stalled')).toEqual([]);
     await expectServes(targets.stubGateway.apiUrl, '/api/users');
     expect(warnings(targets.stubGateway)).toEqual([]);
   });

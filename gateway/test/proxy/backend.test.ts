@@ -115,7 +115,7 @@ function postInTwoParts(path: string, headers: Record<string, string>, body: Buf
     req.on('error', reject);
     req.write(body.subarray(0, 10));
     void sleep(pauseMs).then(() => {
-      arrivedBeforeEnd = [...fixture.stub.arrived];
+      arrivedBeforeEnd = fixture.stub.arrived.map((arrival) => arrival.url);
       req.end(body.subarray(10));
     });
   });
