@@ -196,7 +196,9 @@ async function measure(stack, containers, bounded) {
     const api = `http://127.0.0.1:${hostPort(gateway, 8080)}`;
     const gatewayAdmin = `http://127.0.0.1:${hostPort(gateway, 9464)}`;
     const backendAdmin = `http://127.0.0.1:${hostPort(backend, 9465)}`;
-    for (const admin of [gatewayAdmin, backendAdmin]) await eventually(`${admin}/readyz`, async () => (await statusOf(`${admin}/readyz`)) === 200, STARTING);
+    for (const admin of [gatewayAdmin, backendAdmin]) {
+      await eventually(`${admin}/readyz`, async () => (await statusOf(`${admin}/readyz`)) === 200, STARTING);
+    }
     if (stack === 'memory') {
       for (let i = 0; i < 1000; i++) {
         const res = await fetch(`${api}/api/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `User ${i}`, email: `user${i}@example.com` }) });

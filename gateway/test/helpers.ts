@@ -149,7 +149,9 @@ export async function buildTestGateway(
     setNextPolicy: (file) => (nextPolicy = file),
     admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
     metricLines: async (name) =>
-      (await registry.metrics()).split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `)),
+      (await registry.metrics())
+        .split('\n')
+        .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `)),
   };
 }
 

@@ -88,9 +88,17 @@ export async function startStubBackend(): Promise<StubBackend> {
   const arrived: Arrival[] = [];
   const stub = { seen, arrived, delayMs: 0 } as StubBackend;
   const server: Server = createServer((req, res) => {
-    const arrival: Arrival = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, receivedBytes: 0, complete: false };
+    const arrival: Arrival = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      receivedBytes: 0,
+      complete: false,
+    };
     arrived.push(arrival);
-    if (arrival.url.startsWith(EARLY_ANSWER_PATH)) res.writeHead(200, { 'content-type': 'text/plain' }).write('partial');
+    if (arrival.url.startsWith(EARLY_ANSWER_PATH)) {
+      res.writeHead(200, { 'content-type': 'text/plain' }).write('partial');
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => {
       chunks.push(chunk);

@@ -31,10 +31,18 @@ describe('two gateway replicas on one PostgreSQL', () => {
   it('accept a key issued on the other within 5 s, and refuse it within 5 s of its revocation there', async () => {
     const { id, keyId, key } = await consumerWithKey(a, 'Fleet Consumer');
     expect(await statusWith(a, key)).toBe(200);
-    await eventually('the key on the other replica', async () => (await statusWith(b, key)) === 200, { timeoutMs: 5_000 });
+    await eventually(
+      'the key on the other replica',
+      async () => (await statusWith(b, key)) === 200,
+      { timeoutMs: 5_000 },
+    );
     expect((await fetch(`${a.adminUrl}/consumers/${id}/keys/${keyId}`, { method: 'DELETE' })).status).toBe(204);
     expect(await statusWith(a, key)).toBe(401);
-    await eventually('the revocation on the other replica', async () => (await statusWith(b, key)) === 401, { timeoutMs: 5_000 });
+    await eventually(
+      'the revocation on the other replica',
+      async () => (await statusWith(b, key)) === 401,
+      { timeoutMs: 5_000 },
+    );
   });
 
   it("add up one consumer's requests through both replicas in one ledger", async () => {

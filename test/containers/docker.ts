@@ -94,7 +94,11 @@ export async function waitForContainer(containerId: string, what: string, done: 
       last = await inspect(containerId);
       return done(last) ? last : undefined;
     },
-    { timeoutMs, intervalMs: 500, lastSeen: () => JSON.stringify({ ...last?.State, RestartCount: last?.RestartCount }) },
+    {
+      timeoutMs,
+      intervalMs: 500,
+      lastSeen: () => JSON.stringify({ ...last?.State, RestartCount: last?.RestartCount }),
+    },
   );
 }
 

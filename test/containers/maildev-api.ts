@@ -35,5 +35,9 @@ export async function maildevEmails(maildevUrl: string): Promise<MaildevEmail[]>
 
 /** Polls MailDev until an e-mail `matches` (an SMTP server may store a message a moment after its 250). */
 export function waitForEmail(maildevUrl: string, what: string, matches: (email: MaildevEmail) => boolean, timeoutMs = 30_000): Promise<MaildevEmail> {
-  return eventually(`MailDev to hold ${what}`, async () => (await maildevEmails(maildevUrl)).find(matches), { timeoutMs, intervalMs: 500 });
+  return eventually(
+    `MailDev to hold ${what}`,
+    async () => (await maildevEmails(maildevUrl)).find(matches),
+    { timeoutMs, intervalMs: 500 },
+  );
 }

@@ -75,9 +75,21 @@ describe.skipIf(!engine.reachable)(`docker compose PostgreSQL variant${engine.re
   const restart = async (service: string): Promise<void> => {
     await project.run(['restart', service], 90_000);
     await waitForContainer(await project.containerId('postgres'), 'healthy', healthy, 120_000);
-    await eventually('the backend /readyz to answer 200', async () => ((await backendReady().catch(() => 0)) === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
-    await eventually('the backend db_up to be 1', async () => ((await databaseUp().catch(() => undefined)) === '1' ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
-    await eventually('the gateway /readyz to answer 200', async () => ((await fetch(`${stack().gatewayAdminUrl}/readyz`).then((r) => r.status, () => 0)) === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
+    await eventually(
+      'the backend /readyz to answer 200',
+      async () => ((await backendReady().catch(() => 0)) === 200 ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await eventually(
+      'the backend db_up to be 1',
+      async () => ((await databaseUp().catch(() => undefined)) === '1' ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await eventually(
+      'the gateway /readyz to answer 200',
+      async () => (await fetch(`${stack().gatewayAdminUrl}/readyz`).then((r) => r.status, () => 0)) === 200,
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
   };
 
   beforeAll(async () => {
@@ -119,7 +131,11 @@ describe.skipIf(!engine.reachable)(`docker compose PostgreSQL variant${engine.re
       expect(await backendReady()).toBe(200);
       try {
         await project.run(['stop', 'postgres'], 90_000);
-        await eventually('the backend db_up to be 0', async () => ((await databaseUp()) === '0' ? true : undefined), { timeoutMs: 30_000, intervalMs: 500 });
+        await eventually(
+          'the backend db_up to be 0',
+          async () => ((await databaseUp()) === '0' ? true : undefined),
+          { timeoutMs: 30_000, intervalMs: 500 },
+        );
         // Readiness is this replica's own: a database every replica shares does not take it out of rotation.
         expect(await backendReady()).toBe(200);
         expect(await readUser(user.id)).toEqual({ status: 503, body: { error: 'storage unavailable', code: 503 } });
@@ -128,7 +144,11 @@ describe.skipIf(!engine.reachable)(`docker compose PostgreSQL variant${engine.re
       } finally {
         await project.run(['start', 'postgres'], 90_000);
       }
-      await eventually('the backend db_up to be 1', async () => ((await databaseUp()) === '1' ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
+      await eventually(
+        'the backend db_up to be 1',
+        async () => ((await databaseUp()) === '1' ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
       expect(await readUser(user.id)).toEqual({ status: 200, body: user });
     });
   });

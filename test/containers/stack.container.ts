@@ -428,7 +428,11 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
       const stopStarted = Date.now();
       const stopped = project.run(['stop', 'gateway'], 60_000).then(() => Date.now() - stopStarted);
       // The upload is still open when the gateway has received SIGTERM and started draining.
-      await eventually('the gateway to log "shutting down"', async () => ((await shutdownLines()) > before ? true : undefined), { timeoutMs: 10_000, intervalMs: 500 });
+      await eventually(
+        'the gateway to log "shutting down"',
+        async () => ((await shutdownLines()) > before ? true : undefined),
+        { timeoutMs: 10_000, intervalMs: 500 },
+      );
       upload.end(body.subarray(body.length / 2));
 
       const response = await answered;
@@ -479,7 +483,11 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
           policy.versions.push({ version: added, status: 'current' });
         });
         await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
-        await eventually('the reload log line', async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined), { timeoutMs: 15_000, intervalMs: 500 });
+        await eventually(
+          'the reload log line',
+          async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined),
+          { timeoutMs: 15_000, intervalMs: 500 },
+        );
         const served = await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`);
         expect(served.headers.get('api-version')).toBe(String(added));
         expect(served.headers.get('api-supported-versions')).toBe(supported);
@@ -489,7 +497,11 @@ describe.skipIf(!engine.reachable)(`docker compose stack${engine.reachable ? '' 
           policy.default_version = 9;
         });
         await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
-        await eventually('the refused-reload log line', async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined), { timeoutMs: 15_000, intervalMs: 500 });
+        await eventually(
+          'the refused-reload log line',
+          async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined),
+          { timeoutMs: 15_000, intervalMs: 500 },
+        );
         expect((await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(String(added));
         const after = await inspect(id);
         expect(after.State.Status).toBe('running');

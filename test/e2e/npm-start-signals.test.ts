@@ -146,7 +146,11 @@ function logged(stack: RunningStart, service: 'gateway' | 'users-orders', msg: s
 }
 
 async function nothingLeft(stack: RunningStart): Promise<void> {
-  await eventually('every process of the stack to end', () => Object.values(stack.pids).every((pid) => !alive(pid)), IN_TIME);
+  await eventually(
+    'every process of the stack to end',
+    () => Object.values(stack.pids).every((pid) => !alive(pid)),
+    IN_TIME,
+  );
   await stack.outputEnded;
 }
 
@@ -200,7 +204,11 @@ describe('npm start', { timeout: 60_000 }, () => {
     expect(await stack.npmExited).toBe('SIGHUP');
     expect([stack.pids.launcher, stack.pids.gateway, stack.pids.backend].every(alive)).toBe(true);
     expect(logged(stack, 'users-orders', 'shutting down')).toEqual([]);
-    await eventually('the launcher to name its pid', () => stack.output().includes(`stop the stack with: kill ${stack.pids.launcher}\n`), IN_TIME);
+    await eventually(
+      'the launcher to name its pid',
+      () => stack.output().includes(`stop the stack with: kill ${stack.pids.launcher}\n`),
+      IN_TIME,
+    );
     process.kill(stack.pids.launcher, 'SIGTERM');
     await nothingLeft(stack);
     for (const service of ['gateway', 'users-orders'] as const) expect(logged(stack, service, 'stopped')).toHaveLength(1);

@@ -68,7 +68,11 @@ describe('process stack: consumer log', () => {
     await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, { headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' } });
     await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
     // Lines leave in order: once the v2 request's line is here, so is the v1 request's.
-    await eventually('the v2 request’s log line', () => stack.gateway.logs.find((line) => line.url === '/v2/orders/ord-1002'), LOGGED);
+    await eventually(
+      'the v2 request’s log line',
+      () => stack.gateway.logs.find((line) => line.url === '/v2/orders/ord-1002'),
+      LOGGED,
+    );
     const lines = stack.gateway.logs.filter((line) => line.deprecated === true);
     expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
       level: 30,
@@ -101,7 +105,11 @@ describe('process stack: reloading the version policy', () => {
   afterAll(async () => {
     await gateway?.stop();
   });
-  const logged = (msg: string) => eventually(`the "${msg}" log line`, () => gateway.logs.find((entry) => entry.msg === msg), LOGGED);
+  const logged = (msg: string) => eventually(
+    `the "${msg}" log line`,
+    () => gateway.logs.find((entry) => entry.msg === msg),
+    LOGGED,
+  );
 
   it('serves a version added to the file after SIGHUP, without a restart', async () => {
     expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).status).toBe(404);

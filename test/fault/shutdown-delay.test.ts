@@ -67,10 +67,11 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
 
     const signalAt = performance.now();
     service.child.kill('SIGTERM');
-    await eventually('/readyz answering 503', async () => (await fetchOnce(`${service.adminUrl}/readyz`)).status === 503, {
-      timeoutMs: DELAY_MS / 2,
-      intervalMs: FAULT_POLL_MS,
-    });
+    await eventually(
+      '/readyz answering 503',
+      async () => (await fetchOnce(`${service.adminUrl}/readyz`)).status === 503,
+      { timeoutMs: DELAY_MS / 2, intervalMs: FAULT_POLL_MS },
+    );
     expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toEqual({ status: 200, connection: 'close' });
     expect(performance.now() - signalAt).toBeLessThan(DELAY_MS);
     // An info line leaves within 100 ms (docs/behaviour.md#logging).
@@ -86,7 +87,11 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
         return (err as Error).message === 'ECONNREFUSED';
       }
     };
-    await eventually('the API refusing connections', refused, { timeoutMs: DELAY_MS + 10_000, intervalMs: FAULT_POLL_MS });
+    await eventually(
+      'the API refusing connections',
+      refused,
+      { timeoutMs: DELAY_MS + 10_000, intervalMs: FAULT_POLL_MS },
+    );
     expect(performance.now() - signalAt).toBeGreaterThanOrEqual(DELAY_MS);
     expect(await service.exited).toBe(0);
   });

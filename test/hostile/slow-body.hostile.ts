@@ -80,7 +80,11 @@ describe.concurrent('a body that stops arriving', () => {
     // Its request line counts the gateway's hang-up as 499 (docs/behaviour.md#aborted-requests).
     // Info lines leave in batches, at least every 100 ms (docs/behaviour.md#logging).
     const backendLines = () => targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
-    await eventually('two backend lines about the request', () => backendLines().length >= 2, { timeoutMs: 2_000, intervalMs: 10 });
+    await eventually(
+      'two backend lines about the request',
+      () => backendLines().length >= 2,
+      { timeoutMs: 2_000, intervalMs: 10 },
+    );
     const backendSide = backendLines();
     expect(backendSide.map((line) => `${String(line.msg)} ${String(line.statusCode)}`).sort()).toEqual([
       'client closed the connection before the request was complete undefined',
@@ -95,10 +99,14 @@ describe.concurrent('a body that stops arriving', () => {
   it('makes the gateway abort its upstream request, so the backend holds no half-received body', async () => {
     const stalled = await stallBody(targets.stubGateway.apiUrl, { declared: STREAMED_BODY_BYTES });
     expectRequestTimeout(stalled, 'gateway to a stub');
-    const upstream = targets.stub.arrived.filter((request) => request.method === 'POST' && request.url === '/api/users');
+    const upstream = targets.stub.arrived.filter(({ method, url }) => method === 'POST' && url === '/api/users');
     expect(upstream).toHaveLength(1);
     // The upstream connection goes a moment after the client's (the abort crosses loopback).
-    await eventually('the upstream request aborted', () => upstream[0]?.abortedAt !== undefined, { timeoutMs: 1_000, intervalMs: 10 });
+    await eventually(
+      'the upstream request aborted',
+      () => upstream[0]?.abortedAt !== undefined,
+      { timeoutMs: 1_000, intervalMs: 10 },
+    );
     expect(upstream[0]?.complete).toBe(false);
     expect(upstream[0]?.receivedBytes).toBeLessThan(STREAMED_BODY_BYTES);
     // Gone upstream as soon as the client was answered, not when the backend's own timeout would strike.

@@ -115,7 +115,11 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     await alone!.exited;
     gateways.splice(0);
     const other = await startNoticeGateway();
-    await eventually('every consumer of the batch told', () => new Set(recipientsOf(smtp)).size === 28, { timeoutMs: 40_000 });
+    await eventually(
+      'every consumer of the batch told',
+      () => new Set(recipientsOf(smtp)).size === 28,
+      { timeoutMs: 40_000 },
+    );
     await pause(3_000);
     smtp.delayMs = 0;
     const received = smtp.messages.slice(before);
@@ -136,7 +140,11 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     const before = smtp.messages.length;
     await smtp.close();
     await addConsumers(['late-mailbox']);
-    await eventually('a failed attempt', async () => (await noticesCounted(gateway!, 'retried')) >= 1, { timeoutMs: 15_000 });
+    await eventually(
+      'a failed attempt',
+      async () => (await noticesCounted(gateway!, 'retried')) >= 1,
+      { timeoutMs: 15_000 },
+    );
     await smtp.listen();
     await eventually('the notice delivered', () => smtp.messages.length > before, { timeoutMs: 30_000 });
     expect(recipientsOf({ ...smtp, messages: smtp.messages.slice(before) })).toEqual(['late-mailbox@example.net']);

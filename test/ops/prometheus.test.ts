@@ -139,7 +139,11 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
     const matches = (counts: Map<string, number>, expected: Record<string, number>) =>
       Object.entries(expected).every(([version, n]) => counts.get(version) === n);
     const inBudget = () => ({ timeoutMs: deadline - Date.now(), intervalMs: 250, lastSeen: diagnose });
-    await eventually('a scrape of the warm-up traffic', async () => matches((await scrapedCounts(prom.url)).counts, baseline), inBudget());
+    await eventually(
+      'a scrape of the warm-up traffic',
+      async () => matches((await scrapedCounts(prom.url)).counts, baseline),
+      inBudget(),
+    );
 
     // 2. The measured traffic.
     await sendMix(gatewayUrl, MIX, sent);

@@ -7,4 +7,8 @@ export interface Waiting {
   /** The state the failure message reports beside the condition. */
   lastSeen?: () => string | Promise<string>;
 }
-export declare function eventually<T>(what: string, probe: () => T | Promise<T>, waiting: Waiting): Promise<Exclude<T, undefined | false>>;
+export declare function eventually<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  waiting: Waiting,
+): Promise<Exclude<T, undefined | false>>;

@@ -15,7 +15,8 @@ export async function eventually(what, probe, { timeoutMs, intervalMs = 100, las
     try {
       value = await probe();
     } catch (error) {
-      throw new Error(`while waiting for ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`while waiting for ${what}: ${message}`, { cause: error });
     }
     if (value !== undefined && value !== false) return value;
     const left = deadline - performance.now();

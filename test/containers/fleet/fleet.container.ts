@@ -166,7 +166,11 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
       replacePolicy(edited);
       const appliedAfter = await Promise.all(
         gateways.map(async (replica) => {
-          await eventually(`${replica.name} to serve the edited policy`, async () => ((await servedSha(replica)) === policySha(edited) ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+          await eventually(
+            `${replica.name} to serve the edited policy`,
+            async () => ((await servedSha(replica)) === policySha(edited) ? true : undefined),
+            { timeoutMs: 30_000, intervalMs: 100 },
+          );
           return Date.now() - editedAt;
         }),
       );
@@ -185,7 +189,11 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
     } finally {
       replacePolicy(originalPolicy);
       for (const replica of gateways) {
-        await eventually(`${replica.name} back on the shipped policy`, async () => ((await servedSha(replica)) === policySha(originalPolicy) ? true : undefined), { timeoutMs: 90_000, intervalMs: 500 });
+        await eventually(
+          `${replica.name} back on the shipped policy`,
+          async () => ((await servedSha(replica)) === policySha(originalPolicy) ? true : undefined),
+          { timeoutMs: 90_000, intervalMs: 500 },
+        );
       }
     }
   });
@@ -394,7 +402,11 @@ describe.skipIf(!engine.reachable)(`fleet: docker-compose.fleet.yml${engine.reac
         const killedAt = Date.now();
         await docker(['kill', '--signal', 'KILL', victim.id]);
         killed.push({ id: victim.id, balancer, section, port });
-        const takenOutAfter = await eventually(`HAProxy to take ${victim.name} out`, async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined), { timeoutMs: 15_000, intervalMs: 100 });
+        const takenOutAfter = await eventually(
+          `HAProxy to take ${victim.name} out`,
+          async () => ((await slotOf())?.status.startsWith('DOWN') === true ? Date.now() - killedAt : undefined),
+          { timeoutMs: 15_000, intervalMs: 100 },
+        );
         log(`SIGKILL on ${victim.name} with ${inFlight} requests in progress on it: HAProxy took it out after ${takenOutAfter} ms; ${load.sent} requests so far`);
         // The load goes on against the remaining replicas.
         await sleep(3_000);

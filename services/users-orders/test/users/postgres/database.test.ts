@@ -62,14 +62,22 @@ describe('the database stopped, then started again', () => {
         expect(body.details).not.toContain('test-password');
       }
       // db_up follows within a second (a statement that succeeded that recently counts as an answer).
-      await eventually('db_up is 0', async () => /^db_up 0$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()), NOTICED);
+      await eventually(
+        'db_up is 0',
+        async () => /^db_up 0$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()),
+        NOTICED,
+      );
       // Readiness is this replica's own: orders need no database, and the database is every replica's.
       expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
       expect(await statusOf(`${backend.apiUrl}/v2/orders/ord-1001`)).toBe(200);
       expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
 
       await postgres.start();
-      await eventually('db_up is 1', async () => /^db_up 1$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()), NOTICED);
+      await eventually(
+        'db_up is 1',
+        async () => /^db_up 1$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()),
+        NOTICED,
+      );
       expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
       const res = await fetch(`${backend.apiUrl}/api/users/${created.id}`);
       expect(res.status).toBe(200);

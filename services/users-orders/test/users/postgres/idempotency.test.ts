@@ -101,7 +101,11 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
     try {
       const first = await holdingTheCounter(url, async (locker) => {
         const pending = post(a);
-        await eventually('the first request to claim its key', async () => (await advisoryLocks(locker)) === 1, SESSION_STATE);
+        await eventually(
+          'the first request to claim its key',
+          async () => (await advisoryLocks(locker)) === 1,
+          SESSION_STATE,
+        );
         const second = await post(b);
         expect({ status: second.status, body: JSON.parse(second.body) as unknown, retryAfter: second.retryAfter }).toEqual({
           status: 409,
@@ -147,12 +151,20 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
         await locker.query('BEGIN');
         await locker.query("INSERT INTO idempotency_keys (key, fingerprint, created_user, expires_at) VALUES ($1, '', '{}', now())", [KEY]);
         const pending = post(a).catch((err: unknown) => err);
-        await eventually('the replica to wait for the key row', async () => (await sessionsWhere(locker, "wait_event_type = 'Lock'")) === 1, SESSION_STATE);
+        await eventually(
+          'the replica to wait for the key row',
+          async () => (await sessionsWhere(locker, "wait_event_type = 'Lock'")) === 1,
+          SESSION_STATE,
+        );
         a.child.kill('SIGKILL');
         await a.exited;
         expect(await pending).toBeInstanceOf(Error);
         await locker.query('ROLLBACK');
-        await eventually('the dead replica’s session to end', async () => (await sessionsWhere(locker, "state <> 'idle'")) === 0, SESSION_STATE);
+        await eventually(
+          'the dead replica’s session to end',
+          async () => (await sessionsWhere(locker, "state <> 'idle'")) === 0,
+          SESSION_STATE,
+        );
       });
       expect(await usersIn(url)).toEqual([]);
       const retried = await post(b);
