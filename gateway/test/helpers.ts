@@ -99,6 +99,7 @@ export async function buildTestGateway(
   {
     now = TODAY,
     backendTimeoutMs = 2_000,
+    translationMaxBytes,
     policy = designPolicyFile,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
@@ -107,6 +108,8 @@ export async function buildTestGateway(
   }: {
     now?: number;
     backendTimeoutMs?: number;
+    /** TRANSLATION_MAX_BYTES; the default when not given. */
+    translationMaxBytes?: number;
     policy?: unknown;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
@@ -126,7 +129,7 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, sink);
   const app = await buildApp({
-    config: { backendTimeoutMs },
+    config: { backendTimeoutMs, translationMaxBytes },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

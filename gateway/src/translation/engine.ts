@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { VersionChange } from '../versions/changes.js';
 
 /**
@@ -204,6 +205,8 @@ export interface VersionTranslation {
   readonly served: number;
   /** By resource template, the resources whose bodies change; any other resource is only forwarded. */
   readonly resources: ReadonlyMap<string, ResourceTranslation>;
+  /** Short hash of the chain's changes: part of this version's ETags, which change when the declarations do. */
+  readonly digest: string;
 }
 
 const inOrder = (applies: readonly Apply[]): Apply => (body) => {
@@ -244,7 +247,9 @@ export function compileTranslations(versions: readonly TranslatedEntry[]): Reado
         backward: inOrder(steps.reverse().flatMap(({ backward }) => backward)),
       });
     }
-    translations.set(entry.version, { served, resources });
+    const declared = JSON.stringify(chain.map((link) => link.changes));
+    const digest = createHash('sha256').update(declared).digest('hex').slice(0, 8);
+    translations.set(entry.version, { served, resources, digest });
   }
   return translations;
 }

@@ -1,4 +1,4 @@
-import type { VersionChange } from './changes.js';
+import type { ChangeOperation, VersionChange } from './changes.js';
 
 /** Reports one problem at a JSON path below the version entry (`changes`, 2, `to`). */
 type Fail = (message: string, ...path: (string | number)[]) => void;
@@ -48,7 +48,7 @@ export function checkVersionChanges(entry: ChangingVersion, resources: readonly 
   if (entry.successor === undefined) fail('changes need a successor to change into', 'changes');
   const listed = new Set(resources);
   /** Per resource and field as this version names it, the first change of it; likewise per successor name. */
-  const byField = new Map<string, { index: number; op: string }[]>();
+  const byField = new Map<string, { index: number; op: ChangeOperation }[]>();
   const bySuccessorName = new Map<string, number>();
   changes.forEach((change, index) => {
     const at = (...path: (string | number)[]) => ['changes', index, ...path];
@@ -90,7 +90,7 @@ export function checkVersionChanges(entry: ChangingVersion, resources: readonly 
 }
 
 /** A map of a field's values and a rename of the field describe one field together; any other pair contradicts. */
-const goTogether = (a: string, b: string): boolean =>
+const goTogether = (a: ChangeOperation, b: ChangeOperation): boolean =>
   (a === 'map' && b === 'rename') || (a === 'rename' && b === 'map');
 
 /** Two values of this version mapped to one of the successor could not be told apart on the way back. */
