@@ -245,3 +245,75 @@ describe('a route without changes, beside one with', () => {
     }
   });
 });
+
+describe('a chain v1 → v2 → v3', () => {
+  it('serves v1 and v2 from v3: requests forward oldest first, answers backward newest first', async () => {
+    const seen: { url: string; requested: unknown; body: string }[] = [];
+    const v3Only = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ url: req.url ?? '', requested: req.headers['api-version-requested'], body });
+        if (!/^(\/api)?\/v3\//.test(req.url ?? '')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
+        const json = { 'content-type': 'application/json' };
+        if (req.method === 'POST') return void res.writeHead(201, json).end(body);
+        res.writeHead(200, json).end('{"id":"o-1","buyer":{"id":"user-1"},"amount_cents":1999,"state":"enabled","lines":[{"sku_code":"a"},{"sku_code":"b"}]}');
+      });
+    });
+    await new Promise<void>((resolve) => v3Only.listen(0, '127.0.0.1', resolve));
+    const retired = { status: 'deprecated', announced: '2026-06-01', sunset: '2027-01-01T00:00:00Z' };
+    const chained = await buildTestGateway(`http://127.0.0.1:${(v3Only.address() as AddressInfo).port}`, {
+      policy: {
+        default_version: 3,
+        versions: [
+          {
+            version: 1,
+            ...retired,
+            successor: 2,
+            changes: [
+              { resource: '/orders/:id', op: 'rename', field: 'user_id', to: 'customer_id' },
+              { resource: '/orders/:id', op: 'scale', field: 'total', to: 'total_cents', factor: 100 },
+              { resource: '/orders/:id', op: 'remove', field: 'legacy', value: false },
+            ],
+          },
+          {
+            version: 2,
+            ...retired,
+            successor: 3,
+            changes: [
+              { resource: '/orders/:id', op: 'rename', field: 'customer_id', to: 'buyer' },
+              { resource: '/orders/:id', op: 'rename', field: 'total_cents', to: 'amount_cents' },
+              { resource: '/orders/:id', op: 'map', field: 'status', values: { active: 'enabled' } },
+              { resource: '/orders/:id', op: 'rename', field: 'status', to: 'state' },
+              { resource: '/orders/:id', op: 'rename', field: 'lines[].sku', to: 'lines[].sku_code' },
+            ],
+          },
+          { version: 3, status: 'current' },
+        ],
+      },
+    });
+    try {
+      const v1 = await chained.app.inject({ method: 'GET', url: '/v1/orders/o-1' });
+      expect(v1.body).toBe('{"id":"o-1","user_id":{"id":"user-1"},"total":19.99,"status":"active","lines":[{"sku":"a"},{"sku":"b"}],"legacy":false}');
+      expect(v1.headers['api-version']).toBe('1');
+      const v2 = await chained.app.inject({ method: 'GET', url: '/api/v2/orders/o-1' });
+      expect(v2.body).toBe('{"id":"o-1","customer_id":{"id":"user-1"},"total_cents":1999,"status":"active","lines":[{"sku":"a"},{"sku":"b"}]}');
+      const posted = await chained.app.inject({
+        method: 'POST',
+        url: '/v1/orders/o-1',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"user_id":"u","total":0.1,"status":"active","legacy":true,"lines":[{"sku":"c"}]}',
+      });
+      expect(seen.map(({ url, requested }) => [url, requested])).toEqual([
+        ['/v3/orders/o-1', '1'],
+        ['/api/v3/orders/o-1', '2'],
+        ['/v3/orders/o-1', '1'],
+      ]);
+      expect(seen[2]?.body).toBe('{"buyer":"u","amount_cents":10,"state":"enabled","lines":[{"sku_code":"c"}]}');
+      expect(posted.body).toBe('{"user_id":"u","total":0.1,"status":"active","lines":[{"sku":"c"}],"legacy":false}');
+    } finally {
+      await chained.app.close();
+      await new Promise((resolve) => v3Only.close(resolve));
+    }
+  });
+});
