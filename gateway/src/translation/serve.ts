@@ -175,6 +175,8 @@ export function createTranslatedForwarding({ maxBytes }: { maxBytes: number }): 
           typeof type === 'string' &&
           JSON_TYPE.test(type);
         if (!translated) {
+          // A HEAD's length would be the serving version's body's, which this version's differs from.
+          if (request.method === 'HEAD') (reply as FastifyReply).removeHeader('content-length');
           if (baseOnResponse !== undefined) baseOnResponse(request, reply, raw);
           else void reply.send(res.stream);
           return;

@@ -50,7 +50,7 @@ async function startV2Backend(): Promise<{ url: string; seen: Seen[]; server: Se
       if (path.endsWith('/big')) return void res.writeHead(200, json).end(JSON.stringify({ id: 'x'.repeat(4000) }));
       if (path.endsWith('/gzip')) return void res.writeHead(200, { ...json, 'content-encoding': 'gzip' }).end(gzipSync(V2_ORDER));
       if (path.endsWith('/text')) return void res.writeHead(200, { 'content-type': 'text/plain' }).end('customer_id');
-      if (req.method !== 'GET') return void res.writeHead(201, json).end(body);
+      if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(201, json).end(body);
       if (req.headers['if-none-match'] === '"abc"') return void res.writeHead(304, { etag: '"abc"' }).end();
       res.writeHead(200, { ...json, etag: '"abc"' }).end(V2_ORDER);
     });
@@ -131,6 +131,13 @@ describe('a version declared as changes', () => {
     expect(strangers.statusCode).toBe(200);
     expect(strangers.body).toBe(V1_ORDER);
     expect(backend.seen[2]?.headers).not.toHaveProperty('if-none-match');
+  });
+
+  it('answers a HEAD without the serving version\'s Content-Length, which names other bytes', async () => {
+    const res = await inject('HEAD', '/v1/orders/ord-1001');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers).not.toHaveProperty('content-length');
+    expect(res.headers['api-version']).toBe('1');
   });
 
   it('passes error envelopes and other media types unchanged', async () => {
