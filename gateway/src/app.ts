@@ -23,6 +23,7 @@ import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
+import { createTranslatedForwarding, DEFAULT_TRANSLATION_MAX_BYTES } from './translation/serve.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
 import type { PolicySource } from './versions/policy-file.js';
@@ -46,7 +47,8 @@ declare module 'fastify' {
 }
 
 export interface GatewayAppOptions {
-  config: { backendTimeoutMs: number };
+  /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. */
+  config: { backendTimeoutMs: number; translationMaxBytes?: number };
   /** The policy file main.ts read and validated at start. */
   policy: PolicySource;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
@@ -154,6 +156,7 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger });
+  const translated = createTranslatedForwarding({ maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES });
+  await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
   return app;
 }

@@ -13,6 +13,7 @@ import {
   type DatabaseConfig,
 } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
+import { DEFAULT_TRANSLATION_MAX_BYTES } from './translation/serve.js';
 
 export interface GatewayConfig {
   host: string;
@@ -36,6 +37,8 @@ export interface GatewayConfig {
   /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
   dataDir: string;
   notices: NoticesConfig;
+  /** TRANSLATION_MAX_BYTES: the largest body read whole to translate it (docs/behaviour.md#versions-declared-as-changes). */
+  translationMaxBytes: number;
 }
 
 /** A mailbox as an e-mail's From names it: `API team <api@example.com>` is `{ name: 'API team', address: 'api@example.com' }`. */
@@ -161,6 +164,18 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   return { email: { smtpUrl, from }, ...common };
 }
 
+/** A body below a kibibyte is no order; above 64 MiB, one translated answer would hold a process's memory hostage. */
+const MIN_TRANSLATION_BYTES = 1024;
+const MAX_TRANSLATION_BYTES = 64 * 1024 * 1024;
+const translationMaxBytesSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of bytes')
+  .transform(Number)
+  .refine(
+    (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_BYTES,
+    `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_BYTES} bytes`,
+  );
+
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
 /** The gateway's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
@@ -179,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
     // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
+    TRANSLATION_MAX_BYTES: { schema: translationMaxBytesSchema, default: String(DEFAULT_TRANSLATION_MAX_BYTES) },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -195,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     database: readDatabaseConfig(env),
     dataDir: vars.GATEWAY_DATA_DIR,
     notices: readNoticesConfig(env),
+    translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
   };
 }
 

@@ -24,7 +24,7 @@ await runProcess(async () => {
     'consumer store open',
   );
   const app = await buildApp({
-    config: { backendTimeoutMs: config.backendTimeoutMs },
+    config: { backendTimeoutMs: config.backendTimeoutMs, translationMaxBytes: config.translationMaxBytes },
     policy,
     readPolicy,
     watchPolicy: config.watchPolicy ? { path: config.policyPath } : undefined,

@@ -21,6 +21,7 @@ describe('gateway configuration', () => {
       database: undefined,
       dataDir: '.data/gateway',
       notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
+      translationMaxBytes: 1_048_576,
     });
   });
 
@@ -45,6 +46,7 @@ describe('gateway configuration', () => {
       NOTICES_INTERVAL_MS: '30000',
       NOTICES_SEND_TIMEOUT_MS: '2500',
       PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
+      TRANSLATION_MAX_BYTES: '65536',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -66,6 +68,7 @@ describe('gateway configuration', () => {
         publicBaseUrl: 'https://api.example.com/gateway',
         sendTimeoutMs: 2_500,
       },
+      translationMaxBytes: 65_536,
     });
   });
 
@@ -101,6 +104,8 @@ describe('gateway configuration', () => {
     [{ BACKEND_TIMEOUT_MS: '9.5' }, /^BACKEND_TIMEOUT_MS: must be a whole number of milliseconds/],
     [{ BACKEND_TIMEOUT_MS: '0' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
     [{ BACKEND_TIMEOUT_MS: '12000' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
+    [{ TRANSLATION_MAX_BYTES: '1MiB' }, /^TRANSLATION_MAX_BYTES: must be a whole number of bytes \(got "1MiB"\)$/],
+    [{ TRANSLATION_MAX_BYTES: '1023' }, /^TRANSLATION_MAX_BYTES: must be between 1024 and 67108864 bytes/],
     [{ API_VERSIONS_FILE: '' }, /^API_VERSIONS_FILE: must name a file \(got ""\)$/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
     [{ API_VERSIONS_WATCH: 'no' }, /^API_VERSIONS_WATCH: must be true or false \(got "no"\)$/],

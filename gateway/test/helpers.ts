@@ -101,6 +101,7 @@ export async function buildTestGateway(
   {
     now = TODAY,
     backendTimeoutMs = 2_000,
+    translationMaxBytes,
     policy = designPolicyFile,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
@@ -109,6 +110,8 @@ export async function buildTestGateway(
   }: {
     now?: number;
     backendTimeoutMs?: number;
+    /** TRANSLATION_MAX_BYTES; the default when not given. */
+    translationMaxBytes?: number;
     policy?: unknown;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
@@ -122,7 +125,7 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs },
+    config: { backendTimeoutMs, translationMaxBytes },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

@@ -12,6 +12,7 @@ import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
+import { servedTarget, type TranslatedForwarding } from '../translation/serve.js';
 
 export interface VersionedResourcesOptions {
   policies: PolicyInForce;
@@ -23,6 +24,8 @@ export interface VersionedResourcesOptions {
   keys: KeyCache;
   /** First uses of each version, for closed_to_new. */
   ledger: Ledger;
+  /** How a version declared as changes is served (translation/serve.ts). */
+  translated: TranslatedForwarding;
 }
 
 const BACKEND_HEADERS_NOT_PASSED: ReadonlySet<string> = new Set(POLICY_HEADERS);
@@ -59,12 +62,15 @@ const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyRepl
  * come next, then its consumer rules (docs/behaviour.md#consumers-and-api-keys); every answer carries the
  * version's headers.
  */
-export async function versionedResources(app: FastifyInstance, { policies, clock, backendUrl, pool, keys, ledger }: VersionedResourcesOptions): Promise<void> {
+export async function versionedResources(
+  app: FastifyInstance,
+  { policies, clock, backendUrl, pool, keys, ledger, translated }: VersionedResourcesOptions,
+): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
-    const { policy, router } = policies.current;
+    const { policy, router, translations } = policies.current;
     const url = request.url;
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -105,10 +111,23 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
       return;
     }
     if (refusedByConsumerRules(request, reply, answer, check, ledger)) return;
+    const base = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
+    const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
+    if (translation !== undefined) {
+      // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
+      const { served } = translation;
+      const target = servedTarget(match, query === undefined ? url : path, served);
+      const options = translated.optionsFor(translation, answer.version as number, match.route.template, base);
+      const kept = query === undefined ? undefined : schemes.queryWithoutVersion(url, queryAt);
+      translated.withRequestBody(request, reply, options, translation, match.route.template, (withBody) => {
+        void reply.from(target, kept === undefined ? withBody : keepingQuery(withBody, kept));
+      });
+      return;
+    }
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const options = withRequestBody(request, match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions);
+    const options = withRequestBody(request, base);
     if (query !== undefined) {
       void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)));
       return;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseJsonFile, readFileOf } from '@version-router/platform/config';
 import { DEFAULT_RESOURCES, collisionOf, templateProblem } from './templates.js';
 import { versionChange } from './changes.js';
+import { checkChainsEnd, checkVersionChanges } from './changes-rules.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
 
 /** The announcement comes at least this many calendar months before removal. */
@@ -159,7 +160,9 @@ export const versionPolicyFileSchema = z
       if (listed.has(entry.version)) fail('is listed twice');
       listed.add(entry.version);
       checkLifecycle(entry, fail);
+      checkVersionChanges(entry, file.resources, fail);
     });
+    checkChainsEnd(file, (index, message) => ctx.addIssue({ code: 'custom', path: ['versions', index, 'changes'], message }));
     file.versions.forEach((entry, index) => {
       if (entry.successor !== undefined && entry.successor !== entry.version && !listed.has(entry.successor)) {
         ctx.addIssue({

@@ -161,7 +161,8 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
           // The fixture's policy as it is at each request, as the policy in force is read.
           get current() {
             const current = opened.policy.current;
-            return { policy: current, sha256: '', router: createResourceRouter(current.resources, current.versions, current.schemes) };
+            const router = createResourceRouter(current.resources, current.versions, current.schemes);
+            return { policy: current, sha256: '', router, translations: new Map() };
           },
           reload: () => ({ ok: true }),
         },

@@ -1,0 +1,255 @@
+import { createHash } from 'node:crypto';
+import type { VersionChange } from '../versions/changes.js';
+
+/**
+ * The translation of JSON bodies between a version declared as changes and the version that serves it
+ * (docs/behaviour.md "Versions declared as changes"). Compiled once per policy: a request walks closures,
+ * never the declarations. Bodies are parsed JSON, changed in place; anything that is not where a change
+ * expects it (a missing field, a missing array, a value of another type) is left as it is, never an error.
+ */
+
+type JsonObject = Record<string, unknown>;
+/** Changes one parsed body in place. */
+type Apply = (body: unknown) => void;
+
+interface Segment {
+  readonly key: string;
+  /** `key[]`: every item of the array under key. */
+  readonly each: boolean;
+}
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function segmentsOf(field: string): Segment[] {
+  return field
+    .split('.')
+    .map((part) => (part.endsWith('[]') ? { key: part.slice(0, -2), each: true } : { key: part, each: false }));
+}
+
+/** Calls `visit` with every object the path's parents lead to; a missing or mistyped step ends that branch. */
+function walk(value: unknown, parents: readonly Segment[], at: number, visit: (object: JsonObject) => void): void {
+  if (!isObject(value)) return;
+  if (at === parents.length) {
+    visit(value);
+    return;
+  }
+  const { key, each } = parents[at] as Segment;
+  if (!Object.hasOwn(value, key)) return;
+  const child = value[key];
+  if (!each) walk(child, parents, at + 1, visit);
+  else if (Array.isArray(child)) for (const item of child) walk(item, parents, at + 1, visit);
+}
+
+/** Sets an own property, `__proto__` included (a plain assignment of that name would change the prototype). */
+function setOwn(object: JsonObject, key: string, value: unknown): void {
+  if (key !== '__proto__') object[key] = value;
+  else Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Renames a key where it stands: the keys after it are moved behind it again, so the order is kept. */
+function renameKey(object: JsonObject, from: string, to: string): void {
+  let moving = false;
+  for (const key of Object.keys(object)) {
+    if (key === from) moving = true;
+    if (!moving) continue;
+    const value = object[key];
+    delete object[key];
+    setOwn(object, key === from ? to : key, value);
+  }
+}
+
+/** A copy of a declared JSON value for each body, so a later change in a chain never edits the declaration. */
+function copier(value: unknown): () => unknown {
+  if (typeof value !== 'object' || value === null) return () => value;
+  const text = JSON.stringify(value);
+  return () => JSON.parse(text) as unknown;
+}
+
+/** Float noise (`19.99 * 100 = 1998.9999999999998`) cut at 15 significant digits, which every double holds. */
+const tidy = (value: number): number => (Number.isInteger(value) ? value : Number(value.toPrecision(15)));
+const roundHalfAwayFromZero = (value: number): number => (value < 0 ? -Math.round(-value) : Math.round(value));
+
+interface Compiled {
+  forward: Apply;
+  backward: Apply;
+}
+
+/** One change of a field's value (`leaf`), applied to every object the field's parents lead to. */
+function onLeaf(field: string, change: (object: JsonObject, leaf: Segment) => void): Apply {
+  const segments = segmentsOf(field);
+  const parents = segments.slice(0, -1);
+  const leaf = segments[segments.length - 1] as Segment;
+  return (body) => walk(body, parents, 0, (object) => change(object, leaf));
+}
+
+/** A value change of a leaf: the value itself, or each item of an array leaf (`amounts[]`). */
+function valueChange(transform: (value: unknown) => unknown): (object: JsonObject, leaf: Segment) => void {
+  return (object, { key, each }) => {
+    if (!Object.hasOwn(object, key)) return;
+    const value = object[key];
+    if (!each) object[key] = transform(value);
+    else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = transform(value[i]);
+  };
+}
+
+const leafKey = (field: string): string => (segmentsOf(field).pop() as Segment).key;
+
+function compileScale(field: string, to: string, factor: number): Compiled {
+  const [from, into] = [leafKey(field), leafKey(to)];
+  // A whole factor turns a decimal into a count of smaller units (euros into cents): an integer in the successor.
+  const forward = Number.isInteger(factor)
+    ? (value: unknown) => (typeof value === 'number' ? roundHalfAwayFromZero(tidy(value * factor)) : value)
+    : (value: unknown) => (typeof value === 'number' ? tidy(value * factor) : value);
+  const backward = (value: unknown) => (typeof value === 'number' ? tidy(value / factor) : value);
+  const scaleForward = valueChange(forward);
+  const scaleBackward = valueChange(backward);
+  return {
+    forward: onLeaf(field, (object, leaf) => {
+      scaleForward(object, leaf);
+      if (into !== from && Object.hasOwn(object, from)) renameKey(object, from, into);
+    }),
+    backward: onLeaf(field, (object, leaf) => {
+      if (into !== from && Object.hasOwn(object, into)) renameKey(object, into, from);
+      scaleBackward(object, leaf);
+    }),
+  };
+}
+
+function compileMap(field: string, values: Readonly<Record<string, string | number | boolean>>): Compiled {
+  const forward = new Map<string, unknown>(Object.entries(values));
+  // One-to-one (checked with the policy), so the inverse is a map too; keyed by type, as `1` is not `"1"`.
+  const backward = new Map<string, unknown>(
+    Object.entries(values).map(([from, to]) => [`${typeof to}:${String(to)}`, from]),
+  );
+  const isScalar = (value: unknown): value is string | number | boolean =>
+    typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  return {
+    forward: onLeaf(
+      field,
+      valueChange((value) => (isScalar(value) && forward.has(String(value)) ? forward.get(String(value)) : value)),
+    ),
+    backward: onLeaf(
+      field,
+      valueChange((value) => {
+        if (!isScalar(value)) return value;
+        const key = `${typeof value}:${String(value)}`;
+        return backward.has(key) ? backward.get(key) : value;
+      }),
+    ),
+  };
+}
+
+function compileChange(change: VersionChange): Compiled {
+  const key = leafKey(change.field);
+  switch (change.op) {
+    case 'rename': {
+      const to = leafKey(change.to);
+      return {
+        forward: onLeaf(change.field, (object) => Object.hasOwn(object, key) && renameKey(object, key, to)),
+        backward: onLeaf(change.field, (object) => Object.hasOwn(object, to) && renameKey(object, to, key)),
+      };
+    }
+    case 'scale':
+      return compileScale(change.field, change.to ?? change.field, change.factor);
+    case 'map':
+      return compileMap(change.field, change.values);
+    case 'add': {
+      const fill = change.default === undefined ? undefined : copier(change.default);
+      return {
+        forward: onLeaf(change.field, (object) => {
+          if (fill !== undefined && !Object.hasOwn(object, key)) setOwn(object, key, fill());
+        }),
+        backward: onLeaf(change.field, (object) => delete object[key]),
+      };
+    }
+    case 'remove': {
+      // Put back as declared; without a value, as null: the field is there, as the old version promised.
+      const value = copier(change.value ?? null);
+      return {
+        forward: onLeaf(change.field, (object) => delete object[key]),
+        backward: onLeaf(change.field, (object) => !Object.hasOwn(object, key) && setOwn(object, key, value())),
+      };
+    }
+  }
+}
+
+/** How deep a change's field lies (`items[].id`: 2). */
+const depthOf = (change: VersionChange): number => change.field.split('.').length;
+
+/**
+ * One version's changes of one resource in the order each direction needs. Fields are named as this version
+ * names them, so forward (this version → successor) changes the deepest fields first, before their parents are
+ * renamed, and a map before the rename of its field; backward the other way round.
+ */
+function stepOf(changes: readonly VersionChange[]): { forward: Apply[]; backward: Apply[] } {
+  const rank = (change: VersionChange): number => depthOf(change) * 2 + (change.op === 'map' ? 1 : 0);
+  const ordered = [...changes].sort((a, b) => rank(b) - rank(a)).map(compileChange);
+  return {
+    forward: ordered.map(({ forward }) => forward),
+    backward: ordered.reverse().map(({ backward }) => backward),
+  };
+}
+
+/** The body translation of one resource between a version and the version serving it. */
+export interface ResourceTranslation {
+  /** A request body, from the requested version to the serving one (oldest first). */
+  readonly forward: Apply;
+  /** A response body, from the serving version back to the requested one (newest first). */
+  readonly backward: Apply;
+}
+
+/** How a version declared as changes is served. */
+export interface VersionTranslation {
+  /** The first version down the chain of successors that has no changes: the backend serves it. */
+  readonly served: number;
+  /** By resource template, the resources whose bodies change; any other resource is only forwarded. */
+  readonly resources: ReadonlyMap<string, ResourceTranslation>;
+  /** Short hash of the chain's changes: part of this version's ETags, which change when the declarations do. */
+  readonly digest: string;
+}
+
+const inOrder = (applies: readonly Apply[]): Apply => (body) => {
+  for (const apply of applies) apply(body);
+};
+
+interface TranslatedEntry {
+  readonly version: number;
+  readonly successor?: number | undefined;
+  readonly changes?: readonly VersionChange[] | undefined;
+}
+
+/**
+ * Every version with changes of a validated policy, with the version that serves it and its resources'
+ * translations: v1 → v2 → v3 goes forward v1's changes then v2's, backward v2's then v1's.
+ */
+export function compileTranslations(versions: readonly TranslatedEntry[]): ReadonlyMap<number, VersionTranslation> {
+  const byVersion = new Map(versions.map((entry) => [entry.version, entry]));
+  const hasChanges = (entry: TranslatedEntry | undefined): entry is TranslatedEntry & { successor: number } =>
+    entry?.successor !== undefined && (entry.changes?.length ?? 0) > 0;
+  const translations = new Map<number, VersionTranslation>();
+  for (const entry of versions) {
+    if (!hasChanges(entry)) continue;
+    const chain: TranslatedEntry[] = [];
+    let step: TranslatedEntry | undefined = entry;
+    // The policy file refuses a loop of versions with changes, so this ends.
+    while (hasChanges(step)) {
+      chain.push(step);
+      step = byVersion.get(step.successor);
+    }
+    const served = (chain[chain.length - 1] as TranslatedEntry & { successor: number }).successor;
+    const templates = new Set(chain.flatMap((link) => (link.changes ?? []).map((change) => change.resource)));
+    const resources = new Map<string, ResourceTranslation>();
+    for (const template of templates) {
+      const steps = chain.map((link) => stepOf((link.changes ?? []).filter((change) => change.resource === template)));
+      resources.set(template, {
+        forward: inOrder(steps.flatMap(({ forward }) => forward)),
+        backward: inOrder(steps.reverse().flatMap(({ backward }) => backward)),
+      });
+    }
+    const declared = JSON.stringify(chain.map((link) => link.changes));
+    const digest = createHash('sha256').update(declared).digest('hex').slice(0, 8);
+    translations.set(entry.version, { served, resources, digest });
+  }
+  return translations;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { VersionChange } from '../../src/versions/changes.js';
+import { compileTranslations, type ResourceTranslation } from '../../src/translation/engine.js';
+
+const ORDER = '/orders/:id';
+
+/** SPEC's version 1 of an order, declared as changes to version 2. */
+const SPEC_V1: VersionChange[] = [
+  { resource: ORDER, op: 'rename', field: 'user_id', to: 'customer_id' },
+  { resource: ORDER, op: 'scale', field: 'total', to: 'total_cents', factor: 100 },
+  { resource: ORDER, op: 'add', field: 'currency', default: 'EUR' },
+];
+
+/** The translation of `resource` for v1 served by v2 under `changes`. */
+function translationOf(changes: VersionChange[], resource = ORDER): ResourceTranslation {
+  const translations = compileTranslations([
+    { version: 1, successor: 2, changes },
+    { version: 2 },
+  ]);
+  return translations.get(1)?.resources.get(resource) as ResourceTranslation;
+}
+
+/** A copy of `body` as `apply` leaves it. */
+function through(apply: (body: unknown) => void, body: unknown): unknown {
+  const copy = JSON.parse(JSON.stringify(body)) as unknown;
+  apply(copy);
+  return copy;
+}
+
+describe('translation engine', () => {
+  it('turns SPEC\'s v2 order into v1 in the same field order, and a v1 body into v2', () => {
+    const { forward, backward } = translationOf(SPEC_V1);
+    const v2 = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
+    expect(JSON.stringify(through(backward, v2))).toBe('{"id":"ord-1001","user_id":"user-1","total":19.99}');
+    expect(JSON.stringify(through(forward, { id: 'ord-1001', user_id: 'user-1', total: 19.99 }))).toBe(
+      '{"id":"ord-1001","customer_id":"user-1","total_cents":1999,"currency":"EUR"}',
+    );
+  });
+
+  it('scales into an integer rounding half away from zero, and back by dividing', () => {
+    const { forward, backward } = translationOf([{ resource: ORDER, op: 'scale', field: 'total', factor: 100 }]);
+    expect(through(forward, { total: 19.99 })).toEqual({ total: 1999 });
+    expect(through(forward, { total: 10.005 })).toEqual({ total: 1001 });
+    expect(through(forward, { total: -0.125 })).toEqual({ total: -13 });
+    expect(through(backward, { total: 1 })).toEqual({ total: 0.01 });
+    expect(through(backward, { total: -1999 })).toEqual({ total: -19.99 });
+  });
+
+  it('scales by a fraction without rounding', () => {
+    const { forward, backward } = translationOf([{ resource: ORDER, op: 'scale', field: 'grams', to: 'kilograms', factor: 0.001 }]);
+    expect(through(forward, { grams: 1234 })).toEqual({ kilograms: 1.234 });
+    expect(through(backward, { kilograms: 0.3 })).toEqual({ grams: 300 });
+  });
+
+  it('leaves a value of the wrong type, a missing field and a non-object body as they are', () => {
+    const { forward, backward } = translationOf(SPEC_V1);
+    expect(through(forward, { user_id: 7, total: '19.99', currency: 'USD' })).toEqual({ customer_id: 7, total_cents: '19.99', currency: 'USD' });
+    expect(through(forward, {})).toEqual({ currency: 'EUR' });
+    for (const body of [null, 3, 'text', [1, 2], [{ user_id: 'u' }]]) expect(through(backward, body)).toEqual(body);
+  });
+
+  it('removes an added field from responses, and fills it only where a request lacks it and a default is declared', () => {
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'add', field: 'currency', default: { code: 'EUR' } },
+      { resource: ORDER, op: 'add', field: 'note' },
+    ]);
+    expect(through(backward, { id: 'a', currency: 'EUR', note: 'n' })).toEqual({ id: 'a' });
+    const filled = through(forward, { id: 'a' }) as { currency: { code: string } };
+    expect(filled).toEqual({ id: 'a', currency: { code: 'EUR' } });
+    filled.currency.code = 'changed';
+    expect(through(forward, { id: 'b' })).toEqual({ id: 'b', currency: { code: 'EUR' } });
+  });
+
+  it('puts a removed field back into responses (null without a value) and drops it from requests', () => {
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'remove', field: 'legacy', value: false },
+      { resource: ORDER, op: 'remove', field: 'fax' },
+    ]);
+    expect(through(backward, { id: 'a' })).toEqual({ id: 'a', legacy: false, fax: null });
+    expect(through(backward, { id: 'a', legacy: true })).toEqual({ id: 'a', legacy: true, fax: null });
+    expect(through(forward, { id: 'a', legacy: true, fax: '1' })).toEqual({ id: 'a' });
+  });
+
+  it('maps enum values and back, by type, leaving values it does not know', () => {
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'map', field: 'status', values: { active: 'enabled', inactive: 'disabled', '1': 1 } },
+    ]);
+    expect(through(forward, { status: 'active' })).toEqual({ status: 'enabled' });
+    expect(through(forward, { status: 'paused' })).toEqual({ status: 'paused' });
+    expect(through(backward, { status: 'disabled' })).toEqual({ status: 'inactive' });
+    expect(through(backward, { status: 1 })).toEqual({ status: '1' });
+    expect(through(backward, { status: '1' })).toEqual({ status: '1' });
+  });
+
+  it('changes every item of nested arrays, and leaves a missing array or a non-object item alone', () => {
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'rename', field: 'lines[].parts[].sku', to: 'lines[].parts[].article' },
+      { resource: ORDER, op: 'map', field: 'lines[].tags[]', values: { hot: 'urgent' } },
+      { resource: ORDER, op: 'rename', field: 'lines', to: 'items' },
+    ]);
+    const v1 = { lines: [{ parts: [{ sku: 'a' }, 'x', null, { sku: 'b' }], tags: ['hot', 'cold', 3] }, 7, { parts: 'none' }] };
+    const v2 = { items: [{ parts: [{ article: 'a' }, 'x', null, { article: 'b' }], tags: ['urgent', 'cold', 3] }, 7, { parts: 'none' }] };
+    expect(through(forward, v1)).toEqual(v2);
+    expect(through(backward, v2)).toEqual(v1);
+    expect(through(backward, { id: 'no lines' })).toEqual({ id: 'no lines' });
+    expect(through(backward, { items: 'not an array' })).toEqual({ lines: 'not an array' });
+  });
+
+  it('maps a field\'s values under its old name when the field is also renamed', () => {
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'rename', field: 'status', to: 'state' },
+      { resource: ORDER, op: 'map', field: 'status', values: { active: 'enabled' } },
+    ]);
+    expect(through(forward, { status: 'active' })).toEqual({ state: 'enabled' });
+    expect(through(backward, { state: 'enabled' })).toEqual({ status: 'active' });
+  });
+
+  it('goes through a chain: requests v1 → v2 → v3 oldest first, responses v3 → v2 → v1 newest first', () => {
+    const translations = compileTranslations([
+      { version: 1, successor: 2, changes: [{ resource: ORDER, op: 'rename', field: 'user_id', to: 'customer_id' }] },
+      { version: 2, successor: 3, changes: [{ resource: ORDER, op: 'rename', field: 'customer_id', to: 'buyer' }, { resource: ORDER, op: 'add', field: 'channel', default: 'web' }] },
+      { version: 3 },
+    ]);
+    expect([...translations.keys()]).toEqual([1, 2]);
+    const v1 = translations.get(1);
+    expect(v1?.served).toBe(3);
+    expect(translations.get(2)?.served).toBe(3);
+    const { forward, backward } = v1?.resources.get(ORDER) as ResourceTranslation;
+    expect(through(forward, { user_id: 'u' })).toEqual({ buyer: 'u', channel: 'web' });
+    expect(through(backward, { buyer: 'u', channel: 'web' })).toEqual({ user_id: 'u' });
+    expect(v1?.resources.get('/openapi.json')).toBeUndefined();
+  });
+
+  it('keeps a body key named __proto__ as data when moving keys', () => {
+    const { backward } = translationOf([{ resource: ORDER, op: 'rename', field: 'a', to: 'b' }]);
+    const body = JSON.parse('{"b":1,"__proto__":{"polluted":true},"c":2}') as Record<string, unknown>;
+    backward(body);
+    expect(JSON.stringify(body)).toBe('{"a":1,"__proto__":{"polluted":true},"c":2}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
