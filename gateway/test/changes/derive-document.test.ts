@@ -4,15 +4,9 @@ import { deriveDocument, translationChain, type DerivationStep } from '../../src
 import { valueBackward } from '../../src/changes/field-path.js';
 import type { VersionChange } from '../../src/versions/changes.js';
 import { committedDocument } from './documents.js';
+import { V1_CHANGES } from './v1-changes.js';
 
 type Json = Record<string, unknown>;
-
-/** SPEC's version 1 of an order, declared as what changed to version 2 (as ops/versions.json declares it). */
-const V1_CHANGES: VersionChange[] = [
-  { resource: '/orders/:id', op: 'rename', field: 'user_id', to: 'customer_id', description: 'The customer identifier under its old name.' },
-  { resource: '/orders/:id', op: 'scale', field: 'total', to: 'total_cents', factor: 100 },
-  { resource: '/orders/:id', op: 'add', field: 'currency' },
-];
 
 const step = (version: number, successor: number, changes: VersionChange[]): DerivationStep => ({ version, successor, changes });
 
