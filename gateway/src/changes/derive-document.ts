@@ -322,3 +322,21 @@ function deriveStep(document: Json, { version, successor, changes }: DerivationS
 export function deriveDocument(served: object, steps: readonly DerivationStep[]): object {
   return steps.reduce<Json>((document, step) => deriveStep(document, step), served as Json);
 }
+
+/**
+ * What the contract gate needs of a policy's versions (services/users-orders/tools/openapi-snapshots.ts):
+ * which are declared as changes, and each one's document from the document of the version its chain ends at.
+ */
+export function translatedVersions(versions: readonly ChainEntry[]): {
+  versions: number[];
+  derive(version: number, documentOf: (version: number) => object | undefined): { from: number; document: object | undefined };
+} {
+  return {
+    versions: versions.filter((entry) => entry.changes !== undefined).map((entry) => entry.version),
+    derive(version, documentOf) {
+      const { served, steps } = translationChain(versions, version);
+      const newest = documentOf(served);
+      return { from: served, document: newest === undefined ? undefined : deriveDocument(newest, steps) };
+    },
+  };
+}
