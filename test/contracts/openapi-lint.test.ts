@@ -81,7 +81,7 @@ describe('the OpenAPI documents the gateway serves pass both linters', () => {
 
   beforeAll(async () => {
     backend = await startDocumentBackend();
-    const [v1, v2] = designPolicyFile.versions as [Record<string, unknown>, Record<string, unknown>];
+    const [v1, v2] = designPolicyFile.versions as unknown as [Record<string, unknown>, Record<string, unknown>];
     // Deprecated, and requiring a key: every annotation the gateway makes.
     await serve('v1-deprecated-key-required', { ...designPolicyFile, versions: [{ ...v1, consumer_key: 'required' }, v2] }, '/v1/openapi.json');
     await serve('v2-current', designPolicyFile, '/v2/openapi.json');

@@ -56,7 +56,7 @@ const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'm
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `/orders/:id` → a pattern of the document's `/v{n}/orders/{id}` and `/api/v{n}/orders/{id}`. */
-function resourcePattern(resource: string, version: number): RegExp {
+export function resourcePattern(resource: string, version: number): RegExp {
   const rest = resource
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '\\{[^}/]+\\}' : escape(segment)))
