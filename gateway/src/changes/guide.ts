@@ -1,5 +1,5 @@
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
-import type { VersionChange } from '../versions/changes.js';
+import type { ChangeOperation, VersionChange } from '../versions/changes.js';
 import { resourcePattern } from './derive-document.js';
 import { fieldSegments, successorField } from './field-path.js';
 
@@ -89,22 +89,30 @@ function fieldType(operation: unknown, field: string): string | undefined {
   return undefined;
 }
 
+/** What the guide calls each declared operation. */
+const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
+  rename: 'renamed',
+  scale: 'converted',
+  add: 'added',
+  remove: 'removed',
+  map: 'mapped',
+};
+
 /**
  * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, removed or converted
  * field and changed enum values break a client; a field added to the successor's responses does not.
  */
 function declaredEntry(change: VersionChange, before: unknown, after: unknown): GuideChange {
-  const common = { kind: 'field' as const, name: change.field, where: '', declared: true as const };
+  const common = { change: DECLARED[change.op], kind: 'field' as const, name: change.field, where: '', declared: true as const };
   switch (change.op) {
     case 'rename':
-      return { ...common, change: 'renamed', to: change.to, breaking: true, description: change.description ?? `${change.field} is called ${change.to}.` };
+      return { ...common, to: change.to, breaking: true, description: change.description ?? `${change.field} is called ${change.to}.` };
     case 'scale': {
       const to = successorField(change);
       const fromType = fieldType(before, change.field);
       const toType = fieldType(after, to);
       return {
         ...common,
-        change: 'converted',
         to,
         factor: change.factor,
         ...(fromType === undefined ? {} : { from_type: fromType }),
@@ -114,11 +122,11 @@ function declaredEntry(change: VersionChange, before: unknown, after: unknown): 
       };
     }
     case 'add':
-      return { ...common, change: 'added', breaking: false, description: change.description ?? `${change.field} is new.` };
+      return { ...common, breaking: false, description: change.description ?? `${change.field} is new.` };
     case 'remove':
-      return { ...common, change: 'removed', breaking: true, description: change.description ?? `${change.field} is gone.` };
+      return { ...common, breaking: true, description: change.description ?? `${change.field} is gone.` };
     case 'map':
-      return { ...common, change: 'mapped', values: change.values, breaking: true, description: change.description ?? `${change.field} takes other values.` };
+      return { ...common, values: change.values, breaking: true, description: change.description ?? `${change.field} takes other values.` };
   }
 }
 
