@@ -1,9 +1,13 @@
-// `npm run openapi:update`: rewrites openapi/v{n}.json from the backend's generated documents. It refuses
+// `npm run openapi:update`: rewrites openapi/v{n}.json from the backend's generated documents, and the documents
+// of the versions the policy file declares as changes from the newest one, as the gateway derives them. It refuses
 // (exit 1) when a difference is breaking for the clients of a version, unless --allow-breaking is given:
 // a breaking change belongs in a new major version (docs/behaviour.md#contract-guard).
 // Runs the built backend (the npm script builds first), from the repository root as npm runs scripts;
-// `--snapshots <dir>` compares with and writes another directory (the tests use one).
+// `--snapshots <dir>` compares with and writes another directory, `--policy <file>` reads another policy file
+// (the tests use both).
 import { parseArgs } from 'node:util';
+import { translatedVersions } from '../gateway/dist/src/changes/derive-document.js';
+import { readPolicyFile } from '../gateway/dist/src/versions/policy-file.js';
 import { describeDiffs, diffSnapshots, hasBreaking, writeSnapshots } from '../services/users-orders/dist/tools/openapi-snapshots.js';
 
 let options;
@@ -12,6 +16,7 @@ try {
     options: {
       'allow-breaking': { type: 'boolean', default: false },
       snapshots: { type: 'string', default: 'openapi' },
+      policy: { type: 'string', default: 'ops/versions.json' },
     },
   }));
 } catch (err) {
@@ -19,7 +24,14 @@ try {
   process.exit(2);
 }
 
-const diffs = await diffSnapshots(options.snapshots);
+let policy;
+try {
+  policy = readPolicyFile(options.policy).file;
+} catch (err) {
+  console.error(err.message);
+  process.exit(2);
+}
+const diffs = await diffSnapshots(options.snapshots, undefined, translatedVersions(policy.versions));
 const report = describeDiffs(diffs);
 if (report !== '') console.log(report);
 

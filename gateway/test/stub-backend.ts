@@ -39,7 +39,10 @@ export interface StubBackend {
 export const STUB_OPENAPI = {
   openapi: '3.1.0',
   info: { title: 'stub', version: '1' },
-  paths: { '/orders/{id}': { summary: 'an order', get: { responses: { 200: { description: 'ok' } } }, delete: { deprecated: false, responses: {} } } },
+  paths: {
+    '/v1/orders/{id}': { summary: 'an order', get: { responses: { 200: { description: 'ok' } } }, delete: { deprecated: false, responses: {} } },
+    '/api/users': { get: { responses: { 200: { description: 'users' } } } },
+  },
 };
 
 /** What the stub serves at every `/orders/accented`: a small JSON body that is not ASCII. */

@@ -1,16 +1,33 @@
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
+import type { ChangeOperation, VersionChange } from '../versions/changes.js';
+import { resourcePattern } from './derive-document.js';
+import { fieldSegments, successorField } from './field-path.js';
 
-/** One thing a client must (breaking) or may (compatible) change when it moves to the successor. */
+/**
+ * One thing a client must (breaking) or may (compatible) change when it moves to the successor: declared in
+ * the policy (`declared: true`: renamed, converted, added, removed, mapped), or found between the documents.
+ */
 export interface GuideChange {
-  change: 'added' | 'removed' | 'changed';
+  change: 'added' | 'removed' | 'changed' | 'renamed' | 'converted' | 'mapped';
   kind: 'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
   /** The field (`items[].total`), parameter, status, header or keyword the change is about. */
   name: string;
   /** Where in the operation: `response 200 (application/json)`, `query`, `request body (application/json)`; '' for a whole endpoint or status. */
   where: string;
   breaking: boolean;
-  /** The classifier's own words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
+  /** The declaration's sentence, or the classifier's own words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
   description: string;
+  /** A declared change: the policy says it, so it is listed whether or not the documents show it. */
+  declared?: true;
+  /** The field's name in the successor (renamed, converted). */
+  to?: string;
+  /** Successor value = this version's × factor (converted). */
+  factor?: number;
+  /** The field's type in each version, in words (`decimal`, `integer`, `string`), where the documents say (converted). */
+  from_type?: string;
+  to_type?: string;
+  /** This version's values → the successor's (mapped). */
+  values?: Record<string, string | number | boolean>;
 }
 
 interface GuideOperation {
@@ -52,6 +69,65 @@ function valueAt(document: unknown, at: readonly Key[]): unknown {
     node = (node as Record<Key, unknown>)[key];
   }
   return node;
+}
+
+/** JSON Schema's type in the words a reader uses: `number` is a decimal. */
+const typeWord = (type: unknown): string | undefined => (type === 'number' ? 'decimal' : typeof type === 'string' ? type : undefined);
+
+/** The type of a field in an operation's first 2xx JSON response, in words. */
+function fieldType(operation: unknown, field: string): string | undefined {
+  const responses = Object.entries((valueAt(operation, ['responses']) ?? {}) as Record<string, unknown>).filter(([status]) => status.startsWith('2'));
+  for (const [, response] of responses) {
+    const content = (valueAt(response, ['content']) ?? {}) as Record<string, unknown>;
+    const json = Object.keys(content).find((type) => /^application\/(?:[\w.+-]+\+)?json\b/.test(type));
+    if (json === undefined) continue;
+    let schema = valueAt(content, [json, 'schema']);
+    for (const { name, array } of fieldSegments(field)) schema = valueAt(schema, array ? ['properties', name, 'items'] : ['properties', name]);
+    const type = typeWord(valueAt(schema, ['type']));
+    if (type !== undefined) return type;
+  }
+  return undefined;
+}
+
+/** What the guide calls each declared operation. */
+const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
+  rename: 'renamed',
+  scale: 'converted',
+  add: 'added',
+  remove: 'removed',
+  map: 'mapped',
+};
+
+/**
+ * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, removed or converted
+ * field and changed enum values break a client; a field added to the successor's responses does not.
+ */
+function declaredEntry(change: VersionChange, before: unknown, after: unknown): GuideChange {
+  const common = { change: DECLARED[change.op], kind: 'field' as const, name: change.field, where: '', declared: true as const };
+  switch (change.op) {
+    case 'rename':
+      return { ...common, to: change.to, breaking: true, description: change.description ?? `${change.field} is called ${change.to}.` };
+    case 'scale': {
+      const to = successorField(change);
+      const fromType = fieldType(before, change.field);
+      const toType = fieldType(after, to);
+      return {
+        ...common,
+        to,
+        factor: change.factor,
+        ...(fromType === undefined ? {} : { from_type: fromType }),
+        ...(toType === undefined ? {} : { to_type: toType }),
+        breaking: true,
+        description: change.description ?? `${to} is ${change.field} × ${change.factor}.`,
+      };
+    }
+    case 'add':
+      return { ...common, breaking: false, description: change.description ?? `${change.field} is new.` };
+    case 'remove':
+      return { ...common, breaking: true, description: change.description ?? `${change.field} is gone.` };
+    case 'map':
+      return { ...common, values: change.values, breaking: true, description: change.description ?? `${change.field} takes other values.` };
+  }
 }
 
 const verb = (action: ContractChange['action'], whole: boolean): GuideChange['change'] =>
@@ -131,11 +207,12 @@ function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet
 }
 
 /**
- * What a client of `version` changes to move to `successor`: the two versions' OpenAPI documents compared
- * by the classifier the contracts gate uses, grouped per operation. Prose and examples are left out; a
- * renamed field shows as one removed and one added (the documents do not say it was renamed).
+ * What a client of `version` changes to move to `successor`, per operation: first what the policy declares
+ * changed on the operation's resource (`declared`), then what the two versions' OpenAPI documents, compared by
+ * the classifier the contracts gate uses, differ in that no declaration explains. Prose and examples are left
+ * out; without a declaration a renamed field shows as one removed and one added.
  */
-export function buildMigrationGuide(version: number, successor: number, before: object, after: object): MigrationGuide {
+export function buildMigrationGuide(version: number, successor: number, before: object, after: object, declared: readonly VersionChange[] = []): MigrationGuide {
   const left = withoutVersionInPaths(before as Document, version);
   const right = withoutVersionInPaths(after as Document, successor);
   const operations = new Map<string, GuideOperation>();
@@ -151,6 +228,20 @@ export function buildMigrationGuide(version: number, successor: number, before: 
     }
     return operation;
   };
+
+  // The declarations first, on every operation of their resource; the fields they name are explained.
+  const explained = new Map<string, Set<string>>();
+  for (const [path, item] of Object.entries(left.paths ?? {})) {
+    const real = path.replace(VERSION_SEGMENT, `/v${version}`);
+    const own = declared.filter((change) => resourcePattern(change.resource, version).test(real));
+    if (own.length === 0) continue;
+    for (const method of Object.keys(item as object).filter((key) => METHODS.has(key))) {
+      const operation = operationOf(method.toUpperCase(), path);
+      const successorOperation = valueAt(right, ['paths', path, method]);
+      operation.changes.push(...own.map((change) => declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation)));
+      explained.set(`${method.toUpperCase()} ${path}`, new Set(own.flatMap((change) => [change.field, successorField(change)])));
+    }
+  }
 
   for (const change of compareDocuments(left, right)) {
     if (change.documentation) continue;
@@ -183,7 +274,10 @@ export function buildMigrationGuide(version: number, successor: number, before: 
     const described = isMethod
       ? describeInOperation(change, change.at.slice(3), left, ['paths', path, method])
       : { kind: 'operation' as const, name: change.at.slice(2).join('.'), where: '', change: verb(change.action, false) };
-    if (described !== undefined) operationOf(isMethod ? String(method).toUpperCase() : '*', String(path)).changes.push(entry(described));
+    if (described === undefined) continue;
+    const key = `${isMethod ? String(method).toUpperCase() : '*'} ${String(path)}`;
+    if (described.kind === 'field' && explained.get(key)?.has(described.name) === true) continue;
+    operationOf(isMethod ? String(method).toUpperCase() : '*', String(path)).changes.push(entry(described));
   }
 
   const grouped = [...operations.values()].map((operation) => ({ ...operation, changes: foldRequired(operation.changes, fromRequired) }));

@@ -1,6 +1,7 @@
 import type { Pool } from 'undici';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
+import { deriveDocument, translationChain } from './derive-document.js';
 import { buildMigrationGuide, type MigrationGuide } from './guide.js';
 import { renderGuidePage } from './page.js';
 
@@ -41,7 +42,8 @@ interface CachedGuide {
 
 /**
  * Migration guides from the backend's OpenAPI documents (`/v{n}/openapi.json`, fetched through the
- * gateway's backend pool on every request: they change when the backend is deployed). Deriving and
+ * gateway's backend pool on every request: they change when the backend is deployed) and the policy's
+ * declarations; a version declared as changes gets the document derived from its successor's. Deriving and
  * rendering is cached per policy (a reload brings new dates) and kept while both documents are the same text.
  */
 export function createMigrationGuides(pool: Pool): MigrationGuides {
@@ -66,14 +68,20 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     return text;
   };
 
-  const render = (entry: VersionEntry, successor: number, before: string, after: string): RenderedGuide => {
-    let documents: [object, object];
+  /** A version's document from the text of the one its chain ends at: derived for a version declared as changes. */
+  const documentOf = (policy: VersionPolicy, version: number, text: string): object => {
+    let parsed: object;
     try {
-      documents = [JSON.parse(before) as object, JSON.parse(after) as object];
+      parsed = JSON.parse(text) as object;
     } catch {
       throw new DocumentUnavailable(502, 'an OpenAPI document is not JSON');
     }
-    const guide = buildMigrationGuide(entry.version, successor, ...documents);
+    return deriveDocument(parsed, translationChain(policy.versions, version).steps);
+  };
+
+  const render = (policy: VersionPolicy, entry: VersionEntry, successor: number, before: string, after: string): RenderedGuide => {
+    const documents = [documentOf(policy, entry.version, before), documentOf(policy, successor, after)] as const;
+    const guide = buildMigrationGuide(entry.version, successor, ...documents, entry.changes);
     return { guide, json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
   };
 
@@ -83,7 +91,9 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
       const successor = entry?.successor;
       if (entry === undefined || successor === undefined) return { ok: false, status: 404, reason: `version ${version} has no successor` };
       try {
-        const [before, after] = await Promise.all([fetchDocument(version, requestId), fetchDocument(successor, requestId)]);
+        // A version declared as changes has no document at the backend: the one its chain ends at is fetched.
+        const served = (listed: number) => translationChain(policy.versions, listed).served;
+        const [before, after] = await Promise.all([fetchDocument(served(version), requestId), fetchDocument(served(successor), requestId)]);
         let byVersion = cache.get(policy);
         if (byVersion === undefined) {
           byVersion = new Map();
@@ -91,7 +101,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
         }
         const cached = byVersion.get(version);
         if (cached?.before === before && cached.after === after) return { ok: true, rendered: cached.rendered };
-        const rendered = render(entry, successor, before, after);
+        const rendered = render(policy, entry, successor, before, after);
         byVersion.set(version, { before, after, rendered });
         return { ok: true, rendered };
       } catch (err) {

@@ -1,6 +1,7 @@
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { GuideChange, MigrationGuide } from './guide.js';
+import { declaredSentence } from './sentence.js';
 
 const STYLE = `${BASE_STYLE}h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; font-weight: 600; }
 p.summary { font-size: 1.05rem; }
@@ -13,6 +14,9 @@ td.where { white-space: nowrap; }
 .breaking { background: #fde2e1; color: #8f1d18; }
 .compatible { background: #e3f4e8; color: #17622f; }
 tr.is-breaking td:first-child { box-shadow: inset 3px 0 #c4322b; }
+ul.declared { padding-left: 1.1rem; }
+ul.declared li + li { margin-top: .3rem; }
+ul.declared .description { color: var(--muted); font-size: .88rem; }
 `;
 
 /** The page's only style is this inline block, allowed by its hash. */
@@ -28,12 +32,23 @@ function instant(epochMs: number): string {
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 function changeRow(change: GuideChange): string {
-  const tag = change.breaking ? '<span class="tag breaking">breaking</span>' : '<span class="tag compatible">compatible</span>';
+  const tag = tagOf(change);
   return (
     `<tr class="${change.breaking ? 'is-breaking' : 'is-compatible'}">` +
     `<td>${change.change}</td><td>${change.kind}</td><td><code>${escapeText(change.name)}</code></td>` +
     `<td class="where">${escapeText(change.where)}</td><td>${tag}</td><td class="description">${escapeText(change.description)}</td></tr>`
   );
+}
+
+const tagOf = (change: GuideChange): string =>
+  change.breaking ? '<span class="tag breaking">breaking</span>' : '<span class="tag compatible">compatible</span>';
+
+/** The policy's declarations on one operation, one sentence each. */
+function declaredList(changes: readonly GuideChange[]): string {
+  const items = changes.map(
+    (change) => `<li class="${change.breaking ? 'is-breaking' : 'is-compatible'}">${declaredSentence(change)} ${tagOf(change)} <span class="description">${escapeText(change.description)}</span></li>`,
+  );
+  return `<ul class="declared">\n${items.join('\n')}\n</ul>`;
 }
 
 function changeTable(changes: readonly GuideChange[], caption: string): string {
@@ -62,11 +77,15 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
       ? `The documents of v${version} and v${successor} differ in nothing a client depends on.`
       : `${plural(guide.breaking_changes, 'breaking change', 'breaking changes')} and ${plural(guide.compatible_changes, 'compatible change', 'compatible changes')} in ${plural(operationCount, 'operation', 'operations')}. ` +
         'A client must adapt to every breaking change; a compatible one needs nothing, and is listed so the new data can be used.';
-  const sections = guide.operations.map(
-    (operation) =>
+  const sections = guide.operations.map((operation) => {
+    const declared = operation.changes.filter((change) => change.declared === true);
+    const found = operation.changes.filter((change) => change.declared !== true);
+    const caption = `${plural(found.filter((change) => change.breaking).length, 'breaking change', 'breaking changes')} of ${found.length}${declared.length === 0 ? '' : ' besides the declared ones'}.`;
+    return (
       `<h2><code>${operation.method} ${escapeText(operation.path)}</code> → <code>${operation.method} ${escapeText(operation.successor_path)}</code></h2>\n` +
-      changeTable(operation.changes, `${plural(operation.changes.filter((change) => change.breaking).length, 'breaking change', 'breaking changes')} of ${operation.changes.length}.`),
-  );
+      [declared.length === 0 ? '' : declaredList(declared), found.length === 0 ? '' : changeTable(found, caption)].filter((part) => part !== '').join('\n')
+    );
+  });
   if (guide.other_changes.length > 0) sections.push(`<h2>Outside the operations</h2>\n${changeTable(guide.other_changes, 'Shared parts of the documents.')}`);
 
   return `<!doctype html>
@@ -82,7 +101,7 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
 <p class="meta">${lifecycle === '' ? '' : `${lifecycle}. `}What a client of v${version} changes to use v${successor}, from the two versions' OpenAPI documents.</p>
 <p class="summary">${summary}</p>
 ${sections.join('\n')}
-<p class="note">Derived from <code>/v${version}/openapi.json</code> and <code>/v${successor}/openapi.json</code>, compared by the classifier of the API's contract tests; descriptions and examples are left out. A renamed field shows as one field removed and one added: the documents do not say that it was renamed. The same guide as JSON: <code>GET /versions/${version}/changes</code> with <code>Accept: application/json</code>.</p>
+<p class="note">Derived from <code>/v${version}/openapi.json</code> and <code>/v${successor}/openapi.json</code>, compared by the classifier of the API's contract tests; descriptions and examples are left out. The changes listed first on an operation are the ones the version policy declares (what the gateway translates); the table lists what else the documents differ in. Without a declaration, a renamed field shows as one field removed and one added: the documents do not say that it was renamed. The same guide as JSON: <code>GET /versions/${version}/changes</code> with <code>Accept: application/json</code>.</p>
 </body>
 </html>
 `;

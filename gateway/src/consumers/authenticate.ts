@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { INVALID_KEY_ERROR, KEY_REQUIRED_ERROR } from '@version-router/platform/api-document';
 import { sendError } from '@version-router/platform/errors';
 import { imfFixdate } from '../versions/headers.js';
 import type { VersionAnswer } from '../versions/policy.js';
@@ -40,7 +41,8 @@ export function checkApiKey(request: FastifyRequest, keys: KeyCache): KeyCheck {
 /** 401 for a request without the key its version requires, or with a key that is no valid one. */
 export function refuseKey(reply: FastifyReply, check: 'none' | 'invalid'): FastifyReply {
   void reply.header('www-authenticate', 'API-Key');
-  return sendError(reply, 401, check === INVALID ? 'invalid API key' : 'API key required');
+  // The texts the API documents list for the 401 (@version-router/platform/api-document).
+  return sendError(reply, 401, check === INVALID ? INVALID_KEY_ERROR : KEY_REQUIRED_ERROR);
 }
 
 /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { deriveDocument } from '../../src/changes/derive-document.js';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
 import { committedDocument, ordersDocument } from './documents.js';
+import { V1_CHANGES } from './v1-changes.js';
 
 type Json = Record<string, unknown>;
 
@@ -78,5 +80,57 @@ describe('the migration guide from two OpenAPI documents', () => {
       operations: [],
       other_changes: [],
     });
+  });
+
+  it('lists the policy\'s declarations first on each operation of their resource, then only what they do not explain', () => {
+    const after = ordersDocument(2);
+    const before = deriveDocument(after, [{ version: 1, successor: 2, changes: V1_CHANGES }]) as Json;
+    // One difference no declaration explains: version 1's order path lost its 404.
+    delete node(before, 'paths', '/v1/orders/{id}', 'get', 'responses')['404'];
+    const guide = buildMigrationGuide(1, 2, before, after, V1_CHANGES);
+    const declared = [
+      {
+        change: 'renamed',
+        kind: 'field',
+        name: 'user_id',
+        to: 'customer_id',
+        where: '',
+        declared: true,
+        breaking: true,
+        description: 'The customer identifier under its old name.',
+      },
+      {
+        change: 'converted',
+        kind: 'field',
+        name: 'total',
+        to: 'total_cents',
+        factor: 100,
+        from_type: 'decimal',
+        to_type: 'integer',
+        where: '',
+        declared: true,
+        breaking: true,
+        description: 'total_cents is total × 100.',
+      },
+      { change: 'added', kind: 'field', name: 'currency', where: '', declared: true, breaking: false, description: 'currency is new.' },
+    ];
+    expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
+      { path: '/v1/orders/{id}', changes: [...declared, expect.objectContaining({ change: 'added', kind: 'status', name: '404', breaking: false })] },
+      { path: '/api/v1/orders/{id}', changes: declared },
+    ]);
+    expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 3 });
+  });
+
+  it('maps, removes and lists a declaration whose field the documents never show', () => {
+    const after = ordersDocument(2);
+    const changes = [
+      { resource: '/orders/:id', op: 'map' as const, field: 'state', values: { open: 'pending' } },
+      { resource: '/orders/:id', op: 'remove' as const, field: 'legacy' },
+    ];
+    const guide = buildMigrationGuide(1, 2, deriveDocument(after, [{ version: 1, successor: 2, changes }]), after, changes);
+    expect(guide.operations[0]?.changes).toEqual([
+      { change: 'mapped', kind: 'field', name: 'state', values: { open: 'pending' }, where: '', declared: true, breaking: true, description: 'state takes other values.' },
+      { change: 'removed', kind: 'field', name: 'legacy', where: '', declared: true, breaking: true, description: 'legacy is gone.' },
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUIDE_PAGE_CSP } from '../../src/changes/page.js';
 import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from './documents.js';
+import { V1_CHANGES } from './v1-changes.js';
 
 const FIELDS_V1_TO_V2 = [
   { change: 'removed', kind: 'field', name: 'user_id', where: 'response 200 (application/json)', breaking: true },
@@ -74,7 +75,7 @@ describe('GET /versions/{n}/changes', () => {
       expect(res.body).toContain('<h2><code>GET /v1/orders/{id}</code> → <code>GET /v2/orders/{id}</code></h2>');
       expect(res.body).toContain('<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td class="where">response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>');
       expect(res.body).toContain('<tr class="is-compatible"><td>added</td><td>field</td><td><code>currency</code></td>');
-      expect(res.body).toContain('A renamed field shows as one field removed and one added');
+      expect(res.body).toContain('Without a declaration, a renamed field shows as one field removed and one added');
       expect(res.body).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
       expect([...res.body.matchAll(/<style>/g)]).toHaveLength(1);
     }
@@ -141,5 +142,58 @@ describe('GET /versions/{n}/changes', () => {
     gateway.setNextPolicy({ ...designPolicyFile, resources: ['/versions/:id/changes'] });
     const res = await (await gateway.admin()).inject({ method: 'POST', url: '/-/reload' });
     expect(res.json()).toMatchObject({ error: 'invalid version policy', details: 'invalid at resources.0: "/versions/:id/changes" collides with /versions/:version/changes' });
+  });
+});
+
+describe('GET /versions/{n}/changes of a version declared as changes', () => {
+  const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]] };
+  let declaring: TestGateway;
+  beforeEach(async () => {
+    declaring = await buildTestGateway(backend.url, { policy });
+  });
+  afterEach(async () => {
+    await declaring.app.close();
+  });
+
+  it('lists the declarations as JSON, derives version 1\'s document from version 2\'s and finds nothing else', async () => {
+    const res = await declaring.app.inject({ url: '/versions/1/changes' });
+    expect(res.statusCode).toBe(200);
+    const guide = res.json<Guide & { compatible_changes: number }>();
+    const declared = [
+      { change: 'renamed', kind: 'field', name: 'user_id', where: '', breaking: true, declared: true, to: 'customer_id', description: 'The customer identifier under its old name.' },
+      {
+        change: 'converted',
+        kind: 'field',
+        name: 'total',
+        where: '',
+        breaking: true,
+        declared: true,
+        to: 'total_cents',
+        factor: 100,
+        from_type: 'decimal',
+        to_type: 'integer',
+        description: 'total_cents is total × 100.',
+      },
+      { change: 'added', kind: 'field', name: 'currency', where: '', breaking: false, declared: true, description: 'currency is new.' },
+    ];
+    expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
+      { path: '/v1/orders/{id}', changes: declared },
+      { path: '/api/v1/orders/{id}', changes: declared },
+    ]);
+    expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 2 });
+    // Only the successor's document: version 1 has none of its own at a backend that serves only version 2.
+    expect(new Set(backend.seen.map(({ url }) => url))).toEqual(new Set(['/v2/openapi.json']));
+  });
+
+  it('says each declaration in a sentence on the page', async () => {
+    const res = await declaring.app.inject({ url: '/versions/1/changes', headers: { accept: 'text/html' } });
+    expect(res.statusCode).toBe(200);
+    const text = res.body.replace(/<[^>]+>/g, '');
+    expect(text).toContain('renamed user_id → customer_id breaking The customer identifier under its old name.');
+    expect(text).toContain('converted total (decimal) → total_cents (integer, × 100) breaking');
+    expect(text).toContain('added currency compatible');
+    expect(res.body).toContain('<li class="is-breaking">renamed <code>user_id</code> → <code>customer_id</code> <span class="tag breaking">breaking</span>');
+    // Nothing else differs: no table of the documents' differences.
+    expect(res.body).not.toContain('<table');
   });
 });

@@ -6,6 +6,7 @@ import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../c
 import { consumerWithKey, createMemoryConsumerStore } from '../consumers/memory-store.js';
 import { at, buildTestGateway, designPolicyFile, stubbedGatewayPerTest, type TestGateway } from '../helpers.js';
 import { STUB_OPENAPI } from '../stub-backend.js';
+import { V1_CHANGES } from '../changes/v1-changes.js';
 
 describe('the OpenAPI document of a deprecated version', () => {
   const fixture = stubbedGatewayPerTest();
@@ -19,20 +20,44 @@ describe('the OpenAPI document of a deprecated version', () => {
     components: { securitySchemes: { ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) as unknown } },
     security: [{ ApiKey: [] }, {}],
   };
+  const deprecationHeaders = {
+    Deprecation: { $ref: '#/components/headers/Deprecation' },
+    Sunset: { $ref: '#/components/headers/Sunset' },
+    Link: { $ref: '#/components/headers/Link' },
+  };
+  const gone = { $ref: '#/components/responses/VersionGone' };
   const ANNOTATED = {
     ...WITH_KEY_SCHEME,
+    components: {
+      ...WITH_KEY_SCHEME.components,
+      headers: {
+        Deprecation: { description: 'The version is deprecated (RFC 9745).', schema: { type: 'string' }, example: 'true' },
+        Sunset: {
+          description: 'When the version is removed; from then on its requests are answered 410 (RFC 8594).',
+          schema: { type: 'string' },
+          example: 'Fri, 01 Jan 2027 00:00:00 GMT',
+        },
+        Link: {
+          description: "`<…/v2/…>; rel=\"successor-version\"`: the same resource in version 2; the policy's deprecation and sunset links besides.",
+          schema: { type: 'string' },
+        },
+      },
+      responses: { VersionGone: expect.objectContaining({ description: expect.stringContaining('version_removed') as unknown }) as unknown },
+    },
     'x-sunset': '2027-01-01T00:00:00.000Z',
     'x-successor-version': 2,
     paths: {
-      '/orders/{id}': {
+      '/v1/orders/{id}': {
         summary: 'an order',
-        get: { responses: { 200: { description: 'ok' } }, deprecated: true },
-        delete: { deprecated: true, responses: {} },
+        get: { responses: { 200: { description: 'ok', headers: deprecationHeaders }, 410: gone }, deprecated: true },
+        delete: { deprecated: true, responses: { 410: gone } },
       },
+      // Unversioned: the same in every version, never deprecated.
+      '/api/users': STUB_OPENAPI.paths['/api/users'],
     },
   };
 
-  it('marks every operation deprecated and adds x-sunset and x-successor-version from the policy, in every form', async () => {
+  it('marks the version\'s own operations deprecated with their 410 and headers, adds x-sunset and x-successor-version from the policy, in every form', async () => {
     for (const [url, headers] of [
       ['/v1/openapi.json', {}],
       ['/api/v1/openapi.json', {}],
@@ -150,7 +175,8 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
       });
       // Still the deprecated version's document: every operation marked, the lifecycle added.
       expect(document).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
-      expect(document.paths?.['/api/users']?.post?.deprecated).toBe(true);
+      expect(document.paths?.['/api/users']?.post?.deprecated).toBeUndefined();
+      expect(document.paths?.['/v1/orders/{id}']?.get?.deprecated).toBe(true);
     }
   });
 
@@ -171,5 +197,58 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
       const result = await validate(document);
       expect(result.valid, `${url}: ${result.valid ? '' : compileErrors(result)}`).toBe(true);
     }
+  });
+});
+
+describe('the OpenAPI document of a version declared as changes', () => {
+  /** The shipped policy with SPEC's version 1 declared as what changed to version 2. */
+  const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]] };
+
+  let backend: DocumentBackend;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    backend = await startDocumentBackend();
+    gateway = await buildTestGateway(backend.url, { policy });
+  });
+  afterAll(async () => {
+    await gateway.app.close();
+    await backend.close();
+  });
+
+  const orderSchema = (document: OpenAPIV3_1.Document, path: string) =>
+    (document.paths?.[path]?.get?.responses['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json']?.schema as OpenAPIV3_1.SchemaObject;
+
+  it('is derived from the successor\'s document the backend answers with, then annotated as version 1\'s', async () => {
+    // As the gateway forwards a translated version: the backend answers /v1/openapi.json with version 2's document.
+    backend.documents.set('/v1/openapi.json', JSON.stringify(ordersDocument(2)));
+    try {
+      for (const [url, headers] of [['/v1/openapi.json', {}], ['/openapi.json', { 'api-version': '1' }]] as const) {
+        const res = await gateway.app.inject({ url, headers });
+        expect(res.statusCode).toBe(200);
+        const document = res.json<OpenAPIV3_1.Document>();
+        expect(document.info.version).toBe('1');
+        expect(Object.keys(document.paths ?? {})).toContain('/api/v1/orders/{id}');
+        expect(Object.keys(orderSchema(document, '/v1/orders/{id}').properties ?? {})).toEqual(['id', 'user_id', 'total']);
+        expect(orderSchema(document, '/v1/orders/{id}').properties?.user_id).toEqual({ type: 'string', description: 'The customer identifier under its old name.' });
+        expect(document.paths?.['/v1/orders/{id}']?.get?.deprecated).toBe(true);
+        expect(document).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
+        const result = await validate(document);
+        expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+      }
+    } finally {
+      backend.documents.set('/v1/openapi.json', JSON.stringify(ordersDocument(1)));
+    }
+  });
+
+  it('is taken as it is from a backend that still serves the version itself', async () => {
+    const document = (await gateway.app.inject({ url: '/v1/openapi.json' })).json<OpenAPIV3_1.Document>();
+    expect(document.info.version).toBe('1');
+    expect(orderSchema(document, '/v1/orders/{id}').properties).toEqual(orderSchema(ordersDocument(1) as unknown as OpenAPIV3_1.Document, '/v1/orders/{id}').properties);
+  });
+
+  it('leaves the successor\'s own document as the backend serves it', async () => {
+    const document = (await gateway.app.inject({ url: '/v2/openapi.json' })).json<OpenAPIV3_1.Document>();
+    expect(document.paths).toEqual(ordersDocument(2).paths);
   });
 });

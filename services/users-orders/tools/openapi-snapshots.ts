@@ -2,6 +2,7 @@
 // `npm run openapi:update` (scripts/openapi-update.mjs) runs its compiled form; the contract tests import it.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp } from '../src/app.js';
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
@@ -39,13 +40,26 @@ export async function generateDocuments(presenters: ReadonlyMap<number, OrderPre
 /** What the gate reports of one difference (the classifier's structured position is for the migration guide). */
 type GateChange = Pick<ContractChange, 'compatibility' | 'description' | 'path'>;
 
-/** How one version's generated document differs from its committed snapshot. */
+/**
+ * The versions the policy declares as changes (docs/behaviour.md#contract-guard): the backend does not serve
+ * their documents, the gateway derives them from a successor's. The gate derives them the same way and
+ * holds the committed snapshot to that. Built from the policy file by the caller (the gateway's derivation).
+ */
+export interface TranslatedVersions {
+  readonly versions: readonly number[];
+  /** Version n's document, from the document of the version the chain ends at (`from`); undefined when that has none. */
+  derive(version: number, documentOf: (version: number) => object | undefined): { from: number; document: object | undefined };
+}
+
+/** How one version's document (generated, or derived for a translated version) differs from its committed snapshot. */
 export interface SnapshotDiff {
   version: number;
   file: string;
-  /** The text to commit: the generated document, or undefined when the version is no longer generated. */
+  /** The text to commit: the generated or derived document, or undefined when the version has none any more. */
   generated: string | undefined;
-  /** The generated text equals the committed one byte for byte. */
+  /** The version whose document this one is derived from (by the policy's changes); undefined for a generated one. */
+  derivedFrom: number | undefined;
+  /** Nothing to write: the generated text equals the committed one byte for byte; a derived document equals it as JSON. */
   unchanged: boolean;
   changes: GateChange[];
 }
@@ -68,26 +82,57 @@ function readCommitted(file: string): string | undefined {
   }
 }
 
-/** Compares every generated document with its snapshot in `dir`, and every snapshot with what is generated. */
-export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number, OrderPresenter>): Promise<SnapshotDiff[]> {
+function parsed(text: string | undefined): object | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as object;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The differences between a snapshot and its document, classified; an empty list means formatting only. */
+function classify(version: number, committed: string | undefined, document: object | undefined, derivedFrom: number | undefined): GateChange[] {
+  if (document === undefined) {
+    if (derivedFrom !== undefined) return [{ compatibility: 'breaking', description: `version ${version}'s document cannot be derived: no document of version ${derivedFrom}`, path: '' }];
+    return [{ compatibility: 'breaking', description: `version ${version} is no longer served: every endpoint of it is removed`, path: '' }];
+  }
+  if (committed === undefined) return [{ compatibility: 'non-breaking', description: `version ${version} is new: its document has no snapshot yet`, path: '' }];
+  const before = parsed(committed);
+  if (before === undefined) return [{ compatibility: 'breaking', description: 'the snapshot is not JSON', path: '' }];
+  const changes = compareDocuments(before, document);
+  return changes.length === 0 ? [{ compatibility: 'non-breaking', description: 'formatting only: the documents are equal as JSON', path: '' }] : changes;
+}
+
+/**
+ * Compares every document with its snapshot in `dir`, and every snapshot with what there is: the backend's
+ * generated document of each version it serves that is not translated, and for each translated version the
+ * document derived from the newest one (as this update leaves it: generated, else committed). A translated
+ * version's own document from the backend, where it still serves one, is not compared: the declarations are.
+ */
+export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number, OrderPresenter>, translated?: TranslatedVersions): Promise<SnapshotDiff[]> {
   const generated = await generateDocuments(presenters);
-  const versions = [...new Set([...generated.keys(), ...committedVersions(dir)])].sort((a, b) => a - b);
+  const translatedVersions = new Set(translated?.versions ?? []);
+  for (const version of translatedVersions) generated.delete(version);
+  const versions = [...new Set([...generated.keys(), ...translatedVersions, ...committedVersions(dir)])].sort((a, b) => a - b);
+  const documentOf = (version: number): object | undefined => generated.get(version) ?? parsed(readCommitted(snapshotFile(dir, version)));
   return versions.map((version) => {
     const file = snapshotFile(dir, version);
-    const document = generated.get(version);
-    const text = document === undefined ? undefined : formatDocument(document);
     const committed = readCommitted(file);
-    if (committed === text) return { version, file, generated: text, unchanged: true, changes: [] };
-    let changes: GateChange[];
-    if (document === undefined) {
-      changes = [{ compatibility: 'breaking', description: `version ${version} is no longer served: every endpoint of it is removed`, path: '' }];
-    } else if (committed === undefined) {
-      changes = [{ compatibility: 'non-breaking', description: `version ${version} is new: its document has no snapshot yet`, path: '' }];
+    let document: object | undefined;
+    let derivedFrom: number | undefined;
+    let unchanged: boolean;
+    if (translatedVersions.has(version) && translated !== undefined) {
+      const derived = translated.derive(version, documentOf);
+      document = derived.document;
+      derivedFrom = derived.from;
+      unchanged = document !== undefined && isDeepStrictEqual(parsed(committed), document);
     } else {
-      changes = compareDocuments(JSON.parse(committed) as object, document);
-      if (changes.length === 0) changes = [{ compatibility: 'non-breaking', description: 'formatting only: the documents are equal as JSON', path: '' }];
+      document = generated.get(version);
+      unchanged = committed === (document === undefined ? undefined : formatDocument(document));
     }
-    return { version, file, generated: text, unchanged: false, changes };
+    const text = document === undefined ? undefined : formatDocument(document);
+    return { version, file, generated: text, derivedFrom, unchanged, changes: unchanged ? [] : classify(version, committed, document, derivedFrom) };
   });
 }
 
@@ -97,7 +142,10 @@ export function describeDiffs(diffs: readonly SnapshotDiff[]): string {
   for (const diff of diffs) {
     const ordered = [...diff.changes].sort((a, b) => Number(b.compatibility === 'breaking') - Number(a.compatibility === 'breaking'));
     for (const change of ordered) {
-      lines.push(`${relative(process.cwd(), diff.file)}: ${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`);
+      const derived = diff.derivedFrom === undefined ? '' : ` (derived from v${diff.derivedFrom} by the policy's changes)`;
+      lines.push(
+        `${relative(process.cwd(), diff.file)}${derived}: ${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`,
+      );
     }
   }
   return lines.join('\n');
@@ -107,7 +155,7 @@ export function hasBreaking(diffs: readonly SnapshotDiff[]): boolean {
   return diffs.some((diff) => diff.changes.some((change) => change.compatibility === 'breaking'));
 }
 
-/** Writes the generated documents over the snapshots and removes those of versions no longer generated. */
+/** Writes the generated and derived documents over the snapshots and removes those of versions that have none. */
 export function writeSnapshots(diffs: readonly SnapshotDiff[]): string[] {
   const touched: string[] = [];
   for (const diff of diffs) {

@@ -1,4 +1,5 @@
 import type { GuideChange } from '../../changes/guide.js';
+import { declaredSentence } from '../../changes/sentence.js';
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../../html/self-contained.js';
 import { readableInstant } from '../../versions/readable-instant.js';
 import type { VersionReport } from './model.js';
@@ -26,8 +27,9 @@ const DAY_MS = 86_400_000;
 
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
-/** `removed field user_id in response 200 (application/json)`, the name as code. */
+/** `removed field user_id in response 200 (application/json)`, or a declaration's sentence; the names as code. */
 function changeItem(change: GuideChange): string {
+  if (change.declared === true) return `<li>${declaredSentence(change)}</li>`;
   const name = change.name === '' ? '' : ` <code>${escapeText(change.name)}</code>`;
   const where = change.where === '' ? '' : ` in ${escapeText(change.where)}`;
   return `<li>${change.change} ${change.kind}${name}${where}</li>`;

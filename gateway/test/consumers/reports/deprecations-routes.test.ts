@@ -3,7 +3,8 @@ import { buildMigrationGuide } from '../../../src/changes/guide.js';
 import { DEPRECATIONS_PAGE_CSP } from '../../../src/consumers/reports/page.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../changes/documents.js';
-import { buildTestGateway, TODAY, V1_SUNSET, type TestGateway } from '../../helpers.js';
+import { V1_CHANGES } from '../../changes/v1-changes.js';
+import { buildTestGateway, designPolicyFile, TODAY, V1_SUNSET, type TestGateway } from '../../helpers.js';
 
 let backend: DocumentBackend;
 beforeAll(async () => {
@@ -21,8 +22,8 @@ afterEach(async () => {
   for (const version of [1, 2]) backend.documents.set(`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version)));
 });
 
-async function start(store: MemoryConsumerStore): Promise<TestGateway> {
-  gateway = await buildTestGateway(backend.url, { consumerStore: store, backendTimeoutMs: 500 });
+async function start(store: MemoryConsumerStore, policy: object = designPolicyFile): Promise<TestGateway> {
+  gateway = await buildTestGateway(backend.url, { consumerStore: store, backendTimeoutMs: 500, policy });
   return gateway;
 }
 
@@ -30,10 +31,10 @@ async function start(store: MemoryConsumerStore): Promise<TestGateway> {
 const ORDER_BREAKING = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2)).operations[0]?.changes.filter((change) => change.breaking);
 
 /** acme calls v1 in its three forms and v2; beta calls v1 once. Answers acme's key once the ledger is written. */
-async function acmeAndBeta(store: MemoryConsumerStore): Promise<{ app: TestGateway['app']; acme: string; beta: string }> {
+async function acmeAndBeta(store: MemoryConsumerStore, policy?: object): Promise<{ app: TestGateway['app']; acme: string; beta: string }> {
   const acme = (await consumerWithKey(store, 'acme')).key;
   const beta = (await consumerWithKey(store, 'beta')).key;
-  const { app } = await start(store);
+  const { app } = await start(store, policy);
   const calls: [string, Record<string, string>][] = [
     ['/v1/orders/ord-1', { 'api-key': acme }],
     ['/v1/orders/ord-2', { 'api-key': acme }],
@@ -154,5 +155,24 @@ describe('GET /deprecations', () => {
     const silent = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
     expect(silent.statusCode).toBe(504);
     expect(silent.json()).toEqual({ error: 'gateway timeout', code: 504 });
+  });
+
+  it('names the declared changes of a version declared as changes, in the JSON and on the page', async () => {
+    const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]] };
+    const store = createMemoryConsumerStore();
+    const { app, acme } = await acmeAndBeta(store, policy);
+    const report = (await app.inject({ url: '/deprecations', headers: { 'api-key': acme } })).json<{
+      versions: { operations: { operation: string; breaking_changes: { change: string; name: string; to?: string; factor?: number; breaking: boolean }[] }[] }[];
+    }>();
+    for (const operation of report.versions[0]?.operations ?? []) {
+      expect(operation.breaking_changes.map(({ change, name, to, factor }) => ({ change, name, to, factor })), operation.operation).toEqual([
+        { change: 'renamed', name: 'user_id', to: 'customer_id', factor: undefined },
+        { change: 'converted', name: 'total', to: 'total_cents', factor: 100 },
+      ]);
+    }
+    expect(report.versions[0]?.operations).toHaveLength(3);
+    const page = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: 'text/html' } });
+    expect(page.body).toContain('<li>renamed <code>user_id</code> → <code>customer_id</code></li>');
+    expect(page.body).toContain('<li>converted <code>total</code> (decimal) → <code>total_cents</code> (integer, × 100)</li>');
   });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { withGatewayParts } from './gateway-parts.js';
 
 /** `/v{n}/…` or `/api/v{n}/…`: a route of one API major version. Every other route is in every version. */
 const VERSIONED_PATH = /^(?:\/api)?\/v([0-9]+)\//;
@@ -97,7 +98,8 @@ async function apiContractPlugin(app: FastifyInstance, { versions }: { versions:
       },
       transform: onlyThisVersion,
       // Only an `openapi` document is generated here, never a Swagger 2 one.
-      transformObject: (generated) => describeRegistered(version, (generated as { openapiObject: OpenAPIV3_1.Document }).openapiObject),
+      transformObject: (generated) =>
+        withGatewayParts(describeRegistered(version, (generated as { openapiObject: OpenAPIV3_1.Document }).openapiObject)),
     });
 
     // Generated on first request, not at start: it costs a few hundred ms per app, and tests build many

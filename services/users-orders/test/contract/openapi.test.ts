@@ -83,15 +83,29 @@ describe('GET /v{n}/openapi.json', () => {
     // Every operation, those of resources added later included, answers any other status with an ErrorResponse.
     expect(Object.entries(statuses).filter(([, codes]) => !codes.includes('default'))).toEqual([]);
     expect(statuses).toMatchObject({
-      'GET /api/users': ['200', '500', 'default'],
-      'POST /api/users': ['201', '400', '409', '422', '503', 'default'],
-      'GET /api/users/page': ['200', '400', '500', 'default'],
-      'GET /api/users/{id}': ['200', '404', '503', 'default'],
-      'PUT /api/users/{id}': ['200', '400', '404', '503', 'default'],
-      'DELETE /api/users/{id}': ['204', '404', '503', 'default'],
-      'GET /v2/orders/{id}': ['200', '404', 'default'],
-      'GET /api/v2/orders/{id}': ['200', '404', 'default'],
+      'GET /api/users': ['200', '401', '500', 'default'],
+      'POST /api/users': ['201', '400', '401', '409', '422', '503', 'default'],
+      'GET /api/users/page': ['200', '400', '401', '500', 'default'],
+      'GET /api/users/{id}': ['200', '401', '404', '503', 'default'],
+      'PUT /api/users/{id}': ['200', '400', '401', '404', '503', 'default'],
+      'DELETE /api/users/{id}': ['204', '401', '404', '503', 'default'],
+      'GET /v2/orders/{id}': ['200', '401', '404', 'default'],
+      'GET /api/v2/orders/{id}': ['200', '401', '404', 'default'],
     });
+  });
+
+  it('says what stands in front of every route once: the servers, the optional API-Key and its 401, referred to by every operation', async () => {
+    const document = await documentOf(2);
+    expect(document.servers).toEqual([{ url: '/', description: 'The gateway this document was fetched from.' }]);
+    expect(document.security).toEqual([{ ApiKey: [] }, {}]);
+    expect(document.components?.securitySchemes?.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'API-Key' });
+    const unauthorized = document.components?.responses?.Unauthorized as OpenAPIV3_1.ResponseObject;
+    expect(unauthorized.content?.['application/json']?.schema).toMatchObject({ properties: { error: { enum: ['invalid API key', 'API key required'] }, code: { enum: [401] } } });
+    for (const item of Object.values(document.paths ?? {})) {
+      for (const operation of [item?.get, item?.post, item?.put, item?.delete]) {
+        if (operation !== undefined) expect(operation.responses?.['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+      }
+    }
   });
 
   it('documents the ErrorResponse of a scenario with its exact status, text and an example', async () => {

@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { compareDocuments } from '@version-router/platform/compatibility';
+import { deriveDocument, translationChain, type DerivationStep } from '../../src/changes/derive-document.js';
+import { valueBackward } from '../../src/changes/field-path.js';
+import type { VersionChange } from '../../src/versions/changes.js';
+import { committedDocument } from './documents.js';
+import { V1_CHANGES } from './v1-changes.js';
+
+type Json = Record<string, unknown>;
+
+const step = (version: number, successor: number, changes: VersionChange[]): DerivationStep => ({ version, successor, changes });
+
+/** The object at `keys`. */
+function at(document: unknown, ...keys: (string | number)[]): Json {
+  return keys.reduce<Json>((inner, key) => (inner as Record<string | number, Json>)[key] as Json, document as Json);
+}
+
+const orderSchema = (document: unknown, path: string): Json => at(document, 'paths', path, 'get', 'responses', '200', 'content', 'application/json', 'schema');
+
+describe('deriving a translated version\'s OpenAPI document from its successor\'s', () => {
+  const v2 = committedDocument(2);
+  const v1 = deriveDocument(v2, [step(1, 2, V1_CHANGES)]) as Json;
+
+  it('moves the version\'s paths, info.version and prose; unversioned paths stay', () => {
+    expect(Object.keys(at(v1, 'paths'))).toEqual(Object.keys(at(v2, 'paths')).map((path) => path.replace(/^(\/api)?\/v2\//, '$1/v1/')));
+    expect(at(v1, 'info').version).toBe('1');
+    expect(at(v1, 'info').description).toBe(
+      'Major version 1: users (unversioned, the same in every version) and the version 1 representation of orders at /v1/orders/{id} and /api/v1/orders/{id}.',
+    );
+    expect(at(v1, 'paths', '/v1/orders/{id}', 'get').summary).toBe('Read an order in the version 1 representation');
+    expect(orderSchema(v1, '/v1/orders/{id}').title).toBe('OrderV1');
+    expect(at(v1, 'paths', '/api/users')).toEqual(at(v2, 'paths', '/api/users'));
+  });
+
+  it('gives each order path SPEC\'s version 1 representation: renamed, scaled to a number, the added field gone', () => {
+    for (const path of ['/v1/orders/{id}', '/api/v1/orders/{id}']) {
+      const schema = orderSchema(v1, path);
+      expect(schema.properties).toEqual({
+        id: { type: 'string' },
+        user_id: { type: 'string', description: 'The customer identifier under its old name.' },
+        total: { type: 'number', description: "Version 2's `total_cents` divided by 100." },
+      });
+      expect(schema.required).toEqual(['id', 'user_id', 'total']);
+      expect(at(v1, 'paths', path, 'get', 'responses', '200', 'content', 'application/json').example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
+    }
+    // Error responses pass unchanged, as the gateway passes error envelopes.
+    expect(at(v1, 'paths', '/v1/orders/{id}', 'get', 'responses', '404')).toEqual(at(v2, 'paths', '/v2/orders/{id}', 'get', 'responses', '404'));
+  });
+
+  it('says nothing a client depends on that the backend\'s own version 1 document does not (the declarations are SPEC\'s v1)', () => {
+    const backendV1 = committedDocument(1);
+    expect(compareDocuments(backendV1, v1).filter((change) => !change.documentation)).toEqual([]);
+  });
+
+  it('leaves its input unchanged', () => {
+    expect(v2).toEqual(committedDocument(2));
+  });
+
+  it('follows a chain newest first: v3 → v2 → v1', () => {
+    const v3 = deriveDocument(v2, [step(3, 2, [])]) as Json;
+    // v3 as if its order had renamed customer_id to client_id.
+    const renamed = (schema: Json) => {
+      const { customer_id, ...rest } = schema.properties as Json;
+      schema.properties = { client_id: customer_id, ...rest };
+      schema.required = (schema.required as string[]).map((name) => (name === 'customer_id' ? 'client_id' : name));
+    };
+    for (const path of ['/v3/orders/{id}', '/api/v3/orders/{id}']) renamed(orderSchema(v3, path));
+    const chain = [step(2, 3, [{ resource: '/orders/:id', op: 'rename', field: 'customer_id', to: 'client_id' }]), step(1, 2, V1_CHANGES)];
+    const derived = deriveDocument(v3, chain) as Json;
+    expect(Object.keys(orderSchema(derived, '/v1/orders/{id}').properties as Json)).toEqual(['user_id', 'id', 'total']);
+    expect(at(derived, 'info').version).toBe('1');
+  });
+
+  it('reaches fields inside arrays (`items[].user_id`), maps enums back and puts a removed field back', () => {
+    const page = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '2' },
+      paths: {
+        '/v2/carts/{id}': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: {
+                        items: {
+                          type: 'array',
+                          items: {
+                            type: 'object',
+                            properties: { customer_id: { type: 'string' }, status: { type: 'string', enum: ['enabled', 'disabled'] } },
+                            required: ['customer_id', 'status'],
+                          },
+                        },
+                      },
+                      required: ['items'],
+                    },
+                    example: { items: [{ customer_id: 'u1', status: 'enabled' }, 'not an object'] },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const changes: VersionChange[] = [
+      { resource: '/carts/:id', op: 'rename', field: 'items[].user_id', to: 'items[].customer_id' },
+      { resource: '/carts/:id', op: 'map', field: 'items[].status', values: { active: 'enabled', inactive: 'disabled' }, description: 'Active or inactive.' },
+      { resource: '/carts/:id', op: 'remove', field: 'items[].legacy', value: false },
+    ];
+    const derived = deriveDocument(page, [step(1, 2, changes)]);
+    const media = at(derived, 'paths', '/v1/carts/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    expect(at(media, 'schema', 'properties', 'items', 'items')).toEqual({
+      type: 'object',
+      properties: {
+        user_id: { type: 'string' },
+        status: { type: 'string', enum: ['active', 'inactive'], description: 'Active or inactive.' },
+        legacy: { type: 'boolean' },
+      },
+      required: ['user_id', 'status', 'legacy'],
+    });
+    expect(media.example).toEqual({ items: [{ user_id: 'u1', status: 'active', legacy: false }, 'not an object'] });
+  });
+
+  it('in a request body: a removed field may be sent, an added one with a default need not be', () => {
+    const body = (properties: Json, required: string[]) => ({
+      openapi: '3.1.0',
+      info: { title: 't', version: '2' },
+      paths: {
+        '/v2/notes': {
+          post: {
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } } },
+            responses: { '201': { description: 'created' } },
+          },
+        },
+      },
+    });
+    const derived = deriveDocument(body({ text: { type: 'string' }, lang: { type: 'string' } }, ['text', 'lang']), [
+      step(1, 2, [
+        { resource: '/notes', op: 'add', field: 'lang', default: 'en' },
+        { resource: '/notes', op: 'remove', field: 'pinned' },
+      ]),
+    ]);
+    expect(at(derived, 'paths', '/v1/notes', 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string' }, pinned: {} },
+      required: ['text'],
+      additionalProperties: false,
+    });
+  });
+});
+
+describe('the chain of a version', () => {
+  const versions = [
+    { version: 1, successor: 2, changes: V1_CHANGES },
+    { version: 2, successor: 3, changes: [] },
+    { version: 3 },
+    { version: 4, successor: 5 },
+  ];
+
+  it('goes to the first version without changes, steps newest first', () => {
+    expect(translationChain(versions, 1)).toEqual({ served: 3, steps: [step(2, 3, []), step(1, 2, V1_CHANGES)] });
+    expect(translationChain(versions, 3)).toEqual({ served: 3, steps: [] });
+    expect(translationChain(versions, 4)).toEqual({ served: 4, steps: [] });
+    expect(translationChain(versions, 9)).toEqual({ served: 9, steps: [] });
+  });
+});
+
+describe('an example read backwards', () => {
+  it('leaves a missing array or a non-object element as it is', () => {
+    const rename: VersionChange[] = [{ resource: '/x', op: 'rename', field: 'items[].a', to: 'items[].b' }];
+    expect(valueBackward({ items: 'none' }, rename)).toEqual({ items: 'none' });
+    expect(valueBackward({ other: 1 }, rename)).toEqual({ other: 1 });
+    expect(valueBackward({ items: [1, { b: 2, c: 3 }] }, rename)).toEqual({ items: [1, { a: 2, c: 3 }] });
+  });
+});
