@@ -10,6 +10,8 @@ export interface LiveGateway {
   backend: DocumentBackend;
   /** A valid key of the registered consumer `acme`. */
   key: string;
+  /** A valid key of the registered consumer `idle`, which the tests never make call a version. */
+  idleKey: string;
   close(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export async function startLiveGateway({ policy = designPolicyFile as unknown, n
   const backend = await startDocumentBackend();
   const store = createMemoryConsumerStore();
   const { key } = await consumerWithKey(store, 'acme');
+  const { key: idleKey } = await consumerWithKey(store, 'idle');
   const gateway = await buildTestGateway(backend.url, { policy, now, consumerStore: store });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -25,6 +28,7 @@ export async function startLiveGateway({ policy = designPolicyFile as unknown, n
     gateway,
     backend,
     key,
+    idleKey,
     close: async () => {
       await gateway.app.close();
       await backend.close();
