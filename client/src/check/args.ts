@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const FORMATS = ['text', 'markdown', 'junit'] as const;
+const FORMATS = ['text', 'markdown', 'junit'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface CheckArgs {
