@@ -43,7 +43,7 @@ export function createFetch(options: CreateFetchOptions = {}): VersionRouterFetc
       method: (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase(),
       url: response.url === '' ? urlOf(input) : response.url,
       answerVersion: response.headers.get('api-version'),
-      requestVersion: headersOf(input, requestInit).get('api-version'),
+      requestVersion: () => headersOf(input, requestInit).get('api-version'),
       sunset: response.headers.get('sunset'),
       link: response.headers.get('link'),
     });

@@ -34,8 +34,8 @@ export interface DeprecatedAnswer {
   url: string;
   /** The answer's `API-Version`. */
   answerVersion: string | null;
-  /** The request's `API-Version`. */
-  requestVersion: string | null;
+  /** The request's `API-Version`; read only when neither the answer nor the path names a version. */
+  requestVersion: () => string | null;
   sunset: string | null;
   link: string | null;
 }
@@ -101,22 +101,21 @@ export function createDeprecationReporter({ onDeprecation = warn, fetch: fetchFn
   };
 
   return ({ method, url, answerVersion, requestVersion, sunset, link }) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return;
-    }
+    // The origin and path by hand: a URL parse costs more than the rest of a known operation's work.
+    if (!/^https?:\/\//i.test(url)) return;
+    const slash = url.indexOf('/', url.indexOf('://') + 3);
+    const origin = slash === -1 ? url : url.slice(0, slash);
+    const path = slash === -1 ? '/' : url.slice(slash);
     // The version that answered (a proxied answer names it), else the one the path or the request named (a
     // brownout's 410 is the gateway's own and names none).
-    const version = versionNumber(answerVersion) ?? pathVersion(parsed.pathname) ?? versionNumber(requestVersion);
-    const operation = `${method} ${pathShape(parsed.pathname)}`;
-    const key = `${parsed.origin} ${operation} ${version ?? ''}`;
+    const version = versionNumber(answerVersion) ?? pathVersion(path) ?? versionNumber(requestVersion());
+    const operation = `${method} ${pathShape(path)}`;
+    const key = `${origin} ${operation} ${version ?? ''}`;
     if (reported.has(key)) return;
     if (reported.size >= MAX_REMEMBERED) reported.delete(reported.values().next().value as string);
     reported.add(key);
     const report = { method, url, operation, version, sunset: sunsetDate(sunset), successor: successorLink(link, url) };
-    void guideOf(parsed.origin, version).then((changes) => {
+    void guideOf(origin, version).then((changes) => {
       try {
         onDeprecation({ ...report, changes });
       } catch (err) {

@@ -51,7 +51,7 @@ export function deprecationInterceptor(options: DeprecationOptions = {}): Dispat
         method: opts.method,
         url: `${opts.origin === undefined ? '' : String(opts.origin).replace(/\/$/, '')}${opts.path}`,
         answerVersion: responseHeader(headers, 'api-version'),
-        requestVersion: requestHeader(opts.headers, 'api-version'),
+        requestVersion: () => requestHeader(opts.headers, 'api-version'),
         sunset: responseHeader(headers, 'sunset'),
         link: responseHeader(headers, 'link'),
       };
