@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { successorLink, sunsetDate, versionNumber } from '../src/headers.js';
+import { createDeprecationReporter, type DeprecatedAnswer, type DeprecationReport } from '../src/report.js';
 import { pathShape, pathVersion } from '../src/shape.js';
 
 describe('pathShape', () => {
@@ -50,5 +51,30 @@ describe('sunsetDate and versionNumber', () => {
     expect(versionNumber('2')).toBe(2);
     expect(versionNumber('2.1')).toBeNull();
     expect(versionNumber(undefined)).toBeNull();
+  });
+});
+
+describe('createDeprecationReporter', () => {
+  const answer = (url: string, answerVersion: string): DeprecatedAnswer => ({ method: 'GET', url, answerVersion, requestVersion: () => null, sunset: null, link: null });
+  const noGuides: typeof fetch = () => Promise.reject(new TypeError('fetch failed'));
+
+  it('remembers 1,000 operations: past that the oldest is forgotten and reported again when called again', async () => {
+    const reports: DeprecationReport[] = [];
+    const report = createDeprecationReporter({ fetch: noGuides, onDeprecation: (one) => reports.push(one) });
+    for (let version = 1; version <= 1_001; version += 1) report(answer('http://api.test/orders/ord-1', String(version)));
+    report(answer('http://api.test/orders/ord-2', '1001'));
+    await vi.waitFor(() => expect(reports).toHaveLength(1_001));
+    report(answer('http://api.test/orders/ord-3', '1'));
+    await vi.waitFor(() => expect(reports).toHaveLength(1_002));
+    expect(reports.at(-1)).toMatchObject({ version: 1, operation: 'GET /orders/{id}', url: 'http://api.test/orders/ord-3', changes: null });
+  });
+
+  it('takes a URL without a path as the root, and ignores what is not an http(s) URL', async () => {
+    const reports: DeprecationReport[] = [];
+    const report = createDeprecationReporter({ fetch: noGuides, onDeprecation: (one) => reports.push(one) });
+    report(answer('ftp://api.test/v1/x', '1'));
+    report(answer('http://api.test', '1'));
+    await vi.waitFor(() => expect(reports).toHaveLength(1));
+    expect(reports[0]).toMatchObject({ operation: 'GET /', url: 'http://api.test' });
   });
 });
