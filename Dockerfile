@@ -18,6 +18,7 @@ COPY package.json package-lock.json ./
 COPY platform/package.json platform/package.json
 COPY gateway/package.json gateway/package.json
 COPY services/users-orders/package.json services/users-orders/package.json
+COPY client/package.json client/package.json
 
 # ---- build: all dependencies, compile every package to its dist/ ------------------------------------
 FROM manifests AS build
@@ -28,6 +29,9 @@ COPY platform/tsconfig.build.json platform/tsconfig.build.json
 COPY platform/src platform/src
 COPY services services
 COPY gateway gateway
+# The consumer kit (@version-router/client) is no part of either image; `npm run build` compiles it too.
+COPY client/tsconfig.build.json client/tsconfig.build.json
+COPY client/src client/src
 RUN npm run build
 
 # ---- gateway-deps, backend-deps: one workspace's production dependencies (platform's included) -------

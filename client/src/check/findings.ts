@@ -1,0 +1,70 @@
+import type { Brownout, DeprecationsAnswer } from './gateway.js';
+
+/** What is true of an operation now: the first three fail the check. */
+export type Status = 'removed' | 'browned-out' | 'sunset-soon' | 'deprecated';
+
+export interface Finding {
+  /** As the gateway's ledger names it: `GET /v1/orders/{id}`. */
+  operation: string;
+  version: number;
+  requests: number;
+  status: Status;
+  sunset: Date;
+  /** Whole days from now to the sunset; negative once removed. */
+  daysLeft: number;
+  /** The end of the brownout window in force now, when browned out. */
+  brownoutEnd: Date | null;
+  successor: number | null;
+  /** The migration guide, an absolute URL. */
+  guide: string;
+  /** The guide's breaking changes that touch the operation: `removed field user_id`. */
+  breaking: string[];
+}
+
+export interface CheckResult {
+  consumer: string;
+  url: string;
+  now: Date;
+  days: number;
+  findings: Finding[];
+  /** How many findings fail the check. */
+  failing: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export const fails = (finding: Finding): boolean => finding.status !== 'deprecated';
+
+function statusOf(phase: string, sunsetMs: number, brownout: Brownout | undefined, nowMs: number, days: number): Status {
+  if (phase === 'removed') return 'removed';
+  if (brownout !== undefined) return 'browned-out';
+  return sunsetMs - nowMs <= days * DAY_MS ? 'sunset-soon' : 'deprecated';
+}
+
+/** Every operation of the report, judged at `now` against `--days`: most urgent first, then by version and name. */
+export function judge(answer: DeprecationsAnswer, brownouts: Map<number, Brownout[]>, url: string, now: Date, days: number): CheckResult {
+  const nowMs = now.getTime();
+  const findings: Finding[] = [];
+  for (const version of answer.versions) {
+    const sunsetMs = Date.parse(version.sunset);
+    const brownout = (brownouts.get(version.version) ?? []).find((window) => Date.parse(window.start) <= nowMs && nowMs < Date.parse(window.end));
+    const status = statusOf(version.phase, sunsetMs, brownout, nowMs, days);
+    for (const operation of version.operations) {
+      findings.push({
+        operation: operation.operation,
+        version: version.version,
+        requests: operation.requests,
+        status,
+        sunset: new Date(sunsetMs),
+        daysLeft: Math.floor((sunsetMs - nowMs) / DAY_MS),
+        brownoutEnd: brownout === undefined ? null : new Date(brownout.end),
+        successor: version.successor,
+        guide: new URL(version.changes, `${url}/`).href,
+        breaking: operation.breaking_changes.map(({ change, kind, name }) => [change, kind, name].filter((part) => part !== '').join(' ')),
+      });
+    }
+  }
+  const order: Status[] = ['removed', 'browned-out', 'sunset-soon', 'deprecated'];
+  findings.sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.version - b.version || (a.operation < b.operation ? -1 : 1));
+  return { consumer: answer.consumer, url, now, days, findings, failing: findings.filter(fails).length };
+}

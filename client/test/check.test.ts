@@ -1,0 +1,190 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWNOUT_START, lifecyclePolicyFile, TODAY, V1_SUNSET } from '../../gateway/test/helpers.js';
+import { runCheck } from '../src/check/run.js';
+import { USAGE } from '../src/check/args.js';
+import { startLiveGateway, type LiveGateway } from './live-gateway.js';
+
+let live: LiveGateway;
+beforeAll(async () => {
+  live = await startLiveGateway({ policy: lifecyclePolicyFile });
+  // acme calls v1's order twice in the path form and once under /api, and v2 once.
+  for (const path of ['/v1/orders/ord-1', '/v1/orders/ord-2', '/api/v1/orders/ord-1', '/v2/orders/ord-1']) {
+    const res = await fetch(`${live.url}${path}`, { headers: { 'api-key': live.key } });
+    expect(res.status, path).toBe(200);
+  }
+  await live.gateway.app.consumers.ledger.flush();
+});
+afterAll(async () => {
+  await live.close();
+});
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** version-router-check with these arguments and API_KEY (acme's unless given), at `now` (the gateway's clock too). */
+async function check(argv: string[], options: { apiKey?: string | undefined; now?: number } = {}): Promise<Outcome> {
+  const { now = TODAY } = options;
+  const apiKey = 'apiKey' in options ? options.apiKey : live.key;
+  live.gateway.setNow(now);
+  const outcome = { code: -1, stdout: '', stderr: '' };
+  outcome.code = await runCheck({
+    argv,
+    env: apiKey === undefined ? {} : { API_KEY: apiKey },
+    now: () => new Date(now),
+    fetch: globalThis.fetch,
+    stdout: (text) => void (outcome.stdout += text),
+    stderr: (text) => void (outcome.stderr += text),
+  });
+  return outcome;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const BREAKING = 'removed field user_id; removed field total';
+
+describe('version-router-check against the gateway', () => {
+  it('exits 0 and says so when nothing sunsets within --days (text)', async () => {
+    const outcome = await check(['--url', live.url, '--days', '30']);
+    expect(outcome).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        `version-router-check: consumer acme at ${live.url}, 2026-11-22T12:00:00.000Z`,
+        `ok   GET /api/v1/orders/{id} (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; move to v2: ${live.url}/versions/1/changes`,
+        `     breaking: ${BREAKING}`,
+        `ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; move to v2: ${live.url}/versions/1/changes`,
+        `     breaking: ${BREAKING}`,
+        'OK: no operation acme called is removed, browned out now or sunsets within 30 days.',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('exits 1 when a called operation sunsets within --days (90 by default; markdown)', async () => {
+    const outcome = await check(['--url', `${live.url}/`, '--format', 'markdown']);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toBe('');
+    const row = (operation: string): string =>
+      `| ❌ | \`${operation}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 39 days | [v2](${live.url}/versions/1/changes) | removed field user_id<br>removed field total |`;
+    expect(outcome.stdout).toBe(
+      [
+        '### ❌ API deprecations: 2 operations to change now',
+        '',
+        `Consumer \`acme\` on ${live.url}, checked 2026-11-22T12:00:00.000Z. An operation fails the check when it is removed, browned out now or sunsets within 90 days.`,
+        '',
+        '| | Operation | Version | Status | Move to | Breaking changes |',
+        '|---|---|---|---|---|---|',
+        row('GET /api/v1/orders/{id}'),
+        row('GET /v1/orders/{id}'),
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('exits 1 during a brownout whatever --days says (junit)', async () => {
+    const now = BROWNOUT_START + 3_600_000;
+    const outcome = await check(['--url', live.url, '--days', '0', '--format', 'junit'], { now });
+    expect(outcome.code).toBe(1);
+    const status = 'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 30 days';
+    const testcase = (operation: string): string =>
+      [
+        `    <testcase classname="version-router.v1" name="${operation}">`,
+        `      <failure type="browned-out" message="${status}">${operation} (v1): ${status}`,
+        `move to v2: ${live.url}/versions/1/changes`,
+        'breaking: removed field user_id',
+        'breaking: removed field total</failure>',
+        '    </testcase>',
+      ].join('\n');
+    expect(outcome.stdout).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<testsuites name="version-router-check" tests="2" failures="2" errors="0">',
+        '  <testsuite name="API deprecations of acme" tests="2" failures="2" errors="0" timestamp="2026-12-01T11:00:00.000Z">',
+        testcase('GET /api/v1/orders/{id}'),
+        testcase('GET /v1/orders/{id}'),
+        '  </testsuite>',
+        '</testsuites>',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('exits 1 once the version is removed', async () => {
+    const outcome = await check(['--url', live.url, '--days', '0'], { now: V1_SUNSET });
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toContain(
+      `FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z: answered 410 Gone; move to v2: ${live.url}/versions/1/changes\n`,
+    );
+    expect(outcome.stdout.endsWith('FAILED: 2 operations acme called are removed, browned out now or sunsets within 0 days.\n')).toBe(true);
+  });
+
+  it('exits 0 for a consumer that calls no deprecated version, in each format', async () => {
+    const text = await check(['--url', live.url], { apiKey: live.idleKey });
+    expect(text).toEqual({ code: 0, stderr: '', stdout: `version-router-check: consumer idle at ${live.url}, 2026-11-22T12:00:00.000Z\nOK: idle calls no deprecated or removed version.\n` });
+    const markdown = await check(['--url', live.url, '--format', 'markdown'], { apiKey: live.idleKey });
+    expect(markdown.code).toBe(0);
+    expect(markdown.stdout).toMatch(/^### ✅ API deprecations: nothing to change within 90 days\n[^]*\n`idle` calls no deprecated or removed version\.\n$/);
+    const junit = await check(['--url', live.url, '--format', 'junit'], { apiKey: live.idleKey });
+    expect(junit.code).toBe(0);
+    expect(junit.stdout).toContain('<testsuites name="version-router-check" tests="1" failures="0" errors="0">');
+    expect(junit.stdout).toContain('<testcase classname="version-router" name="idle calls no deprecated or removed version"/>');
+  });
+
+  it('exits 2 with one line for a refused key', async () => {
+    expect(await check(['--url', live.url], { apiKey: 'vr_nonsense' })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'version-router-check: the gateway refused the key in API_KEY (401 invalid API key)\n',
+    });
+  });
+
+  it('exits 2 with one line for an unreachable gateway', async () => {
+    const port = await closedPort();
+    expect(await check(['--url', `http://127.0.0.1:${port}`])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `version-router-check: cannot reach http://127.0.0.1:${port}/deprecations: ECONNREFUSED\n`,
+    });
+  });
+});
+
+describe('version-router-check command line', () => {
+  it('prints its usage for --help and exits 0', async () => {
+    expect(await check(['--help'], { apiKey: undefined })).toEqual({ code: 0, stdout: USAGE, stderr: '' });
+  });
+
+  it.each([
+    [['--url', 'http://x', '--verbose'], "Unknown option '--verbose'"],
+    [[], '--url <gateway> is required'],
+    [['--url', 'ftp://x'], '--url must be an http:// or https:// URL, not "ftp://x"'],
+    [['--url', 'not a url'], '--url must be an http:// or https:// URL, not "not a url"'],
+    [['--url', 'http://x', '--days=-1'], '--days must be a whole number of days, not "-1"'],
+    [['--url', 'http://x', '--days', 'soon'], '--days must be a whole number of days, not "soon"'],
+    [['--url', 'http://x', '--format', 'html'], '--format must be one of text, markdown, junit, not "html"'],
+    [['--url', 'http://x', 'extra'], "Unexpected argument 'extra'"],
+  ])('%j → exit 2: %s', async (argv, reason) => {
+    const outcome = await check(argv);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toMatch(new RegExp(`^version-router-check: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.* \\(see --help\\)\\n$`));
+  });
+
+  it('exits 2 without API_KEY', async () => {
+    expect(await check(['--url', live.url], { apiKey: undefined })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'version-router-check: API_KEY is not set: give the consumer key the gateway issued\n',
+    });
+  });
+});

@@ -1,0 +1,81 @@
+import { Agent, fetch as undiciFetch, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { deprecationInterceptor, type DeprecationReport } from '../src/undici.js';
+import { BROWNOUT_START, lifecyclePolicyFile } from '../../gateway/test/helpers.js';
+import { requestsTo, startLiveGateway, type LiveGateway } from './live-gateway.js';
+
+let live: LiveGateway;
+beforeAll(async () => {
+  live = await startLiveGateway();
+});
+afterAll(async () => {
+  await live.close();
+});
+
+describe('deprecationInterceptor against the gateway', () => {
+  it("reports once for many ids through undici's request(), the body passing through untouched", async () => {
+    const reports: DeprecationReport[] = [];
+    const versionsBefore = requestsTo(live, '/versions');
+    const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
+    try {
+      for (let id = 1; id <= 30; id += 1) {
+        const res = await request(`${live.url}/v1/orders/ord-${id}`, { dispatcher: agent, headers: { 'api-key': live.key } });
+        expect(res.statusCode).toBe(200);
+        expect(await res.body.json()).toEqual({});
+      }
+      await vi.waitFor(() => expect(reports).toHaveLength(1));
+      expect(reports[0]).toEqual({
+        method: 'GET',
+        url: `${live.url}/v1/orders/ord-1`,
+        operation: 'GET /v1/orders/{id}',
+        version: 1,
+        sunset: new Date('2027-01-01T00:00:00.000Z'),
+        successor: `${live.url}/v2/orders/ord-1`,
+        changes: `${live.url}/versions/1/changes`,
+      });
+      expect(requestsTo(live, '/versions') - versionsBefore).toBe(1);
+      await (await request(`${live.url}/v2/orders/ord-1`, { dispatcher: agent })).body.dump();
+      expect(reports).toHaveLength(1);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("works under undici's fetch", async () => {
+    const reports: DeprecationReport[] = [];
+    const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
+    try {
+      for (const id of [1, 2, 3]) {
+        const res = await undiciFetch(`${live.url}/orders/ord-${id}`, { dispatcher: agent, headers: { 'API-Version': '1' } });
+        expect(res.headers.get('deprecation')).toBe('true');
+        await res.arrayBuffer();
+      }
+      await vi.waitFor(() => expect(reports).toHaveLength(1));
+      expect(reports[0]).toMatchObject({ operation: 'GET /orders/{id}', version: 1, successor: `${live.url}/v2/orders/ord-1` });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("takes the version from the request's API-Version, in each form undici takes headers, when the answer names none", async () => {
+    // A brownout's 410 is the gateway's own answer: no API-Version on it, and the header form has none in its path.
+    const brownout = await startLiveGateway({ policy: lifecyclePolicyFile, now: BROWNOUT_START });
+    const reports: DeprecationReport[] = [];
+    const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
+    try {
+      const forms = [{ 'api-version': '1' }, ['API-Version', '1'], new Map([['Api-Version', '1']])] as const;
+      for (const [index, headers] of forms.entries()) {
+        const method = (['GET', 'HEAD', 'DELETE'] as const)[index];
+        const res = await request(`${brownout.url}/orders/ord-1`, { dispatcher: agent, method, headers: headers as never });
+        expect(res.statusCode).toBe(410);
+        expect(res.headers['api-version']).toBeUndefined();
+        await res.body.dump();
+      }
+      await vi.waitFor(() => expect(reports).toHaveLength(3));
+      expect(reports.map(({ operation, version }) => `${operation} v${version}`).sort()).toEqual(['DELETE /orders/{id} v1', 'GET /orders/{id} v1', 'HEAD /orders/{id} v1']);
+    } finally {
+      await agent.close();
+      await brownout.close();
+    }
+  });
+});
