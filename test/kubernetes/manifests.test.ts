@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubernetesCopies, syncCommand } from '../../scripts/kubernetes-copies.mjs';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
+import { adminServiceViolations, availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
 import { render, type ManifestObject } from './kubectl.js';
 import {
   envValue,
@@ -215,7 +215,9 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     const monitors = ofKind(rendered(MONITORING), ServiceMonitor.is);
     expect(monitors.map((monitor) => monitor.metadata?.name).sort()).toEqual(['backend', 'gateway']);
     expect(serviceMonitorViolations(monitors, ofKind(base, Service.is), ofKind(base, Deployment.is))).toEqual([]);
-    // The job label is the scraped Service's name; ops/prometheus/rules.yml selects jobs by those names.
+    expect(adminServiceViolations(ofKind(base, Service.is))).toEqual([]);
+    // The job label is the process's name (the admin Service's app.kubernetes.io/name, by the monitors'
+    // jobLabel), as the compose stack's Prometheus names its jobs; ops/prometheus/rules.yml selects jobs by it.
     const jobs = (parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }).scrape_configs.map((job) => job.job_name);
     expect(jobs).toEqual(expect.arrayContaining(monitors.map((monitor) => monitor.metadata?.name)));
   });

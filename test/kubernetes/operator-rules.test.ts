@@ -200,5 +200,11 @@ describe('exposure', () => {
     route!.spec.parentRefs = [];
     expect(exposureViolations([], [route!], manifests().services)).toEqual(['HTTPRoute/version-router: no parentRefs (attached to no Gateway)']);
   });
+
+  it('reports a route on every listener of its Gateway', () => {
+    const [route] = routes();
+    delete route!.spec.parentRefs![0]!.sectionName;
+    expect(exposureViolations([], [route!], manifests().services)).toEqual(['HTTPRoute/version-router: parentRef public names no listener (sectionName)']);
+  });
 });
 

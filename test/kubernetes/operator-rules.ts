@@ -176,6 +176,10 @@ export function exposureViolations(ingresses: IIngress[], routes: IHTTPRoute[], 
     const at = `HTTPRoute/${route.metadata?.name}`;
     if ((route.spec?.hostnames ?? []).length === 0) found.push(`${at}: no hostnames`);
     if ((route.spec?.parentRefs ?? []).length === 0) found.push(`${at}: no parentRefs (attached to no Gateway)`);
+    // Without a sectionName a route attaches to every listener of its Gateway that admits it, plain HTTP included.
+    for (const parent of route.spec?.parentRefs ?? []) {
+      if (parent.sectionName === undefined) found.push(`${at}: parentRef ${parent.name} names no listener (sectionName)`);
+    }
     for (const reference of (route.spec?.rules ?? []).flatMap((rule) => rule.backendRefs ?? [])) {
       const kind = reference.kind ?? 'Service';
       check(`${at} backendRef`, kind === 'Service' && (reference.group ?? '') === '' ? reference.name : `${kind} ${reference.name}`, reference.port);
