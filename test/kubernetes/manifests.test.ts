@@ -4,8 +4,9 @@
  * rendered (test/kubernetes/rules.test.ts, network-rules.test.ts and operator-rules.test.ts show each rule
  * failing on a broken object). No cluster runs here.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
@@ -238,6 +239,26 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
   it("exposure: the Ingress and the HTTPRoute lead to the gateway's API port only", () => {
     const services = ofKind(rendered(BASE), Service.is);
     expect(exposureViolations(ofKind(rendered(INGRESS), Ingress.is), ofKind(rendered(GATEWAY_API), HTTPRoute.is), services)).toEqual([]);
+  });
+
+  it("monitoring: every alert's runbook_url starts with the page one ConfigMap literal sets, its anchor kept", () => {
+    const copy = mkdtempSync(join(tmpdir(), 'runbooks-'));
+    try {
+      // A copy of the monitoring kustomization with the page set in its one place.
+      const page = 'https://docs.acme.test/platform/version-router/alerts.md';
+      cpSync(join(repoRoot, MONITORING), copy, { recursive: true });
+      const kustomization = join(copy, 'kustomization.yaml');
+      const text = readFileSync(kustomization, 'utf8');
+      expect(text.match(/- page=/g)).toHaveLength(1);
+      writeFileSync(kustomization, text.replace(/- page=\S+/, `- page=${page}`));
+      const [rule] = ofKind(render(relative(repoRoot, copy)), PrometheusRule.is);
+      const alerts = (rule?.spec.groups ?? []).flatMap((group) => group.rules ?? []).filter((candidate) => candidate.alert !== undefined);
+      const { groups } = parse(readRepoFile('ops/prometheus/rules.yml')) as { groups: { rules: { alert?: string }[] }[] };
+      expect(alerts).toHaveLength(groups.flatMap((group) => group.rules).filter((candidate) => candidate.alert !== undefined).length);
+      expect(alerts.map((alert) => alert.annotations?.runbook_url)).toEqual(alerts.map((alert) => `${page}#${String(alert.alert).toLowerCase()}`));
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('monitoring: the PrometheusRule groups are exactly ops/prometheus/rules.yml\'s', () => {

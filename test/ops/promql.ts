@@ -175,12 +175,15 @@ export interface UnknownMetric {
   metric: string;
 }
 
-/** Metrics named by the expressions that are neither exported nor recorded by a rule. */
+/** Series Prometheus itself writes for every target it scrapes. */
+const SCRAPE_SERIES = new Set(['up']);
+
+/** Metrics named by the expressions that are neither exported, written by Prometheus's scrapes, nor recorded by a rule. */
 export function unknownMetrics(expressions: SourcedExpr[], exported: Set<string>, recorded: Set<string>): UnknownMetric[] {
   const unknown: UnknownMetric[] = [];
   for (const { source, expr } of expressions) {
     for (const metric of metricNamesIn(expr)) {
-      if (!exported.has(metric) && !recorded.has(metric)) unknown.push({ source, metric });
+      if (!exported.has(metric) && !recorded.has(metric) && !SCRAPE_SERIES.has(metric)) unknown.push({ source, metric });
     }
   }
   return unknown;
