@@ -146,7 +146,7 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     });
 
     it('request at least the memory measured under load, and cap the V8 heap where it fits the limit', () => {
-      expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory()))).toEqual([]);
+      expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory(directory === POSTGRES ? 'postgres' : 'embedded')))).toEqual([]);
     });
 
     it('take ADMIN_TOKEN from the Secret version-router-admin, required', () => {
