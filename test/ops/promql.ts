@@ -25,8 +25,11 @@ export interface SourcedExpr {
  */
 const GRAFANA_DURATION_VARIABLES = /\$(?:__rate_interval|__interval|__range)\b|\$\{(?:__rate_interval|__interval|__range)\}/g;
 
+/** The dashboards' own variables, which stand inside label matchers' strings: replaced by a regex matching anything. */
+const DASHBOARD_VARIABLES = /\$(?:cluster|namespace)\b/g;
+
 export function substituteGrafanaVariables(expr: string): string {
-  const substituted = expr.replace(GRAFANA_DURATION_VARIABLES, '5m');
+  const substituted = expr.replace(GRAFANA_DURATION_VARIABLES, '5m').replace(DASHBOARD_VARIABLES, '.*');
   if (/\$(?:[A-Za-z_]\w*|\{[^}]*\})/.test(substituted)) throw new Error(`unsupported Grafana variable in ${JSON.stringify(expr)}`);
   return substituted;
 }
