@@ -127,7 +127,7 @@ describe('CPU and autoscaling', () => {
   it('report a target too close to the limit, no measurement, and no target at all', () => {
     const { gateway, autoscalers } = manifests();
     const [autoscaler] = autoscalers;
-    autoscaler!.spec!.metrics![0]!.resource!.target.averageUtilization = 150;
+    autoscaler!.spec.metrics![0]!.resource!.target.averageUtilization = 150;
     expect(autoscalingViolations(gateway, autoscaler!, undefined)).toEqual([
       'Deployment/gateway container gateway: no measurement of its CPU per request',
       "Deployment/gateway container gateway: the autoscaler's target of 750m per replica leaves less than twice that below the CPU limit of 1000m",

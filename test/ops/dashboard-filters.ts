@@ -6,13 +6,13 @@
 import { parser } from '@prometheus-io/lezer-promql';
 
 /** The variables the dashboard offers, in order: which Prometheus, then which deployment in it. */
-export const DASHBOARD_VARIABLES = ['datasource', 'cluster', 'namespace'] as const;
+const DASHBOARD_VARIABLES = ['datasource', 'cluster', 'namespace'] as const;
 
 /** The matchers every selector carries; `=~` so that an empty choice (no such label) selects series without it. */
-export const DEPLOYMENT_MATCHERS = ['cluster=~"$cluster"', 'namespace=~"$namespace"'] as const;
+const DEPLOYMENT_MATCHERS = ['cluster=~"$cluster"', 'namespace=~"$namespace"'] as const;
 
 /** The datasource every panel and query names: the variable. */
-export const DATASOURCE_UID = '${datasource}';
+const DATASOURCE_UID = '${datasource}';
 
 interface Panel {
   title?: string;
