@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { composeInstructionViolations, deploymentLabelViolations, droppedDeploymentLabels, runbookViolations, type Rule, type Runbooks } from './alert-rules.js';
+import {
+  absentJobViolations,
+  composeInstructionViolations,
+  deploymentLabelViolations,
+  droppedDeploymentLabels,
+  jobSelectorViolations,
+  runbookViolations,
+  type Rule,
+  type Runbooks,
+} from './alert-rules.js';
 import { readRepoFile } from '../support/repo-file.js';
 
 /** Where the rules say the repository is read; docs/alerts.md says how to change it. */
@@ -86,3 +95,44 @@ describe('annotations', () => {
     expect(composeInstructionViolations([rule])).toEqual(['VersionPolicyReloadFailed: its description tells the reader to use docker compose']);
   });
 });
+
+describe('scrape jobs', () => {
+  const jobs = (): string[] => (parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }).scrape_configs.map((job) => job.job_name);
+
+  it('are named by every selector of a raw metric in ops/prometheus/rules.yml', () => {
+    expect(jobSelectorViolations(rules())).toEqual([]);
+  });
+
+  it('report a selector without its job, and leave recorded series alone', () => {
+    const broken: Rule[] = [
+      { alert: 'GatewayBackendUnreachable', expr: 'max by (namespace, cluster, pod) (backend_up) == 0' },
+      { alert: 'BackendDatabaseUnreachable', expr: 'db_up{job=~"backend"} == 0 and api:version_requests:rate5m > 0' },
+    ];
+    expect(jobSelectorViolations(broken)).toEqual(['GatewayBackendUnreachable: backend_up selects no job', 'BackendDatabaseUnreachable: db_up{job=~"backend"} selects no job']);
+  });
+
+  it("of the compose stack's Prometheus each have an alert on their absence", () => {
+    expect(jobs()).toEqual(['gateway', 'backend']);
+    expect(absentJobViolations(rules(), jobs())).toEqual([]);
+  });
+
+  it('report a job whose absence nothing alerts on', () => {
+    const partial: Rule[] = [
+      { alert: 'MetricsAbsent', expr: 'absent(up{job="gateway"} == 1)' },
+      { alert: 'BackendDown', expr: 'up{job="backend"} == 0' },
+      { record: 'x', expr: 'absent(up{job="backend"})' },
+    ];
+    expect(absentJobViolations(partial, ['gateway', 'backend'])).toEqual(['no alert on absent(up{job="backend"})']);
+  });
+});
+
+describe('service level objectives', () => {
+  const alerts = (): Map<string, string> => new Map(rules().flatMap((rule) => (rule.alert === undefined ? [] : [[rule.alert, rule.expr]])));
+
+  it("alert on the gateway's 5xx ratio and p99 latency, and on failed notices", () => {
+    expect(alerts().get('GatewayErrorRatioHigh')).toMatch(/status_code=~"5\.\."/);
+    expect(alerts().get('GatewayLatencyHigh')).toMatch(/^histogram_quantile\(0\.99,/);
+    expect(alerts().get('NoticesFailing')).toContain('consumer_notices_total{job="gateway", result="failed"}');
+  });
+});
+

@@ -5,6 +5,9 @@
  */
 import { parser } from '@prometheus-io/lezer-promql';
 
+/** lezer's SyntaxNode, named through the parser (so @lezer/common need not be a direct dependency). */
+type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
+
 /** The labels that tell one deployment from another when one Prometheus watches several. */
 const DEPLOYMENT_LABELS = ['namespace', 'cluster'] as const;
 
@@ -99,4 +102,68 @@ export function composeInstructionViolations(rules: Rule[]): string[] {
       .filter(([, text]) => /docker|compose/i.test(text))
       .map(([name]) => `${alert ?? record}: its ${name} tells the reader to use docker compose`),
   );
+}
+
+/** The text of each `name="value"` matcher of a vector selector, by label name (`=` matchers only). */
+function equalMatchers(expr: string, selector: SyntaxNode): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const matcher of selector.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
+    const name = matcher.getChild('LabelName');
+    const op = matcher.getChild('MatchOp');
+    const value = matcher.getChild('StringLiteral');
+    if (name === null || op === null || value === null || op.getChild('EqlSingle') === null) continue;
+    found.set(expr.slice(name.from, name.to), expr.slice(value.from + 1, value.to - 1));
+  }
+  return found;
+}
+
+/** Each vector selector of an expression: its metric name and its `=` matchers. */
+function selectorsOf(expr: string): { text: string; metric: string; matchers: Map<string, string>; node: SyntaxNode }[] {
+  const found: { text: string; metric: string; matchers: Map<string, string>; node: SyntaxNode }[] = [];
+  parser.parse(expr).iterate({
+    enter(ref) {
+      if (ref.name !== 'VectorSelector') return undefined;
+      const identifier = ref.node.getChild('Identifier');
+      found.push({ text: expr.slice(ref.from, ref.to), metric: identifier === null ? '' : expr.slice(identifier.from, identifier.to), matchers: equalMatchers(expr, ref.node), node: ref.node });
+      return false;
+    },
+  });
+  return found;
+}
+
+/**
+ * Every selector of a raw metric names its scrape job (`job="gateway"`, `job="backend"`): a Prometheus shared with
+ * other applications holds their `backend_up`, `db_up` or `http_requests_total` too, which a rule must not judge.
+ * Recorded series (a name with a colon) carry what their own rule selected.
+ */
+export function jobSelectorViolations(rules: Rule[]): string[] {
+  return rules.flatMap((rule) =>
+    selectorsOf(rule.expr)
+      .filter(({ metric, matchers }) => !metric.includes(':') && !matchers.has('job'))
+      .map(({ text }) => `${rule.alert ?? rule.record}: ${text} selects no job`),
+  );
+}
+
+/**
+ * Each scrape job has an alert on its absence, `absent(up{job="<job>"} …)`: every other alert of a job needs its
+ * metrics, so a job Prometheus does not scrape (or whose every target is down) would otherwise pass for healthy.
+ */
+export function absentJobViolations(rules: Rule[], jobs: string[]): string[] {
+  const watched = new Set<string>();
+  for (const { alert, expr } of rules) {
+    if (alert === undefined) continue;
+    parser.parse(expr).iterate({
+      enter(ref) {
+        if (ref.name !== 'FunctionCall' || expr.slice(ref.from, ref.to).split('(', 1)[0]?.trim() !== 'absent') return undefined;
+        const body = ref.node.getChild('FunctionCallBody');
+        if (body === null) return false;
+        for (const { metric, matchers } of selectorsOf(expr.slice(body.from, body.to))) {
+          const job = matchers.get('job');
+          if (metric === 'up' && job !== undefined) watched.add(job);
+        }
+        return false;
+      },
+    });
+  }
+  return jobs.filter((job) => !watched.has(job)).map((job) => `no alert on absent(up{job="${job}"})`);
 }

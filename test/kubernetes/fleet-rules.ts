@@ -24,8 +24,18 @@ function selects(selector: { matchLabels?: Labels } | undefined, labels: Labels)
   return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 }
 
-/** Who may reach a port, or be reached. `pods` without a namespace: pods of the policy's own namespace. */
-export type Peer = { kind: 'anyone' } | { kind: 'namespace'; name: string } | { kind: 'pods'; labels: Labels; namespace?: string };
+/**
+ * Who may reach a port, or be reached. `pods` without a namespace: pods of the policy's own namespace. `public`:
+ * addresses outside the private, loopback and link-local ranges (PRIVATE_RANGES), which hold the cluster's
+ * pods, Services and nodes and a cloud's metadata endpoint.
+ */
+export type Peer = { kind: 'anyone' } | { kind: 'public' } | { kind: 'namespace'; name: string } | { kind: 'pods'; labels: Labels; namespace?: string };
+
+/** Per address family, the whole range and what a `public` peer must leave out of it. */
+const PRIVATE_RANGES: Record<string, string[]> = {
+  '0.0.0.0/0': ['10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'],
+  '::/0': ['::1/128', 'fc00::/7', 'fe80::/10'],
+};
 
 /** One port of one Deployment's pods and who alone may reach it (`pods`: a selector every peer must include). */
 export interface PortAccess {
@@ -38,6 +48,7 @@ export interface PortAccess {
 
 function describePeer(peer: Peer): string {
   if (peer.kind === 'anyone') return 'anyone';
+  if (peer.kind === 'public') return 'public addresses';
   if (peer.kind === 'namespace') return `the namespace ${peer.name}`;
   return `pods selected by ${JSON.stringify(peer.labels)} in ${peer.namespace === undefined ? 'the same namespace' : `the namespace ${peer.namespace}`}`;
 }
@@ -51,6 +62,10 @@ function onlyNamespace(selector: { matchLabels?: Labels; matchExpressions?: unkn
 /** A NetworkPolicy peer admits no one beyond `allowed` (every label `allowed` names is required). */
 function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
   if (allowed.kind === 'anyone') return true;
+  if (allowed.kind === 'public') {
+    const excluded = PRIVATE_RANGES[peer.ipBlock?.cidr ?? ''];
+    return excluded !== undefined && excluded.every((range) => peer.ipBlock?.except?.includes(range));
+  }
   if (peer.ipBlock !== undefined) return false;
   if (allowed.kind === 'namespace') return onlyNamespace(peer.namespaceSelector, allowed.name);
   const podsMatch = peer.podSelector !== undefined && Object.entries(allowed.labels).every(([key, value]) => peer.podSelector?.matchLabels?.[key] === value);
@@ -198,6 +213,9 @@ export function serviceMonitorViolations(monitors: IServiceMonitor[], services: 
   for (const monitor of monitors) {
     const where = `ServiceMonitor/${monitor.metadata?.name}`;
     if (monitor.metadata?.labels?.release === undefined) found.push(`${where}: no release label (kube-prometheus-stack ignores it)`);
+    // The job label the rules and the dashboard select by (gateway, backend) is the process's name, whatever the
+    // Service is called; without jobLabel it would be the Service's name (gateway-admin).
+    if (monitor.spec.jobLabel !== JOB_LABEL) found.push(`${where}: jobLabel is ${String(monitor.spec.jobLabel)}, not ${JOB_LABEL} (the job the rules select)`);
     const selected = services.filter((service) => Object.keys(monitor.spec.selector.matchLabels ?? {}).length > 0 && selects(monitor.spec.selector, service.metadata?.labels ?? {}));
     if (selected.length === 0) found.push(`${where}: selects no Service`);
     for (const service of selected) {
@@ -220,6 +238,22 @@ export function serviceMonitorViolations(monitors: IServiceMonitor[], services: 
     }
   }
   return found;
+}
+
+/** The Service label whose value is each scrape job's name. */
+const JOB_LABEL = 'app.kubernetes.io/name';
+
+/**
+ * The admin port (metrics, the consumer registry, the policy reload) is on a Service of its own, never beside
+ * the API port: whatever routes to the API Service (an Ingress, an HTTPRoute, a LoadBalancer) cannot reach it.
+ */
+export function adminServiceViolations(services: IService[]): string[] {
+  return services.flatMap((service) => {
+    const ports = service.spec?.ports ?? [];
+    const admin = ports.filter((port) => port.name === 'admin' || port.targetPort === 'admin');
+    const others = ports.filter((port) => !admin.includes(port)).map((port) => port.name ?? String(port.port));
+    return admin.length > 0 && others.length > 0 ? [`Service/${service.metadata?.name}: the admin port shares the Service with ${others.join(', ')}`] : [];
+  });
 }
 
 /** A copy kustomize needs inside its directory: what it holds and what its source makes of it. */

@@ -4,6 +4,9 @@
  * rendered (test/kubernetes/rules.test.ts, network-rules.test.ts and operator-rules.test.ts show each rule
  * failing on a broken object). No cluster runs here.
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
@@ -14,7 +17,8 @@ import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubernetesCopies, syncCommand } from '../../scripts/kubernetes-copies.mjs';
-import { availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
+import { repoRoot } from '../../scripts/paths.mjs';
+import { adminServiceViolations, availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
 import { render, type ManifestObject } from './kubectl.js';
 import {
   envValue,
@@ -142,7 +146,7 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     });
 
     it('request at least the memory measured under load, and cap the V8 heap where it fits the limit', () => {
-      expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory()))).toEqual([]);
+      expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory(directory === POSTGRES ? 'postgres' : 'embedded')))).toEqual([]);
     });
 
     it('take ADMIN_TOKEN from the Secret version-router-admin, required', () => {
@@ -212,7 +216,9 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     const monitors = ofKind(rendered(MONITORING), ServiceMonitor.is);
     expect(monitors.map((monitor) => monitor.metadata?.name).sort()).toEqual(['backend', 'gateway']);
     expect(serviceMonitorViolations(monitors, ofKind(base, Service.is), ofKind(base, Deployment.is))).toEqual([]);
-    // The job label is the scraped Service's name; ops/prometheus/rules.yml selects jobs by those names.
+    expect(adminServiceViolations(ofKind(base, Service.is))).toEqual([]);
+    // The job label is the process's name (the admin Service's app.kubernetes.io/name, by the monitors'
+    // jobLabel), as the compose stack's Prometheus names its jobs; ops/prometheus/rules.yml selects jobs by it.
     const jobs = (parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }).scrape_configs.map((job) => job.job_name);
     expect(jobs).toEqual(expect.arrayContaining(monitors.map((monitor) => monitor.metadata?.name)));
   });
@@ -233,6 +239,26 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
   it("exposure: the Ingress and the HTTPRoute lead to the gateway's API port only", () => {
     const services = ofKind(rendered(BASE), Service.is);
     expect(exposureViolations(ofKind(rendered(INGRESS), Ingress.is), ofKind(rendered(GATEWAY_API), HTTPRoute.is), services)).toEqual([]);
+  });
+
+  it("monitoring: every alert's runbook_url starts with the page one ConfigMap literal sets, its anchor kept", () => {
+    const copy = mkdtempSync(join(tmpdir(), 'runbooks-'));
+    try {
+      // A copy of the monitoring kustomization with the page set in its one place.
+      const page = 'https://docs.acme.test/platform/version-router/alerts.md';
+      cpSync(join(repoRoot, MONITORING), copy, { recursive: true });
+      const kustomization = join(copy, 'kustomization.yaml');
+      const text = readFileSync(kustomization, 'utf8');
+      expect(text.match(/- page=/g)).toHaveLength(1);
+      writeFileSync(kustomization, text.replace(/- page=\S+/, `- page=${page}`));
+      const [rule] = ofKind(render(relative(repoRoot, copy)), PrometheusRule.is);
+      const alerts = (rule?.spec.groups ?? []).flatMap((group) => group.rules ?? []).filter((candidate) => candidate.alert !== undefined);
+      const { groups } = parse(readRepoFile('ops/prometheus/rules.yml')) as { groups: { rules: { alert?: string }[] }[] };
+      expect(alerts).toHaveLength(groups.flatMap((group) => group.rules).filter((candidate) => candidate.alert !== undefined).length);
+      expect(alerts.map((alert) => alert.annotations?.runbook_url)).toEqual(alerts.map((alert) => `${page}#${String(alert.alert).toLowerCase()}`));
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('monitoring: the PrometheusRule groups are exactly ops/prometheus/rules.yml\'s', () => {

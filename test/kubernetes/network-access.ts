@@ -14,9 +14,12 @@ const backendPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'backend
 /** The cluster's DNS pods (CoreDNS keeps the kube-dns label). */
 const dnsPods = { kind: 'pods', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } } as const;
 
-/** The API of the gateway from anyone, the backend's from the gateway, the admin ports from Prometheus. */
+/** Where the ingress controller runs: the namespace base/network-policies.yaml names for the gateway's API. */
+export const INGRESS_NAMESPACE = 'ingress-nginx';
+
+/** The API of the gateway from the ingress controller, the backend's from the gateway, the admin ports from Prometheus. */
 export const portAccess: PortAccess[] = [
-  { deployment: 'gateway', port: gateway.apiPort, portName: 'http', allowed: { kind: 'anyone' } },
+  { deployment: 'gateway', port: gateway.apiPort, portName: 'http', allowed: { kind: 'namespace', name: INGRESS_NAMESPACE } },
   { deployment: 'gateway', port: gateway.admin.port, portName: 'admin', allowed: prometheusPods },
   { deployment: 'backend', port: backend.apiPort, portName: 'http', allowed: gatewayPods },
   { deployment: 'backend', port: backend.admin.port, portName: 'admin', allowed: prometheusPods },
@@ -24,13 +27,20 @@ export const portAccess: PortAccess[] = [
 
 const dns: EgressAllowance = { what: 'DNS', peer: dnsPods, ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] };
 
+/** The SMTP relay of SMTP_URL, wherever it runs (the port of the URL docs/deployment.md puts in the Secret). */
+export const SMTP_PORT = 587;
+const notices: EgressAllowance[] = [
+  { what: 'the SMTP relay', peer: { kind: 'anyone' }, ports: [{ port: SMTP_PORT }] },
+  { what: "consumers' webhooks", peer: { kind: 'public' }, ports: [{ port: 443 }] },
+];
+
 const postgresServer: EgressAllowance = { what: 'PostgreSQL', peer: { kind: 'anyone' }, ports: [{ port: 5432 }] };
 
-/** DNS for both, the backend for the gateway, and PostgreSQL (wherever it runs, on its port) for both when they keep users and consumers there. */
+/** DNS for both, the backend and its notices' e-mail and webhooks for the gateway, and PostgreSQL (wherever it runs, on its port) for both when they keep users and consumers there. */
 export function egressAllowances({ postgres }: { postgres: boolean }): Record<string, EgressAllowance[]> {
   const toBackend: EgressAllowance = { what: 'the backend', peer: backendPods, ports: [{ port: backend.apiPort }] };
   return {
-    gateway: postgres ? [dns, toBackend, postgresServer] : [dns, toBackend],
+    gateway: postgres ? [dns, toBackend, ...notices, postgresServer] : [dns, toBackend, ...notices],
     backend: postgres ? [dns, postgresServer] : [dns],
   };
 }

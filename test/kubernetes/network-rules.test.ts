@@ -7,7 +7,7 @@ import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { describe, expect, it } from 'vitest';
 import { egressViolations, networkPolicyViolations } from './fleet-rules.js';
 import { manifests, objectsIn } from './fixtures.js';
-import { egressAllowances, portAccess } from './network-access.js';
+import { INGRESS_NAMESPACE, SMTP_PORT, egressAllowances, portAccess } from './network-access.js';
 
 const policy = (policies: INetworkPolicy[], name: string): INetworkPolicy => {
   const found = policies.find((candidate) => candidate.metadata?.name === name);
@@ -48,7 +48,19 @@ describe('ingress', () => {
   it('reports an admin port opened by a rule without ports', () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'gateway').spec!.ingress![0]!.ports;
-    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([`Deployment/gateway port 9464: NetworkPolicy/gateway admits every source, not only ${PROMETHEUS}`]);
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
+      `Deployment/gateway port 9464: NetworkPolicy/gateway admits {"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"${INGRESS_NAMESPACE}"}}}, not only ${PROMETHEUS}`,
+    ]);
+  });
+
+  it("reports the gateway's API open to every source, and to another namespace than the ingress controller's", () => {
+    const { deployments, policies } = manifests();
+    delete policy(policies, 'gateway').spec!.ingress![0]!.from;
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([`Deployment/gateway port 8080: NetworkPolicy/gateway admits every source, not only the namespace ${INGRESS_NAMESPACE}`]);
+    policy(policies, 'gateway').spec!.ingress![0]!.from = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } }];
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
+      `Deployment/gateway port 8080: NetworkPolicy/gateway admits {"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"default"}}}, not only the namespace ${INGRESS_NAMESPACE}`,
+    ]);
   });
 
   it('reports an admin port admitted from every pod of the monitoring namespace', () => {
@@ -96,6 +108,18 @@ describe('egress', () => {
     expect(egressViolations(deployments, policies, onPostgres)).toEqual([
       'Deployment/gateway: cannot reach PostgreSQL (anyone on TCP 5432)',
       'Deployment/backend: cannot reach PostgreSQL (anyone on TCP 5432)',
+    ]);
+  });
+
+  it("reports the gateway's notices shut in: no SMTP port, and webhooks that may reach private addresses", () => {
+    const { deployments, policies } = manifests();
+    const notices = policy(policies, 'gateway-notices').spec!.egress!;
+    notices[0]!.ports = [{ port: 25, protocol: 'TCP' }];
+    notices[1]!.to![0]!.ipBlock!.except = ['10.0.0.0/8'];
+    expect(egressViolations(deployments, policies, inMemory)).toEqual([
+      'Deployment/gateway: NetworkPolicy/gateway-notices admits egress to anyone on TCP 25, which it needs not reach',
+      'Deployment/gateway: NetworkPolicy/gateway-notices admits egress to {"ipBlock":{"cidr":"0.0.0.0/0","except":["10.0.0.0/8"]}} on TCP 443, which it needs not reach',
+      `Deployment/gateway: cannot reach the SMTP relay (anyone on TCP ${SMTP_PORT})`,
     ]);
   });
 

@@ -9,17 +9,19 @@ import type { IConfigMap } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { container, imageSettings, manifests, objectsIn, setEnv } from './fixtures.js';
 import {
+  autoscalingViolations,
   builtImageNames,
   dashboardViolations,
   exposureViolations,
   imageNamingViolations,
   mebibytes,
+  millicores,
   memoryViolations,
   secretViolations,
   startupBudgetViolations,
   type MeasuredMemory,
 } from './operator-rules.js';
-import { measuredMemory, packageVersion } from './measured.js';
+import { measuredMemory, measuredMillicoresPer1000Rps, packageVersion } from './measured.js';
 import { readRepoFile } from '../support/repo-file.js';
 
 describe('image names', () => {
@@ -74,7 +76,7 @@ describe('memory', () => {
   });
 
   it('of the manifests is requested at the measured peak at least, with a heap cap that fits the limit', () => {
-    expect(manifests().deployments.flatMap((deployment) => memoryViolations(deployment, measuredMemory()))).toEqual([]);
+    expect(manifests().deployments.flatMap((deployment) => memoryViolations(deployment, measuredMemory('embedded')))).toEqual([]);
   });
 
   it('reports a request below the measured peak (128Mi for a gateway that peaked at 152 MiB)', () => {
@@ -88,15 +90,46 @@ describe('memory', () => {
     const { gateway, backend } = manifests();
     setEnv(gateway, 'NODE_OPTIONS', undefined);
     container(backend).resources!.limits!.memory = '300Mi';
-    expect([...memoryViolations(gateway, measuredMemory()), ...memoryViolations(backend, measuredMemory())]).toEqual([
+    expect([...memoryViolations(gateway, measuredMemory('embedded')), ...memoryViolations(backend, measuredMemory('embedded'))]).toEqual([
       'Deployment/gateway container gateway: NODE_OPTIONS sets no --max-old-space-size',
-      `Deployment/backend container backend: --max-old-space-size=256 plus the measured ${measuredMemory().backend!.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit 300Mi`,
+      `Deployment/backend container backend: --max-old-space-size=256 plus the measured ${measuredMemory('embedded').backend!.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit 300Mi`,
     ]);
   });
 
   it('reports a process nobody measured', () => {
     const { gateway } = manifests();
     expect(memoryViolations(gateway, {})).toEqual(['Deployment/gateway container gateway: no measurement of its memory']);
+  });
+});
+
+describe('CPU and autoscaling', () => {
+  it.each([
+    ['500m', 500],
+    ['1', 1000],
+    ['0.25', 250],
+    ['lots', undefined],
+  ])('reads the quantity %s as %s millicores', (quantity, expected) => {
+    expect(millicores(quantity)).toBe(expected);
+  });
+
+  it("hold the gateway to a measured target with room to its limit", () => {
+    const { gateway, autoscalers } = manifests();
+    for (const configuration of ['embedded', 'postgres'] as const) {
+      expect(measuredMillicoresPer1000Rps(configuration).gateway).toBeGreaterThan(0);
+      expect(autoscalingViolations(gateway, autoscalers[0]!, measuredMillicoresPer1000Rps(configuration).gateway)).toEqual([]);
+    }
+  });
+
+  it('report a target too close to the limit, no measurement, and no target at all', () => {
+    const { gateway, autoscalers } = manifests();
+    const [autoscaler] = autoscalers;
+    autoscaler!.spec.metrics![0]!.resource!.target.averageUtilization = 150;
+    expect(autoscalingViolations(gateway, autoscaler!, undefined)).toEqual([
+      'Deployment/gateway container gateway: no measurement of its CPU per request',
+      "Deployment/gateway container gateway: the autoscaler's target of 750m per replica leaves less than twice that below the CPU limit of 1000m",
+    ]);
+    delete container(gateway).resources!.requests!.cpu;
+    expect(autoscalingViolations(gateway, autoscaler!, 500)).toEqual(['Deployment/gateway container gateway: no CPU request, limit or autoscaling target on CPU utilization']);
   });
 });
 
@@ -195,6 +228,12 @@ describe('exposure', () => {
     const [route] = routes();
     route!.spec.parentRefs = [];
     expect(exposureViolations([], [route!], manifests().services)).toEqual(['HTTPRoute/version-router: no parentRefs (attached to no Gateway)']);
+  });
+
+  it('reports a route on every listener of its Gateway', () => {
+    const [route] = routes();
+    delete route!.spec.parentRefs![0]!.sectionName;
+    expect(exposureViolations([], [route!], manifests().services)).toEqual(['HTTPRoute/version-router: parentRef public names no listener (sectionName)']);
   });
 });
 

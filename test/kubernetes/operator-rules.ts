@@ -7,6 +7,7 @@
  */
 import type { IHTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IConfigMap, IService } from 'kubernetes-models/v1';
 import { envValue, podSpec } from './pod-rules.js';
@@ -61,6 +62,32 @@ export function mebibytes(quantity: string | number | undefined): number | undef
   if (match === null) return undefined;
   const factor = { Ki: 1024, Mi: MIB, Gi: 1024 * MIB, k: 1e3, M: 1e6, G: 1e9, '': 1 }[match[2] ?? ''] ?? 1;
   return (Number(match[1]) * factor) / MIB;
+}
+
+/** A Kubernetes CPU quantity in millicores ("500m", "1", "0.5"). */
+export function millicores(quantity: string | number | undefined): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(m)?$/.exec(String(quantity));
+  if (match === null) return undefined;
+  return match[2] === 'm' ? Number(match[1]) : Number(match[1]) * 1000;
+}
+
+/**
+ * The autoscaler holds each replica to a CPU use (the request times its target utilization) that rests on a recorded
+ * measurement of the CPU per request, and leaves the replica room to take at least twice that load, up to its CPU
+ * limit, while new replicas start.
+ */
+export function autoscalingViolations(deployment: IDeployment, autoscaler: IHorizontalPodAutoscaler, measuredMillicoresPer1000Rps: number | undefined): string[] {
+  const container = podSpec(deployment).containers[0];
+  const at = where(deployment, container?.name);
+  const request = millicores(container?.resources?.requests?.cpu);
+  const limit = millicores(container?.resources?.limits?.cpu);
+  const utilization = autoscaler.spec?.metrics?.find((metric) => metric.resource?.name === 'cpu')?.resource?.target.averageUtilization;
+  if (request === undefined || limit === undefined || utilization === undefined) return [`${at}: no CPU request, limit or autoscaling target on CPU utilization`];
+  const found: string[] = [];
+  const target = (request * utilization) / 100;
+  if (measuredMillicoresPer1000Rps === undefined) found.push(`${at}: no measurement of its CPU per request`);
+  if (target * 2 > limit) found.push(`${at}: the autoscaler's target of ${target}m per replica leaves less than twice that below the CPU limit of ${limit}m`);
+  return found;
 }
 
 /** What bench/container-memory.mjs measured for one process (bench/results/container-memory.json). */
@@ -176,6 +203,10 @@ export function exposureViolations(ingresses: IIngress[], routes: IHTTPRoute[], 
     const at = `HTTPRoute/${route.metadata?.name}`;
     if ((route.spec?.hostnames ?? []).length === 0) found.push(`${at}: no hostnames`);
     if ((route.spec?.parentRefs ?? []).length === 0) found.push(`${at}: no parentRefs (attached to no Gateway)`);
+    // Without a sectionName a route attaches to every listener of its Gateway that admits it, plain HTTP included.
+    for (const parent of route.spec?.parentRefs ?? []) {
+      if (parent.sectionName === undefined) found.push(`${at}: parentRef ${parent.name} names no listener (sectionName)`);
+    }
     for (const reference of (route.spec?.rules ?? []).flatMap((rule) => rule.backendRefs ?? [])) {
       const kind = reference.kind ?? 'Service';
       check(`${at} backendRef`, kind === 'Service' && (reference.group ?? '') === '' ? reference.name : `${kind} ${reference.name}`, reference.port);

@@ -9,7 +9,7 @@ import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { describe, expect, it } from 'vitest';
 import { syncCommand } from '../../scripts/kubernetes-copies.mjs';
-import { availabilityViolations, copyViolations, namespaceViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
+import { adminServiceViolations, availabilityViolations, copyViolations, namespaceViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
 import { container, manifests, setEnv } from './fixtures.js';
 import type { ManifestObject } from './kubectl.js';
 import { envViolations, imageViolations, podSecurityViolations, podSpec, policyMountViolations, probeViolations, resourceViolations, shutdownViolations, subPathViolations } from './pod-rules.js';
@@ -314,15 +314,36 @@ describe('ServiceMonitors', () => {
   it('report a port the Service does not name', () => {
     const { monitors, services, deployments } = manifests();
     monitors[1]!.spec.endpoints[0]!.port = 'metrics';
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/backend: Service/backend has no port named "metrics"']);
+    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/backend: Service/backend-admin has no port named "metrics"']);
   });
 
   it('report a Service port that leads to the API, not the admin port', () => {
     const { monitors, services, deployments } = manifests();
-    monitors[0]!.spec.endpoints[0]!.port = 'http';
+    services.find((service) => service.metadata?.name === 'gateway-admin')!.spec!.ports![0]!.targetPort = 'http';
     expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
-      'ServiceMonitor/gateway: Service/gateway port http leads to 8080, not the admin port of Deployment/gateway',
+      'ServiceMonitor/gateway: Service/gateway-admin port admin leads to 8080, not the admin port of Deployment/gateway',
     ]);
+  });
+
+  it('report a job named after the Service rather than the process', () => {
+    const { monitors, services, deployments } = manifests();
+    delete monitors[0]!.spec.jobLabel;
+    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/gateway: jobLabel is undefined, not app.kubernetes.io/name (the job the rules select)']);
+  });
+});
+
+describe('the admin ports', () => {
+  it('are each on a Service of their own', () => {
+    const { services } = manifests();
+    expect(services.map((service) => service.metadata?.name)).toEqual(['gateway', 'gateway-admin', 'backend', 'backend-admin']);
+    expect(adminServiceViolations(services)).toEqual([]);
+  });
+
+  it('report an admin port beside the API port', () => {
+    const { services } = manifests();
+    const gateway = services.find((service) => service.metadata?.name === 'gateway')!;
+    gateway.spec!.ports!.push({ name: 'admin', port: 9464, targetPort: 'admin' });
+    expect(adminServiceViolations(services)).toEqual(['Service/gateway: the admin port shares the Service with http']);
   });
 
   it('report a selector that matches no Service', () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { manifests, objectsIn } from './fixtures.js';
+import { SMTP_PORT } from './network-access.js';
 import { podSpec } from './pod-rules.js';
 import { commandsOf, shellBlocks, walkthroughViolations, type Named } from './walkthrough.js';
 
@@ -45,8 +46,17 @@ describe(`the kind walkthrough (${DOC})`, () => {
   it('builds, loads and applies what the manifests name, creates their Secrets from files, and installs metrics-server', () => {
     const { images, secrets } = named();
     expect([...images.values()].sort()).toEqual(['version-router-backend:0.1.0', 'version-router-gateway:0.1.0']);
-    expect(secrets).toEqual([{ name: 'version-router-admin', key: 'token' }]);
+    expect(secrets).toEqual([
+      { name: 'version-router-admin', key: 'token' },
+      { name: 'version-router-notices', key: 'smtp-url' },
+    ]);
     expect(walkthroughViolations(commandsOf(shellBlocks(document(), KIND)), named())).toEqual([]);
+  });
+
+  it("writes an SMTP_URL whose port the gateway's egress lets out", () => {
+    const urls = shellBlocks(document(), KIND).flatMap((block) => [...block.matchAll(/'(smtps?:\/\/[^']+)'/g)].map((match) => match[1]!));
+    expect(urls).toHaveLength(1);
+    expect(new URL(urls[0]!.replace('%s', 'password')).port).toBe(String(SMTP_PORT));
   });
 
   it('keeps every Secret of the Kubernetes section out of the shell history', () => {
@@ -79,6 +89,7 @@ kubectl apply -k deploy/kubernetes/staging
       'loads into the cluster kind, which it did not create',
       'creates the Secret version-router-admin outside the namespace version-router',
       'creates the Secret version-router-admin without its key token from a file',
+      'creates no Secret version-router-notices',
       'kubectl -n default create secret generic version-router-admin --from-literal=token=hunter2: --from-literal leaves the value in the shell\'s history',
       'applies deploy/kubernetes/staging, which no test renders',
       'installs no metrics-server, which the HorizontalPodAutoscaler needs',

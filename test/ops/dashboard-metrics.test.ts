@@ -97,14 +97,18 @@ describe('ops/ PromQL', () => {
   it('has the "API versions" dashboard with its panels, and rules with expressions', () => {
     expect(dashboards.map(({ dashboard }) => dashboard.title)).toContain('API versions');
     expect(dashboardExprs.length).toBeGreaterThanOrEqual(13);
+    // Every selector of the dashboard is filtered by its cluster and namespace variables (test/ops/dashboard-filters.ts).
+    const deployment = 'cluster=~"$cluster", namespace=~"$namespace"';
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
-      expect.arrayContaining(['max by (version) (api_version_brownout_active) == 1', 'min(api_version_policy_last_reload_success)']),
+      expect.arrayContaining([`max by (version) (api_version_brownout_active{${deployment}}) == 1`, `min(api_version_policy_last_reload_success{${deployment}})`]),
     );
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
-      expect.arrayContaining(['count by (job, sha256) (api_version_policy_info)', 'api:version_consumer_requests:rate5m']),
+      expect.arrayContaining([`count by (job, sha256) (api_version_policy_info{${deployment}})`, `api:version_consumer_requests:rate5m{${deployment}}`]),
     );
-    expect(dashboardExprs.map(({ expr }) => expr)).toEqual(expect.arrayContaining(['min by (instance) (db_up{job="backend"})', 'min by (instance) (backend_up{job="gateway"})']));
-    expect(rules.expressions.length).toBe(11);
+    expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
+      expect.arrayContaining([`min by (instance) (db_up{job="backend", ${deployment}})`, `min by (instance) (backend_up{job="gateway", ${deployment}})`]),
+    );
+    expect(rules.expressions.length).toBe(16);
     expect([...rules.recorded].sort()).toEqual([
       'api:deprecated_version_share:ratio_rate5m',
       'api:version_consumer_requests:rate5m',

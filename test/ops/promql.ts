@@ -25,8 +25,11 @@ export interface SourcedExpr {
  */
 const GRAFANA_DURATION_VARIABLES = /\$(?:__rate_interval|__interval|__range)\b|\$\{(?:__rate_interval|__interval|__range)\}/g;
 
+/** The dashboards' own variables, which stand inside label matchers' strings: replaced by a regex matching anything. */
+const DASHBOARD_VARIABLES = /\$(?:cluster|namespace)\b/g;
+
 export function substituteGrafanaVariables(expr: string): string {
-  const substituted = expr.replace(GRAFANA_DURATION_VARIABLES, '5m');
+  const substituted = expr.replace(GRAFANA_DURATION_VARIABLES, '5m').replace(DASHBOARD_VARIABLES, '.*');
   if (/\$(?:[A-Za-z_]\w*|\{[^}]*\})/.test(substituted)) throw new Error(`unsupported Grafana variable in ${JSON.stringify(expr)}`);
   return substituted;
 }
@@ -175,12 +178,15 @@ export interface UnknownMetric {
   metric: string;
 }
 
-/** Metrics named by the expressions that are neither exported nor recorded by a rule. */
+/** Series Prometheus itself writes for every target it scrapes. */
+const SCRAPE_SERIES = new Set(['up']);
+
+/** Metrics named by the expressions that are neither exported, written by Prometheus's scrapes, nor recorded by a rule. */
 export function unknownMetrics(expressions: SourcedExpr[], exported: Set<string>, recorded: Set<string>): UnknownMetric[] {
   const unknown: UnknownMetric[] = [];
   for (const { source, expr } of expressions) {
     for (const metric of metricNamesIn(expr)) {
-      if (!exported.has(metric) && !recorded.has(metric)) unknown.push({ source, metric });
+      if (!exported.has(metric) && !recorded.has(metric) && !SCRAPE_SERIES.has(metric)) unknown.push({ source, metric });
     }
   }
   return unknown;
