@@ -2,10 +2,10 @@ import type { GuideChange } from '../changes/guide.js';
 import type { VersionReport } from '../consumers/reports/model.js';
 import { CHANGELOG_PATH } from '../versions/discovery.js';
 import type { VersionEntry } from '../versions/policy-file.js';
+import { dayCount, daysLeft } from '../versions/days-left.js';
 import { readableInstant } from '../versions/readable-instant.js';
 import type { ClaimedNotice } from './store.js';
 
-const DAY_MS = 86_400_000;
 /** Where a consumer reads, with its key, everything it still calls on deprecated versions. */
 const DEPRECATIONS_PATH = '/deprecations';
 
@@ -59,7 +59,7 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
       version: entry.version,
       phase: nowMs >= entry.sunset ? 'removed' : 'deprecated',
       sunset: new Date(entry.sunset).toISOString(),
-      days_left: Math.max(0, Math.ceil((entry.sunset - nowMs) / DAY_MS)),
+      days_left: daysLeft(entry.sunset, nowMs),
       successor: entry.successor ?? null,
       brownout: window === undefined ? null : { start: new Date(window.start).toISOString(), end: new Date(window.end).toISOString() },
       operations: (report?.operations ?? []).map(({ operation, last_seen, breaking_changes }) => ({
@@ -78,7 +78,7 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
 }
 
 /** The e-mail's subject: the version, the milestone in words, the date. */
-export function subjectOf({ milestone, version, sunset, days_left: daysLeft, brownout }: NoticeData): string {
+export function subjectOf({ milestone, version, sunset, days_left: days, brownout }: NoticeData): string {
   const on = readableInstant(Date.parse(sunset));
   switch (milestone) {
     case 'announced':
@@ -88,7 +88,7 @@ export function subjectOf({ milestone, version, sunset, days_left: daysLeft, bro
     case 'removed':
       return `API v${version} was removed on ${on}`;
     default:
-      return `API v${version} will be removed in ${daysLeft} days, on ${on}`;
+      return `API v${version} will be removed in ${dayCount(days)}, on ${on}`;
   }
 }
 
@@ -97,7 +97,7 @@ export function textOf(data: NoticeData): string {
   const on = readableInstant(Date.parse(data.sunset));
   const lines = [`Hello ${data.consumer.name},`, ''];
   if (data.phase === 'removed') lines.push(`Version ${data.version} of the API was removed on ${on}: its requests are answered 410 Gone.`);
-  else lines.push(`Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${data.days_left} ${data.days_left === 1 ? 'day' : 'days'}.`);
+  else lines.push(`Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${dayCount(data.days_left)}.`);
   if (data.successor !== null) lines.push(`Its successor is version ${data.successor}.`);
   if (data.brownout !== null) {
     lines.push(

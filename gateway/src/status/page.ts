@@ -2,6 +2,7 @@ import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumer
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
 import { ATOM_MEDIA_TYPE, CHANGELOG_PATH } from '../versions/discovery.js';
+import { daysLeft } from '../versions/days-left.js';
 import { readableInstant } from '../versions/readable-instant.js';
 import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
@@ -11,8 +12,6 @@ import type { RegisteredConsumers } from './registered.js';
 const REFRESH_SECONDS = 10;
 /** Consumers listed per deprecated version on the page (`GET /consumers` has them all). */
 const PAGE_CONSUMERS = 10;
-
-const DAY_MS = 86_400_000;
 
 const STYLE = `${BASE_STYLE}h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
@@ -42,11 +41,10 @@ function span(ms: number): string {
   return `${Math.floor(seconds / 86_400)} d`;
 }
 
-function daysLeft(phase: Phase, sunset: number | undefined, nowMs: number): string {
+function daysLeftCell(phase: Phase, sunset: number | undefined, nowMs: number): string {
   if (sunset === undefined) return '—';
   if (phase === 'removed') return 'removed';
-  const days = Math.floor((sunset - nowMs) / DAY_MS);
-  return days < 1 ? '&lt; 1' : String(days);
+  return String(daysLeft(sunset, nowMs));
 }
 
 function nextBrownout(windows: readonly { start: number; end: number }[] | undefined, nowMs: number): string {
@@ -153,7 +151,7 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
         `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span></td>` +
         `<td>${entry.announced === undefined ? '—' : readableInstant(entry.announced)}</td>` +
         `<td>${entry.sunset === undefined ? '—' : readableInstant(entry.sunset)}</td>` +
-        `<td class="num">${daysLeft(phase, entry.sunset, nowMs)}</td>` +
+        `<td class="num">${daysLeftCell(phase, entry.sunset, nowMs)}</td>` +
         `<td>${entry.successor === undefined ? '—' : `v${entry.successor}${phase === 'current' ? '' : ` · <a href="${changesPath(entry.version)}">what changes</a>`}`}</td>` +
         `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
         `<td class="num">${requests}</td>` +

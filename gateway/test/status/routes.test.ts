@@ -151,7 +151,7 @@ describe('GET / on the admin port: the status page', () => {
   it('shows each version\'s lifecycle, requests and share over the last 5 minutes', async () => {
     await someTraffic();
     const html = await page();
-    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '39', 'v2 · what changes', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '60.0 %']);
+    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '40', 'v2 · what changes', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '60.0 %']);
     // The successor links the migration guide, which the admin port serves beside the page.
     expect(html).toContain('<td>v2 · <a href="/versions/1/changes">what changes</a></td>');
     expect(cells(html, 2)).toEqual(['v2', 'current', '—', '—', '—', '—', '—', '4', '40.0 %']);
