@@ -35,8 +35,8 @@ async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, l
     const answer = request.apiVersion;
     if (answer !== null) {
       metrics.countVersionedRequest(answer, reply.statusCode);
-      usage.record(answer, request.raw.headers);
       const consumer = request.consumer;
+      usage.record(answer, request.raw.headers, consumer !== null);
       if (consumer !== null && answer.version !== null) ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset. On the request's
