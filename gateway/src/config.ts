@@ -36,6 +36,8 @@ export interface GatewayConfig {
   /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
   dataDir: string;
   notices: NoticesConfig;
+  /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
+  consumerKeysUrl: string | undefined;
 }
 
 /** A mailbox as an e-mail's From names it: `API team <api@example.com>` is `{ name: 'API team', address: 'api@example.com' }`. */
@@ -161,6 +163,13 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   return { email: { smtpUrl, from }, ...common };
 }
 
+/** CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); '' for none. */
+const consumerKeysUrlSchema = z
+  .string()
+  .refine((text) => text === '' || (URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol)), 'must be an http:// or https:// URL such as https://developer.example.com/keys')
+  .refine((text) => !/[\s<>"]/.test(text), 'must not contain spaces, <, > or quotes (it is written into a Link header)')
+  .transform((text) => (text === '' ? undefined : text));
+
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
 /** The gateway's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
@@ -179,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
     // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
+    CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -195,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     database: readDatabaseConfig(env),
     dataDir: vars.GATEWAY_DATA_DIR,
     notices: readNoticesConfig(env),
+    consumerKeysUrl: vars.CONSUMER_KEYS_URL,
   };
 }
 

@@ -104,7 +104,10 @@ export async function buildTestGateway(
     adminToken,
     adminHost = '127.0.0.1',
     notices,
+    consumerKeysUrl,
   }: {
+    /** CONSUMER_KEYS_URL. */
+    consumerKeysUrl?: string;
     now?: number;
     backendTimeoutMs?: number;
     policy?: unknown;
@@ -126,7 +129,7 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, sink);
   const app = await buildApp({
-    config: { backendTimeoutMs },
+    config: { backendTimeoutMs, consumerKeysUrl },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

@@ -11,6 +11,10 @@ declare module 'fastify' {
     /** The consumer whose valid API-Key the request carries; null without one. */
     consumer: string | null;
   }
+  interface FastifyInstance {
+    /** CONSUMER_KEYS_URL: where a client learns how to get an API key, named by every 401; undefined: not said. */
+    consumerKeysUrl: string | undefined;
+  }
 }
 
 /** The request header a consumer's key arrives in (lower case, as Node delivers it). */
@@ -37,10 +41,20 @@ export function checkApiKey(request: FastifyRequest, keys: KeyCache): KeyCheck {
   return { consumer };
 }
 
-/** 401 for a request without the key its version requires, or with a key that is no valid one. */
+/**
+ * 401 for a request without the key its version requires, or with a key that is no valid one. With
+ * CONSUMER_KEYS_URL, the answer says where keys come from: in `details`, and as a `rel="help"` Link beside the
+ * version's own links.
+ */
 export function refuseKey(reply: FastifyReply, check: 'none' | 'invalid'): FastifyReply {
   void reply.header('www-authenticate', 'API-Key');
-  return sendError(reply, 401, check === INVALID ? 'invalid API key' : 'API key required');
+  const error = check === INVALID ? 'invalid API key' : 'API key required';
+  const keysUrl = reply.server.consumerKeysUrl;
+  if (keysUrl === undefined) return sendError(reply, 401, error);
+  const links = reply.getHeader('link');
+  void reply.header('link', `${links === undefined ? '' : `${String(links)}, `}<${keysUrl}>; rel="help"`);
+  const what = check === INVALID ? 'the API-Key header holds no valid key (malformed, unknown or revoked)' : 'send your key in the API-Key header';
+  return sendError(reply, 401, error, `${what}; how to get one: ${keysUrl}`);
 }
 
 /**
@@ -69,8 +83,9 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
   return true;
 }
 
-async function consumerRequestPlugin(app: FastifyInstance): Promise<void> {
+async function consumerRequestPlugin(app: FastifyInstance, { consumerKeysUrl }: { consumerKeysUrl?: string }): Promise<void> {
   app.decorateRequest('consumer', null);
+  app.decorate('consumerKeysUrl', consumerKeysUrl);
 }
 
 /** Declares `request.consumer` at the root, so every route family and the request accounting see it. */

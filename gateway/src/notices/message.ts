@@ -1,7 +1,7 @@
 import type { GuideChange } from '../changes/guide.js';
 import type { VersionReport } from '../consumers/reports/model.js';
 import { CHANGELOG_PATH } from '../versions/discovery.js';
-import type { VersionEntry } from '../versions/policy-file.js';
+import { keysRequiredFrom, type VersionEntry } from '../versions/policy-file.js';
 import { dayCount, daysLeft } from '../versions/days-left.js';
 import { readableInstant } from '../versions/readable-instant.js';
 import type { ClaimedNotice } from './store.js';
@@ -20,6 +20,8 @@ export interface NoticeData {
   /** Whole days until the sunset, rounded up; 0 once it has passed. */
   days_left: number;
   successor: number | null;
+  /** While the version does not require an API key yet: when it will (RFC 3339), else null. */
+  api_key_required_from: string | null;
   /** The window a `brownout_in_48_hours` notice announces, RFC 3339; null for the other milestones. */
   brownout: { start: string; end: string } | null;
   /** The consumer's own operations on the version: requests in the last 30 days, last call, what breaks for it. */
@@ -49,6 +51,7 @@ export interface MessageInput {
 
 /** One notice's message, from the consumer's report of the version (what it calls, what breaks for it). */
 export function noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl }: MessageInput): NoticeMessage {
+  const keysFrom = keysRequiredFrom(entry);
   const window = notice.milestone === 'brownout_in_48_hours' ? entry.brownouts?.find(({ start }) => new Date(start).toISOString() === notice.occasion) : undefined;
   return {
     id: notice.messageId,
@@ -61,6 +64,7 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
       sunset: new Date(entry.sunset).toISOString(),
       days_left: daysLeft(entry.sunset, nowMs),
       successor: entry.successor ?? null,
+      api_key_required_from: keysFrom !== undefined && keysFrom > nowMs ? new Date(keysFrom).toISOString() : null,
       brownout: window === undefined ? null : { start: new Date(window.start).toISOString(), end: new Date(window.end).toISOString() },
       operations: (report?.operations ?? []).map(({ operation, last_seen, breaking_changes }) => ({
         operation,
@@ -99,6 +103,9 @@ export function textOf(data: NoticeData): string {
   if (data.phase === 'removed') lines.push(`Version ${data.version} of the API was removed on ${on}: its requests are answered 410 Gone.`);
   else lines.push(`Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${dayCount(data.days_left)}.`);
   if (data.successor !== null) lines.push(`Its successor is version ${data.successor}.`);
+  if (data.api_key_required_from !== null) {
+    lines.push(`From ${readableInstant(Date.parse(data.api_key_required_from))}, v${data.version} answers only requests that carry an API key: send yours on every request.`);
+  }
   if (data.brownout !== null) {
     lines.push(
       '',

@@ -1,6 +1,7 @@
 import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumers.js';
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
+import { keysRequiredFrom, type VersionEntry } from '../versions/policy-file.js';
 import { ATOM_MEDIA_TYPE, CHANGELOG_PATH } from '../versions/discovery.js';
 import { daysLeft } from '../versions/days-left.js';
 import { readableInstant } from '../versions/readable-instant.js';
@@ -52,6 +53,17 @@ function nextBrownout(windows: readonly { start: number; end: number }[] | undef
   if (next === undefined) return '—';
   if (next.start <= nowMs) return `<span class="brownout-now">now, until ${readableInstant(next.end)}</span>`;
   return `${readableInstant(next.start)} for ${span(next.end - next.start)} (in ${span(next.start - nowMs)})`;
+}
+
+/** Who may call the version, when it is restricted: keys required (or from when), closed to new consumers (from when). */
+function accessNote(entry: VersionEntry, phase: Phase, nowMs: number): string {
+  if (phase === 'removed') return '';
+  const notes: string[] = [];
+  const keysFrom = keysRequiredFrom(entry);
+  if (keysFrom !== undefined) notes.push(keysFrom <= nowMs ? 'API key required' : `API key required from ${readableInstant(keysFrom)}`);
+  const closed = entry.closed_to_new;
+  if (closed !== undefined) notes.push(closed <= nowMs ? 'closed to new consumers' : `closed to new consumers from ${readableInstant(closed)}`);
+  return notes.map((note) => `<br><small>${note}</small>`).join('');
 }
 
 /** The versions whose consumers are listed: those deprecated or removed now, and any with counts. */
@@ -166,7 +178,7 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
       return (
         `<tr data-version="${entry.version}">` +
         `<td>v${entry.version}${entry.version === policy.defaultVersion ? ' <small>(default)</small>' : ''}</td>` +
-        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span></td>` +
+        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span>${accessNote(entry, phase, nowMs)}</td>` +
         `<td>${entry.announced === undefined ? '—' : readableInstant(entry.announced)}</td>` +
         `<td>${entry.sunset === undefined ? '—' : readableInstant(entry.sunset)}</td>` +
         `<td class="num">${daysLeftCell(phase, entry.sunset, nowMs)}</td>` +

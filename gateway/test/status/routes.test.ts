@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
 import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
@@ -196,6 +196,16 @@ describe('GET / on the admin port: the status page', () => {
     expect(warning(await page())).toBe(
       'The default version v1 was removed on 2027-01-01: every request that names no version is answered 410. 0 requests in the last 5 minutes named no version. Move default_version to v2 before the sunset: see the runbook\'s "Move the default".',
     );
+  });
+
+  it('says who may call a version: API key required (from when), closed to new consumers (from when)', async () => {
+    const restricted = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-12-15' }, designPolicyFile.versions[1]] };
+    gateway.setNextPolicy(restricted);
+    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect(cells(await page(), 1)[1]).toBe('deprecatedAPI key required from 2026-12-01closed to new consumers from 2026-12-15');
+    gateway.setNow(at('2026-12-20T00:00:00Z'));
+    expect(cells(await page(), 1)[1]).toBe('deprecatedAPI key requiredclosed to new consumers');
+    expect(cells(await page(), 2)[1]).toBe('current');
   });
 
   it('marks a running brownout and a removed version', async () => {

@@ -42,3 +42,21 @@ describe('days left: one count everywhere (rounded up)', () => {
     expect(subjectOf(noticeAt(SUNSET - 34 * 24 * HOUR - HOUR))).toBe('API v1 will be removed in 35 days, on 2027-01-01');
   });
 });
+
+describe('a scheduled key requirement in a notice', () => {
+  it('is said while it is ahead, in the data and the text', () => {
+    const input = {
+      notice: { messageId: 'm-1', consumerId: 'acme', consumer: { name: 'Acme' }, version: 1, milestone: 'announced', occasion: '' },
+      entry: { version: 1, status: 'deprecated', announced: at('2026-06-01'), sunset: SUNSET, successor: 2, consumer_key: { required_from: at('2026-10-01') } },
+      report: undefined,
+      recentRequests: new Map(),
+      nowMs: at('2026-06-01'),
+      baseUrl: '',
+    } as unknown as MessageInput;
+    const data = noticeMessage(input).data;
+    expect(data.api_key_required_from).toBe('2026-10-01T00:00:00.000Z');
+    expect(textOf(data)).toContain('From 2026-10-01, v1 answers only requests that carry an API key: send yours on every request.');
+    expect(noticeMessage({ ...input, nowMs: at('2026-10-01') }).data.api_key_required_from).toBeNull();
+    expect(noticeAt(at('2026-10-01')).api_key_required_from).toBeNull();
+  });
+});
