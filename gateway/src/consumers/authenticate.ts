@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The consumer whose valid API-Key the request carries; null without one. */
     consumer: string | null;
+    /** The consumer was refused the version (closed to new consumers): logged, but no use for the ledger. */
+    consumerRefused: boolean;
   }
   interface FastifyInstance {
     /** CONSUMER_KEYS_URL: where a client learns how to get an API key, named by every 401; undefined: not said. */
@@ -72,8 +74,8 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
   if (closedSince === null || check === INVALID) return false;
   const firstUse = ledger.firstUseOf(check.consumer, answer.version as number);
   if (firstUse !== undefined && firstUse < closedSince) return false;
-  // A refused newcomer made no use of the version: the ledger does not count it.
-  request.consumer = null;
+  // A refused newcomer made no use of the version: the ledger does not count it, the log names it.
+  request.consumerRefused = true;
   void sendError(
     reply,
     403,
@@ -85,6 +87,7 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
 
 async function consumerRequestPlugin(app: FastifyInstance, { consumerKeysUrl }: { consumerKeysUrl?: string }): Promise<void> {
   app.decorateRequest('consumer', null);
+  app.decorateRequest('consumerRefused', false);
   app.decorate('consumerKeysUrl', consumerKeysUrl);
 }
 

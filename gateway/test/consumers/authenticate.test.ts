@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateKey } from '../../src/consumers/keys.js';
 import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
 import { at, buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
@@ -193,7 +193,15 @@ describe('closed_to_new', () => {
     expect(stub.seen.length).toBe(before);
     expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': early.key } })).statusCode).toBe(200);
     expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(200);
-    // The refusal is no use of the version: the newcomer stays new.
+    // The refusal is logged with the consumer it refused, and is no use of the version: the newcomer stays new.
+    await vi.waitFor(() =>
+      expect(gateway?.logs.find((line) => line.msg === 'request completed' && line.statusCode === 403)).toMatchObject({
+        deprecated: true,
+        version: 1,
+        consumer: 'newcomer',
+        refused: 'closed_to_new',
+      }),
+    );
     await app.consumers.ledger.flush();
     expect(app.consumers.ledger.firstUseOf('newcomer', 1)).toBeUndefined();
     expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(403);
