@@ -102,7 +102,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${await send(config, call)}\n`);
     return 0;
   } catch (err) {
-    const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
+    // fetch names why it could not connect in its cause: a code (ECONNREFUSED), or a message alone ("bad port").
+    const failure = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+    const cause = failure === undefined ? undefined : (failure.code ?? failure.message);
     const unreachable = cause === undefined ? '' : ` (${cause} at ${config.adminUrl}: is the gateway running? Its banner prints the admin URL; set GATEWAY_ADMIN_URL to it)`;
     process.stderr.write(`${(err as Error).message}${unreachable}\n`);
     return 1;
