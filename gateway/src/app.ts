@@ -25,6 +25,7 @@ import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { createTranslatedForwarding, DEFAULT_TRANSLATION_MAX_BYTES } from './translation/serve.js';
 import { discoveryRoutes } from './versions/discovery.js';
+import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
 import type { PolicySource } from './versions/policy-file.js';
 import { watchPolicyFile } from './versions/watch.js';
@@ -47,8 +48,9 @@ declare module 'fastify' {
 }
 
 export interface GatewayAppOptions {
-  /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. */
-  config: { backendTimeoutMs: number; translationMaxBytes?: number };
+  /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by
+   * every 401 of a key (docs/configuration.md). */
+  config: { backendTimeoutMs: number; translationMaxBytes?: number; consumerKeysUrl?: string };
   /** The policy file main.ts read and validated at start. */
   policy: PolicySource;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
@@ -102,10 +104,14 @@ export async function buildApp({
     if (result.ok) {
       const { policy: reloaded, sha256 } = policies.current;
       logger.info({ versions: reloaded.versions.map(({ version }) => version), sha256 }, 'version policy reloaded');
+      defaultWatch.check(true);
       // A new policy may bring a milestone due now (an announcement, a window moved closer).
       void notices?.check();
     } else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
-  });
+  }, clock);
+  const defaultWatch = watchDefaultVersion({ policies, clock, logger });
+  defaultWatch.check(true);
+  app.addHook('onClose', async () => defaultWatch.close());
   app.decorate('versionPolicies', policies);
   if (watchPolicy !== undefined) {
     const watch = watchPolicyFile({ ...watchPolicy, policies });
@@ -129,7 +135,7 @@ export async function buildApp({
     await pool.close();
   });
 
-  await app.register(consumerRequest);
+  await app.register(consumerRequest, { consumerKeysUrl: config.consumerKeysUrl });
   await app.register(requestAccounting, { metrics, usage, ledger, clock });
   await app.register(usersProxy, { backendUrl, pool, keys });
   await app.register(discoveryRoutes, { policies, clock });

@@ -39,6 +39,8 @@ export interface GatewayConfig {
   notices: NoticesConfig;
   /** TRANSLATION_MAX_BYTES: the largest body read whole to translate it (docs/behaviour.md#versions-declared-as-changes). */
   translationMaxBytes: number;
+  /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
+  consumerKeysUrl: string | undefined;
 }
 
 /** A mailbox as an e-mail's From names it: `API team <api@example.com>` is `{ name: 'API team', address: 'api@example.com' }`. */
@@ -175,6 +177,12 @@ const translationMaxBytesSchema = z
     (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_BYTES,
     `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_BYTES} bytes`,
   );
+/** CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); '' for none. */
+const consumerKeysUrlSchema = z
+  .string()
+  .refine((text) => text === '' || (URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol)), 'must be an http:// or https:// URL such as https://developer.example.com/keys')
+  .refine((text) => !/[\s<>"]/.test(text), 'must not contain spaces, <, > or quotes (it is written into a Link header)')
+  .transform((text) => (text === '' ? undefined : text));
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
@@ -195,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
     TRANSLATION_MAX_BYTES: { schema: translationMaxBytesSchema, default: String(DEFAULT_TRANSLATION_MAX_BYTES) },
+    CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -212,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     dataDir: vars.GATEWAY_DATA_DIR,
     notices: readNoticesConfig(env),
     translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
+    consumerKeysUrl: vars.CONSUMER_KEYS_URL,
   };
 }
 

@@ -22,7 +22,12 @@ describe('gateway configuration', () => {
       dataDir: '.data/gateway',
       notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
       translationMaxBytes: 1_048_576,
+      consumerKeysUrl: undefined,
     });
+  });
+
+  it('takes CONSUMER_KEYS_URL, the page a 401 names for getting an API key', () => {
+    expect(loadConfig({ CONSUMER_KEYS_URL: 'https://developer.example.com/keys' }).consumerKeysUrl).toBe('https://developer.example.com/keys');
   });
 
   it('reads every variable', () => {
@@ -119,6 +124,8 @@ describe('gateway configuration', () => {
     [{ DATABASE_URL: 'not a url s3cret' }, /^DATABASE_URL: must be a URL like postgres:\/\/user:password@host:5432\/database \(value not shown: it may hold a password\)$/],
     [{ DATABASE_POOL_MAX: '101' }, /^DATABASE_POOL_MAX: must be an integer from 1 to 100 \(got "101"\)$/],
     [{ GATEWAY_DATA_DIR: '' }, /^GATEWAY_DATA_DIR: must name a directory \(got ""\)$/],
+    [{ CONSUMER_KEYS_URL: 'developer.example.com/keys' }, /^CONSUMER_KEYS_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/developer.example.com\/keys/],
+    [{ CONSUMER_KEYS_URL: 'https://example.com/a>b' }, /^CONSUMER_KEYS_URL: must not contain spaces, <, > or quotes/],
     [{ SMTP_URL: 'http://mail:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\/ \(got "http:\/\/mail:25\/"\)$/],
     [{ SMTP_URL: 'smtp://mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/mail"\)$/],
     [{ SMTP_URL: 'smtp://u:s3cret@mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/u:\*\*\*@mail"\)$/],

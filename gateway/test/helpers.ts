@@ -107,7 +107,10 @@ export async function buildTestGateway(
     adminToken,
     adminHost = '127.0.0.1',
     notices,
+    consumerKeysUrl,
   }: {
+    /** CONSUMER_KEYS_URL. */
+    consumerKeysUrl?: string;
     now?: number;
     backendTimeoutMs?: number;
     /** TRANSLATION_MAX_BYTES; the default when not given. */
@@ -125,7 +128,7 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs, translationMaxBytes },
+    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

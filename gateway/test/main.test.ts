@@ -17,6 +17,14 @@ describe('the built gateway with a bad configuration', () => {
     }),
   );
   const missing = join(dir, 'absent.json');
+  const removedDefault = join(dir, 'removed-default.json');
+  writeFileSync(
+    removedDefault,
+    JSON.stringify({
+      default_version: 1,
+      versions: [{ version: 1, status: 'deprecated', announced: '2025-01-01', sunset: '2025-07-01T00:00:00Z', successor: 2 }, { version: 2, status: 'current' }],
+    }),
+  );
 
   it.each([
     [
@@ -24,6 +32,10 @@ describe('the built gateway with a bad configuration', () => {
       `invalid configuration: API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
     ],
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
+    [
+      { API_VERSIONS_FILE: removedDefault },
+      `invalid configuration: API_VERSIONS_FILE: ${removedDefault} is invalid at default_version: default_version 1 was removed on 2025-07-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its successor) (docs/runbook.md#move-the-default)`,
+    ],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
     [{ SHUTDOWN_DELAY_MS: '60000' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "60000")'],
     [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],

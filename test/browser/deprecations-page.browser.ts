@@ -86,8 +86,10 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
     expect(await page.locator('section h2').allTextContents()).toEqual(['v1 deprecated']);
     // Days are counted from the instant the page was rendered, which it prints.
     const asOf = /As of (\S+ \S+) UTC/.exec((await page.locator('p.meta').textContent()) ?? '')?.[1];
-    const days = Math.floor((V1_SUNSET - Date.parse(`${asOf?.replace(' ', 'T')}Z`)) / DAY_MS);
-    expect(await page.locator('section#v1 > p').textContent()).toBe(`Removed on ${dateOf(V1_SUNSET)} (in ${days} days). Move to v2: the migration guide lists every change.`);
+    const days = Math.ceil((V1_SUNSET - Date.parse(`${asOf?.replace(' ', 'T')}Z`)) / DAY_MS);
+    expect(await page.locator('section#v1 > p').textContent()).toBe(
+      `Removed on ${dateOf(V1_SUNSET)} (in ${days} ${days === 1 ? 'day' : 'days'}). Move to v2: the migration guide lists every change.`,
+    );
     const rows = await operationRows(1);
     expect(rows.map(([operation, requests]) => [operation, requests])).toEqual([
       ['GET /api/v1/orders/{id}', '1'],

@@ -105,13 +105,15 @@ describe('the status page in Chromium, JavaScript off', () => {
         'deprecated',
         dateOf(announced),
         dateOf(sunset),
-        String(Math.floor((sunset - renderedAt) / DAY_MS)),
+        // Rounded up, as every place that counts days left does (docs/behaviour.md#days-left).
+        String(Math.ceil((sunset - renderedAt) / DAY_MS)),
         'v2 · what changes',
         `${dateOf(brownoutStart)} 10:00 UTC for 2 h (in ${Math.floor((brownoutStart - renderedAt) / DAY_MS)} d)`,
         '21',
+        '6',
         '42.0 %',
       ],
-      ['v2', 'current', '—', '—', '—', '—', '—', '29', '58.0 %'],
+      ['v2', 'current', '—', '—', '—', '—', '—', '29', '0', '58.0 %'],
     ]);
     const meters = page.locator('#versions meter');
     expect([await meters.nth(0).getAttribute('value'), await meters.nth(1).getAttribute('value')]).toEqual(['0.4200', '0.5800']);

@@ -252,9 +252,12 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
             sunset: '2027-01-01T00:00:00.000Z',
             successor: 2,
             brownouts: [],
+            consumer_key: 'optional',
+            consumer_key_required_from: null,
+            closed_to_new: null,
             changes: '/versions/1/changes',
           },
-          ...current.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] })),
+          ...current.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [], consumer_key: 'optional', consumer_key_required_from: null, closed_to_new: null })),
         ],
       });
     });

@@ -72,6 +72,19 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
       for (const entry of current.versions) this.set({ version: String(entry.version) }, current.brownoutAt(entry, now) === undefined ? 0 : 1);
     },
   });
+  // The version that requests naming none get, and its phase now: alerts DefaultApiVersionDeprecated/Removed.
+  new Gauge({
+    name: 'api_version_default_info',
+    help: 'Always 1; version is default_version (what requests that name no version get) and phase its phase now: current, deprecated or removed.',
+    labelNames: ['version', 'phase'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const current = policy();
+      const entry = current.versions.find(({ version }) => version === current.defaultVersion);
+      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, clock()) }, 1);
+    },
+  });
   // One series per replica, named by the content it serves: replicas of a job that disagree show as
   // several sha256 values (alert VersionPolicyDrift).
   new Gauge({

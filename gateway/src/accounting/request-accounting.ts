@@ -35,9 +35,9 @@ async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, l
     const answer = request.apiVersion;
     if (answer !== null) {
       metrics.countVersionedRequest(answer, reply.statusCode);
-      usage.record(answer, request.raw.headers);
       const consumer = request.consumer;
-      if (consumer !== null && answer.version !== null) ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
+      usage.record(answer, request.raw.headers, consumer !== null);
+      if (consumer !== null && answer.version !== null && !request.consumerRefused) ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset. On the request's
         // one `request completed` line, not a line of its own (docs/behaviour.md#logging).
@@ -49,6 +49,7 @@ async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, l
           userAgent: request.raw.headers['user-agent'],
           clientId: request.raw.headers['x-client-id'],
           consumer: consumer ?? undefined,
+          refused: request.consumerRefused ? 'closed_to_new' : undefined,
         };
       }
     }

@@ -6,10 +6,15 @@ import { createTrafficRing, type TrafficRing } from './traffic.js';
 
 /** What the admin port's `/` and `/consumers` read: kept in the process, since its start. */
 export interface VersionUsage {
-  /** One answered request on a versioned resource; called once per response, on the request path. */
-  record(answer: VersionAnswer, headers: IncomingHttpHeaders): void;
+  /**
+   * One answered request on a versioned resource; called once per response, on the request path. `keyed`: it
+   * carried a valid API-Key, so its consumer is a registered one and not counted again among the anonymous.
+   */
+  record(answer: VersionAnswer, headers: IncomingHttpHeaders, keyed: boolean): void;
   readonly consumers: ConsumerTable;
   readonly traffic: TrafficRing;
+  /** The requests that named no version (served by default_version): who changes when the default moves. */
+  readonly unversioned: TrafficRing;
   /** The clock the counts were taken with. */
   readonly clock: Clock;
 }
@@ -17,15 +22,18 @@ export interface VersionUsage {
 export function createVersionUsage(clock: Clock): VersionUsage {
   const consumers = createConsumerTable();
   const traffic = createTrafficRing();
+  const unversioned = createTrafficRing();
   return {
     consumers,
     traffic,
+    unversioned,
     clock,
-    record(answer, headers) {
+    record(answer, headers, keyed) {
       const nowMs = clock();
       traffic.count(answer.version, nowMs);
-      // Deprecated and removed versions (brownout and sunset 410s included): the consumers still to move.
-      if (answer.version !== null && answer.labels.deprecated === 'true') consumers.count(answer.version, consumerKey(headers), nowMs);
+      if (answer.selectedBy === 'default') unversioned.count(answer.version, nowMs);
+      // Deprecated and removed versions (brownout and sunset 410s included): the anonymous consumers still to move.
+      if (!keyed && answer.version !== null && answer.labels.deprecated === 'true') consumers.count(answer.version, consumerKey(headers), nowMs);
     },
   };
 }

@@ -1,8 +1,8 @@
-import type { VersionEntry } from '../versions/policy-file.js';
+import { keysRequiredFrom, type VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
 
 /** What happened to a version: announced as deprecated, a brownout window began, removed at its sunset. */
-export type LifecycleEventKind = 'deprecated' | 'brownout' | 'removed';
+export type LifecycleEventKind = 'deprecated' | 'brownout' | 'removed' | 'keys_required' | 'closed_to_new';
 
 interface Window {
   readonly start: number;
@@ -25,6 +25,11 @@ export type LifecycleEvent = {
   | { readonly kind: 'deprecated'; /** Every brownout window the version has. */ readonly brownouts: readonly Window[] }
   | { readonly kind: 'brownout'; readonly window: Window }
   | { readonly kind: 'removed' }
+  /**
+   * Listed with the deprecation (at `announced`), so readers learn of it before it applies; `from`: when it applies
+   * (-Infinity for `"consumer_key": "required"`, which always did).
+   */
+  | { readonly kind: 'keys_required' | 'closed_to_new'; readonly from: number }
 );
 
 /** The tagging entity of every id: a fixed name and year, never anything of the file or the time of serving. */
@@ -32,22 +37,31 @@ const TAG_PREFIX = 'tag:version-router,2026:';
 export const CHANGELOG_FEED_ID = `${TAG_PREFIX}changelog`;
 
 /** Newest first; at one instant a removal before a brownout before a deprecation, then the higher version first. */
-const KIND_ORDER: Record<LifecycleEventKind, number> = { removed: 2, brownout: 1, deprecated: 0 };
+const KIND_ORDER: Record<LifecycleEventKind, number> = { removed: 2, brownout: 1, closed_to_new: 0.2, keys_required: 0.1, deprecated: 0 };
 
 function eventsOf(entry: VersionEntry): LifecycleEvent[] {
   // The policy file refuses a deprecated version without all three (policy-file.ts); a current version has none.
   if (entry.announced === undefined || entry.sunset === undefined || entry.successor === undefined) return [];
   const { version, sunset, successor } = entry;
   const brownouts = entry.brownouts ?? [];
-  const common = (kind: LifecycleEventKind, at: number) => ({
+  const common = (kind: LifecycleEventKind, at: number, named = at) => ({
     version,
     at,
     sunset,
     successor,
-    id: `${TAG_PREFIX}versions/${version}/${kind}/${new Date(at).toISOString()}`,
+    id: `${TAG_PREFIX}versions/${version}/${kind}/${Number.isFinite(named) ? new Date(named).toISOString() : 'always'}`,
   });
+  // Rules on who may call are news for the anonymous callers first: announced with the deprecation, their id
+  // naming the instant they apply from, so moving that instant is a new entry.
+  const keysFrom = keysRequiredFrom(entry);
+  const rules: LifecycleEvent[] = [];
+  if (keysFrom !== undefined) rules.push({ kind: 'keys_required', ...common('keys_required', entry.announced, keysFrom), from: keysFrom });
+  if (entry.closed_to_new !== undefined) {
+    rules.push({ kind: 'closed_to_new', ...common('closed_to_new', entry.announced, entry.closed_to_new), from: entry.closed_to_new });
+  }
   return [
     { kind: 'deprecated', ...common('deprecated', entry.announced), brownouts },
+    ...rules,
     ...brownouts.map((window): LifecycleEvent => ({ kind: 'brownout', ...common('brownout', window.start), window })),
     { kind: 'removed', ...common('removed', sunset) },
   ];

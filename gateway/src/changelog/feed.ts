@@ -21,6 +21,10 @@ function titleOf(event: LifecycleEvent): string {
       return `v${event.version} brownout: ${windowText(event.window)}`;
     case 'removed':
       return `v${event.version} removed: use v${event.successor}`;
+    case 'keys_required':
+      return Number.isFinite(event.from) ? `v${event.version} requires an API key from ${readableInstant(event.from)}` : `v${event.version} requires an API key`;
+    case 'closed_to_new':
+      return `v${event.version} closed to new consumers from ${readableInstant(event.from)}`;
   }
 }
 
@@ -37,6 +41,12 @@ function summaryOf(event: LifecycleEvent): string {
       return `From ${windowText(event.window)} every request for version ${version} is answered 410, a reminder that it will be removed on ${readableInstant(sunset)}. ${move}`;
     case 'removed':
       return `Version ${version} was removed on ${readableInstant(sunset)}: every request for it is answered 410. ${move}`;
+    case 'keys_required': {
+      const from = Number.isFinite(event.from) ? `From ${readableInstant(event.from)}` : 'Now';
+      return `${from} every request for version ${version} needs an API key in the API-Key header; one without is answered 401. ${move}`;
+    }
+    case 'closed_to_new':
+      return `From ${readableInstant(event.from)} version ${version} takes no new consumers: an API key that has not called it before is answered 403. ${move}`;
   }
 }
 

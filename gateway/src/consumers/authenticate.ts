@@ -11,6 +11,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The consumer whose valid API-Key the request carries; null without one. */
     consumer: string | null;
+    /** The consumer was refused the version (closed to new consumers): logged, but no use for the ledger. */
+    consumerRefused: boolean;
+  }
+  interface FastifyInstance {
+    /** CONSUMER_KEYS_URL: where a client learns how to get an API key, named by every 401; undefined: not said. */
+    consumerKeysUrl: string | undefined;
   }
 }
 
@@ -38,11 +44,21 @@ export function checkApiKey(request: FastifyRequest, keys: KeyCache): KeyCheck {
   return { consumer };
 }
 
-/** 401 for a request without the key its version requires, or with a key that is no valid one. */
+/**
+ * 401 for a request without the key its version requires, or with a key that is no valid one. With
+ * CONSUMER_KEYS_URL, the answer says where keys come from: in `details`, and as a `rel="help"` Link beside the
+ * version's own links.
+ */
 export function refuseKey(reply: FastifyReply, check: 'none' | 'invalid'): FastifyReply {
   void reply.header('www-authenticate', 'API-Key');
   // The texts the API documents list for the 401 (@version-router/platform/api-document).
-  return sendError(reply, 401, check === INVALID ? INVALID_KEY_ERROR : KEY_REQUIRED_ERROR);
+  const error = check === INVALID ? INVALID_KEY_ERROR : KEY_REQUIRED_ERROR;
+  const keysUrl = reply.server.consumerKeysUrl;
+  if (keysUrl === undefined) return sendError(reply, 401, error);
+  const links = reply.getHeader('link');
+  void reply.header('link', `${links === undefined ? '' : `${String(links)}, `}<${keysUrl}>; rel="help"`);
+  const what = check === INVALID ? 'the API-Key header holds no valid key (malformed, unknown or revoked)' : 'send your key in the API-Key header';
+  return sendError(reply, 401, error, `${what}; how to get one: ${keysUrl}`);
 }
 
 /**
@@ -60,8 +76,8 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
   if (closedSince === null || check === INVALID) return false;
   const firstUse = ledger.firstUseOf(check.consumer, answer.version as number);
   if (firstUse !== undefined && firstUse < closedSince) return false;
-  // A refused newcomer made no use of the version: the ledger does not count it.
-  request.consumer = null;
+  // A refused newcomer made no use of the version: the ledger does not count it, the log names it.
+  request.consumerRefused = true;
   void sendError(
     reply,
     403,
@@ -71,8 +87,10 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
   return true;
 }
 
-async function consumerRequestPlugin(app: FastifyInstance): Promise<void> {
+async function consumerRequestPlugin(app: FastifyInstance, { consumerKeysUrl }: { consumerKeysUrl?: string }): Promise<void> {
   app.decorateRequest('consumer', null);
+  app.decorateRequest('consumerRefused', false);
+  app.decorate('consumerKeysUrl', consumerKeysUrl);
 }
 
 /** Declares `request.consumer` at the root, so every route family and the request accounting see it. */

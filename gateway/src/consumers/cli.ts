@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@version-router/platform/config';
 import { loadConsumersCliConfig, type ConsumersCliConfig } from '../config.js';
+import { REGISTERED_CONSUMERS_PATH } from './registry-routes.js';
 
 const USAGE = `usage: npm run consumers -- <command>
+  list                                                              every registered consumer
   create <name> [--id <id>] [--email <address>] [--webhook <url>]   register a consumer
   show <id>                                                         the consumer and its keys
   add-key <id>                                                      issue a key (printed once)
@@ -36,6 +38,9 @@ function callOf(args: string[]): AdminCall {
       const body = { name: rest[0], ...(values.id === undefined ? {} : { id: values.id }), ...(values.email === undefined ? {} : { contact_email: values.email }), ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }) };
       return { method: 'POST', path: '/consumers', body };
     }
+    case 'list':
+      if (rest.length !== 0) throw new UsageError('list takes nothing');
+      return { method: 'GET', path: REGISTERED_CONSUMERS_PATH };
     case 'show':
       return { method: 'GET', path: `/consumers/${one('one consumer id')}` };
     case 'add-key':
@@ -47,6 +52,13 @@ function callOf(args: string[]): AdminCall {
     default:
       throw new UsageError(command === undefined ? 'no command' : `unknown command "${command}"`);
   }
+}
+
+/** What to change when the admin listener refuses the caller itself (docs/behaviour.md#admin-authentication). */
+function fixFor(status: number, withToken: boolean): string {
+  if (status === 401) return withToken ? ' (ADMIN_TOKEN is not the gateway\'s token)' : ' (the gateway asks for a token: set ADMIN_TOKEN)';
+  if (status === 403) return ' (the admin listener is not on loopback: set ADMIN_TOKEN to the gateway\'s token)';
+  return '';
 }
 
 /** Sends the call and answers what to print: the JSON answer, or a line for a 204. Throws with the ErrorResponse's text. */
@@ -63,7 +75,7 @@ async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path
     } catch {
       // Not our ErrorResponse: shown as it came.
     }
-    throw new Error(`${res.status} ${reason}`);
+    throw new Error(`${res.status} ${reason}${fixFor(res.status, adminToken !== undefined)}`);
   }
   return res.status === 204 ? `revoked ${decodeURIComponent(path.split('/').at(-1) ?? '')}` : JSON.stringify(JSON.parse(text), null, 2);
 }
@@ -90,8 +102,11 @@ async function main(): Promise<number> {
     process.stdout.write(`${await send(config, call)}\n`);
     return 0;
   } catch (err) {
-    const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
-    process.stderr.write(`${(err as Error).message}${cause === undefined ? '' : ` (${cause} at ${config.adminUrl})`}\n`);
+    // fetch names why it could not connect in its cause: a code (ECONNREFUSED), or a message alone ("bad port").
+    const failure = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+    const cause = failure === undefined ? undefined : (failure.code ?? failure.message);
+    const unreachable = cause === undefined ? '' : ` (${cause} at ${config.adminUrl}: is the gateway running? Its banner prints the admin URL; set GATEWAY_ADMIN_URL to it)`;
+    process.stderr.write(`${(err as Error).message}${unreachable}\n`);
     return 1;
   }
 }

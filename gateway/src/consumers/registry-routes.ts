@@ -14,6 +14,9 @@ export interface RegistryRoutesOptions {
   clock: Clock;
 }
 
+/** Every registered consumer (id, name, contacts, created_at), by id: what `npm run consumers -- list` prints. */
+export const REGISTERED_CONSUMERS_PATH = '/registered-consumers';
+
 /** An id: lower-case letters, digits and inner hyphens, 64 at most (it travels in the API-Consumer header). */
 const ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const ID_RULE = 'must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit';
@@ -90,6 +93,9 @@ export async function registryRoutes(admin: FastifyInstance, { store, keys, cloc
     if (secret !== null) void reply.header('cache-control', 'no-store');
     return { ...created, keys: [], ...(secret === null ? {} : { webhook_secret: secret }) };
   });
+
+  // `GET /consumers` is the anonymous top-consumers table (status/routes.ts); the registry's list has its own path.
+  admin.get(REGISTERED_CONSUMERS_PATH, credentials, async () => ({ consumers: await store.consumers() }));
 
   admin.get<{ Params: { id: string } }>('/consumers/:id', credentials, async (request, reply) => {
     const consumer = await store.consumer(request.params.id);

@@ -80,6 +80,8 @@ export interface ConsumerStore extends ConsumerUsageReader {
   /** undefined: the id is taken. */
   createConsumer(consumer: NewConsumer, nowMs: number): Promise<ConsumerRecord | undefined>;
   consumer(id: string): Promise<(ConsumerRecord & { keys: KeyRecord[] }) | undefined>;
+  /** Every registered consumer, by id. */
+  consumers(): Promise<ConsumerRecord[]>;
   /** undefined: no such consumer. */
   addKey(consumerId: string, key: { keyId: string; digest: Buffer }, nowMs: number): Promise<KeyRecord | undefined>;
   /** Whether the consumer has that key; revoking a revoked key keeps its first revocation time. */
@@ -130,6 +132,11 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
         );
         return rows[0] as ConsumerRecord | undefined;
       });
+    },
+
+    async consumers() {
+      const { rows } = await database.query<ConsumerRecord>('consumers', `SELECT ${CONSUMER_COLUMNS} FROM gateway.consumers ORDER BY id`, []);
+      return rows;
     },
 
     async consumer(id) {

@@ -1,11 +1,11 @@
 import type { GuideChange } from '../changes/guide.js';
 import type { VersionReport } from '../consumers/reports/model.js';
 import { CHANGELOG_PATH } from '../versions/discovery.js';
-import type { VersionEntry } from '../versions/policy-file.js';
+import { keysRequiredFrom, type VersionEntry } from '../versions/policy-file.js';
+import { dayCount, daysLeft } from '../versions/days-left.js';
 import { readableInstant } from '../versions/readable-instant.js';
 import type { ClaimedNotice } from './store.js';
 
-const DAY_MS = 86_400_000;
 /** Where a consumer reads, with its key, everything it still calls on deprecated versions. */
 const DEPRECATIONS_PATH = '/deprecations';
 
@@ -20,6 +20,8 @@ export interface NoticeData {
   /** Whole days until the sunset, rounded up; 0 once it has passed. */
   days_left: number;
   successor: number | null;
+  /** While the version does not require an API key yet: when it will (RFC 3339), else null. */
+  api_key_required_from: string | null;
   /** The window a `brownout_in_48_hours` notice announces, RFC 3339; null for the other milestones. */
   brownout: { start: string; end: string } | null;
   /** The consumer's own operations on the version: requests in the last 30 days, last call, what breaks for it. */
@@ -49,6 +51,7 @@ export interface MessageInput {
 
 /** One notice's message, from the consumer's report of the version (what it calls, what breaks for it). */
 export function noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl }: MessageInput): NoticeMessage {
+  const keysFrom = keysRequiredFrom(entry);
   const window = notice.milestone === 'brownout_in_48_hours' ? entry.brownouts?.find(({ start }) => new Date(start).toISOString() === notice.occasion) : undefined;
   return {
     id: notice.messageId,
@@ -59,8 +62,9 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
       version: entry.version,
       phase: nowMs >= entry.sunset ? 'removed' : 'deprecated',
       sunset: new Date(entry.sunset).toISOString(),
-      days_left: Math.max(0, Math.ceil((entry.sunset - nowMs) / DAY_MS)),
+      days_left: daysLeft(entry.sunset, nowMs),
       successor: entry.successor ?? null,
+      api_key_required_from: keysFrom !== undefined && keysFrom > nowMs ? new Date(keysFrom).toISOString() : null,
       brownout: window === undefined ? null : { start: new Date(window.start).toISOString(), end: new Date(window.end).toISOString() },
       operations: (report?.operations ?? []).map(({ operation, last_seen, breaking_changes }) => ({
         operation,
@@ -78,7 +82,7 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
 }
 
 /** The e-mail's subject: the version, the milestone in words, the date. */
-export function subjectOf({ milestone, version, sunset, days_left: daysLeft, brownout }: NoticeData): string {
+export function subjectOf({ milestone, version, sunset, days_left: days, brownout }: NoticeData): string {
   const on = readableInstant(Date.parse(sunset));
   switch (milestone) {
     case 'announced':
@@ -88,7 +92,7 @@ export function subjectOf({ milestone, version, sunset, days_left: daysLeft, bro
     case 'removed':
       return `API v${version} was removed on ${on}`;
     default:
-      return `API v${version} will be removed in ${daysLeft} days, on ${on}`;
+      return `API v${version} will be removed in ${dayCount(days)}, on ${on}`;
   }
 }
 
@@ -97,8 +101,11 @@ export function textOf(data: NoticeData): string {
   const on = readableInstant(Date.parse(data.sunset));
   const lines = [`Hello ${data.consumer.name},`, ''];
   if (data.phase === 'removed') lines.push(`Version ${data.version} of the API was removed on ${on}: its requests are answered 410 Gone.`);
-  else lines.push(`Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${data.days_left} ${data.days_left === 1 ? 'day' : 'days'}.`);
+  else lines.push(`Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${dayCount(data.days_left)}.`);
   if (data.successor !== null) lines.push(`Its successor is version ${data.successor}.`);
+  if (data.api_key_required_from !== null) {
+    lines.push(`From ${readableInstant(Date.parse(data.api_key_required_from))}, v${data.version} answers only requests that carry an API key: send yours on every request.`);
+  }
   if (data.brownout !== null) {
     lines.push(
       '',

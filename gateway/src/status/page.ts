@@ -1,7 +1,9 @@
 import type { ConsumerTable, VersionConsumers } from '../accounting/top-consumers.js';
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import { changesPath, type Phase, type VersionPolicy } from '../versions/policy.js';
+import { keysRequiredFrom, type VersionEntry } from '../versions/policy-file.js';
 import { ATOM_MEDIA_TYPE, CHANGELOG_PATH } from '../versions/discovery.js';
+import { daysLeft } from '../versions/days-left.js';
 import { readableInstant } from '../versions/readable-instant.js';
 import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
@@ -12,8 +14,6 @@ const REFRESH_SECONDS = 10;
 /** Consumers listed per deprecated version on the page (`GET /consumers` has them all). */
 const PAGE_CONSUMERS = 10;
 
-const DAY_MS = 86_400_000;
-
 const STYLE = `${BASE_STYLE}h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
 th { white-space: normal; font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
@@ -22,7 +22,7 @@ td.wrap { white-space: normal; }
 td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; white-space: normal; width: 100%; }
 table.registered td.consumer { width: auto; }
 td.name { white-space: normal; width: 100%; }
-p.unavailable { color: #8f1d18; }
+p.unavailable, p.default-warning { color: #8f1d18; }
 .phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; }
 .phase-current { background: #e3f4e8; color: #17622f; }
 .phase-deprecated { background: #fff1d6; color: #7a4b00; }
@@ -42,11 +42,10 @@ function span(ms: number): string {
   return `${Math.floor(seconds / 86_400)} d`;
 }
 
-function daysLeft(phase: Phase, sunset: number | undefined, nowMs: number): string {
+function daysLeftCell(phase: Phase, sunset: number | undefined, nowMs: number): string {
   if (sunset === undefined) return '—';
   if (phase === 'removed') return 'removed';
-  const days = Math.floor((sunset - nowMs) / DAY_MS);
-  return days < 1 ? '&lt; 1' : String(days);
+  return String(daysLeft(sunset, nowMs));
 }
 
 function nextBrownout(windows: readonly { start: number; end: number }[] | undefined, nowMs: number): string {
@@ -54,6 +53,17 @@ function nextBrownout(windows: readonly { start: number; end: number }[] | undef
   if (next === undefined) return '—';
   if (next.start <= nowMs) return `<span class="brownout-now">now, until ${readableInstant(next.end)}</span>`;
   return `${readableInstant(next.start)} for ${span(next.end - next.start)} (in ${span(next.start - nowMs)})`;
+}
+
+/** Who may call the version, when it is restricted: keys required (or from when), closed to new consumers (from when). */
+function accessNote(entry: VersionEntry, phase: Phase, nowMs: number): string {
+  if (phase === 'removed') return '';
+  const notes: string[] = [];
+  const keysFrom = keysRequiredFrom(entry);
+  if (keysFrom !== undefined) notes.push(keysFrom <= nowMs ? 'API key required' : `API key required from ${readableInstant(keysFrom)}`);
+  const closed = entry.closed_to_new;
+  if (closed !== undefined) notes.push(closed <= nowMs ? 'closed to new consumers' : `closed to new consumers from ${readableInstant(closed)}`);
+  return notes.map((note) => `<br><small>${note}</small>`).join('');
 }
 
 /** The versions whose consumers are listed: those deprecated or removed now, and any with counts. */
@@ -104,7 +114,7 @@ function consumersSection({ version, consumers }: VersionConsumers, phase: Phase
     .join('\n');
   const notes = [
     `${Math.min(consumers.length, PAGE_CONSUMERS)} of ${consumers.length} tracked since the gateway started, by requests, on this replica.`,
-    'Named by what each request says of itself, with or without an API key.',
+    'Requests without a valid API key only (the registered consumers are above), named by what each says of itself.',
   ];
   if (table.approximate(version)) {
     notes.push(`More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may include requests of consumers it displaced.`);
@@ -117,6 +127,23 @@ ${rows}
 </tbody>
 </table>
 <p class="note">${notes.join(' ')}</p>`;
+}
+
+/**
+ * A warning while the default version is deprecated or removed: the requests that name no version get it, and
+ * change representation (or keep getting 410) until default_version moves (docs/runbook.md#move-the-default).
+ */
+function defaultWarning(policy: VersionPolicy, phase: Phase | undefined, unversioned: number): string {
+  const version = policy.defaultVersion;
+  const entry = policy.versions.find((candidate) => candidate.version === version);
+  if (entry === undefined || phase === undefined || phase === 'current') return '';
+  const recent = `${unversioned} ${unversioned === 1 ? 'request' : 'requests'} in the last ${WINDOW_SECONDS / 60} minutes named no version`;
+  const sunset = entry.sunset === undefined ? '' : readableInstant(entry.sunset);
+  const what =
+    phase === 'removed'
+      ? `The default version v${version} was removed on ${sunset}: every request that names no version is answered 410. ${recent}.`
+      : `The default version v${version} is deprecated and will be removed on ${sunset}; ${recent} and got v${version}.`;
+  return `<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v${entry.successor ?? '?'} before the sunset: see the runbook's "Move the default".</p>`;
 }
 
 export interface StatusPageInput {
@@ -138,6 +165,7 @@ export interface StatusPageInput {
  */
 export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '' }: StatusPageInput): string {
   const recent = usage.traffic.recent(nowMs);
+  const unversioned = usage.unversioned.recent(nowMs).byVersion;
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
   const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
 
@@ -150,13 +178,14 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
       return (
         `<tr data-version="${entry.version}">` +
         `<td>v${entry.version}${entry.version === policy.defaultVersion ? ' <small>(default)</small>' : ''}</td>` +
-        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span></td>` +
+        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span>${accessNote(entry, phase, nowMs)}</td>` +
         `<td>${entry.announced === undefined ? '—' : readableInstant(entry.announced)}</td>` +
         `<td>${entry.sunset === undefined ? '—' : readableInstant(entry.sunset)}</td>` +
-        `<td class="num">${daysLeft(phase, entry.sunset, nowMs)}</td>` +
+        `<td class="num">${daysLeftCell(phase, entry.sunset, nowMs)}</td>` +
         `<td>${entry.successor === undefined ? '—' : `v${entry.successor}${phase === 'current' ? '' : ` · <a href="${changesPath(entry.version)}">what changes</a>`}`}</td>` +
         `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
         `<td class="num">${requests}</td>` +
+        `<td class="num">${unversioned.get(entry.version) ?? 0}</td>` +
         `<td class="num">${(share * 100).toFixed(1)} %<meter min="0" max="1" value="${share.toFixed(4)}"></meter></td>` +
         `</tr>`
       );
@@ -184,14 +213,15 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
 <h1>API versions</h1>
 <p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
 <p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
+${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(policy.defaultVersion) ?? 0)}
 <table id="versions">
 <caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
-<thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">share</th></tr></thead>
+<thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">of them unversioned</th><th class="num">share</th></tr></thead>
 <tbody>
 ${versionRows}
 </tbody>
 </table>
-<p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}.</p>
+<p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultVersion}: they change version when <code>default_version</code> moves.</p>
 ${consumerSections}
 ${noticeSections}
 </body>

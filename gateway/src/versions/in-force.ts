@@ -1,3 +1,5 @@
+import type { Clock } from '@version-router/platform/clock';
+import { problemAtLoad } from './load-rules.js';
 import type { PolicySource } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 import { createResourceRouter, type ResourceRouter } from './router.js';
@@ -21,7 +23,8 @@ export interface PolicyInForce {
   };
   /**
    * Re-reads the policy file; an invalid one changes nothing and says why. SIGHUP, `POST /-/reload` and the
-   * file watch (watch.ts) all come through here.
+   * file watch (watch.ts) all come through here. Beyond the file's own rules, the moment matters
+   * (load-rules.ts): a removed default_version, or a new brownout window too soon for its notice, is refused.
    */
   reload(): ReloadResult;
 }
@@ -40,6 +43,7 @@ export function createPolicyInForce(
   initial: PolicySource,
   read: () => PolicySource,
   onReload: (result: ReloadResult) => void,
+  clock: Clock,
 ): PolicyInForce {
   let current = activate(initial);
   return {
@@ -49,7 +53,10 @@ export function createPolicyInForce(
     reload() {
       let result: ReloadResult;
       try {
-        current = activate(read());
+        const source = read();
+        const problem = problemAtLoad(source.file, clock(), current.policy.versions);
+        if (problem !== undefined) throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
+        current = activate(source);
         result = { ok: true };
       } catch (err) {
         result = { ok: false, reason: err instanceof Error ? err.message : String(err) };

@@ -37,8 +37,15 @@ const versionEntry = z.strictObject({
   deprecation_link: httpsUrl.optional(),
   sunset_link: httpsUrl.optional(),
   brownouts: z.array(brownoutWindow).optional(),
-  /** Whether a request to this version needs an API-Key (docs/behaviour.md#consumers-and-api-keys); absent: optional. */
-  consumer_key: z.enum(['optional', 'required'], { error: 'must be "optional" or "required"' }).optional(),
+  /**
+   * Whether a request to this version needs an API-Key (docs/behaviour.md#consumers-and-api-keys); absent: optional.
+   * `{"required_from": <instant>}` schedules the requirement, so it can be announced before it applies.
+   */
+  consumer_key: z
+    .union([z.enum(['optional', 'required']), z.strictObject({ required_from: instant })], {
+      error: 'must be "optional", "required" or {"required_from": <date>}',
+    })
+    .optional(),
   /** From this instant on, a consumer that had not used the version before gets 403. */
   closed_to_new: instant.optional(),
   /** What changed from this version to its successor; a version with changes is presented by the gateway. */
@@ -98,6 +105,13 @@ function checkLifecycle(entry: VersionEntry, fail: Fail): void {
   }
 }
 
+/** Since when the version needs an API-Key: -Infinity for "required", the scheduled instant, or undefined (never). */
+export function keysRequiredFrom(entry: Pick<VersionEntry, 'consumer_key'>): number | undefined {
+  const rule = entry.consumer_key;
+  if (rule === 'required') return Number.NEGATIVE_INFINITY;
+  return typeof rule === 'object' ? rule.required_from : undefined;
+}
+
 /**
  * closed_to_new lies in [announced, sunset), and needs keys on every request: without one, a consumer that
  * used the version before cannot be told from a new one.
@@ -108,7 +122,10 @@ function checkClosedToNew(entry: VersionEntry, announced: number, sunset: number
   if (closed < announced || closed >= sunset) {
     fail(`closed_to_new ${iso(closed)} is outside the deprecation period [${iso(announced)}, ${iso(sunset)})`, 'closed_to_new');
   }
-  if (entry.consumer_key !== 'required') fail('closed_to_new needs "consumer_key": "required" (a request without a key cannot be told from a new consumer)', 'closed_to_new');
+  const keysFrom = keysRequiredFrom(entry);
+  if (keysFrom === undefined || keysFrom > closed) {
+    fail('closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)', 'closed_to_new');
+  }
 }
 
 /** Windows lie in [announced, sunset), end after start, last at most a day, and never overlap. */

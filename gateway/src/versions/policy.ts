@@ -1,5 +1,5 @@
 import { imfFixdate, type PolicyHeader } from './headers.js';
-import type { PolicyFile, VersionEntry } from './policy-file.js';
+import { keysRequiredFrom, type PolicyFile, type VersionEntry } from './policy-file.js';
 import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
 
 /** How the request chose its version (a metric label): a scheme, or none (default_version). */
@@ -73,6 +73,11 @@ interface VersionSummary {
   sunset: string | null;
   successor: number | null;
   brownouts: { start: string; end: string }[];
+  /** Whether a request needs an API-Key now, and since when one is (or will be) needed (null: never). */
+  consumer_key: 'optional' | 'required';
+  consumer_key_required_from: string | null;
+  /** Since when consumers new to the version are refused (null: never). */
+  closed_to_new: string | null;
   /** The migration guide to the successor, for a deprecated or removed version. */
   changes?: string;
 }
@@ -108,6 +113,15 @@ function phaseOf(entry: VersionEntry, nowMs: number): Phase {
   return 'current';
 }
 
+/** The key requirement as `GET /versions` shows it: now, and since when ("required" without a date: null). */
+function keyFields(entry: VersionEntry, nowMs: number): Pick<VersionSummary, 'consumer_key' | 'consumer_key_required_from'> {
+  const from = keysRequiredFrom(entry);
+  return {
+    consumer_key: from !== undefined && from <= nowMs ? 'required' : 'optional',
+    consumer_key_required_from: from === undefined || !Number.isFinite(from) ? null : iso(from),
+  };
+}
+
 /** Windows are [start, end): a request at `end` is served again. */
 function brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: number } | undefined {
   return entry.brownouts?.find(({ start, end }) => nowMs >= start && nowMs < end);
@@ -121,6 +135,8 @@ function lifecycleInstants(versions: readonly VersionEntry[]): number[] {
     if (entry.sunset !== undefined) instants.add(entry.sunset);
     for (const { start, end } of entry.brownouts ?? []) instants.add(start).add(end);
     if (entry.closed_to_new !== undefined) instants.add(entry.closed_to_new);
+    const keysFrom = keysRequiredFrom(entry);
+    if (keysFrom !== undefined && Number.isFinite(keysFrom)) instants.add(keysFrom);
   }
   return [...instants].sort((a, b) => a - b);
 }
@@ -204,7 +220,7 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
       successor: warned ? (entry.successor ?? null) : null,
       extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
       vary: schemes.vary,
-      keyRequired: entry.consumer_key === 'required',
+      keyRequired: (keysRequiredFrom(entry) ?? Number.POSITIVE_INFINITY) <= nowMs,
       closedToNew,
       labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
     });
@@ -320,6 +336,8 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
           sunset: iso(entry.sunset),
           successor: entry.successor ?? null,
           brownouts: (entry.brownouts ?? []).map(({ start, end }) => ({ start: iso(start) as string, end: iso(end) as string })),
+          ...keyFields(entry, nowMs),
+          closed_to_new: iso(entry.closed_to_new),
           ...(entry.successor !== undefined && phaseOf(entry, nowMs) !== 'current' ? { changes: changesPath(entry.version) } : {}),
         })),
       };

@@ -273,3 +273,38 @@ describe('the changelog on the admin port', () => {
     expect(page).toContain('<a href="/changelog" type="application/atom+xml">changelog</a>');
   });
 });
+
+describe('GET /changelog: who may call', () => {
+  it('announces a scheduled key requirement and closed_to_new with the deprecation, each naming when it applies', async () => {
+    const policy = {
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-10-01' }, closed_to_new: '2026-11-01' }, designPolicyFile.versions[1]],
+    };
+    const { entries } = await readFeed(await gatewayWith(policy, at('2026-06-02T00:00:00Z')));
+    expect(entries.map(({ id, title, updated }) => ({ id, title, updated }))).toEqual([
+      {
+        id: 'tag:version-router,2026:versions/1/closed_to_new/2026-11-01T00:00:00.000Z',
+        title: 'v1 closed to new consumers from 2026-11-01',
+        updated: '2026-06-01T00:00:00.000Z',
+      },
+      {
+        id: 'tag:version-router,2026:versions/1/keys_required/2026-10-01T00:00:00.000Z',
+        title: 'v1 requires an API key from 2026-10-01',
+        updated: '2026-06-01T00:00:00.000Z',
+      },
+      { id: ID.v1Deprecated, title: 'v1 deprecated: removed on 2027-01-01', updated: '2026-06-01T00:00:00.000Z' },
+    ]);
+    expect(entries[1]?.description).toBe(
+      'From 2026-10-01 every request for version 1 needs an API key in the API-Key header; one without is answered 401. Its successor is version 2.',
+    );
+    expect(entries[0]?.description).toBe(
+      'From 2026-11-01 version 1 takes no new consumers: an API key that has not called it before is answered 403. Its successor is version 2.',
+    );
+  });
+
+  it('lists "consumer_key": "required" without a date', async () => {
+    const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]] };
+    const { entries } = await readFeed(await gatewayWith(policy, TODAY));
+    expect(entries[0]).toMatchObject({ id: 'tag:version-router,2026:versions/1/keys_required/always', title: 'v1 requires an API key' });
+  });
+});

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateKey } from '../../src/consumers/keys.js';
 import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
 import { at, buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
@@ -120,6 +120,44 @@ describe('consumer_key: "required"', () => {
     expect((await app.inject({ url: '/api/users' })).statusCode).toBe(200);
   });
 
+  it('says where keys come from with CONSUMER_KEYS_URL: in details and a rel="help" Link beside the version\'s own', async () => {
+    const { app } = await start({ policy: { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]] }, consumerKeysUrl: 'https://developer.example.com/keys' });
+    const res = await app.inject({ url: '/v1/orders/ord-1' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'API key required', code: 401, details: 'send your key in the API-Key header; how to get one: https://developer.example.com/keys' });
+    expect(res.headers.link).toBe('</v2/orders/ord-1>; rel="successor-version", <https://developer.example.com/keys>; rel="help"');
+    const invalid = await app.inject({ url: '/api/users', headers: { 'api-key': 'not-a-key' } });
+    expect(invalid.json()).toEqual({
+      error: 'invalid API key',
+      code: 401,
+      details: 'the API-Key header holds no valid key (malformed, unknown or revoked); how to get one: https://developer.example.com/keys',
+    });
+    expect(invalid.headers.link).toBe('<https://developer.example.com/keys>; rel="help"');
+  });
+
+  it('applies a scheduled requirement ({"required_from": …}) from its instant on, and GET /versions says so', async () => {
+    const scheduled = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' } }, designPolicyFile.versions[1]] };
+    const test = await start({ policy: scheduled });
+    expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
+    const v1 = async () => (await test.app.inject({ url: '/versions' })).json<{ versions: Record<string, unknown>[] }>().versions[0];
+    expect(await v1()).toMatchObject({ consumer_key: 'optional', consumer_key_required_from: '2026-12-01T00:00:00.000Z', closed_to_new: null });
+    test.setNow(at('2026-12-01T00:00:00Z'));
+    expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(401);
+    expect(await v1()).toMatchObject({ consumer_key: 'required', consumer_key_required_from: '2026-12-01T00:00:00.000Z' });
+  });
+
+  it('refuses closed_to_new before a scheduled key requirement', async () => {
+    const test = await start();
+    test.setNextPolicy({
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-11-30' }, designPolicyFile.versions[1]],
+    });
+    expect(test.app.versionPolicies.reload()).toEqual({
+      ok: false,
+      reason: 'invalid at versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+    });
+  });
+
   it("lets the version's own refusals win: a removed version answers 410 without a key", async () => {
     const { app } = await start({
       now: at('2027-02-01T00:00:00Z'),
@@ -155,7 +193,15 @@ describe('closed_to_new', () => {
     expect(stub.seen.length).toBe(before);
     expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': early.key } })).statusCode).toBe(200);
     expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(200);
-    // The refusal is no use of the version: the newcomer stays new.
+    // The refusal is logged with the consumer it refused, and is no use of the version: the newcomer stays new.
+    await vi.waitFor(() =>
+      expect(gateway?.logs.find((line) => line.msg === 'request completed' && line.statusCode === 403)).toMatchObject({
+        deprecated: true,
+        version: 1,
+        consumer: 'newcomer',
+        refused: 'closed_to_new',
+      }),
+    );
     await app.consumers.ledger.flush();
     expect(app.consumers.ledger.firstUseOf('newcomer', 1)).toBeUndefined();
     expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(403);

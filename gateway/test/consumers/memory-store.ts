@@ -29,6 +29,12 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       consumers.set(consumer.id, { ...record, seq: ++seq });
       return record;
     },
+    async consumers() {
+      check();
+      return [...consumers.values()]
+        .map(({ id, name, contact_email, webhook_url, created_at }) => ({ id, name, contact_email, webhook_url, created_at }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    },
     async consumer(id) {
       check();
       const found = consumers.get(id);

@@ -162,6 +162,29 @@ describe('keys of a consumer', () => {
   });
 });
 
+describe('GET /registered-consumers', () => {
+  it('lists every registered consumer by id, never a secret; GET /consumers stays the anonymous table', async () => {
+    const app = await admin();
+    expect((await app.inject({ url: '/registered-consumers' })).json()).toEqual({ consumers: [] });
+    await post(app, '/consumers', { name: 'Zed' });
+    await post(app, '/consumers', { name: 'Acme', contact_email: 'a@acme.example', webhook_url: 'https://hooks.example/a' });
+    const res = await app.inject({ url: '/registered-consumers' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      consumers: [
+        { id: 'acme', name: 'Acme', contact_email: 'a@acme.example', webhook_url: 'https://hooks.example/a', created_at: '2026-11-22T12:00:00.000Z' },
+        { id: 'zed', name: 'Zed', contact_email: null, webhook_url: null, created_at: '2026-11-22T12:00:00.000Z' },
+      ],
+    });
+    expect((await app.inject({ url: '/consumers' })).json()).toEqual({ versions: [{ version: 1, consumers: [] }] });
+  });
+
+  it('is refused off loopback without ADMIN_TOKEN, like the rest of the registry', async () => {
+    const open = await admin({ adminHost: '0.0.0.0' });
+    expect((await open.inject({ url: '/registered-consumers' })).json()).toEqual({ error: 'admin token required off loopback', code: 403 });
+  });
+});
+
 describe('who may use the registry', () => {
   it('refuses it off loopback without ADMIN_TOKEN (403), and asks for the token when one is set (401)', async () => {
     const open = await admin({ adminHost: '0.0.0.0' });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
 import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
@@ -151,10 +151,10 @@ describe('GET / on the admin port: the status page', () => {
   it('shows each version\'s lifecycle, requests and share over the last 5 minutes', async () => {
     await someTraffic();
     const html = await page();
-    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '39', 'v2 · what changes', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '60.0 %']);
+    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '40', 'v2 · what changes', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '2', '60.0 %']);
     // The successor links the migration guide, which the admin port serves beside the page.
     expect(html).toContain('<td>v2 · <a href="/versions/1/changes">what changes</a></td>');
-    expect(cells(html, 2)).toEqual(['v2', 'current', '—', '—', '—', '—', '—', '4', '40.0 %']);
+    expect(cells(html, 2)).toEqual(['v2', 'current', '—', '—', '—', '—', '—', '4', '0', '40.0 %']);
     expect(html).toContain('<meter min="0" max="1" value="0.6000"></meter>');
     expect(html).toContain('10 versioned requests in the last 5 minutes, and 2 that named no valid version (406, 400).');
     expect(html).toContain(`As of ${TODAY_ISO.slice(0, 10)} 12:00:00 UTC`);
@@ -164,7 +164,7 @@ describe('GET / on the admin port: the status page', () => {
     await someTraffic();
     gateway.setNow(TODAY + 301_000);
     const html = await page();
-    expect(cells(html, 1).slice(7)).toEqual(['0', '0.0 %']);
+    expect(cells(html, 1).slice(7)).toEqual(['0', '0', '0.0 %']);
     expect(html).toContain('0 versioned requests in the last 5 minutes.');
     // The consumers are kept since start.
     expect(consumerRows(html, 1).map((row) => row.slice(1, 3))).toEqual([['acme-billing', '3'], ['legacy-app/1.0', '2'], ['unknown', '1']]);
@@ -182,8 +182,30 @@ describe('GET / on the admin port: the status page', () => {
     expect(rows[0]).toEqual(['1', 'client-12', '12', '30 s ago']);
     expect(rows[9]).toEqual(['10', 'client-03', '3', '39 s ago']);
     expect(html).toContain('<h2 id="consumers-v1">Anonymous top consumers of v1 (deprecated)</h2>');
-    expect(html).toContain('10 of 12 tracked since the gateway started, by requests, on this replica. Named by what each request says of itself, with or without an API key.');
+    expect(html).toContain('10 of 12 tracked since the gateway started, by requests, on this replica. Requests without a valid API key only (the registered consumers are above), named by what each says of itself.');
     expect(html).not.toContain('More than');
+  });
+
+  it('warns while the default version is deprecated, and once it is removed, with its unversioned requests', async () => {
+    await someTraffic();
+    const warning = (html: string) => /<p class="note default-warning" id="default-version">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
+    expect(warning(await page())).toBe(
+      'The default version v1 is deprecated and will be removed on 2027-01-01; 2 requests in the last 5 minutes named no version and got v1. Move default_version to v2 before the sunset: see the runbook\'s "Move the default".',
+    );
+    gateway.setNow(V1_SUNSET + 1);
+    expect(warning(await page())).toBe(
+      'The default version v1 was removed on 2027-01-01: every request that names no version is answered 410. 0 requests in the last 5 minutes named no version. Move default_version to v2 before the sunset: see the runbook\'s "Move the default".',
+    );
+  });
+
+  it('says who may call a version: API key required (from when), closed to new consumers (from when)', async () => {
+    const restricted = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-12-15' }, designPolicyFile.versions[1]] };
+    gateway.setNextPolicy(restricted);
+    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect(cells(await page(), 1)[1]).toBe('deprecatedAPI key required from 2026-12-01closed to new consumers from 2026-12-15');
+    gateway.setNow(at('2026-12-20T00:00:00Z'));
+    expect(cells(await page(), 1)[1]).toBe('deprecatedAPI key requiredclosed to new consumers');
+    expect(cells(await page(), 2)[1]).toBe('current');
   });
 
   it('marks a running brownout and a removed version', async () => {
@@ -266,7 +288,10 @@ describe('the status page\'s registered consumers', () => {
     expect(html).toContain('<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>');
     expect(html).toContain('<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: <a href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>');
     expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
-    expect(consumerRows(html, 1).map((row) => row.slice(1, 3))).toEqual([['acme-billing', '3']]);
+    // Keyed requests are counted once, by their consumer: the anonymous table has only requests without a key.
+    expect(consumerRows(html, 1)).toEqual([]);
+    await get('/v1/orders/ord-1001', { 'x-client-id': 'anonymous-one' });
+    expect(consumerRows(await page(), 1).map((row) => row.slice(1, 3))).toEqual([['anonymous-one', '1']]);
   });
 
   it('says when no consumer called a deprecated version with a key', async () => {

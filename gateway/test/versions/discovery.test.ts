@@ -68,9 +68,12 @@ describe('discovery', () => {
           sunset: '2027-01-01T00:00:00.000Z',
           successor: 2,
           brownouts: windows,
+          consumer_key: 'optional',
+          consumer_key_required_from: null,
+          closed_to_new: null,
           changes: '/versions/1/changes',
         },
-        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
+        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [], consumer_key: 'optional', consumer_key_required_from: null, closed_to_new: null },
       ],
     });
     expect((await versionsAt(at('2026-05-31T23:59:59Z'))).versions.map(({ phase }) => phase)).toEqual(['current', 'current']);

@@ -170,12 +170,18 @@ describe('version policy file', () => {
     expect(problem(deprecated({ consumer_key: 'optional' }))).toBe('valid');
     expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-06-01' }))).toBe('valid');
     expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-12-31T23:59:59Z' }))).toBe('valid');
+    expect(problem(deprecated({ consumer_key: { required_from: '2026-09-01' }, closed_to_new: '2026-09-01' }))).toBe('valid');
   });
 
   it.each([
-    [{ consumer_key: 'always' }, 'versions.0.consumer_key: must be "optional" or "required"'],
-    [{ closed_to_new: '2026-09-01' }, 'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" (a request without a key cannot be told from a new consumer)'],
-    [{ consumer_key: 'optional', closed_to_new: '2026-09-01' }, 'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" (a request without a key cannot be told from a new consumer)'],
+    [{ consumer_key: 'always' }, 'versions.0.consumer_key: must be "optional", "required" or {"required_from": <date>}'],
+    [{ consumer_key: { required_from: 'soon' } }, 'versions.0.consumer_key: must be "optional", "required" or {"required_from": <date>}'],
+    [
+      { consumer_key: { required_from: '2026-09-02' }, closed_to_new: '2026-09-01' },
+      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+    ],
+    [{ closed_to_new: '2026-09-01' }, 'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)'],
+    [{ consumer_key: 'optional', closed_to_new: '2026-09-01' }, 'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)'],
     [
       { consumer_key: 'required', closed_to_new: '2026-05-31' },
       'versions.0.closed_to_new: version 1: closed_to_new 2026-05-31T00:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',

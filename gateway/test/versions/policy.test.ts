@@ -228,9 +228,12 @@ describe('version policy: describe (GET /versions)', () => {
           sunset: '2027-01-01T00:00:00.000Z',
           successor: 2,
           brownouts: [],
+          consumer_key: 'optional',
+          consumer_key_required_from: null,
+          closed_to_new: null,
           changes: '/versions/1/changes',
         },
-        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [] },
+        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [], consumer_key: 'optional', consumer_key_required_from: null, closed_to_new: null },
       ],
     });
     // The migration guide is linked once the version is deprecated, and still after its removal.

@@ -1,6 +1,7 @@
 import type { GuideChange } from '../../changes/guide.js';
 import { declaredSentence } from '../../changes/sentence.js';
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../../html/self-contained.js';
+import { dayCount, daysLeft } from '../../versions/days-left.js';
 import { readableInstant } from '../../versions/readable-instant.js';
 import type { VersionReport } from './model.js';
 
@@ -23,8 +24,6 @@ tr.must-change td:first-child { box-shadow: inset 3px 0 #c4322b; }
 /** The page's only style is this inline block, allowed by its hash. */
 export const DEPRECATIONS_PAGE_CSP = inlineStyleCsp(STYLE);
 
-const DAY_MS = 86_400_000;
-
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 /** `removed field user_id in response 200 (application/json)`, or a declaration's sentence; the names as code. */
@@ -41,8 +40,7 @@ function lifecycleLine(report: VersionReport, nowMs: number): string {
   const successor = report.successor === null ? '' : ` Move to v${report.successor}:`;
   const guide = ` <a href="${report.changes}">the migration guide</a> lists every change.`;
   if (report.phase === 'removed') return `Removed on ${readableInstant(sunsetMs)}: its requests are answered 410 Gone.${successor}${guide}`;
-  const days = Math.floor((sunsetMs - nowMs) / DAY_MS);
-  return `Removed on ${readableInstant(sunsetMs)} (${days < 1 ? 'in less than a day' : `in ${plural(days, 'day', 'days')}`}).${successor}${guide}`;
+  return `Removed on ${readableInstant(sunsetMs)} (in ${dayCount(daysLeft(sunsetMs, nowMs))}).${successor}${guide}`;
 }
 
 function versionSection(report: VersionReport, nowMs: number): string {

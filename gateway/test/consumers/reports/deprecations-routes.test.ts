@@ -128,7 +128,7 @@ describe('GET /deprecations', () => {
     expect(page.body).toContain('<title>Deprecations for acme</title>');
     expect(page.body).toContain('<code>GET /v1/orders/{id}</code>');
     expect(page.body).toContain('<li>removed field <code>user_id</code> in response 200 (application/json)</li>');
-    expect(page.body).toContain('Removed on 2027-01-01 (in 39 days). Move to v2: <a href="/versions/1/changes">the migration guide</a>');
+    expect(page.body).toContain('Removed on 2027-01-01 (in 40 days). Move to v2: <a href="/versions/1/changes">the migration guide</a>');
     expect(page.body).not.toMatch(/<script|<link|src=/);
     const json = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: '*/*' } });
     expect(json.headers['content-type']).toBe('application/json; charset=utf-8');

@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { Clock } from '@version-router/platform/clock';
+import type { PolicyInForce } from './in-force.js';
+
+/** setTimeout's longest delay; a later instant is reached in several steps. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+export interface DefaultVersionWatch {
+  /** Logs the default's phase when it is not current: always after a load or reload, else only when it changed. */
+  check(loaded: boolean): void;
+  close(): void;
+}
+
+/**
+ * Says in the log when the requests that name no version are on a deprecated or removed version: a warn line at
+ * load and reload, and again when the default's phase changes while the gateway runs (its announcement or sunset
+ * passes), checked by a timer set for that instant (docs/runbook.md#move-the-default).
+ */
+export function watchDefaultVersion({ policies, clock, logger }: { policies: PolicyInForce; clock: Clock; logger: Logger }): DefaultVersionWatch {
+  let logged = '';
+  let timer: NodeJS.Timeout | undefined;
+
+  const check = (loaded: boolean): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const { policy } = policies.current;
+    const entry = policy.versions.find(({ version }) => version === policy.defaultVersion);
+    if (entry === undefined) return;
+    const nowMs = clock();
+    const phase = policy.phaseOf(entry, nowMs);
+    const state = `${entry.version} ${phase}`;
+    if (phase !== 'current' && (loaded || state !== logged)) {
+      const fields = { defaultVersion: entry.version, phase, sunset: new Date(entry.sunset ?? 0).toISOString(), successor: entry.successor };
+      logger.warn(
+        fields,
+        phase === 'removed'
+          ? 'default_version is removed: every request that names no version gets 410; move default_version'
+          : 'default_version is deprecated: requests that name no version get a version that will be removed; move default_version before its sunset',
+      );
+    }
+    logged = state;
+    const next = [entry.announced, entry.sunset].find((instant) => instant !== undefined && instant > nowMs);
+    if (next === undefined) return;
+    timer = setTimeout(() => check(false), Math.min(next - nowMs, MAX_DELAY_MS));
+    timer.unref();
+  };
+
+  return {
+    check,
+    close() {
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}
