@@ -1,9 +1,11 @@
 // `npm start`: runs the backend and the gateway as two processes with the defaults of
 // docs/configuration.md#environment-variables; `node scripts/start.mjs backend` (npm run start:backend)
-// runs one of them. Signals (docs/behaviour.md#signals-to-npm-start): SIGINT and SIGTERM stop both with
-// their drain; SIGHUP makes the gateway re-read its version policy while the backend keeps running.
-// Children get their own process group, so a Ctrl-C sent to the terminal's group reaches them once,
-// through this launcher (a second signal would make them skip the graceful drain). Each has an IPC channel to
+// runs one of them. Signals (docs/behaviour.md#signals-to-npm-start): SIGINT and SIGTERM stop them front to
+// back, the gateway with its drain first and the backend once the gateway has exited, so a request the gateway
+// is still draining (an upload still arriving) reaches a backend that still serves; SIGHUP makes the gateway
+// re-read its version policy while the backend keeps running.
+// Children get their own process group, so a Ctrl-C sent to the terminal's group reaches them only through this
+// launcher, in that order (a second signal would make them skip the graceful drain). Each has an IPC channel to
 // the launcher, which closes when the launcher dies however it dies: the services then stop by themselves
 // (platform/src/run-process.ts), so a SIGKILLed launcher leaves nothing running.
 import { spawn } from 'node:child_process';
@@ -17,11 +19,20 @@ if (unknown.length > 0) {
 }
 const services = names.map((name) => ({ name, entry: entries[name], flags: nodeFlags[name] }));
 
+/** What a service sends over its IPC channel once a signal to it no longer ends it mid-start. */
+const SIGNALS_HELD = 'signals held';
+
 let stopping = false;
 let exitCode = 0;
 const children = services.map(({ name, entry, flags }) => {
   const child = spawn(process.execPath, [...flags, entry], { cwd: repoRoot, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
   child.name = name;
+  // Until a service says it holds its signals (platform/src/run-process.ts), one would end it outright, before
+  // it could stop what it starts: signals to it wait for that message.
+  child.signalsHeld = new Promise((resolve) => {
+    child.on('message', (message) => message === SIGNALS_HELD && resolve());
+    child.once('exit', resolve);
+  });
   child.on('exit', (code, signal) => {
     child.exited = true;
     if (!stopping) {
@@ -37,9 +48,25 @@ const children = services.map(({ name, entry, flags }) => {
 });
 const gateway = children.find((child) => child.name === 'gateway');
 
+/** Front to back: the gateway first, each next service once the one before it has exited. */
+const stopOrder = ['gateway', 'backend'];
+
 function stopAll(signal) {
   stopping = true;
-  for (const child of children) if (!child.exited) child.kill(signal);
+  stopNext(signal);
+}
+
+async function deliver(child, signal) {
+  await child.signalsHeld;
+  if (!child.exited) child.kill(signal);
+}
+
+function stopNext(signal) {
+  const running = stopOrder.map((name) => children.find((child) => child.name === name && !child.exited));
+  const next = running.find((child) => child !== undefined);
+  if (next === undefined) return;
+  void deliver(next, signal);
+  next.once('exit', () => stopNext(signal));
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -59,7 +86,7 @@ function hangUp() {
   }
   if (!gateway.exited) {
     console.log(`SIGHUP: the gateway (pid ${gateway.pid}) re-reads its version policy; the backend keeps running`);
-    gateway.kill('SIGHUP');
+    void deliver(gateway, 'SIGHUP');
   }
 }
 process.on('SIGHUP', hangUp);

@@ -26,6 +26,8 @@ await runProcess(async () => {
     database.kind === 'postgres' ? { consumerStore: 'postgres' } : { consumerStore: 'embedded', dataDir: config.dataDir },
     'consumer store open',
   );
+  // The app closes the database (its onClose hook); a build that fails closes what it opened, so the embedded
+  // store's process ends before this one.
   const app = await buildApp({
     config: {
       backendTimeoutMs: config.backendTimeoutMs,
@@ -41,6 +43,9 @@ await runProcess(async () => {
     registry,
     consumerStore: createConsumerStore(database.database, database.close),
     notices: { store: createNoticeStore(database.database), config: config.notices },
+  }).catch(async (err: unknown) => {
+    await database.close();
+    throw err;
   });
   const admin = await buildGatewayAdmin({
     app,
@@ -50,6 +55,9 @@ await runProcess(async () => {
     adminToken: config.adminToken,
     host: config.adminHost,
     clock: Date.now,
+  }).catch(async (err: unknown) => {
+    await app.close();
+    throw err;
   });
   return {
     app,

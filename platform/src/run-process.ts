@@ -29,15 +29,23 @@ export interface RunningProcess {
   shutdownDelayMs?: number;
 }
 
+/** The signals that stop a process (or, with an onHangup, reload it), held back while it starts. */
+const DEFERRED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /**
  * The only place that exits: builds the process, listens, and on SIGINT/SIGTERM reports not ready,
  * serves on for the shutdown delay, stops accepting, lets in-flight requests finish for at most 10 s,
  * then exits 0; likewise when the launcher that started it with an IPC channel is gone.
  * A bad configuration or a failed listen is one line on stderr and exit 1.
+ *
+ * A signal that arrives while the process starts is held until the start is complete (or has failed), then
+ * acted on: killed mid-start, a process would leave what it had started behind (the gateway's embedded store
+ * is a process of its own, and its first creation one more).
  */
 export async function runProcess(build: () => Promise<RunningProcess>): Promise<void> {
   const startedByLauncher = process.channel !== undefined;
-  let parts: RunningProcess;
+  const heldSignals = holdSignalsWhileStarting();
+  let parts: RunningProcess | undefined;
   try {
     parts = await build();
     await parts.app.listen({ host: parts.host, port: parts.port });
@@ -45,6 +53,8 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
   } catch (err) {
     const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : `cannot start: ${(err as Error).message}`;
     process.stderr.write(`${message}\n`);
+    // What was built holds resources that may be processes (the embedded store): they end before this one.
+    if (parts !== undefined) await closeWithin(parts, serverLimits.shutdownGraceMs);
     process.exit(1);
   }
   const { app, admin, logger, onHangup, shutdownDelayMs = 0 } = parts;
@@ -82,6 +92,37 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
   // A launcher gone during the start-up is seen here, where the event was missed.
   if (startedByLauncher && !process.connected) void graceful.close();
   else if (startedByLauncher) process.once('disconnect', () => void graceful.close());
+  // Now that the handlers are in place, the signals held during the start are delivered again.
+  for (const signal of heldSignals.release()) process.kill(process.pid, signal);
+}
+
+/**
+ * Until `release`, SIGINT, SIGTERM and SIGHUP are noted instead of ending the process. Answers the signals
+ * noted. A start is bounded by its own timeouts (the database's connect and migration timeouts), and an
+ * orchestrator that will not wait sends SIGKILL.
+ */
+function holdSignalsWhileStarting(): { release: () => NodeJS.Signals[] } {
+  const held = new Set<NodeJS.Signals>();
+  const hold = (signal: NodeJS.Signals): void => {
+    if (held.size === 0) process.stderr.write(`${signal} while starting: acted on once the start is complete\n`);
+    held.add(signal);
+  };
+  for (const signal of DEFERRED_SIGNALS) process.on(signal, hold);
+  // `npm start`'s launcher (scripts/start.mjs) signals a service only after this message: earlier, a signal
+  // would end it outright.
+  if (process.connected) process.send?.('signals held');
+  return {
+    release() {
+      for (const signal of DEFERRED_SIGNALS) process.removeListener(signal, hold);
+      return [...held];
+    },
+  };
+}
+
+/** Closes both listeners' apps (their onClose hooks release what the build opened), waiting at most `ms`. */
+async function closeWithin({ app, admin }: RunningProcess, ms: number): Promise<void> {
+  const closed = Promise.all([app.close(), admin.close()]).catch(() => undefined);
+  await Promise.race([closed, sleep(ms, undefined, { ref: false })]);
 }
 
 function listeningUrl(app: FastifyInstance): string {

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, extname } from 'node:path';
 import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import pg from 'pg';
@@ -12,6 +13,15 @@ const MIGRATIONS_TABLE = 'pgmigrations';
 const READ_MARGIN_MS = 500;
 /** SQLSTATE query_canceled: here, a statement ran past statement_timeout. */
 const QUERY_CANCELED = '57014';
+/** SQLSTATE lock_not_available: here, a statement waited past lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+/**
+ * lock_timeout of a migration's statements. A statement waiting for a table lock queues every request on that
+ * table behind it; past this it gives up, its transaction rolls back, and the migration is tried again after
+ * LOCK_RETRY_PAUSE_MS, so requests get through in between. DATABASE_MIGRATION_TIMEOUT_MS bounds the whole.
+ */
+const LOCK_TIMEOUT_MS = 2_000;
+const LOCK_RETRY_PAUSE_MS = 1_000;
 
 export interface MigrationOptions {
   url: string;
@@ -47,8 +57,9 @@ function knownMigrations(dir: string): Set<string> {
 
 /**
  * Brings the schema up to this build's, under node-pg-migrate's PostgreSQL advisory lock (replicas that start
- * together wait for each other and the first applies it once). A schema with a migration this build does not
- * know was made by a newer build: starting on it could corrupt data, so this refuses with one line.
+ * together wait for each other and the first applies it once). A schema with migrations this build does not
+ * know was made by a newer build: one release newer is run on with a warning (a rollback), more is refused
+ * with one line, since starting on it could corrupt data.
  */
 export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, schema, applicationName, processName }: MigrationOptions): Promise<void> {
   const log = logger.child({ component: 'migrations' });
@@ -62,29 +73,43 @@ export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, sc
     waitingForLock = true;
     await lockMigrations(client, log, migrationTimeoutMs);
     waitingForLock = false;
-    await runner({
-      dbClient: client,
-      dir,
-      ignorePattern: IGNORED_FILES,
-      migrationsTable: MIGRATIONS_TABLE,
-      ...(schema === undefined ? {} : { schema, migrationsSchema: schema, createSchema: true, createMigrationsSchema: true }),
-      direction: 'up',
-      // Taken above, on this session: ending the connection releases it.
-      noLock: true,
-      singleTransaction: true,
-      logger: { debug: (msg: string) => log.debug(msg), info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg), error: (msg: string) => log.error(msg) },
-    });
-    const table = schema === undefined ? MIGRATIONS_TABLE : `${client.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
-    const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY run_on, id`);
-    const known = knownMigrations(dir);
-    const unknown = rows.find(({ name }) => !known.has(name));
-    if (unknown !== undefined) {
-      throw new SchemaNewerError(
-        `the PostgreSQL schema is newer than this ${processName} knows (migration ${unknown.name} was applied by a newer version); run that version or a newer one`,
-      );
+    // After the advisory lock: that wait is another replica's migration, bounded by the migration timeout alone.
+    await client.query(`SET lock_timeout = ${LOCK_TIMEOUT_MS}`);
+    const giveUpAt = Date.now() + migrationTimeoutMs;
+    for (;;) {
+      try {
+        await runner({
+          dbClient: client,
+          dir,
+          ignorePattern: IGNORED_FILES,
+          migrationsTable: MIGRATIONS_TABLE,
+          ...(schema === undefined ? {} : { schema, migrationsSchema: schema, createSchema: true, createMigrationsSchema: true }),
+          direction: 'up',
+          // Taken above, on this session: ending the connection releases it.
+          noLock: true,
+          singleTransaction: true,
+          logger: { debug: (msg: string) => log.debug(msg), info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg), error: (msg: string) => log.error(msg) },
+        });
+        break;
+      } catch (err) {
+        if (!(err instanceof pg.DatabaseError && err.code === LOCK_NOT_AVAILABLE)) throw err;
+        if (Date.now() + LOCK_RETRY_PAUSE_MS >= giveUpAt) {
+          throw new MigrationLockTimeout(migrationTimeoutMs, { cause: err });
+        }
+        log.warn(
+          { lockTimeoutMs: LOCK_TIMEOUT_MS, retryInMs: LOCK_RETRY_PAUSE_MS },
+          'a migration statement waited too long for a lock; trying again',
+        );
+        await sleep(LOCK_RETRY_PAUSE_MS);
+      }
     }
+    const table = schema === undefined ? MIGRATIONS_TABLE : `${client.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
+    const { rows } = await client.query<{ name: string; run_on: string }>(
+      `SELECT name, run_on::text FROM ${table} ORDER BY run_on, id`,
+    );
+    checkSchemaAge(rows, knownMigrations(dir), processName, log);
   } catch (err) {
-    if (err instanceof SchemaNewerError) throw err;
+    if (err instanceof SchemaNewerError || err instanceof MigrationLockTimeout) throw err;
     if (err instanceof pg.DatabaseError && err.code === QUERY_CANCELED) {
       const what = waitingForLock ? "waited for another replica's schema migration (the PostgreSQL advisory lock)" : 'a migration statement ran';
       throw new Error(`PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`, { cause: err });
@@ -109,6 +134,49 @@ async function lockMigrations(client: pg.Client, log: Logger, timeoutMs: number)
   log.info("another replica's schema migration finished");
 }
 
+/**
+ * A build runs on a schema one release newer than it knows, so that an operator can roll back a release whose
+ * migration has run (docs/runbook.md "Rolling back a release with a migration"): a release only adds what its
+ * predecessor does not read and drops only what that predecessor no longer reads (expand/contract,
+ * docs/decisions.md). One release's migrations are applied by one run, in one transaction, so they share their
+ * `run_on`: unknown migrations with one `run_on` are one release newer, logged with a warning; more are refused.
+ */
+function checkSchemaAge(
+  applied: { name: string; run_on: string }[],
+  known: Set<string>,
+  processName: string,
+  log: Logger,
+): void {
+  const unknown = applied.filter(({ name }) => !known.has(name));
+  const [first] = unknown;
+  if (first === undefined) return;
+  const releases = new Set(unknown.map(({ run_on: runOn }) => runOn)).size;
+  const names = unknown.map(({ name }) => name).join(', ');
+  if (releases > 1) {
+    throw new SchemaNewerError(
+      `the PostgreSQL schema is ${releases} releases newer than this ${processName} knows ` +
+        `(migrations ${names} were applied by newer versions); ` +
+        'a version runs on a schema at most one release newer: run a newer one',
+    );
+  }
+  log.warn(
+    { migrations: unknown.map(({ name }) => name) },
+    `the PostgreSQL schema is one release newer than this ${processName} knows (a rollback?); running on it`,
+  );
+}
+
 class SchemaNewerError extends Error {
   override name = 'SchemaNewerError';
+}
+
+class MigrationLockTimeout extends Error {
+  override name = 'MigrationLockTimeout';
+  constructor(migrationTimeoutMs: number, options: ErrorOptions) {
+    super(
+      'PostgreSQL schema migration failed: a migration statement waited for a table lock longer than ' +
+        `DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms), ` +
+        `giving it up every ${LOCK_TIMEOUT_MS} ms (lock_timeout) to let requests through`,
+      options,
+    );
+  }
 }
