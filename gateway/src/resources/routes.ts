@@ -6,6 +6,7 @@ import { sendError } from '@version-router/platform/errors';
 import { checkApiKey, refuseKey, refusedByConsumerRules } from '../consumers/authenticate.js';
 import type { KeyCache } from '../consumers/key-cache.js';
 import type { Ledger } from '../consumers/ledger.js';
+import { withPin } from '../consumers/pins.js';
 import { backendReplyOptions, copyEndToEndHeaders } from '../proxy/backend.js';
 import { setUpForwarding, withRequestBody } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
@@ -79,12 +80,15 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
     const header = schemes.header ? (rawHeaders[VERSION_REQUEST_HEADER] as string | undefined) : undefined;
     const query = schemes.query && queryAt !== -1 ? schemes.queryVersion(url, queryAt) : undefined;
     const mediaType = schemes.mediaType ? schemes.mediaTypeVersion(rawHeaders.accept) : undefined;
-    const answer = policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, clock());
-    if (answer === undefined) {
+    const nowMs = clock();
+    const named = policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, nowMs);
+    if (named === undefined) {
       // A path version the policy does not list (`/v9/…`).
       reply.callNotFound();
       return;
     }
+    const check = checkApiKey(request, keys);
+    const answer = withPin(policy, named, check, nowMs);
     request.apiVersion = answer;
     request.routeLabel = match.route.labels.get(match.versionLabel) ?? null;
     const { headers } = answer;
@@ -95,7 +99,6 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
     if (answer.successor !== null) {
       void reply.header('link', `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`);
     }
-    const check = checkApiKey(request, keys);
     if (check === 'invalid') {
       void refuseKey(reply, check);
       return;
