@@ -25,7 +25,14 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });
-    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica, notices: app.noticeStore });
+    await admin.register(statusRoutes, {
+      policies: app.versionPolicies,
+      usage: app.versionUsage,
+      reader: app.consumers.store,
+      replica,
+      notices: app.noticeStore,
+      pinnedConsumers: () => app.consumers.keys.pinnedConsumers(),
+    });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);

@@ -91,6 +91,13 @@ ${rows}
 <p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>`;
 }
 
+/** How many consumers are pinned to a deprecated or removed version: their requests naming none get it. */
+function pinnedNote(version: number, pinned: ReadonlyMap<number, number>): string {
+  const count = pinned.get(version) ?? 0;
+  const who = count === 1 ? '1 consumer with a key is' : `${count} consumers with a key are`;
+  return `<p class="note pinned" data-version="${version}">${who} pinned to v${version}: their requests that name no version get it (docs/runbook.md, "Moving a consumer to another version").</p>`;
+}
+
 function consumersSection({ version, consumers }: VersionConsumers, phase: Phase | undefined, table: ConsumerTable, nowMs: number): string {
   const heading = `<h2 id="consumers-v${version}">Anonymous top consumers of v${version}${phaseNote(phase)}</h2>`;
   if (consumers.length === 0) return `${heading}\n<p class="note">No requests since the gateway started.</p>`;
@@ -129,6 +136,8 @@ export interface StatusPageInput {
   nowMs: number;
   /** The fleet's deprecation notices (status/notices.ts), already rendered; '' for none. */
   noticeSections?: string;
+  /** Consumers holding a valid key per pinned version, fleet-wide (the key cache's last poll). */
+  pinned?: ReadonlyMap<number, number>;
 }
 
 /**
@@ -136,7 +145,7 @@ export interface StatusPageInput {
  * Per deprecated or removed version, its registered consumers (every replica's) come first, then the
  * anonymous ones this replica counted.
  */
-export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '' }: StatusPageInput): string {
+export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map() }: StatusPageInput): string {
   const recent = usage.traffic.recent(nowMs);
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
   const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
@@ -167,7 +176,8 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
     .report(consumerVersions(policy, usage.consumers, nowMs))
     .map((list) => {
       const phase = phases.get(list.version);
-      return `${registeredSection(list.version, phase, registered, nowMs)}\n${consumersSection(list, phase, usage.consumers, nowMs)}`;
+      const registeredPart = `${registeredSection(list.version, phase, registered, nowMs)}\n${pinnedNote(list.version, pinned)}`;
+      return `${registeredPart}\n${consumersSection(list, phase, usage.consumers, nowMs)}`;
     })
     .join('\n');
 

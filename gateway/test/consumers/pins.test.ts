@@ -416,6 +416,25 @@ describe('pins on a memory store that fails', () => {
     expect(res.json()).toEqual({ error: 'pin changed meanwhile', code: 409, details: 'read GET /consumer and try again' });
   });
 
+  it('shows on the status page how many consumers holding a valid key are pinned to each deprecated version', async () => {
+    gateway = await buildTestGateway(stub.url);
+    const admin = await gateway.admin();
+    const keyOf = async (name: string, version: number): Promise<string> => {
+      const { id } = (await admin.inject({ method: 'POST', url: '/consumers', payload: { name, version } })).json<{ id: string }>();
+      return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key_id: string }>().key_id;
+    };
+    await keyOf('One', 1);
+    await keyOf('Two', 1);
+    await keyOf('Three', 2);
+    const revoked = await keyOf('Gone', 1);
+    expect((await admin.inject({ method: 'DELETE', url: `/consumers/gone/keys/${revoked}` })).statusCode).toBe(204);
+    const note = (count: string) =>
+      `<p class="note pinned" data-version="1">${count} pinned to v1: their requests that name no version get it (docs/runbook.md, "Moving a consumer to another version").</p>`;
+    expect((await admin.inject({ url: '/' })).body).toContain(note('2 consumers with a key are'));
+    expect((await admin.inject({ method: 'PUT', url: '/consumers/two/version', payload: '{"version":2}' })).statusCode).toBe(200);
+    expect((await admin.inject({ url: '/' })).body).toContain(note('1 consumer with a key is'));
+  });
+
   it('refuses a body over 1 MiB 400 invalid JSON, whatever its Content-Type', async () => {
     gateway = await buildTestGateway(stub.url);
     const admin = await gateway.admin();
