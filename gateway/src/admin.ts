@@ -36,7 +36,8 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);
-    await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock, policies: app.versionPolicies, ledger: app.consumers.ledger });
+    const { store, keys, ledger } = app.consumers;
+    await admin.register(registryRoutes, { store, keys, clock, policies: app.versionPolicies, ledger });
     await admin.register(adminPinRoutes, { policies: app.versionPolicies, ...app.consumers, clock });
     const noticeStore = app.noticeStore;
     const noticesSentFor = noticeStore === undefined ? undefined : (version: number) => noticeStore.sentOf(version);

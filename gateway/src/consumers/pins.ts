@@ -29,11 +29,18 @@ export function newestCurrent(policy: VersionPolicy, nowMs: number): number {
  * list or has removed is 422 (the details name the versions one may pin); a deprecated version closed to new
  * consumers is 403 unless the consumer used it before it closed (as a request to it would be refused).
  */
-export function pinRefusal(policy: VersionPolicy, ledger: Ledger, consumerId: string, version: number, nowMs: number): HttpError | undefined {
+export function pinRefusal(
+  policy: VersionPolicy,
+  ledger: Ledger,
+  consumerId: string,
+  version: number,
+  nowMs: number,
+): HttpError | undefined {
   const pinnable = policy.versions.filter((entry) => policy.phaseOf(entry, nowMs) !== 'removed');
   const entry = pinnable.find((listed) => listed.version === version);
   if (entry === undefined) {
-    return new HttpError(422, 'unsupported version', `versions one may pin: ${pinnable.map((listed) => listed.version).join(', ')}`);
+    const versions = pinnable.map((listed) => listed.version).join(', ');
+    return new HttpError(422, 'unsupported version', `versions one may pin: ${versions}`);
   }
   const closed = entry.closed_to_new;
   if (closed === undefined || policy.phaseOf(entry, nowMs) !== 'deprecated' || nowMs < closed) return undefined;
@@ -53,6 +60,8 @@ export interface PinView extends PinRecord {
 
 export function pinView(record: PinRecord): PinView {
   const { id, name, pinned_version, previous_version, pinned_at } = record;
-  const until = previous_version === null || pinned_at === null ? null : new Date(Date.parse(pinned_at) + ROLLBACK_WINDOW_MS).toISOString();
-  return { id, name, pinned_version, previous_version, pinned_at, rollback_until: until };
+  const movedMs = pinned_at === null ? null : Date.parse(pinned_at);
+  const rollbackUntil =
+    previous_version === null || movedMs === null ? null : new Date(movedMs + ROLLBACK_WINDOW_MS).toISOString();
+  return { id, name, pinned_version, previous_version, pinned_at, rollback_until: rollbackUntil };
 }

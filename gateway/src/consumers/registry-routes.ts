@@ -71,7 +71,10 @@ const webhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}
  * ADMIN_TOKEN it answers on a loopback admin listener only. Keys this replica issues or revokes apply here
  * at once, and on the other replicas at their next poll.
  */
-export async function registryRoutes(admin: FastifyInstance, { store, keys, clock, policies, ledger }: RegistryRoutesOptions): Promise<void> {
+export async function registryRoutes(
+  admin: FastifyInstance,
+  { store, keys, clock, policies, ledger }: RegistryRoutesOptions,
+): Promise<void> {
   const credentials = { config: { handsOutCredentials: true } };
   // The body is JSON whatever its Content-Type says (curl -d sends a form type), as on the API port.
   admin.removeAllContentTypeParsers();
@@ -96,7 +99,10 @@ export async function registryRoutes(admin: FastifyInstance, { store, keys, cloc
     const refusal = pinRefusal(policy, ledger, id, pinned_version, nowMs);
     if (refusal !== undefined) throw refusal;
     const secret = webhook_url === null ? null : webhookSecret();
-    const created = await store.createConsumer({ id, name, contact_email, webhook_url, webhook_secret: secret, pinned_version }, nowMs);
+    const created = await store.createConsumer(
+      { id, name, contact_email, webhook_url, webhook_secret: secret, pinned_version },
+      nowMs,
+    );
     if (created === undefined) return sendError(reply, 409, 'consumer already exists', `id "${id}" is taken`);
     void reply.code(201).header('location', `/consumers/${id}`);
     // The secret is answered this once (never cached, as a new key is); the notices sign with the stored copy.

@@ -40,7 +40,8 @@ function requestedVersion(text: unknown): number {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue?.code === 'unrecognized_keys') throw invalidJson(`unknown field "${issue.keys[0]}"`);
-    throw invalidJson(issue === undefined || issue.path.length === 0 ? 'must be a JSON object' : `${issue.path.join('.')}: ${issue.message}`);
+    const atRoot = issue === undefined || issue.path.length === 0;
+    throw invalidJson(atRoot ? 'must be a JSON object' : `${issue.path.join('.')}: ${issue.message}`);
   }
   if (parsed.data.version === undefined) throw new HttpError(422, 'validation failed', 'version is required');
   return parsed.data.version;
@@ -53,19 +54,27 @@ function requestedVersion(text: unknown): number {
  */
 function decodeOwnBodies(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.raw.headers['content-type'] !== undefined) request.headers = { ...request.headers, 'content-type': 'text/plain' };
+    if (request.raw.headers['content-type'] !== undefined) {
+      request.headers = { ...request.headers, 'content-type': 'text/plain' };
+    }
     done();
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, 400, 'invalid JSON', 'the body is larger than 1 MiB');
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, 400, 'invalid JSON', 'the body is larger than 1 MiB');
+    }
     return storeUnavailableHandler(err, request, reply);
   });
 }
 
 /** Moves a consumer's pin once the rules allow it, and serves the new pin on this replica at once. */
-async function movePin({ policies, store, keys, ledger, clock }: PinRoutesOptions, consumerId: string, version: number): Promise<PinView | undefined> {
+async function movePin(
+  { policies, store, keys, ledger, clock }: PinRoutesOptions,
+  consumerId: string,
+  version: number,
+): Promise<PinView | undefined> {
   const nowMs = clock();
   const refusal = pinRefusal(policies.current.policy, ledger, consumerId, version, nowMs);
   if (refusal !== undefined) throw refusal;
@@ -117,15 +126,21 @@ export async function selfServiceRoutes(app: FastifyInstance, options: PinRoutes
     const record = await store.pinOf(consumerId);
     if (record === undefined) return refuseKey(reply, 'invalid');
     const { previous_version: previous, pinned_at: pinnedAt } = record;
-    if (previous === null || pinnedAt === null) return sendError(reply, 409, 'nothing to roll back', 'the pin has not moved since registration or the last rollback');
+    if (previous === null || pinnedAt === null) {
+      const details = 'the pin has not moved since registration or the last rollback';
+      return sendError(reply, 409, 'nothing to roll back', details);
+    }
     const nowMs = clock();
     const closesMs = Date.parse(pinnedAt) + ROLLBACK_WINDOW_MS;
     if (nowMs > closesMs) {
-      return sendError(reply, 409, 'rollback window closed', `the pin moved at ${pinnedAt}; it could be rolled back until ${new Date(closesMs).toISOString()}`);
+      const until = new Date(closesMs).toISOString();
+      const details = `the pin moved at ${pinnedAt}; it could be rolled back until ${until}`;
+      return sendError(reply, 409, 'rollback window closed', details);
     }
     const refusal = pinRefusal(policies.current.policy, ledger, consumerId, previous, nowMs);
     if (refusal !== undefined) throw refusal;
-    const rolled = await store.rollBackPin(consumerId, { pinned_version: record.pinned_version, previous_version: previous }, nowMs - ROLLBACK_WINDOW_MS, nowMs);
+    const from = { pinned_version: record.pinned_version, previous_version: previous };
+    const rolled = await store.rollBackPin(consumerId, from, nowMs - ROLLBACK_WINDOW_MS, nowMs);
     if (rolled === undefined) return sendError(reply, 409, 'pin changed meanwhile', 'read GET /consumer and try again');
     keys.repin(consumerId, rolled.pinned_version);
     return pinView(rolled);
@@ -138,10 +153,12 @@ export async function selfServiceRoutes(app: FastifyInstance, options: PinRoutes
  */
 export async function adminPinRoutes(admin: FastifyInstance, options: PinRoutesOptions): Promise<void> {
   decodeOwnBodies(admin);
-  admin.put<{ Params: { id: string } }>('/consumers/:id/version', { config: { handsOutCredentials: true } }, async (request, reply) => {
+  const credentials = { config: { handsOutCredentials: true } };
+  admin.put<{ Params: { id: string } }>('/consumers/:id/version', credentials, async (request, reply) => {
     void reply.header('cache-control', 'no-store');
+    const { id } = request.params;
     const version = requestedVersion(request.body);
-    const moved = (await options.store.pinOf(request.params.id)) === undefined ? undefined : await movePin(options, request.params.id, version);
+    const moved = (await options.store.pinOf(id)) === undefined ? undefined : await movePin(options, id, version);
     return moved ?? sendError(reply, 404, 'consumer not found');
   });
 }

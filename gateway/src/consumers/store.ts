@@ -16,7 +16,7 @@ export interface ConsumerRecord {
   contact_email: string | null;
   webhook_url: string | null;
   created_at: string;
-  /** The version its requests that name none are served with; null: registered before pins, it follows default_version. */
+  /** The version its requests naming none are served with; null: registered before pins, it follows default_version. */
   pinned_version: number | null;
 }
 
@@ -101,7 +101,11 @@ export interface ConsumerStore extends ConsumerUsageReader {
   createConsumer(consumer: NewConsumer, nowMs: number): Promise<ConsumerRecord | undefined>;
   consumer(id: string): Promise<(ConsumerRecord & { keys: KeyRecord[] }) | undefined>;
   /** undefined: no such consumer. The consumer's pin comes with the key, for the key cache's entry. */
-  addKey(consumerId: string, key: { keyId: string; digest: Buffer }, nowMs: number): Promise<(KeyRecord & { pin: number | null }) | undefined>;
+  addKey(
+    consumerId: string,
+    key: { keyId: string; digest: Buffer },
+    nowMs: number,
+  ): Promise<(KeyRecord & { pin: number | null }) | undefined>;
   /** Whether the consumer has that key; revoking a revoked key keeps its first revocation time. */
   revokeKey(consumerId: string, keyId: string, nowMs: number): Promise<boolean>;
   /** The consumer's pin and what a rollback needs; undefined: no such consumer. */
@@ -115,8 +119,13 @@ export interface ConsumerStore extends ConsumerUsageReader {
    * Back to `previous_version` (which is then cleared), only while the pin is still `from` and it moved at or
    * after `movedSinceMs`; undefined when that no longer holds (another change came first) or no such consumer.
    */
-  rollBackPin(id: string, from: { pinned_version: number | null; previous_version: number }, movedSinceMs: number, nowMs: number): Promise<PinRecord | undefined>;
-  /** Keys and first uses changed after counter value `seq` (0: all of them); a consumer's repin brings its keys again. */
+  rollBackPin(
+    id: string,
+    from: { pinned_version: number | null; previous_version: number },
+    movedSinceMs: number,
+    nowMs: number,
+  ): Promise<PinRecord | undefined>;
+  /** Keys and first uses changed after counter value `seq` (0: all of them); a repinned consumer's keys come again. */
   changesSince(seq: number): Promise<StoreChanges>;
   /** Records a consumer's first use of a version unless one is known (the earliest stays). */
   recordFirstUse(use: FirstUse): Promise<void>;
@@ -157,9 +166,19 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     createConsumer(consumer, nowMs) {
       return inChange('create_consumer', async (query, seq) => {
         const { rows } = await query(
-          `INSERT INTO gateway.consumers (id, name, contact_email, webhook_url, webhook_secret, created_at, seq, pinned_version, pinned_at)
+          `INSERT INTO gateway.consumers
+             (id, name, contact_email, webhook_url, webhook_secret, created_at, seq, pinned_version, pinned_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $6) ON CONFLICT (id) DO NOTHING RETURNING ${CONSUMER_COLUMNS}`,
-          [consumer.id, consumer.name, consumer.contact_email, consumer.webhook_url, consumer.webhook_secret, at(nowMs), seq, consumer.pinned_version],
+          [
+            consumer.id,
+            consumer.name,
+            consumer.contact_email,
+            consumer.webhook_url,
+            consumer.webhook_secret,
+            at(nowMs),
+            seq,
+            consumer.pinned_version,
+          ],
         );
         return rows[0] as ConsumerRecord | undefined;
       });
@@ -183,7 +202,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
           `WITH owner AS (SELECT id, pinned_version FROM gateway.consumers WHERE id = $2),
                 added AS (INSERT INTO gateway.api_keys (key_id, consumer_id, digest, created_at, seq)
                           SELECT $1, id, $3, $4, $5 FROM owner RETURNING key_id, created_at)
-           SELECT key_id, ${iso('created_at')} AS created_at, NULL AS revoked_at, owner.pinned_version AS pin FROM added, owner`,
+           SELECT key_id, ${iso('created_at')} AS created_at, NULL AS revoked_at, owner.pinned_version AS pin
+           FROM added, owner`,
           [keyId, consumerId, digest, at(nowMs), seq],
         );
         return rows[0] as (KeyRecord & { pin: number | null }) | undefined;
@@ -201,7 +221,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     },
 
     async pinOf(id) {
-      const { rows } = await database.query<PinRecord>('pin_of', `SELECT ${PIN_COLUMNS} FROM gateway.consumers WHERE id = $1`, [id]);
+      const sql = `SELECT ${PIN_COLUMNS} FROM gateway.consumers WHERE id = $1`;
+      const { rows } = await database.query<PinRecord>('pin_of', sql, [id]);
       return rows[0];
     },
 
@@ -223,7 +244,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     rollBackPin(id, from, movedSinceMs, nowMs) {
       return inChange('roll_back_pin', async (query, seq) => {
         const { rows } = await query(
-          `UPDATE gateway.consumers SET pinned_version = previous_version, previous_version = NULL, pinned_at = $5, seq = $6
+          `UPDATE gateway.consumers
+           SET pinned_version = previous_version, previous_version = NULL, pinned_at = $5, seq = $6
            WHERE id = $1 AND pinned_version IS NOT DISTINCT FROM $2 AND previous_version = $3 AND pinned_at >= $4
            RETURNING ${PIN_COLUMNS}`,
           [id, from.pinned_version, from.previous_version, at(movedSinceMs), at(nowMs), seq],
@@ -237,7 +259,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       const seq = Number(counter.rows[0]?.seq ?? 0);
       if (seq <= known) return { seq: known, keys: [], firstUses: [] };
       // A key changed, or its consumer's pin did: either way the key's entry is built anew.
-      const keys = await database.query<{ key_id: string; consumer_id: string; digest: Buffer; revoked: boolean; pin: number | null }>(
+      type ChangedKey = { key_id: string; consumer_id: string; digest: Buffer; revoked: boolean; pin: number | null };
+      const keys = await database.query<ChangedKey>(
         'changed_keys',
         `SELECT k.key_id, k.consumer_id, k.digest, k.revoked_at IS NOT NULL AS revoked, c.pinned_version AS pin
          FROM gateway.api_keys k JOIN gateway.consumers c ON c.id = k.consumer_id WHERE k.seq > $1 OR c.seq > $1`,
@@ -250,7 +273,13 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       );
       return {
         seq,
-        keys: keys.rows.map((row) => ({ keyId: row.key_id, consumerId: row.consumer_id, digest: row.digest, revoked: row.revoked, pin: row.pin })),
+        keys: keys.rows.map((row) => ({
+          keyId: row.key_id,
+          consumerId: row.consumer_id,
+          digest: row.digest,
+          revoked: row.revoked,
+          pin: row.pin,
+        })),
         firstUses: firstUses.rows.map((row) => ({ consumerId: row.consumer_id, version: row.version, firstSeenMs: row.first_seen_ms })),
       };
     },

@@ -81,7 +81,8 @@ export async function versionedResources(app: FastifyInstance, { policies, clock
     const query = schemes.query && queryAt !== -1 ? schemes.queryVersion(url, queryAt) : undefined;
     const mediaType = schemes.mediaType ? schemes.mediaTypeVersion(rawHeaders.accept) : undefined;
     const nowMs = clock();
-    const named = policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, nowMs);
+    const pathVersion = match.route.form === 'path' ? match.versionLabel : undefined;
+    const named = policy.resolve(pathVersion, header, query, mediaType, nowMs);
     if (named === undefined) {
       // A path version the policy does not list (`/v9/…`).
       reply.callNotFound();

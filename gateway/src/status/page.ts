@@ -95,7 +95,9 @@ ${rows}
 function pinnedNote(version: number, pinned: ReadonlyMap<number, number>): string {
   const count = pinned.get(version) ?? 0;
   const who = count === 1 ? '1 consumer with a key is' : `${count} consumers with a key are`;
-  return `<p class="note pinned" data-version="${version}">${who} pinned to v${version}: their requests that name no version get it (docs/runbook.md, "Moving a consumer to another version").</p>`;
+  const how = 'docs/runbook.md, "Moving a consumer to another version"';
+  const text = `${who} pinned to v${version}: their requests that name no version get it (${how}).`;
+  return `<p class="note pinned" data-version="${version}">${text}</p>`;
 }
 
 function consumersSection({ version, consumers }: VersionConsumers, phase: Phase | undefined, table: ConsumerTable, nowMs: number): string {
@@ -145,7 +147,8 @@ export interface StatusPageInput {
  * Per deprecated or removed version, its registered consumers (every replica's) come first, then the
  * anonymous ones this replica counted.
  */
-export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map() }: StatusPageInput): string {
+export function renderStatusPage(input: StatusPageInput): string {
+  const { policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map<number, number>() } = input;
   const recent = usage.traffic.recent(nowMs);
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
   const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
@@ -176,8 +179,9 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
     .report(consumerVersions(policy, usage.consumers, nowMs))
     .map((list) => {
       const phase = phases.get(list.version);
-      const registeredPart = `${registeredSection(list.version, phase, registered, nowMs)}\n${pinnedNote(list.version, pinned)}`;
-      return `${registeredPart}\n${consumersSection(list, phase, usage.consumers, nowMs)}`;
+      const registeredPart = registeredSection(list.version, phase, registered, nowMs);
+      const anonymousPart = consumersSection(list, phase, usage.consumers, nowMs);
+      return `${registeredPart}\n${pinnedNote(list.version, pinned)}\n${anonymousPart}`;
     })
     .join('\n');
 

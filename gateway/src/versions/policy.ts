@@ -254,7 +254,11 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
       VERSION_SCHEMES.map((scheme) => [scheme, refusal(scheme, { status: 406, error: 'unsupported_version', details: `supported versions: ${live.join(', ')}` })]),
     ) as Record<VersionScheme, VersionAnswer>,
     unlistedPin: {
-      ...refusal('pin', { status: 406, error: 'unsupported_version', details: `the pinned version is no longer listed; pin one of: ${live.join(', ')}` }),
+      ...refusal('pin', {
+        status: 406,
+        error: 'unsupported_version',
+        details: `the pinned version is no longer listed; pin one of: ${live.join(', ')}`,
+      }),
       headers: varyingOnKey(discovery),
       vary: keyVary,
     },
