@@ -7,7 +7,8 @@ import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-st
 /** A store with one consumer and two keys of it, and a cache loaded from it that polls only when told to. */
 async function twoKeys(): Promise<{ store: MemoryConsumerStore; keys: KeyCache; first: ReturnType<typeof generateKey>; second: ReturnType<typeof generateKey> }> {
   const store = createMemoryConsumerStore();
-  await store.createConsumer({ id: 'acme', name: 'Acme', contact_email: null, webhook_url: null, webhook_secret: null, pinned_version: null }, 0);
+  const acme = { id: 'acme', name: 'Acme', contact_email: null, webhook_url: null, webhook_secret: null };
+  await store.createConsumer({ ...acme, pinned_version: null }, 0);
   const first = generateKey();
   const second = generateKey();
   await store.addKey('acme', first, 0);

@@ -24,16 +24,13 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function createMemoryConsumerStore(): MemoryConsumerStore {
   let seq = 0;
-  const consumers = new Map<string, ConsumerRecord & { seq: number; previous_version: number | null; pinned_at: string | null }>();
+  type StoredConsumer = ConsumerRecord & { seq: number; previous_version: number | null; pinned_at: string | null };
+  const consumers = new Map<string, StoredConsumer>();
   const keys = new Map<string, Omit<KeyEntry, 'pin'> & { createdMs: number; revokedMs: number | null; seq: number }>();
-  const recordOf = ({ id, name, contact_email, webhook_url, created_at, pinned_version }: ConsumerRecord): ConsumerRecord => ({
-    id,
-    name,
-    contact_email,
-    webhook_url,
-    created_at,
-    pinned_version,
-  });
+  const recordOf = (record: ConsumerRecord): ConsumerRecord => {
+    const { id, name, contact_email, webhook_url, created_at, pinned_version } = record;
+    return { id, name, contact_email, webhook_url, created_at, pinned_version };
+  };
   const pinOf = (id: string): PinRecord | undefined => {
     const found = consumers.get(id);
     if (found === undefined) return undefined;
@@ -92,15 +89,28 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       check();
       const found = consumers.get(id);
       if (found === undefined || found.pinned_version === version) return pinOf(id);
-      consumers.set(id, { ...found, previous_version: found.pinned_version, pinned_version: version, pinned_at: iso(nowMs), seq: ++seq });
+      consumers.set(id, {
+        ...found,
+        previous_version: found.pinned_version,
+        pinned_version: version,
+        pinned_at: iso(nowMs),
+        seq: ++seq,
+      });
       return pinOf(id);
     },
     async rollBackPin(id, from, movedSinceMs, nowMs) {
       check();
       const found = consumers.get(id);
-      if (found === undefined || found.pinned_version !== from.pinned_version || found.previous_version !== from.previous_version) return undefined;
+      if (found === undefined || found.pinned_version !== from.pinned_version) return undefined;
+      if (found.previous_version !== from.previous_version) return undefined;
       if (found.pinned_at === null || Date.parse(found.pinned_at) < movedSinceMs) return undefined;
-      consumers.set(id, { ...found, pinned_version: found.previous_version, previous_version: null, pinned_at: iso(nowMs), seq: ++seq });
+      consumers.set(id, {
+        ...found,
+        pinned_version: found.previous_version,
+        previous_version: null,
+        pinned_at: iso(nowMs),
+        seq: ++seq,
+      });
       return pinOf(id);
     },
     async changesSince(known) {
@@ -110,7 +120,9 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
         seq,
         keys: [...keys.values()]
           .filter((key) => key.seq > known || (consumers.get(key.consumerId)?.seq ?? 0) > known)
-          .map(({ keyId, consumerId, digest, revoked }) => ({ keyId, consumerId, digest, revoked, pin: pinOfKey(consumerId) })),
+          .map(({ keyId, consumerId, digest, revoked }) => {
+            return { keyId, consumerId, digest, revoked, pin: pinOfKey(consumerId) };
+          }),
         firstUses: [...firstUses.values()].filter((use) => use.seq > known).map(({ consumerId, version, firstSeenMs }) => ({ consumerId, version, firstSeenMs })),
       };
     },
@@ -189,7 +201,8 @@ export async function consumerWithKey(
     pinned_version = null,
   }: { nowMs?: number; name?: string; contact_email?: string | null; pinned_version?: number | null } = {},
 ): Promise<{ key: string; keyId: string }> {
-  await store.createConsumer({ id, name, contact_email, webhook_url: null, webhook_secret: null, pinned_version }, nowMs);
+  const consumer = { id, name, contact_email, webhook_url: null, webhook_secret: null, pinned_version };
+  await store.createConsumer(consumer, nowMs);
   const { keyId, key, digest } = generateKey();
   await store.addKey(id, { keyId, digest }, nowMs);
   return { key, keyId };

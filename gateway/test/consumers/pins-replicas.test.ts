@@ -22,7 +22,8 @@ let b: TestGateway;
 
 beforeAll(async () => {
   postgres = await startTestPostgres();
-  const location = { database: { url: await postgres.createDatabase(), poolMax: 2, migrationTimeoutMs: 60_000 }, dataDir: '' };
+  const database = { url: await postgres.createDatabase(), poolMax: 2, migrationTimeoutMs: 60_000 };
+  const location = { database, dataDir: '' };
   stub = await startStubBackend();
   const logger = pino({ level: 'silent' });
   // One after the other: the second finds the schema migrated.
@@ -42,6 +43,19 @@ async function servedBy(gateway: TestGateway, key: string): Promise<string | und
   return res.statusCode === 200 ? (res.headers['api-version'] as string) : undefined;
 }
 
+/** A request with the consumer's key to one replica's API port. */
+const withKey = (gateway: TestGateway, method: 'PUT' | 'POST', url: string, key: string, payload?: string) =>
+  gateway.app.inject({ method, url, payload, headers: { 'api-key': key } });
+
+/** Registers a consumer pinned to `version` on a replica's admin port and issues it a key. */
+async function register(gateway: TestGateway, name: string, version: number): Promise<string> {
+  const admin = await gateway.admin();
+  const created = await admin.inject({ method: 'POST', url: '/consumers', payload: { name, version } });
+  expect(created.statusCode).toBe(201);
+  const { id } = created.json<{ id: string }>();
+  return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key: string }>().key;
+}
+
 /** Polls `check` every 100 ms until it holds; fails after `withinMs`. */
 async function within(withinMs: number, what: string, check: () => Promise<boolean>): Promise<void> {
   const started = Date.now();
@@ -53,36 +67,34 @@ async function within(withinMs: number, what: string, check: () => Promise<boole
 
 describe('pins on two replicas of one PostgreSQL', () => {
   it('serve a pin moved on one replica from the other within 5 s, and its rollback too', async () => {
-    const adminA = await a.admin();
-    expect((await adminA.inject({ method: 'POST', url: '/consumers', payload: { name: 'Fleet Mover', version: 1 } })).statusCode).toBe(201);
-    const { key } = (await adminA.inject({ method: 'POST', url: '/consumers/fleet-mover/keys' })).json<{ key: string }>();
+    const key = await register(a, 'Fleet Mover', 1);
     await within(5_000, 'the key on replica b', async () => (await servedBy(b, key)) === '1');
 
-    const moved = await a.app.inject({ method: 'PUT', url: '/consumer/version', payload: '{"version":2}', headers: { 'api-key': key } });
+    const moved = await withKey(a, 'PUT', '/consumer/version', key, '{"version":2}');
     expect(moved.statusCode).toBe(200);
     expect(await servedBy(a, key)).toBe('2');
     await within(5_000, 'the move on replica b', async () => (await servedBy(b, key)) === '2');
 
-    const rolled = await b.app.inject({ method: 'POST', url: '/consumer/version/rollback', headers: { 'api-key': key } });
+    const rolled = await withKey(b, 'POST', '/consumer/version/rollback', key);
     expect(rolled.json()).toMatchObject({ pinned_version: 1, previous_version: null });
     expect(await servedBy(b, key)).toBe('1');
     await within(5_000, 'the rollback on replica a', async () => (await servedBy(a, key)) === '1');
 
     const adminB = await b.admin();
-    expect((await adminB.inject({ method: 'PUT', url: '/consumers/fleet-mover/version', payload: '{"version":2}' })).statusCode).toBe(200);
+    const payload = '{"version":2}';
+    const movedByTeam = await adminB.inject({ method: 'PUT', url: '/consumers/fleet-mover/version', payload });
+    expect(movedByTeam.statusCode).toBe(200);
     await within(5_000, "the platform team's move on replica a", async () => (await servedBy(a, key)) === '2');
   });
 
   it('keep serving the pins they know with the database stopped; a move answers 503 storage unavailable', async () => {
-    const adminA = await a.admin();
-    await adminA.inject({ method: 'POST', url: '/consumers', payload: { name: 'Fleet Steady', version: 2 } });
-    const { key } = (await adminA.inject({ method: 'POST', url: '/consumers/fleet-steady/keys' })).json<{ key: string }>();
+    const key = await register(a, 'Fleet Steady', 2);
     await within(5_000, 'the key on replica b', async () => (await servedBy(b, key)) === '2');
     await postgres.stop();
     try {
       expect(await servedBy(a, key)).toBe('2');
       expect(await servedBy(b, key)).toBe('2');
-      const refused = await b.app.inject({ method: 'PUT', url: '/consumer/version', payload: '{"version":1}', headers: { 'api-key': key } });
+      const refused = await withKey(b, 'PUT', '/consumer/version', key, '{"version":1}');
       expect(refused.statusCode).toBe(503);
       expect(refused.json()).toEqual({ error: 'storage unavailable', code: 503 });
     } finally {

@@ -14,13 +14,26 @@ import { loadKeyCache } from '../../src/consumers/key-cache.js';
 import type { ConsumerStore } from '../../src/consumers/store.js';
 import { openStores } from '../database/open-stores.js';
 import { startTestPostgres } from '../../../test/support/postgres.js';
-import { BROWNOUT_START, TODAY, V1_LIFECYCLE_LINKS, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import {
+  BROWNOUT_START,
+  TODAY,
+  V1_LIFECYCLE_LINKS,
+  V1_SUNSET,
+  at,
+  buildTestGateway,
+  designPolicyFile,
+  lifecyclePolicyFile,
+  type TestGateway,
+} from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
 
 /** The embedded store's first start creates its database: tens of seconds of CPU on a loaded machine. */
 const EMBEDDED_START_MS = 180_000;
 const HOUR = 3_600_000;
+/** An ErrorResponse body. */
+const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+const refusal = (error: string, code: number, details: string) => ({ error, code, details });
 const quiet = pino({ level: 'silent' });
 
 interface StoreKind {
@@ -29,12 +42,16 @@ interface StoreKind {
 }
 
 const kinds: StoreKind[] = [
-  { name: 'the memory store', open: async () => ({ store: createMemoryConsumerStore(), close: async () => undefined }) },
+  {
+    name: 'the memory store',
+    open: async () => ({ store: createMemoryConsumerStore(), close: async () => undefined }),
+  },
   {
     name: 'PostgreSQL',
     async open() {
       const postgres = await startTestPostgres();
-      const location = { database: { url: await postgres.createDatabase(), poolMax: 2, migrationTimeoutMs: 60_000 }, dataDir: '' };
+      const database = { url: await postgres.createDatabase(), poolMax: 2, migrationTimeoutMs: 60_000 };
+      const location = { database, dataDir: '' };
       const { store } = await openStores(location, quiet);
       return { store, close: async () => (await store.close(), await postgres.close()) };
     },
@@ -53,7 +70,9 @@ const kinds: StoreKind[] = [
  * The kind's one store, kept open across the tests of the kind (each gateway would close the store it is given):
  * typed as the memory store the test gateway takes, whose outage switch and write log only the memory store has.
  */
-const shared = (store: ConsumerStore): MemoryConsumerStore => ({ ...store, down: false, writes: [], close: async () => undefined });
+const shared = (store: ConsumerStore): MemoryConsumerStore => {
+  return { ...store, down: false, writes: [], close: async () => undefined };
+};
 
 /** Every test's consumers get ids of their own: the stores are shared by the tests of a kind. */
 let consumers = 0;
@@ -62,7 +81,10 @@ const nextId = (name: string): string => `${name}-${++consumers}`;
 const CLOSED = '2026-09-01';
 const closedPolicy = {
   ...designPolicyFile,
-  versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required', closed_to_new: CLOSED }, designPolicyFile.versions[1]],
+  versions: [
+    { ...designPolicyFile.versions[0], consumer_key: 'required', closed_to_new: CLOSED },
+    designPolicyFile.versions[1],
+  ],
 };
 
 describe.each(kinds)('pins on $name', (kind) => {
@@ -95,7 +117,8 @@ describe.each(kinds)('pins on $name', (kind) => {
   /** Registers a consumer on the admin port (`version` as given, or none) and issues it a key. */
   const register = async (name: string, version?: unknown): Promise<{ id: string; key: string }> => {
     const id = nextId(name);
-    const created = await admin.inject({ method: 'POST', url: '/consumers', payload: { name, id, ...(version === undefined ? {} : { version }) } });
+    const payload = { name, id, ...(version === undefined ? {} : { version }) };
+    const created = await admin.inject({ method: 'POST', url: '/consumers', payload });
     expect(created.statusCode).toBe(201);
     const issued = await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` });
     expect(issued.statusCode).toBe(201);
@@ -115,8 +138,9 @@ describe.each(kinds)('pins on $name', (kind) => {
       await start();
       const chosen = await register('chosen', 1);
       const defaulted = await register('defaulted');
-      expect((await admin.inject({ url: `/consumers/${chosen.id}` })).json()).toMatchObject({ id: chosen.id, pinned_version: 1 });
-      expect((await admin.inject({ url: `/consumers/${defaulted.id}` })).json()).toMatchObject({ id: defaulted.id, pinned_version: 2 });
+      const read = async (id: string) => (await admin.inject({ url: `/consumers/${id}` })).json<Record<string, unknown>>();
+      expect(await read(chosen.id)).toMatchObject({ id: chosen.id, pinned_version: 1 });
+      expect(await read(defaulted.id)).toMatchObject({ id: defaulted.id, pinned_version: 2 });
       expect((await api('GET', '/consumer', defaulted.key)).json()).toEqual(pinView(defaulted.id, 2, null, TODAY));
     });
 
@@ -125,7 +149,7 @@ describe.each(kinds)('pins on $name', (kind) => {
       const post = (body: unknown) => admin.inject({ method: 'POST', url: '/consumers', payload: body as object });
       const unlisted = await post({ name: 'Late', id: nextId('late'), version: 9 });
       expect(unlisted.statusCode).toBe(422);
-      expect(unlisted.json()).toEqual({ error: 'unsupported version', code: 422, details: 'versions one may pin: 1, 2' });
+      expect(unlisted.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 1, 2'));
       const closed = await post({ name: 'New', id: nextId('new'), version: 1 });
       expect(closed.statusCode).toBe(403);
       expect(closed.json()).toEqual({
@@ -133,11 +157,13 @@ describe.each(kinds)('pins on $name', (kind) => {
         code: 403,
         details: 'version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; use version 2',
       });
-      expect((await post({ name: 'Text', version: '2' })).json()).toEqual({ error: 'invalid consumer', code: 400, details: 'version: must be a number' });
-      expect((await post({ name: 'Half', version: 1.5 })).json()).toEqual({ error: 'invalid consumer', code: 400, details: 'version: must be an integer' });
+      const text = await post({ name: 'Text', version: '2' });
+      expect(text.json()).toEqual(refusal('invalid consumer', 400, 'version: must be a number'));
+      const half = await post({ name: 'Half', version: 1.5 });
+      expect(half.json()).toEqual(refusal('invalid consumer', 400, 'version: must be an integer'));
       gateway?.setNow(V1_SUNSET);
       const removed = await post({ name: 'Gone', id: nextId('gone'), version: 1 });
-      expect(removed.json()).toEqual({ error: 'unsupported version', code: 422, details: 'versions one may pin: 2' });
+      expect(removed.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 2'));
     });
   });
 
@@ -158,8 +184,9 @@ describe.each(kinds)('pins on $name', (kind) => {
       expect(anonymous.json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
       expect(anonymous.headers.vary).toBe('API-Version, API-Key');
       const metrics = await registry.metrics();
-      expect(metrics).toContain('api_version_requests_total{version="2",deprecated="false",selected_by="pin",status_code="200"} 1');
-      expect(metrics).toContain('api_version_requests_total{version="1",deprecated="true",selected_by="default",status_code="200"} 1');
+      const series = 'api_version_requests_total';
+      expect(metrics).toContain(`${series}{version="2",deprecated="false",selected_by="pin",status_code="200"} 1`);
+      expect(metrics).toContain(`${series}{version="1",deprecated="true",selected_by="default",status_code="200"} 1`);
       // The ledger counts the version that served.
       await app.consumers.ledger.flush();
       const rows = await store.usageOf(id);
@@ -181,7 +208,8 @@ describe.each(kinds)('pins on $name', (kind) => {
       gateway?.setNow(V1_SUNSET);
       const removed = await api('GET', '/orders/ord-1001', key);
       expect(removed.statusCode).toBe(410);
-      expect(removed.json()).toEqual({ error: 'version_removed', code: 410, details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2' });
+      const details = 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2';
+      expect(removed.json()).toEqual(refusal('version_removed', 410, details));
       expect(removed.headers.link).toBe(`</v2/orders/ord-1001>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
       expect((await api('GET', '/consumer', key)).json()).toMatchObject({ pinned_version: 1 });
       expect((await api('GET', '/orders/ord-1001', key)).statusCode).toBe(410);
@@ -194,7 +222,8 @@ describe.each(kinds)('pins on $name', (kind) => {
       expect(app.versionPolicies.reload()).toEqual({ ok: true });
       const res = await api('GET', '/orders/ord-1001', key);
       expect(res.statusCode).toBe(406);
-      expect(res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'the pinned version is no longer listed; pin one of: 2' });
+      const details = 'the pinned version is no longer listed; pin one of: 2';
+      expect(res.json()).toEqual(refusal('unsupported_version', 406, details));
       expect(res.headers.vary).toBe('API-Version, API-Key');
       expect((await api('GET', '/orders/ord-1001')).statusCode).toBe(200);
     });
@@ -234,7 +263,7 @@ describe.each(kinds)('pins on $name', (kind) => {
       expect(late.json()).toEqual({
         error: 'rollback window closed',
         code: 409,
-        details: `the pin moved at ${new Date(TODAY).toISOString()}; it could be rolled back until ${new Date(TODAY + 72 * HOUR).toISOString()}`,
+        details: `the pin moved at ${iso(TODAY)}; it could be rolled back until ${iso(TODAY + 72 * HOUR)}`,
       });
       expect((await api('GET', '/consumer', key)).json()).toMatchObject({ pinned_version: 2, previous_version: 1 });
     });
@@ -246,7 +275,7 @@ describe.each(kinds)('pins on $name', (kind) => {
       gateway?.setNow(V1_SUNSET);
       const removed = await api('POST', '/consumer/version/rollback', key);
       expect(removed.statusCode).toBe(422);
-      expect(removed.json()).toEqual({ error: 'unsupported version', code: 422, details: 'versions one may pin: 2' });
+      expect(removed.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 2'));
       await gateway?.app.close();
 
       await start();
@@ -278,11 +307,12 @@ describe.each(kinds)('pins on $name', (kind) => {
     it('refuses a body without a version 422 validation failed, a version one may not pin 422 or 403', async () => {
       await start({ policy: closedPolicy });
       const { key } = await register('picky', 2);
-      expect((await api('PUT', '/consumer/version', key, '{}')).json()).toEqual({ error: 'validation failed', code: 422, details: 'version is required' });
+      const empty = await api('PUT', '/consumer/version', key, '{}');
+      expect(empty.json()).toEqual(refusal('validation failed', 422, 'version is required'));
       for (const version of [0, 3, -1]) {
         const res = await api('PUT', '/consumer/version', key, JSON.stringify({ version }));
         expect(res.statusCode).toBe(422);
-        expect(res.json()).toEqual({ error: 'unsupported version', code: 422, details: 'versions one may pin: 1, 2' });
+        expect(res.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 1, 2'));
       }
       const closed = await api('PUT', '/consumer/version', key, '{"version":1}');
       expect(closed.statusCode).toBe(403);
@@ -299,7 +329,8 @@ describe.each(kinds)('pins on $name', (kind) => {
       const { id, key } = await register('veteran', 2);
       await store.recordFirstUse({ consumerId: id, version: 1, firstSeenMs: at('2026-08-31T12:00:00Z') });
       await gateway?.app.consumers.keys.refresh();
-      expect((await api('PUT', '/consumer/version', key, '{"version":1}')).json()).toMatchObject({ pinned_version: 1, previous_version: 2 });
+      const moved = await api('PUT', '/consumer/version', key, '{"version":1}');
+      expect(moved.json()).toMatchObject({ pinned_version: 1, previous_version: 2 });
     });
 
     it.each([
@@ -322,14 +353,16 @@ describe.each(kinds)('pins on $name', (kind) => {
     it('moves a consumer with PUT /consumers/{id}/version on the admin port, under the same rules', async () => {
       await start();
       const { id, key } = await register('managed', 1);
-      const put = (target: string, payload: string) => admin.inject({ method: 'PUT', url: `/consumers/${target}/version`, payload });
+      const put = (target: string, payload: string) =>
+        admin.inject({ method: 'PUT', url: `/consumers/${target}/version`, payload });
       const moved = await put(id, '{"version":2}');
       expect(moved.statusCode).toBe(200);
       expect(moved.json()).toEqual(pinView(id, 2, 1, TODAY));
       expect((await api('GET', '/orders/ord-1001', key)).headers['api-version']).toBe('2');
       expect((await put('nobody', '{"version":2}')).json()).toEqual({ error: 'consumer not found', code: 404 });
-      expect((await put(id, '{"version":9}')).json()).toEqual({ error: 'unsupported version', code: 422, details: 'versions one may pin: 1, 2' });
-      expect((await put(id, 'nope')).json()).toEqual({ error: 'invalid JSON', code: 400, details: 'the body is not JSON' });
+      const unlisted = await put(id, '{"version":9}');
+      expect(unlisted.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 1, 2'));
+      expect((await put(id, 'nope')).json()).toEqual(refusal('invalid JSON', 400, 'the body is not JSON'));
     });
 
     it('shows pinned_version in GET /versions/{n}/consumers and GET /deprecations', async () => {
@@ -337,9 +370,11 @@ describe.each(kinds)('pins on $name', (kind) => {
       const { id, key } = await register('reported', 1);
       expect((await api('GET', '/orders/ord-1001', key)).statusCode).toBe(200);
       await app.consumers.ledger.flush();
-      const listed = (await admin.inject({ url: '/versions/1/consumers' })).json<{ consumers: { id: string; pinned_version: number }[] }>();
+      type Listed = { consumers: { id: string; pinned_version: number }[] };
+      const listed = (await admin.inject({ url: '/versions/1/consumers' })).json<Listed>();
       expect(listed.consumers.find((consumer) => consumer.id === id)).toMatchObject({ pinned_version: 1, requests: 1 });
-      const report = (await api('GET', '/deprecations', key)).json<{ consumer: string; pinned_version: number; versions: { version: number }[] }>();
+      type Report = { consumer: string; pinned_version: number; versions: { version: number }[] };
+      const report = (await api('GET', '/deprecations', key)).json<Report>();
       expect(report).toMatchObject({ consumer: id, pinned_version: 1 });
       // Its calls named no version, and its notices reach it all the same: its ledger rows are v1's.
       expect(report.versions.map(({ version }) => version)).toEqual([1]);
@@ -349,7 +384,8 @@ describe.each(kinds)('pins on $name', (kind) => {
   it("brings a pin changed by another replica to this replica's key cache at its next poll, a kept-alive connection included", async () => {
     await start();
     const { id, key } = await register('polled', 2);
-    const keys = await loadKeyCache({ store, logger: quiet, learnFirstUses: () => undefined, pollIntervalMs: 3_600_000 });
+    const learnFirstUses = (): void => undefined;
+    const keys = await loadKeyCache({ store, logger: quiet, learnFirstUses, pollIntervalMs: 3_600_000 });
     try {
       const connection = {};
       expect(keys.entryOf(key, connection)).toMatchObject({ consumerId: id, pin: 2 });
@@ -382,7 +418,8 @@ describe('pins on a memory store that fails', () => {
     await admin.inject({ method: 'POST', url: '/consumers', payload: { name: 'Steady', version: 2 } });
     const { key } = (await admin.inject({ method: 'POST', url: '/consumers/steady/keys' })).json<{ key: string }>();
     store.down = true;
-    expect((await gateway.app.inject({ url: '/orders/ord-1001', headers: { 'api-key': key } })).headers['api-version']).toBe('2');
+    const served = await gateway.app.inject({ url: '/orders/ord-1001', headers: { 'api-key': key } });
+    expect(served.headers['api-version']).toBe('2');
     for (const [method, url, payload] of [
       ['PUT', '/consumer/version', '{"version":1}'],
       ['POST', '/consumer/version/rollback', undefined],
@@ -403,7 +440,8 @@ describe('pins on a memory store that fails', () => {
     const admin = await gateway.admin();
     await admin.inject({ method: 'POST', url: '/consumers', payload: { name: 'Raced', version: 1 } });
     const { key } = (await admin.inject({ method: 'POST', url: '/consumers/raced/keys' })).json<{ key: string }>();
-    await gateway.app.inject({ method: 'PUT', url: '/consumer/version', payload: '{"version":2}', headers: { 'api-key': key } });
+    const headers = { 'api-key': key };
+    await gateway.app.inject({ method: 'PUT', url: '/consumer/version', payload: '{"version":2}', headers });
     const pinOf = store.pinOf.bind(store);
     // Another replica's rollback lands right after this one read the pin.
     store.pinOf = async (id) => {
@@ -411,16 +449,17 @@ describe('pins on a memory store that fails', () => {
       await store.rollBackPin(id, { pinned_version: 2, previous_version: 1 }, TODAY, TODAY);
       return read;
     };
-    const res = await gateway.app.inject({ method: 'POST', url: '/consumer/version/rollback', headers: { 'api-key': key } });
+    const res = await gateway.app.inject({ method: 'POST', url: '/consumer/version/rollback', headers });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'pin changed meanwhile', code: 409, details: 'read GET /consumer and try again' });
+    expect(res.json()).toEqual(refusal('pin changed meanwhile', 409, 'read GET /consumer and try again'));
   });
 
   it('shows on the status page how many consumers holding a valid key are pinned to each deprecated version', async () => {
     gateway = await buildTestGateway(stub.url);
     const admin = await gateway.admin();
     const keyOf = async (name: string, version: number): Promise<string> => {
-      const { id } = (await admin.inject({ method: 'POST', url: '/consumers', payload: { name, version } })).json<{ id: string }>();
+      const created = await admin.inject({ method: 'POST', url: '/consumers', payload: { name, version } });
+      const { id } = created.json<{ id: string }>();
       return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key_id: string }>().key_id;
     };
     await keyOf('One', 1);
@@ -428,10 +467,12 @@ describe('pins on a memory store that fails', () => {
     await keyOf('Three', 2);
     const revoked = await keyOf('Gone', 1);
     expect((await admin.inject({ method: 'DELETE', url: `/consumers/gone/keys/${revoked}` })).statusCode).toBe(204);
-    const note = (count: string) =>
-      `<p class="note pinned" data-version="1">${count} pinned to v1: their requests that name no version get it (docs/runbook.md, "Moving a consumer to another version").</p>`;
+    const how = 'docs/runbook.md, "Moving a consumer to another version"';
+    const text = (count: string) => `${count} pinned to v1: their requests that name no version get it (${how}).`;
+    const note = (count: string) => `<p class="note pinned" data-version="1">${text(count)}</p>`;
     expect((await admin.inject({ url: '/' })).body).toContain(note('2 consumers with a key are'));
-    expect((await admin.inject({ method: 'PUT', url: '/consumers/two/version', payload: '{"version":2}' })).statusCode).toBe(200);
+    const moved = await admin.inject({ method: 'PUT', url: '/consumers/two/version', payload: '{"version":2}' });
+    expect(moved.statusCode).toBe(200);
     expect((await admin.inject({ url: '/' })).body).toContain(note('1 consumer with a key is'));
   });
 
@@ -441,10 +482,12 @@ describe('pins on a memory store that fails', () => {
     await admin.inject({ method: 'POST', url: '/consumers', payload: { name: 'Big' } });
     const { key } = (await admin.inject({ method: 'POST', url: '/consumers/big/keys' })).json<{ key: string }>();
     const payload = `{"version":2,"pad":"${'x'.repeat(1_048_576)}"}`;
-    const res = await gateway.app.inject({ method: 'PUT', url: '/consumer/version', payload, headers: { 'api-key': key, 'content-type': 'foo' } });
+    const headers = { 'api-key': key, 'content-type': 'foo' };
+    const res = await gateway.app.inject({ method: 'PUT', url: '/consumer/version', payload, headers });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'invalid JSON', code: 400, details: 'the body is larger than 1 MiB' });
-    const typed = await gateway.app.inject({ method: 'PUT', url: '/consumer/version', payload: '{"version":1}', headers: { 'api-key': key, 'content-type': 'foo' } });
+    expect(res.json()).toEqual(refusal('invalid JSON', 400, 'the body is larger than 1 MiB'));
+    const small = '{"version":1}';
+    const typed = await gateway.app.inject({ method: 'PUT', url: '/consumer/version', payload: small, headers });
     expect(typed.json()).toMatchObject({ pinned_version: 1 });
   });
 });
