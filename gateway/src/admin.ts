@@ -7,6 +7,7 @@ import type { Clock } from '@version-router/platform/clock';
 import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { registryRoutes } from './consumers/registry-routes.js';
+import { adminPinRoutes } from './consumers/self-service-routes.js';
 import { versionConsumersRoutes } from './consumers/reports/version-consumers-routes.js';
 import { statusRoutes } from './status/routes.js';
 
@@ -24,11 +25,20 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });
-    await admin.register(statusRoutes, { policies: app.versionPolicies, usage: app.versionUsage, reader: app.consumers.store, replica, notices: app.noticeStore });
+    await admin.register(statusRoutes, {
+      policies: app.versionPolicies,
+      usage: app.versionUsage,
+      reader: app.consumers.store,
+      replica,
+      notices: app.noticeStore,
+      pinnedConsumers: () => app.consumers.keys.pinnedConsumers(),
+    });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
     await admin.register(changelogRoutes, app.changelog);
-    await admin.register(registryRoutes, { store: app.consumers.store, keys: app.consumers.keys, clock });
+    const { store, keys, ledger } = app.consumers;
+    await admin.register(registryRoutes, { store, keys, clock, policies: app.versionPolicies, ledger });
+    await admin.register(adminPinRoutes, { policies: app.versionPolicies, ...app.consumers, clock });
     const noticeStore = app.noticeStore;
     const noticesSentFor = noticeStore === undefined ? undefined : (version: number) => noticeStore.sentOf(version);
     await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, noticesSentFor, clock });

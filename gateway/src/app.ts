@@ -14,6 +14,7 @@ import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
+import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerStore } from './consumers/store.js';
 import type { NoticesConfig } from './config.js';
 import { createNotices } from './notices/notices.js';
@@ -143,6 +144,7 @@ export async function buildApp({
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
   await app.register(deprecationsRoutes, { policies, keys, reader: consumerStore, guides, clock });
+  await app.register(selfServiceRoutes, { policies, store: consumerStore, keys, ledger, clock });
   if (noticesOptions !== undefined) {
     notices = createNotices({
       ...noticesOptions,

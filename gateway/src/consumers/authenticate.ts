@@ -5,6 +5,7 @@ import { sendError } from '@version-router/platform/errors';
 import { imfFixdate } from '../versions/headers.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import type { KeyCache } from './key-cache.js';
+import type { KeyEntry } from './store.js';
 import type { Ledger } from './ledger.js';
 
 declare module 'fastify' {
@@ -25,8 +26,11 @@ export const API_KEY_HEADER = 'api-key';
 /** The request header the backend learns the authenticated consumer from; never taken from the client. */
 export const API_CONSUMER_HEADER = 'api-consumer';
 
-/** What the request's key says: no key, a consumer, or a key that is malformed, unknown or revoked. */
-export type KeyCheck = 'none' | 'invalid' | { consumer: string };
+/**
+ * What the request's key says: no key, a key that is malformed, unknown or revoked, or the key cache's entry
+ * of the key (its consumer and that consumer's pin).
+ */
+export type KeyCheck = 'none' | 'invalid' | KeyEntry;
 
 const NO_KEY = 'none';
 const INVALID = 'invalid';
@@ -38,10 +42,10 @@ const INVALID = 'invalid';
 export function checkApiKey(request: FastifyRequest, keys: KeyCache): KeyCheck {
   const key = request.raw.headers[API_KEY_HEADER];
   if (key === undefined) return NO_KEY;
-  const consumer = typeof key === 'string' ? keys.consumerOf(key, request.raw.socket) : undefined;
-  if (consumer === undefined) return INVALID;
-  request.consumer = consumer;
-  return { consumer };
+  const entry = typeof key === 'string' ? keys.entryOf(key, request.raw.socket) : undefined;
+  if (entry === undefined) return INVALID;
+  request.consumer = entry.consumerId;
+  return entry;
 }
 
 /**
@@ -74,7 +78,7 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
   }
   const closedSince = answer.closedToNew;
   if (closedSince === null || check === INVALID) return false;
-  const firstUse = ledger.firstUseOf(check.consumer, answer.version as number);
+  const firstUse = ledger.firstUseOf(check.consumerId, answer.version as number);
   if (firstUse !== undefined && firstUse < closedSince) return false;
   // A refused newcomer made no use of the version: the ledger does not count it, the log names it.
   request.consumerRefused = true;

@@ -7,15 +7,19 @@ const POLL_INTERVAL_MS = 1_000;
 
 export interface KeyCache {
   /**
-   * The consumer a key belongs to: undefined when it is malformed, unknown or revoked. Memory only.
-   * `connection` (the request's socket) remembers the key it last proved, so the next request on it with the
-   * same key skips the digest while the key stays current.
+   * The entry of a key (its consumer and that consumer's pin): undefined when it is malformed, unknown or
+   * revoked. Memory only. `connection` (the request's socket) remembers the key it last proved, so the next
+   * request on it with the same key skips the digest while the key's entry stays the same object.
    */
-  consumerOf(key: string, connection?: object): string | undefined;
+  entryOf(key: string, connection?: object): KeyEntry | undefined;
   /** A key this replica made, applied at once rather than at the next poll. */
   remember(entry: KeyEntry): void;
   /** A key this replica revoked, refused at once. */
   revoke(keyId: string): void;
+  /** A pin this replica changed, served at once: every key entry of the consumer is replaced by one with the pin. */
+  repin(consumerId: string, pin: number | null): void;
+  /** How many consumers holding a key that is not revoked are pinned to each version, fleet-wide as last polled. */
+  pinnedConsumers(): ReadonlyMap<number, number>;
   /** Reads what changed since the last poll and applies it; resolves when done (tests and the first load). */
   refresh(): Promise<void>;
   /** Stops polling. */
@@ -76,19 +80,19 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
   const proven = new WeakMap<object, { key: string; entry: KeyEntry }>();
 
   return {
-    consumerOf(key, connection) {
+    entryOf(key, connection) {
       const remembered = connection === undefined ? undefined : proven.get(connection);
       // Only while the registry still holds the very (unrevoked) entry the key was proved against: entries are
-      // replaced, never changed, so a revocation or a poll sends the next request through the full check.
+      // replaced, never changed, so a revocation, a repin or a poll sends the next request through the full check.
       if (remembered !== undefined && remembered.key === key && keys.get(remembered.entry.keyId) === remembered.entry) {
-        return remembered.entry.consumerId;
+        return remembered.entry;
       }
       const keyId = keyIdOf(key);
       if (keyId === undefined) return undefined;
       const entry = keys.get(keyId);
       if (entry === undefined || entry.revoked || !keyMatches(key, entry.digest)) return undefined;
       if (connection !== undefined) proven.set(connection, { key, entry });
-      return entry.consumerId;
+      return entry;
     },
     remember(entry) {
       keys.set(entry.keyId, entry);
@@ -96,6 +100,19 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
     revoke(keyId) {
       const entry = keys.get(keyId);
       if (entry !== undefined) keys.set(keyId, { ...entry, revoked: true });
+    },
+    repin(consumerId, pin) {
+      for (const [keyId, entry] of keys) if (entry.consumerId === consumerId) keys.set(keyId, { ...entry, pin });
+    },
+    pinnedConsumers() {
+      const consumersByPin = new Map<number, Set<string>>();
+      for (const { consumerId, revoked, pin } of keys.values()) {
+        if (revoked || pin === null) continue;
+        let pinned = consumersByPin.get(pin);
+        if (pinned === undefined) consumersByPin.set(pin, (pinned = new Set()));
+        pinned.add(consumerId);
+      }
+      return new Map([...consumersByPin].map(([pin, pinned]) => [pin, pinned.size]));
     },
     refresh,
     stop() {

@@ -3,8 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
 import { HttpError, sendError } from '@version-router/platform/errors';
+import type { PolicyInForce } from '../versions/in-force.js';
 import type { KeyCache } from './key-cache.js';
 import { generateKey } from './keys.js';
+import type { Ledger } from './ledger.js';
+import { newestCurrent, pinRefusal } from './pins.js';
 import type { ConsumerStore } from './store.js';
 import { storeUnavailableHandler } from '../database/unavailable.js';
 
@@ -12,6 +15,10 @@ export interface RegistryRoutesOptions {
   store: ConsumerStore;
   keys: KeyCache;
   clock: Clock;
+  /** The versions a new consumer may be pinned to, and the newest current one it is pinned to by default. */
+  policies: PolicyInForce;
+  /** First uses, for closed_to_new (a new consumer has none). */
+  ledger: Ledger;
 }
 
 /** Every registered consumer (id, name, contacts, created_at), by id: what `npm run consumers -- list` prints. */
@@ -31,6 +38,7 @@ const newConsumerBody = z.strictObject({
   contact_email: z.email({ error: 'must be an e-mail address' }).max(254, 'must be at most 254 characters').nullable().optional(),
   webhook_url: httpUrl.nullable().optional(),
   id: z.string({ error: 'must be a string' }).regex(ID_PATTERN, ID_RULE).optional(),
+  version: z.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).optional(),
 });
 
 /** The id a name gives: ASCII letters and digits, lower case, every other run of characters one hyphen. */
@@ -66,7 +74,10 @@ const webhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}
  * ADMIN_TOKEN it answers on a loopback admin listener only. Keys this replica issues or revokes apply here
  * at once, and on the other replicas at their next poll.
  */
-export async function registryRoutes(admin: FastifyInstance, { store, keys, clock }: RegistryRoutesOptions): Promise<void> {
+export async function registryRoutes(
+  admin: FastifyInstance,
+  { store, keys, clock, policies, ledger }: RegistryRoutesOptions,
+): Promise<void> {
   const credentials = { config: { handsOutCredentials: true } };
   // The body is JSON whatever its Content-Type says (curl -d sends a form type), as on the API port.
   admin.removeAllContentTypeParsers();
@@ -85,8 +96,16 @@ export async function registryRoutes(admin: FastifyInstance, { store, keys, cloc
     const { name, contact_email = null, webhook_url = null } = parsed.data;
     const id = parsed.data.id ?? slugOf(name);
     if (id === '') throw invalid('name: gives no id (no letter or digit); send "id"');
+    const nowMs = clock();
+    const { policy } = policies.current;
+    const pinned_version = parsed.data.version ?? newestCurrent(policy, nowMs);
+    const refusal = pinRefusal(policy, ledger, id, pinned_version, nowMs);
+    if (refusal !== undefined) throw refusal;
     const secret = webhook_url === null ? null : webhookSecret();
-    const created = await store.createConsumer({ id, name, contact_email, webhook_url, webhook_secret: secret }, clock());
+    const created = await store.createConsumer(
+      { id, name, contact_email, webhook_url, webhook_secret: secret, pinned_version },
+      nowMs,
+    );
     if (created === undefined) return sendError(reply, 409, 'consumer already exists', `id "${id}" is taken`);
     void reply.code(201).header('location', `/consumers/${id}`);
     // The secret is answered this once (never cached, as a new key is); the notices sign with the stored copy.
@@ -108,7 +127,7 @@ export async function registryRoutes(admin: FastifyInstance, { store, keys, cloc
     const { keyId, key, digest } = generateKey();
     const record = await store.addKey(consumerId, { keyId, digest }, clock());
     if (record === undefined) return sendError(reply, 404, 'consumer not found');
-    keys.remember({ keyId, consumerId, digest, revoked: false });
+    keys.remember({ keyId, consumerId, digest, revoked: false, pin: record.pin });
     void reply.code(201).header('cache-control', 'no-store');
     return { key_id: keyId, key, consumer_id: consumerId, created_at: record.created_at };
   });

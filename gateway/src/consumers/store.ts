@@ -16,6 +16,19 @@ export interface ConsumerRecord {
   contact_email: string | null;
   webhook_url: string | null;
   created_at: string;
+  /** The version its requests naming none are served with; null: registered before pins, it follows default_version. */
+  pinned_version: number | null;
+}
+
+/** A consumer's pin as the consumer and the platform team move it (docs/behaviour.md#pins). */
+export interface PinRecord {
+  id: string;
+  name: string;
+  pinned_version: number | null;
+  /** The version the last move left, which a rollback goes back to; null after a rollback or before any move. */
+  previous_version: number | null;
+  /** When the pin last changed (registration, a move or a rollback); null before the consumer had a pin. */
+  pinned_at: string | null;
 }
 
 /** What the consumer reports read (GET /deprecations, GET /versions/{n}/consumers, the status page). */
@@ -33,6 +46,8 @@ export interface NewConsumer {
   webhook_url: string | null;
   /** `whsec_…`: what the webhook notices are signed with; null without a webhook. */
   webhook_secret: string | null;
+  /** Its pin from registration on (the registry always gives one; null is a consumer as registered before pins). */
+  pinned_version: number | null;
 }
 
 export interface KeyRecord {
@@ -47,6 +62,11 @@ export interface KeyEntry {
   consumerId: string;
   digest: Buffer;
   revoked: boolean;
+  /**
+   * The key's consumer's pin (null: none, default_version), so a request's version is a field read on the entry its
+   * key check found. A pin change replaces the entries, never changes one (the key cache relies on it).
+   */
+  pin: number | null;
 }
 
 /** The first request a consumer made with a version, fleet-wide. */
@@ -82,11 +102,32 @@ export interface ConsumerStore extends ConsumerUsageReader {
   consumer(id: string): Promise<(ConsumerRecord & { keys: KeyRecord[] }) | undefined>;
   /** Every registered consumer, by id. */
   consumers(): Promise<ConsumerRecord[]>;
-  /** undefined: no such consumer. */
-  addKey(consumerId: string, key: { keyId: string; digest: Buffer }, nowMs: number): Promise<KeyRecord | undefined>;
+  /** undefined: no such consumer. The consumer's pin comes with the key, for the key cache's entry. */
+  addKey(
+    consumerId: string,
+    key: { keyId: string; digest: Buffer },
+    nowMs: number,
+  ): Promise<(KeyRecord & { pin: number | null }) | undefined>;
   /** Whether the consumer has that key; revoking a revoked key keeps its first revocation time. */
   revokeKey(consumerId: string, keyId: string, nowMs: number): Promise<boolean>;
-  /** Keys and first uses changed after counter value `seq` (0: all of them). */
+  /** The consumer's pin and what a rollback needs; undefined: no such consumer. */
+  pinOf(id: string): Promise<PinRecord | undefined>;
+  /**
+   * Pins the consumer to `version`, the pin it leaves becoming `previous_version`; pinning the version it is on
+   * changes nothing. undefined: no such consumer.
+   */
+  movePin(id: string, version: number, nowMs: number): Promise<PinRecord | undefined>;
+  /**
+   * Back to `previous_version` (which is then cleared), only while the pin is still `from` and it moved at or
+   * after `movedSinceMs`; undefined when that no longer holds (another change came first) or no such consumer.
+   */
+  rollBackPin(
+    id: string,
+    from: { pinned_version: number | null; previous_version: number },
+    movedSinceMs: number,
+    nowMs: number,
+  ): Promise<PinRecord | undefined>;
+  /** Keys and first uses changed after counter value `seq` (0: all of them); a repinned consumer's keys come again. */
   changesSince(seq: number): Promise<StoreChanges>;
   /** Records a consumer's first use of a version unless one is known (the earliest stays). */
   recordFirstUse(use: FirstUse): Promise<void>;
@@ -100,7 +141,8 @@ export interface ConsumerStore extends ConsumerUsageReader {
 const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const at = (epochMs: number): string => new Date(epochMs).toISOString();
 
-const CONSUMER_COLUMNS = `id, name, contact_email, webhook_url, ${iso('created_at')} AS created_at`;
+const CONSUMER_COLUMNS = `id, name, contact_email, webhook_url, ${iso('created_at')} AS created_at, pinned_version`;
+const PIN_COLUMNS = `id, name, pinned_version, previous_version, ${iso('pinned_at')} AS pinned_at`;
 
 /** Bumps the change counter; run inside the transaction of the change it numbers. */
 const BUMP = 'UPDATE gateway.changes SET seq = seq + 1 RETURNING seq';
@@ -126,9 +168,19 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     createConsumer(consumer, nowMs) {
       return inChange('create_consumer', async (query, seq) => {
         const { rows } = await query(
-          `INSERT INTO gateway.consumers (id, name, contact_email, webhook_url, webhook_secret, created_at, seq)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING ${CONSUMER_COLUMNS}`,
-          [consumer.id, consumer.name, consumer.contact_email, consumer.webhook_url, consumer.webhook_secret, at(nowMs), seq],
+          `INSERT INTO gateway.consumers
+             (id, name, contact_email, webhook_url, webhook_secret, created_at, seq, pinned_version, pinned_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $6) ON CONFLICT (id) DO NOTHING RETURNING ${CONSUMER_COLUMNS}`,
+          [
+            consumer.id,
+            consumer.name,
+            consumer.contact_email,
+            consumer.webhook_url,
+            consumer.webhook_secret,
+            at(nowMs),
+            seq,
+            consumer.pinned_version,
+          ],
         );
         return rows[0] as ConsumerRecord | undefined;
       });
@@ -154,12 +206,14 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     addKey(consumerId, { keyId, digest }, nowMs) {
       return inChange('add_key', async (query, seq) => {
         const { rows } = await query(
-          `INSERT INTO gateway.api_keys (key_id, consumer_id, digest, created_at, seq)
-           SELECT $1, id, $3, $4, $5 FROM gateway.consumers WHERE id = $2
-           RETURNING key_id, ${iso('created_at')} AS created_at, NULL AS revoked_at`,
+          `WITH owner AS (SELECT id, pinned_version FROM gateway.consumers WHERE id = $2),
+                added AS (INSERT INTO gateway.api_keys (key_id, consumer_id, digest, created_at, seq)
+                          SELECT $1, id, $3, $4, $5 FROM owner RETURNING key_id, created_at)
+           SELECT key_id, ${iso('created_at')} AS created_at, NULL AS revoked_at, owner.pinned_version AS pin
+           FROM added, owner`,
           [keyId, consumerId, digest, at(nowMs), seq],
         );
-        return rows[0] as KeyRecord | undefined;
+        return rows[0] as (KeyRecord & { pin: number | null }) | undefined;
       });
     },
 
@@ -173,13 +227,50 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       });
     },
 
+    async pinOf(id) {
+      const sql = `SELECT ${PIN_COLUMNS} FROM gateway.consumers WHERE id = $1`;
+      const { rows } = await database.query<PinRecord>('pin_of', sql, [id]);
+      return rows[0];
+    },
+
+    movePin(id, version, nowMs) {
+      return inChange('move_pin', async (query, seq) => {
+        // SET reads the row as it was: the pin left becomes previous_version.
+        const { rows } = await query(
+          `UPDATE gateway.consumers SET previous_version = pinned_version, pinned_version = $2, pinned_at = $3, seq = $4
+           WHERE id = $1 AND pinned_version IS DISTINCT FROM $2 RETURNING ${PIN_COLUMNS}`,
+          [id, version, at(nowMs), seq],
+        );
+        if (rows[0] !== undefined) return rows[0] as PinRecord;
+        // Already there (nothing changes) or no such consumer; the number taken numbers no row, which is harmless.
+        const unchanged = await query(`SELECT ${PIN_COLUMNS} FROM gateway.consumers WHERE id = $1`, [id]);
+        return unchanged.rows[0] as PinRecord | undefined;
+      });
+    },
+
+    rollBackPin(id, from, movedSinceMs, nowMs) {
+      return inChange('roll_back_pin', async (query, seq) => {
+        const { rows } = await query(
+          `UPDATE gateway.consumers
+           SET pinned_version = previous_version, previous_version = NULL, pinned_at = $5, seq = $6
+           WHERE id = $1 AND pinned_version IS NOT DISTINCT FROM $2 AND previous_version = $3 AND pinned_at >= $4
+           RETURNING ${PIN_COLUMNS}`,
+          [id, from.pinned_version, from.previous_version, at(movedSinceMs), at(nowMs), seq],
+        );
+        return rows[0] as PinRecord | undefined;
+      });
+    },
+
     async changesSince(known) {
       const counter = await database.query<{ seq: string }>('change_counter', 'SELECT seq FROM gateway.changes', []);
       const seq = Number(counter.rows[0]?.seq ?? 0);
       if (seq <= known) return { seq: known, keys: [], firstUses: [] };
-      const keys = await database.query<{ key_id: string; consumer_id: string; digest: Buffer; revoked: boolean }>(
+      // A key changed, or its consumer's pin did: either way the key's entry is built anew.
+      type ChangedKey = { key_id: string; consumer_id: string; digest: Buffer; revoked: boolean; pin: number | null };
+      const keys = await database.query<ChangedKey>(
         'changed_keys',
-        'SELECT key_id, consumer_id, digest, revoked_at IS NOT NULL AS revoked FROM gateway.api_keys WHERE seq > $1',
+        `SELECT k.key_id, k.consumer_id, k.digest, k.revoked_at IS NOT NULL AS revoked, c.pinned_version AS pin
+         FROM gateway.api_keys k JOIN gateway.consumers c ON c.id = k.consumer_id WHERE k.seq > $1 OR c.seq > $1`,
         [known],
       );
       const firstUses = await database.query<{ consumer_id: string; version: number; first_seen_ms: number }>(
@@ -189,7 +280,13 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       );
       return {
         seq,
-        keys: keys.rows.map((row) => ({ keyId: row.key_id, consumerId: row.consumer_id, digest: row.digest, revoked: row.revoked })),
+        keys: keys.rows.map((row) => ({
+          keyId: row.key_id,
+          consumerId: row.consumer_id,
+          digest: row.digest,
+          revoked: row.revoked,
+          pin: row.pin,
+        })),
         firstUses: firstUses.rows.map((row) => ({ consumerId: row.consumer_id, version: row.version, firstSeenMs: row.first_seen_ms })),
       };
     },
@@ -244,7 +341,7 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     async consumersOf(version, sinceMs) {
       const { rows } = await database.query<ConsumerRecord & { requests: string; last_seen: string }>(
         'consumers_of',
-        `SELECT c.id, c.name, c.contact_email, c.webhook_url, ${iso('c.created_at')} AS created_at,
+        `SELECT c.id, c.name, c.contact_email, c.webhook_url, ${iso('c.created_at')} AS created_at, c.pinned_version,
                 coalesce(sum(u.requests) FILTER (WHERE u.day >= $2::date), 0) AS requests, ${iso('max(u.last_seen)')} AS last_seen
          FROM gateway.usage u JOIN gateway.consumers c ON c.id = u.consumer_id
          WHERE u.version = $1 GROUP BY c.id ORDER BY requests DESC, c.id`,

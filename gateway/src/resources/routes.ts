@@ -6,6 +6,7 @@ import { sendError } from '@version-router/platform/errors';
 import { checkApiKey, refuseKey, refusedByConsumerRules } from '../consumers/authenticate.js';
 import type { KeyCache } from '../consumers/key-cache.js';
 import type { Ledger } from '../consumers/ledger.js';
+import { withPin } from '../consumers/pins.js';
 import { backendReplyOptions, copyEndToEndHeaders } from '../proxy/backend.js';
 import { setUpForwarding, withRequestBody } from '../proxy/forwarding.js';
 import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
@@ -85,12 +86,16 @@ export async function versionedResources(
     const header = schemes.header ? (rawHeaders[VERSION_REQUEST_HEADER] as string | undefined) : undefined;
     const query = schemes.query && queryAt !== -1 ? schemes.queryVersion(url, queryAt) : undefined;
     const mediaType = schemes.mediaType ? schemes.mediaTypeVersion(rawHeaders.accept) : undefined;
-    const answer = policy.resolve(match.route.form === 'path' ? match.versionLabel : undefined, header, query, mediaType, clock());
-    if (answer === undefined) {
+    const nowMs = clock();
+    const pathVersion = match.route.form === 'path' ? match.versionLabel : undefined;
+    const named = policy.resolve(pathVersion, header, query, mediaType, nowMs);
+    if (named === undefined) {
       // A path version the policy does not list (`/v9/…`).
       reply.callNotFound();
       return;
     }
+    const check = checkApiKey(request, keys);
+    const answer = withPin(policy, named, check, nowMs);
     request.apiVersion = answer;
     request.routeLabel = match.route.labels.get(match.versionLabel) ?? null;
     const { headers } = answer;
@@ -101,7 +106,6 @@ export async function versionedResources(
     if (answer.successor !== null) {
       void reply.header('link', `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`);
     }
-    const check = checkApiKey(request, keys);
     if (check === 'invalid') {
       void refuseKey(reply, check);
       return;

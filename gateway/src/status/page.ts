@@ -101,6 +101,15 @@ ${rows}
 <p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>`;
 }
 
+/** How many consumers are pinned to a deprecated or removed version: their requests naming none get it. */
+function pinnedNote(version: number, pinned: ReadonlyMap<number, number>): string {
+  const count = pinned.get(version) ?? 0;
+  const who = count === 1 ? '1 consumer with a key is' : `${count} consumers with a key are`;
+  const how = 'docs/runbook.md, "Moving a consumer to another version"';
+  const text = `${who} pinned to v${version}: their requests that name no version get it (${how}).`;
+  return `<p class="note pinned" data-version="${version}">${text}</p>`;
+}
+
 function consumersSection({ version, consumers }: VersionConsumers, phase: Phase | undefined, table: ConsumerTable, nowMs: number): string {
   const heading = `<h2 id="consumers-v${version}">Anonymous top consumers of v${version}${phaseNote(phase)}</h2>`;
   if (consumers.length === 0) return `${heading}\n<p class="note">No requests since the gateway started.</p>`;
@@ -156,6 +165,8 @@ export interface StatusPageInput {
   nowMs: number;
   /** The fleet's deprecation notices (status/notices.ts), already rendered; '' for none. */
   noticeSections?: string;
+  /** Consumers holding a valid key per pinned version, fleet-wide (the key cache's last poll). */
+  pinned?: ReadonlyMap<number, number>;
 }
 
 /**
@@ -163,7 +174,8 @@ export interface StatusPageInput {
  * Per deprecated or removed version, its registered consumers (every replica's) come first, then the
  * anonymous ones this replica counted.
  */
-export function renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections = '' }: StatusPageInput): string {
+export function renderStatusPage(input: StatusPageInput): string {
+  const { policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map<number, number>() } = input;
   const recent = usage.traffic.recent(nowMs);
   const unversioned = usage.unversioned.recent(nowMs).byVersion;
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
@@ -196,7 +208,9 @@ export function renderStatusPage({ policy, usage, replica, registered, nowMs, no
     .report(consumerVersions(policy, usage.consumers, nowMs))
     .map((list) => {
       const phase = phases.get(list.version);
-      return `${registeredSection(list.version, phase, registered, nowMs)}\n${consumersSection(list, phase, usage.consumers, nowMs)}`;
+      const registeredPart = registeredSection(list.version, phase, registered, nowMs);
+      const anonymousPart = consumersSection(list, phase, usage.consumers, nowMs);
+      return `${registeredPart}\n${pinnedNote(list.version, pinned)}\n${anonymousPart}`;
     })
     .join('\n');
 

@@ -17,6 +17,8 @@ export interface StatusRoutesOptions {
   replica: string;
   /** Where the page reads the deprecation notices' figures (the fleet's shared records); absent, it has no such part. */
   notices?: NoticeStore;
+  /** Consumers holding a valid key per pinned version, fleet-wide, from memory (the key cache). */
+  pinnedConsumers?: () => ReadonlyMap<number, number>;
 }
 
 /**
@@ -24,7 +26,10 @@ export interface StatusRoutesOptions {
  * version, by X-Client-Id or User-Agent as this replica counted, as JSON for scripts) and `GET /` (the
  * versions' lifecycle, their registered consumers from the shared store and the anonymous ones, as a page).
  */
-export async function statusRoutes(admin: FastifyInstance, { policies, usage, reader, replica, notices }: StatusRoutesOptions): Promise<void> {
+export async function statusRoutes(
+  admin: FastifyInstance,
+  { policies, usage, reader, replica, notices, pinnedConsumers }: StatusRoutesOptions,
+): Promise<void> {
   admin.get('/consumers', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     const versions = consumerVersions(policies.current.policy, usage.consumers, usage.clock());
@@ -42,6 +47,6 @@ export async function statusRoutes(admin: FastifyInstance, { policies, usage, re
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
     const noticeSections = noticeFigures === undefined ? '' : noticesSection(policy, nowMs, registered, noticeFigures);
-    return renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections });
+    return renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections, pinned: pinnedConsumers?.() });
   });
 }

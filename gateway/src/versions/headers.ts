@@ -7,6 +7,8 @@ export const VERSION_REQUEST_HEADER = 'api-version';
  */
 export const API_VERSION_VARY = 'API-Version';
 export const MEDIA_TYPE_VARY = 'Accept';
+/** A request naming no version is served its consumer's pin: those answers vary on the key (docs/behaviour.md#pins). */
+export const API_KEY_VARY = 'API-Key';
 
 /**
  * Response headers the version policy owns on a versioned resource: the policy's answer sets them,

@@ -1,9 +1,9 @@
-import { imfFixdate, type PolicyHeader } from './headers.js';
+import { API_KEY_VARY, imfFixdate, type PolicyHeader } from './headers.js';
 import { keysRequiredFrom, type PolicyFile, type VersionEntry } from './policy-file.js';
 import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
 
-/** How the request chose its version (a metric label): a scheme, or none (default_version). */
-type SelectedBy = VersionScheme | 'default';
+/** How the request chose its version (a metric label): a scheme, its consumer's pin, or none (default_version). */
+type SelectedBy = VersionScheme | 'default' | 'pin';
 
 /** Where a version stands at an instant: served as usual, served with warnings, or answered 410. */
 export type Phase = 'current' | 'deprecated' | 'removed';
@@ -64,6 +64,8 @@ interface Period {
   readonly fallback: AnswersOfVersion;
   /** The 406 per scheme whose value is no listed version (a path version that is none is a 404 instead). */
   readonly unsupported: Readonly<Record<VersionScheme, VersionAnswer>>;
+  /** The 406 for a consumer pinned to a version the policy no longer lists (it must pin another). */
+  readonly unlistedPin: VersionAnswer;
 }
 
 interface VersionSummary {
@@ -98,6 +100,11 @@ export interface VersionPolicy {
    * else 400. Nothing named: default_version.
    */
   resolve(path: string | undefined, header: string | undefined, query: string | undefined, mediaType: string | undefined, nowMs: number): VersionAnswer | undefined;
+  /**
+   * The answer for a request that names no version from a consumer pinned to `pin`: that version's, as a
+   * request naming it gets (410 once removed or in a brownout), selected by "pin"; 406 once it is not listed.
+   */
+  resolvePin(pin: number, nowMs: number): VersionAnswer;
   phaseOf(entry: VersionEntry, nowMs: number): Phase;
   /** The brownout window a version is in at `nowMs`, if any. */
   brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: number } | undefined;
@@ -187,6 +194,11 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
     labels: invalidLabels(selectedBy),
   });
   const texts = schemeTexts(schemes);
+  // What a request naming no version gets depends on who asks once consumers are pinned: a shared cache must
+  // keep one consumer's answer from another (and from requests without a key).
+  const keyVary = schemes.vary === '' ? API_KEY_VARY : `${schemes.vary}, ${API_KEY_VARY}`;
+  const varyingOnKey = (headers: readonly (readonly [PolicyHeader, string])[]): (readonly [PolicyHeader, string])[] =>
+    headers[0]?.[0] === 'vary' ? [['vary', keyVary], ...headers.slice(1)] : [['vary', keyVary], ...headers];
 
   const answersOf = (state: VersionState): AnswersOfVersion => {
     const { entry, label, phase, brownoutEnd } = state;
@@ -210,16 +222,17 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
     } else headers = [...discovery, ['api-version', label], ['deprecation', deprecation], ['sunset', sunset]];
     const closedToNew = phase === 'deprecated' && entry.closed_to_new !== undefined && nowMs >= entry.closed_to_new ? entry.closed_to_new : null;
 
+    const unnamed = varyingOnKey(headers);
     const answer = (selectedBy: SelectedBy): VersionAnswer => ({
       version: entry.version,
       selectedBy,
       phase,
       failure,
-      headers,
+      headers: selectedBy === 'default' || selectedBy === 'pin' ? unnamed : headers,
       sunset: entry.sunset ?? null,
       successor: warned ? (entry.successor ?? null) : null,
       extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
-      vary: schemes.vary,
+      vary: selectedBy === 'default' || selectedBy === 'pin' ? keyVary : schemes.vary,
       keyRequired: (keysRequiredFrom(entry) ?? Number.POSITIVE_INFINITY) <= nowMs,
       closedToNew,
       labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
@@ -242,6 +255,7 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
         query: answer('query'),
         media_type: answer('media_type'),
         default: answer('default'),
+        pin: answer('pin'),
       },
       conflicts: { path: conflictsOf('path'), header: conflictsOf('header'), query: conflictsOf('query'), media_type: conflictsOf('media_type') },
     };
@@ -255,6 +269,15 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
     unsupported: Object.fromEntries(
       VERSION_SCHEMES.map((scheme) => [scheme, refusal(scheme, { status: 406, error: 'unsupported_version', details: `supported versions: ${live.join(', ')}` })]),
     ) as Record<VersionScheme, VersionAnswer>,
+    unlistedPin: {
+      ...refusal('pin', {
+        status: 406,
+        error: 'unsupported_version',
+        details: `the pinned version is no longer listed; pin one of: ${live.join(', ')}`,
+      }),
+      headers: varyingOnKey(discovery),
+      vary: keyVary,
+    },
   };
 }
 
@@ -323,6 +346,10 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
       if (query !== undefined) return settle(period, 'query', query, undefined, undefined, mediaType);
       if (mediaType !== undefined) return settle(period, 'media_type', mediaType, undefined, undefined, undefined);
       return period.fallback.byForm.default;
+    },
+    resolvePin(pin, nowMs) {
+      const period = periodAt(nowMs);
+      return period.byLabel.get(String(pin))?.byForm.pin ?? period.unlistedPin;
     },
     phaseOf,
     brownoutAt,

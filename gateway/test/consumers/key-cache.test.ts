@@ -7,7 +7,8 @@ import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-st
 /** A store with one consumer and two keys of it, and a cache loaded from it that polls only when told to. */
 async function twoKeys(): Promise<{ store: MemoryConsumerStore; keys: KeyCache; first: ReturnType<typeof generateKey>; second: ReturnType<typeof generateKey> }> {
   const store = createMemoryConsumerStore();
-  await store.createConsumer({ id: 'acme', name: 'Acme', contact_email: null, webhook_url: null, webhook_secret: null }, 0);
+  const acme = { id: 'acme', name: 'Acme', contact_email: null, webhook_url: null, webhook_secret: null };
+  await store.createConsumer({ ...acme, pinned_version: null }, 0);
   const first = generateKey();
   const second = generateKey();
   await store.addKey('acme', first, 0);
@@ -20,38 +21,38 @@ describe('the key cache, on one keep-alive connection', () => {
   it('refuses a key the connection proved before once it is revoked here, or on another replica after the next poll', async () => {
     const { store, keys, first, second } = await twoKeys();
     const connection = {};
-    expect(keys.consumerOf(first.key, connection)).toBe('acme');
-    expect(keys.consumerOf(first.key, connection)).toBe('acme');
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
     keys.revoke(first.keyId);
-    expect(keys.consumerOf(first.key, connection)).toBeUndefined();
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBeUndefined();
 
-    expect(keys.consumerOf(second.key, connection)).toBe('acme');
+    expect(keys.entryOf(second.key, connection)?.consumerId).toBe('acme');
     await store.revokeKey('acme', second.keyId, 1);
-    expect(keys.consumerOf(second.key, connection)).toBe('acme');
+    expect(keys.entryOf(second.key, connection)?.consumerId).toBe('acme');
     await keys.refresh();
-    expect(keys.consumerOf(second.key, connection)).toBeUndefined();
+    expect(keys.entryOf(second.key, connection)?.consumerId).toBeUndefined();
     keys.stop();
   });
 
   it('keeps accepting the key when the registry replaces its entry with the same key, as a poll does', async () => {
     const { keys, first } = await twoKeys();
     const connection = {};
-    expect(keys.consumerOf(first.key, connection)).toBe('acme');
-    keys.remember({ keyId: first.keyId, consumerId: 'acme', digest: first.digest, revoked: false });
-    expect(keys.consumerOf(first.key, connection)).toBe('acme');
-    keys.remember({ keyId: first.keyId, consumerId: 'acme', digest: Buffer.alloc(32), revoked: false });
-    expect(keys.consumerOf(first.key, connection)).toBeUndefined();
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
+    keys.remember({ keyId: first.keyId, consumerId: 'acme', digest: first.digest, revoked: false, pin: null });
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
+    keys.remember({ keyId: first.keyId, consumerId: 'acme', digest: Buffer.alloc(32), revoked: false, pin: null });
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBeUndefined();
     keys.stop();
   });
 
   it('checks another key on the same connection on its own: a wrong one after a right one is refused', async () => {
     const { keys, first } = await twoKeys();
     const connection = {};
-    expect(keys.consumerOf(first.key, connection)).toBe('acme');
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
     const forged = `${first.key.slice(0, -1)}${first.key.endsWith('A') ? 'B' : 'A'}`;
-    expect(keys.consumerOf(forged, connection)).toBeUndefined();
-    expect(keys.consumerOf(forged, {})).toBeUndefined();
-    expect(keys.consumerOf(first.key, connection)).toBe('acme');
+    expect(keys.entryOf(forged, connection)?.consumerId).toBeUndefined();
+    expect(keys.entryOf(forged, {})?.consumerId).toBeUndefined();
+    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
     keys.stop();
   });
 });

@@ -1,6 +1,16 @@
 import { StorageUnavailableError } from '@version-router/platform/postgres';
 import { generateKey } from '../../src/consumers/keys.js';
-import { dayOf, type ConsumerRecord, type ConsumerStore, type FirstUse, type KeyEntry, type KeyRecord, type UsageDelta, type UsageRow } from '../../src/consumers/store.js';
+import {
+  dayOf,
+  type ConsumerRecord,
+  type ConsumerStore,
+  type FirstUse,
+  type KeyEntry,
+  type KeyRecord,
+  type PinRecord,
+  type UsageDelta,
+  type UsageRow,
+} from '../../src/consumers/store.js';
 
 /** A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would. */
 export interface MemoryConsumerStore extends ConsumerStore {
@@ -14,8 +24,20 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function createMemoryConsumerStore(): MemoryConsumerStore {
   let seq = 0;
-  const consumers = new Map<string, ConsumerRecord & { seq: number }>();
-  const keys = new Map<string, KeyEntry & { createdMs: number; revokedMs: number | null; seq: number }>();
+  type StoredConsumer = ConsumerRecord & { seq: number; previous_version: number | null; pinned_at: string | null };
+  const consumers = new Map<string, StoredConsumer>();
+  const keys = new Map<string, Omit<KeyEntry, 'pin'> & { createdMs: number; revokedMs: number | null; seq: number }>();
+  const recordOf = (record: ConsumerRecord): ConsumerRecord => {
+    const { id, name, contact_email, webhook_url, created_at, pinned_version } = record;
+    return { id, name, contact_email, webhook_url, created_at, pinned_version };
+  };
+  const pinOf = (id: string): PinRecord | undefined => {
+    const found = consumers.get(id);
+    if (found === undefined) return undefined;
+    const { name, pinned_version, previous_version, pinned_at } = found;
+    return { id, name, pinned_version, previous_version, pinned_at };
+  };
+  const pinOfKey = (consumerId: string): number | null => consumers.get(consumerId)?.pinned_version ?? null;
   const firstUses = new Map<string, FirstUse & { seq: number }>();
   const usage = new Map<string, UsageDelta>();
   const writes: UsageDelta[][] = [];
@@ -25,8 +47,15 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     async createConsumer(consumer, nowMs) {
       check();
       if (consumers.has(consumer.id)) return undefined;
-      const record = { id: consumer.id, name: consumer.name, contact_email: consumer.contact_email, webhook_url: consumer.webhook_url, created_at: iso(nowMs) };
-      consumers.set(consumer.id, { ...record, seq: ++seq });
+      const record = {
+        id: consumer.id,
+        name: consumer.name,
+        contact_email: consumer.contact_email,
+        webhook_url: consumer.webhook_url,
+        created_at: iso(nowMs),
+        pinned_version: consumer.pinned_version,
+      };
+      consumers.set(consumer.id, { ...record, seq: ++seq, previous_version: null, pinned_at: iso(nowMs) });
       return record;
     },
     async consumers() {
@@ -39,7 +68,7 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       check();
       const found = consumers.get(id);
       if (found === undefined) return undefined;
-      const record = { id: found.id, name: found.name, contact_email: found.contact_email, webhook_url: found.webhook_url, created_at: found.created_at };
+      const record = recordOf(found);
       const owned: KeyRecord[] = [...keys.values()]
         .filter((key) => key.consumerId === id)
         .map((key) => ({ key_id: key.keyId, created_at: iso(key.createdMs), revoked_at: key.revokedMs === null ? null : iso(key.revokedMs) }));
@@ -49,7 +78,7 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       check();
       if (!consumers.has(consumerId)) return undefined;
       keys.set(keyId, { keyId, consumerId, digest, revoked: false, createdMs: nowMs, revokedMs: null, seq: ++seq });
-      return { key_id: keyId, created_at: iso(nowMs), revoked_at: null };
+      return { key_id: keyId, created_at: iso(nowMs), revoked_at: null, pin: pinOfKey(consumerId) };
     },
     async revokeKey(consumerId, keyId, nowMs) {
       check();
@@ -58,12 +87,48 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       keys.set(keyId, { ...key, revoked: true, revokedMs: key.revokedMs ?? nowMs, seq: ++seq });
       return true;
     },
+    async pinOf(id) {
+      check();
+      return pinOf(id);
+    },
+    async movePin(id, version, nowMs) {
+      check();
+      const found = consumers.get(id);
+      if (found === undefined || found.pinned_version === version) return pinOf(id);
+      consumers.set(id, {
+        ...found,
+        previous_version: found.pinned_version,
+        pinned_version: version,
+        pinned_at: iso(nowMs),
+        seq: ++seq,
+      });
+      return pinOf(id);
+    },
+    async rollBackPin(id, from, movedSinceMs, nowMs) {
+      check();
+      const found = consumers.get(id);
+      if (found === undefined || found.pinned_version !== from.pinned_version) return undefined;
+      if (found.previous_version !== from.previous_version) return undefined;
+      if (found.pinned_at === null || Date.parse(found.pinned_at) < movedSinceMs) return undefined;
+      consumers.set(id, {
+        ...found,
+        pinned_version: found.previous_version,
+        previous_version: null,
+        pinned_at: iso(nowMs),
+        seq: ++seq,
+      });
+      return pinOf(id);
+    },
     async changesSince(known) {
       check();
       if (seq <= known) return { seq: known, keys: [], firstUses: [] };
       return {
         seq,
-        keys: [...keys.values()].filter((key) => key.seq > known).map(({ keyId, consumerId, digest, revoked }) => ({ keyId, consumerId, digest, revoked })),
+        keys: [...keys.values()]
+          .filter((key) => key.seq > known || (consumers.get(key.consumerId)?.seq ?? 0) > known)
+          .map(({ keyId, consumerId, digest, revoked }) => {
+            return { keyId, consumerId, digest, revoked, pin: pinOfKey(consumerId) };
+          }),
         firstUses: [...firstUses.values()].filter((use) => use.seq > known).map(({ consumerId, version, firstSeenMs }) => ({ consumerId, version, firstSeenMs })),
       };
     },
@@ -115,8 +180,7 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       }
       return [...byConsumer.entries()]
         .map(([id, { requests, lastSeenMs }]) => {
-          const { name, contact_email, webhook_url, created_at } = consumers.get(id) as ConsumerRecord;
-          return { consumer: { id, name, contact_email, webhook_url, created_at }, requests, last_seen: iso(lastSeenMs) };
+          return { consumer: recordOf(consumers.get(id) as ConsumerRecord), requests, last_seen: iso(lastSeenMs) };
         })
         .sort((a, b) => b.requests - a.requests || (a.consumer.id < b.consumer.id ? -1 : 1));
     },
@@ -128,14 +192,23 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
   return store;
 }
 
-/** A consumer with a key, written to the store as another replica (or an earlier run) would have. */
+/**
+ * A consumer with a key, written to the store as another replica (or an earlier run) would have; without a
+ * `pinned_version`, as registered before pins (it follows default_version).
+ */
 export async function consumerWithKey(
   store: ConsumerStore,
   id: string,
   // The tests' usual today (TODAY in ../helpers.ts, which imports this file).
-  { nowMs = Date.parse('2026-11-22T12:00:00Z'), name = id, contact_email = null }: { nowMs?: number; name?: string; contact_email?: string | null } = {},
+  {
+    nowMs = Date.parse('2026-11-22T12:00:00Z'),
+    name = id,
+    contact_email = null,
+    pinned_version = null,
+  }: { nowMs?: number; name?: string; contact_email?: string | null; pinned_version?: number | null } = {},
 ): Promise<{ key: string; keyId: string }> {
-  await store.createConsumer({ id, name, contact_email, webhook_url: null, webhook_secret: null }, nowMs);
+  const consumer = { id, name, contact_email, webhook_url: null, webhook_secret: null, pinned_version };
+  await store.createConsumer(consumer, nowMs);
   const { keyId, key, digest } = generateKey();
   await store.addKey(id, { keyId, digest }, nowMs);
   return { key, keyId };

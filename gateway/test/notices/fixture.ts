@@ -93,7 +93,7 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
     },
     async consumer(id, { email = `${id}@example.net`, webhookUrl = null, lastSeenMs = NOW - DAY, requests = 42 }) {
       const secret = `whsec_${randomBytes(32).toString('base64')}`;
-      await opened.store.createConsumer({ id, name: `Team ${id}`, contact_email: email, webhook_url: webhookUrl, webhook_secret: webhookUrl === null ? null : secret }, NOW - 100 * DAY);
+      await opened.store.createConsumer({ id, name: `Team ${id}`, contact_email: email, webhook_url: webhookUrl, webhook_secret: webhookUrl === null ? null : secret, pinned_version: null }, NOW - 100 * DAY);
       await opened.store.addUsage([{ consumerId: id, version: 1, operation: 'GET /v1/orders/{id}', day: dayOf(lastSeenMs), requests, firstSeenMs: lastSeenMs - 1_000, lastSeenMs }]);
       return secret;
     },

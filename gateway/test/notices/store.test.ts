@@ -83,7 +83,7 @@ describe.each(kinds)('the notices sent about a version, on $name', (kind) => {
 
   it('are the delivered ones, per consumer in the order they went out: never a failed, pending or skipped one, nor another version\'s', async () => {
     for (const id of ['acme', 'beta', 'gamma', 'delta']) {
-      await opened.store.createConsumer({ id, name: id, contact_email: `${id}@example.net`, webhook_url: null, webhook_secret: null }, at('2026-09-01T00:00:00Z'));
+      await opened.store.createConsumer({ id, name: id, contact_email: `${id}@example.net`, webhook_url: null, webhook_secret: null, pinned_version: null }, at('2026-09-01T00:00:00Z'));
     }
     const store = createNoticeStore(opened.database);
     const sent = { status: 'sent' } as const;

@@ -27,15 +27,16 @@ describe('orders: the three forms', () => {
   });
 
   it.each([
-    ['/v1/orders/ord-1001', {}, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
-    ['/api/v1/orders/ord-1001', {}, '/api/v1/orders/ord-1001', '</api/v2/orders/ord-1001>; rel="successor-version"'],
-    ['/orders/ord-1001', { 'api-version': '1' }, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
-    ['/orders/ord-1001', {}, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
-  ])('GET %s %j → 200 from backend %s with the deprecation headers', async (url, headers, upstream, link) => {
+    ['/v1/orders/ord-1001', {}, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+    ['/api/v1/orders/ord-1001', {}, '/api/v1/orders/ord-1001', '</api/v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+    ['/orders/ord-1001', { 'api-version': '1' }, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+    // Naming no version, the answer depends on the key (a consumer's pin): docs/behaviour.md#pins.
+    ['/orders/ord-1001', {}, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version, API-Key'],
+  ])('GET %s %j → 200 from backend %s with the deprecation headers', async (url, headers, upstream, link, vary) => {
     const res = await get(url, headers);
     expect(res.statusCode).toBe(200);
     expect(res.json<{ url: string }>().url).toBe(upstream);
-    expect(res.headers).toMatchObject({ vary: 'API-Version', ...DEPRECATION_V1, link });
+    expect(res.headers).toMatchObject({ vary, ...DEPRECATION_V1, link });
   });
 
   it.each([
@@ -123,11 +124,11 @@ describe('orders: what the policy refuses', () => {
     expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
     fixture.stub.seen.length = 0;
     fixture.gateway.setNow(V1_SUNSET);
-    for (const [url, headers, link] of [
-      ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"'],
-      ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>; rel="successor-version"'],
-      ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>; rel="successor-version"'],
-      ['/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"'],
+    for (const [url, headers, link, vary] of [
+      ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+      ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+      ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+      ['/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version, API-Key'],
     ] as const) {
       const res = await get(url, headers);
       expect(res.statusCode).toBe(410);
@@ -136,7 +137,7 @@ describe('orders: what the policy refuses', () => {
         code: 410,
         details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
       });
-      expect(res.headers).toMatchObject({ vary: 'API-Version', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link });
+      expect(res.headers).toMatchObject({ vary, sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link });
     }
     expect(fixture.stub.seen).toHaveLength(0);
     expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);

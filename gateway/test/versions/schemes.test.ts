@@ -214,7 +214,7 @@ describe('schemes that are not enabled', () => {
     gateway = await buildTestGateway(stub.url, { policy: designPolicyFile });
     const res = await get('/orders/ord-1001?version=2', { accept: mediaType('2') });
     expect(res.statusCode).toBe(200);
-    expect(res.headers).toMatchObject({ vary: 'API-Version', 'api-version': '1' });
+    expect(res.headers).toMatchObject({ vary: 'API-Version, API-Key', 'api-version': '1' });
     expect(stub.seen.at(-1)).toMatchObject({ url: '/v1/orders/ord-1001?version=2', headers: { accept: mediaType('2') } });
     expect((await get('/v2/orders/ord-1001?version=1', { accept: mediaType('1') })).statusCode).toBe(200);
   });

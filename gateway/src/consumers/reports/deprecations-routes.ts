@@ -36,9 +36,10 @@ export async function deprecationsRoutes(app: FastifyInstance, { policies, keys,
     if (check === 'none' || check === 'invalid') return refuseKey(reply, check);
     const nowMs = clock();
     const policy = policies.current.policy;
-    const outcome = await consumerReports({ consumerId: check.consumer, reader, guides, policy, nowMs, requestId: request.id });
+    const consumerId = check.consumerId;
+    const outcome = await consumerReports({ consumerId, reader, guides, policy, nowMs, requestId: request.id });
     if (!outcome.ok) return sendGuideUnavailable(request, reply, outcome.status, outcome.reason);
-    if (wantsHtml(request.headers.accept)) return asPage(reply, DEPRECATIONS_PAGE_CSP).send(renderDeprecationsPage(check.consumer, outcome.versions, nowMs));
-    return { consumer: check.consumer, versions: outcome.versions };
+    if (wantsHtml(request.headers.accept)) return asPage(reply, DEPRECATIONS_PAGE_CSP).send(renderDeprecationsPage(consumerId, outcome.versions, nowMs));
+    return { consumer: consumerId, pinned_version: check.pin, versions: outcome.versions };
   });
 }

@@ -13,6 +13,8 @@ export interface VersionConsumer {
   /** How to reach it: the e-mail address and the webhook the notices use, when registered. */
   contact_email: string | null;
   webhook_url: string | null;
+  /** The version its requests that name none are served with (null: none, default_version). */
+  pinned_version: number | null;
   /** Its requests to the version since `requests_since`. */
   requests: number;
   /** Its last request to the version, ever. */
@@ -70,6 +72,7 @@ export async function versionConsumers(reader: ConsumerUsageReader, version: num
       name: consumer.name,
       contact_email: consumer.contact_email,
       webhook_url: consumer.webhook_url,
+      pinned_version: consumer.pinned_version,
       requests,
       last_seen,
     })),

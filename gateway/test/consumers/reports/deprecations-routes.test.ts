@@ -60,6 +60,7 @@ describe('GET /deprecations', () => {
     const at = new Date(TODAY).toISOString();
     expect(res.json()).toEqual({
       consumer: 'acme',
+      pinned_version: null,
       versions: [
         {
           version: 1,
@@ -85,10 +86,10 @@ describe('GET /deprecations', () => {
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'fresh');
     const { app } = await start(store);
-    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', versions: [] });
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', pinned_version: null, versions: [] });
     await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } });
     await app.consumers.ledger.flush();
-    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', versions: [] });
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', pinned_version: null, versions: [] });
   });
 
   it('says removed after the sunset', async () => {

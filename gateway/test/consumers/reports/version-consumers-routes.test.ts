@@ -37,11 +37,11 @@ const use = (consumerId: string, version: number, day: string, requests: number,
  */
 async function ledger(): Promise<MemoryConsumerStore> {
   const store = createMemoryConsumerStore();
-  await consumerWithKey(store, 'acme', { name: 'Acme Billing', contact_email: 'billing@acme.example' });
+  await consumerWithKey(store, 'acme', { name: 'Acme Billing', contact_email: 'billing@acme.example', pinned_version: 1 });
   await consumerWithKey(store, 'beta', { name: 'Beta' });
   await consumerWithKey(store, 'gamma', { name: 'Gamma' });
   await consumerWithKey(store, 'delta', { name: 'Delta' });
-  await store.createConsumer({ id: 'hooked', name: 'Hooked', contact_email: null, webhook_url: 'https://hooked.example/notices', webhook_secret: 'whsec_AAAA' }, TODAY);
+  await store.createConsumer({ id: 'hooked', name: 'Hooked', contact_email: null, webhook_url: 'https://hooked.example/notices', webhook_secret: 'whsec_AAAA', pinned_version: null }, TODAY);
   await store.addUsage([
     use('acme', 1, '2026-11-22', 5, '2026-11-22T11:59:00Z'),
     use('beta', 1, '2026-10-23', 3),
@@ -64,18 +64,19 @@ describe('GET /versions/{n}/consumers', () => {
       phase: 'deprecated',
       requests_since: '2026-10-23T00:00:00.000Z',
       consumers: [
-        { id: 'acme', name: 'Acme Billing', contact_email: 'billing@acme.example', webhook_url: null, requests: 5, last_seen: '2026-11-22T11:59:00.000Z', notices_sent: [] },
-        { id: 'beta', name: 'Beta', contact_email: null, webhook_url: null, requests: 3, last_seen: '2026-10-23T09:30:00.000Z', notices_sent: [] },
+        { id: 'acme', name: 'Acme Billing', contact_email: 'billing@acme.example', webhook_url: null, pinned_version: 1, requests: 5, last_seen: '2026-11-22T11:59:00.000Z', notices_sent: [] },
+        { id: 'beta', name: 'Beta', contact_email: null, webhook_url: null, pinned_version: null, requests: 3, last_seen: '2026-10-23T09:30:00.000Z', notices_sent: [] },
         {
           id: 'hooked',
           name: 'Hooked',
           contact_email: null,
           webhook_url: 'https://hooked.example/notices',
+          pinned_version: null,
           requests: 3,
           last_seen: '2026-11-20T09:30:00.000Z',
           notices_sent: [],
         },
-        { id: 'gamma', name: 'Gamma', contact_email: null, webhook_url: null, requests: 0, last_seen: '2026-09-01T09:30:00.000Z', notices_sent: [] },
+        { id: 'gamma', name: 'Gamma', contact_email: null, webhook_url: null, pinned_version: null, requests: 0, last_seen: '2026-09-01T09:30:00.000Z', notices_sent: [] },
       ],
     });
   });

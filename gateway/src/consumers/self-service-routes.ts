@@ -1,0 +1,164 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Clock } from '@version-router/platform/clock';
+import { HttpError, sendError } from '@version-router/platform/errors';
+import { storeUnavailableHandler } from '../database/unavailable.js';
+import type { PolicyInForce } from '../versions/in-force.js';
+import { checkApiKey, refuseKey } from './authenticate.js';
+import type { KeyCache } from './key-cache.js';
+import type { Ledger } from './ledger.js';
+import { ROLLBACK_WINDOW_MS, pinRefusal, pinView, type PinView } from './pins.js';
+import type { ConsumerStore } from './store.js';
+
+export interface PinRoutesOptions {
+  policies: PolicyInForce;
+  store: ConsumerStore;
+  keys: KeyCache;
+  ledger: Ledger;
+  clock: Clock;
+}
+
+const versionBody = z.strictObject({
+  version: z.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).optional(),
+});
+
+const invalidJson = (details: string): HttpError => new HttpError(400, 'invalid JSON', details);
+
+/**
+ * The version a `{"version": n}` body asks for. As for users (SPEC): a body that cannot be decoded (not JSON,
+ * not an object, an unknown field, a version that is no integer) is 400 `invalid JSON`; one without a version
+ * is 422 `validation failed`.
+ */
+function requestedVersion(text: unknown): number {
+  let body: unknown;
+  try {
+    body = JSON.parse(typeof text === 'string' ? text : '');
+  } catch {
+    throw invalidJson('the body is not JSON');
+  }
+  const parsed = versionBody.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue?.code === 'unrecognized_keys') throw invalidJson(`unknown field "${issue.keys[0]}"`);
+    const atRoot = issue === undefined || issue.path.length === 0;
+    throw invalidJson(atRoot ? 'must be a JSON object' : `${issue.path.join('.')}: ${issue.message}`);
+  }
+  if (parsed.data.version === undefined) throw new HttpError(422, 'validation failed', 'version is required');
+  return parsed.data.version;
+}
+
+/**
+ * These routes decode their own bodies: every body is read as text whatever its Content-Type (curl -d sends a
+ * form type; a malformed type would be 415 before any parser), and a body over the server's limit is 400
+ * `invalid JSON` as on the users' routes; the store being away is 503 `storage unavailable`.
+ */
+function decodeOwnBodies(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.raw.headers['content-type'] !== undefined) {
+      request.headers = { ...request.headers, 'content-type': 'text/plain' };
+    }
+    done();
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, 400, 'invalid JSON', 'the body is larger than 1 MiB');
+    }
+    return storeUnavailableHandler(err, request, reply);
+  });
+}
+
+/** Moves a consumer's pin once the rules allow it, and serves the new pin on this replica at once. */
+async function movePin(
+  { policies, store, keys, ledger, clock }: PinRoutesOptions,
+  consumerId: string,
+  version: number,
+): Promise<PinView | undefined> {
+  const nowMs = clock();
+  const refusal = pinRefusal(policies.current.policy, ledger, consumerId, version, nowMs);
+  if (refusal !== undefined) throw refusal;
+  const moved = await store.movePin(consumerId, version, nowMs);
+  if (moved !== undefined) keys.repin(consumerId, moved.pinned_version);
+  return moved === undefined ? undefined : pinView(moved);
+}
+
+/**
+ * The consumer's own pin on the API port, with its own key (docs/behaviour.md#pins): `GET /consumer`, `PUT
+ * /consumer/version` and `POST /consumer/version/rollback` (back to the version the last move left, within 72
+ * h of it). 401 without a valid key, as a versioned request is refused. Answers are one consumer's: never
+ * stored by a cache.
+ */
+export async function selfServiceRoutes(app: FastifyInstance, options: PinRoutesOptions): Promise<void> {
+  const { policies, store, keys, ledger, clock } = options;
+  decodeOwnBodies(app);
+  app.addHook('onSend', async (_request, reply) => {
+    void reply.header('cache-control', 'no-store').header('vary', 'API-Key');
+  });
+
+  /** The consumer the request's key names; undefined once the reply is a 401. */
+  const consumerOf = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
+    const check = checkApiKey(request, keys);
+    if (check === 'none' || check === 'invalid') {
+      void refuseKey(reply, check);
+      return undefined;
+    }
+    return check.consumerId;
+  };
+
+  app.get('/consumer', async (request, reply) => {
+    const consumerId = consumerOf(request, reply);
+    if (consumerId === undefined) return reply;
+    const record = await store.pinOf(consumerId);
+    return record === undefined ? refuseKey(reply, 'invalid') : pinView(record);
+  });
+
+  app.put('/consumer/version', async (request, reply) => {
+    const consumerId = consumerOf(request, reply);
+    if (consumerId === undefined) return reply;
+    const moved = await movePin(options, consumerId, requestedVersion(request.body));
+    return moved ?? refuseKey(reply, 'invalid');
+  });
+
+  app.post('/consumer/version/rollback', async (request, reply) => {
+    const consumerId = consumerOf(request, reply);
+    if (consumerId === undefined) return reply;
+    const record = await store.pinOf(consumerId);
+    if (record === undefined) return refuseKey(reply, 'invalid');
+    const { previous_version: previous, pinned_at: pinnedAt } = record;
+    if (previous === null || pinnedAt === null) {
+      const details = 'the pin has not moved since registration or the last rollback';
+      return sendError(reply, 409, 'nothing to roll back', details);
+    }
+    const nowMs = clock();
+    const closesMs = Date.parse(pinnedAt) + ROLLBACK_WINDOW_MS;
+    if (nowMs > closesMs) {
+      const until = new Date(closesMs).toISOString();
+      const details = `the pin moved at ${pinnedAt}; it could be rolled back until ${until}`;
+      return sendError(reply, 409, 'rollback window closed', details);
+    }
+    const refusal = pinRefusal(policies.current.policy, ledger, consumerId, previous, nowMs);
+    if (refusal !== undefined) throw refusal;
+    const from = { pinned_version: record.pinned_version, previous_version: previous };
+    const rolled = await store.rollBackPin(consumerId, from, nowMs - ROLLBACK_WINDOW_MS, nowMs);
+    if (rolled === undefined) return sendError(reply, 409, 'pin changed meanwhile', 'read GET /consumer and try again');
+    keys.repin(consumerId, rolled.pinned_version);
+    return pinView(rolled);
+  });
+}
+
+/**
+ * `PUT /consumers/{id}/version` on the admin port: the platform team moves a consumer's pin, under the same rules
+ * as the consumer's own move. It is kept like the consumer registry (behind ADMIN_TOKEN, else loopback only).
+ */
+export async function adminPinRoutes(admin: FastifyInstance, options: PinRoutesOptions): Promise<void> {
+  decodeOwnBodies(admin);
+  const credentials = { config: { handsOutCredentials: true } };
+  admin.put<{ Params: { id: string } }>('/consumers/:id/version', credentials, async (request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const { id } = request.params;
+    const version = requestedVersion(request.body);
+    const moved = (await options.store.pinOf(id)) === undefined ? undefined : await movePin(options, id, version);
+    return moved ?? sendError(reply, 404, 'consumer not found');
+  });
+}
