@@ -166,117 +166,198 @@ function schemeTexts(schemes: RequestSchemes): Record<VersionScheme, { source: s
   };
 }
 
-function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], schemes: RequestSchemes, nowMs: number): Period {
-  const states: VersionState[] = versions.map((entry) => {
+/** What every answer of one period shares: the policy, the time, the discovery headers and the Vary values. */
+interface PeriodContext {
+  readonly file: PolicyFile;
+  readonly schemes: RequestSchemes;
+  readonly texts: Record<VersionScheme, { source: string; instead: (label: string) => string }>;
+  readonly nowMs: number;
+  /** `Vary` (when a request header can change the answer) and the discovery headers of every answer. */
+  readonly discovery: readonly (readonly [PolicyHeader, string])[];
+  /**
+   * What a request naming no version gets depends on who asks once consumers are pinned: a shared cache must keep
+   * one consumer's answer from another (and from requests without a key).
+   */
+  readonly keyVary: string;
+}
+
+function versionStates(versions: readonly VersionEntry[], nowMs: number): VersionState[] {
+  return versions.map((entry) => {
     const phase = phaseOf(entry, nowMs);
     const window = phase === 'deprecated' ? brownoutAt(entry, nowMs) : undefined;
     return { entry, label: String(entry.version), phase, brownoutEnd: window?.end ?? null };
   });
-  const listOf = (phase: Phase) => states.filter((state) => state.phase === phase).map((state) => state.label).join(', ');
+}
+
+/** `API-Supported-Versions`, `API-Deprecated-Versions` while any is deprecated, and the schemes' `Vary` first. */
+function discoveryHeaders(states: readonly VersionState[], schemes: RequestSchemes): [PolicyHeader, string][] {
+  const listOf = (phase: Phase) =>
+    states
+      .filter((state) => state.phase === phase)
+      .map((state) => state.label)
+      .join(', ');
   const discovery: [PolicyHeader, string][] = [['api-supported-versions', listOf('current')]];
   if (schemes.vary !== '') discovery.unshift(['vary', schemes.vary]);
   const deprecatedList = listOf('deprecated');
   if (deprecatedList !== '') discovery.push(['api-deprecated-versions', deprecatedList]);
+  return discovery;
+}
 
-  const invalidLabels = (selectedBy: SelectedBy) => ({ version: 'invalid', deprecated: 'false', selected_by: selectedBy }) as const;
-  const refusal = (selectedBy: SelectedBy, failure: Failure): VersionAnswer => ({
+/** The headers with `Vary` naming API-Key too, for the answers to requests that name no version. */
+function varyingOnKey(
+  headers: readonly (readonly [PolicyHeader, string])[],
+  keyVary: string,
+): (readonly [PolicyHeader, string])[] {
+  return headers[0]?.[0] === 'vary' ? [['vary', keyVary], ...headers.slice(1)] : [['vary', keyVary], ...headers];
+}
+
+/** A refusal that resolves to no version (400, 406). */
+function refusal(context: PeriodContext, selectedBy: SelectedBy, failure: Failure): VersionAnswer {
+  return {
     version: null,
     selectedBy,
     phase: null,
     failure,
-    headers: discovery,
+    headers: context.discovery,
     sunset: null,
     successor: null,
     extraLinks: '',
-    vary: schemes.vary,
+    vary: context.schemes.vary,
     keyRequired: false,
     closedToNew: null,
-    labels: invalidLabels(selectedBy),
-  });
-  const texts = schemeTexts(schemes);
-  // What a request naming no version gets depends on who asks once consumers are pinned: a shared cache must
-  // keep one consumer's answer from another (and from requests without a key).
-  const keyVary = schemes.vary === '' ? API_KEY_VARY : `${schemes.vary}, ${API_KEY_VARY}`;
-  const varyingOnKey = (headers: readonly (readonly [PolicyHeader, string])[]): (readonly [PolicyHeader, string])[] =>
-    headers[0]?.[0] === 'vary' ? [['vary', keyVary], ...headers.slice(1)] : [['vary', keyVary], ...headers];
+    labels: { version: 'invalid', deprecated: 'false', selected_by: selectedBy },
+  };
+}
 
-  const answersOf = (state: VersionState): AnswersOfVersion => {
-    const { entry, label, phase, brownoutEnd } = state;
-    const sunset = entry.sunset === undefined ? '' : imfFixdate(entry.sunset);
-    const deprecation = file.deprecation_header === 'date' ? `@${Math.floor((entry.announced ?? 0) / 1000)}` : 'true';
-    const warned = phase !== 'current';
-    let headers: [PolicyHeader, string][];
-    let failure: Failure | null = null;
-    if (phase === 'current') headers = [...discovery, ['api-version', label]];
-    else if (phase === 'removed') {
-      headers = [...discovery, ['sunset', sunset]];
-      failure = { status: 410, error: 'version_removed', details: `version ${label} was removed on ${sunset}; use version ${entry.successor}` };
-    } else if (brownoutEnd !== null) {
-      const until = imfFixdate(brownoutEnd);
-      headers = [...discovery, ['deprecation', deprecation], ['sunset', sunset], ['retry-after', until]];
-      failure = {
-        status: 410,
-        error: 'version_brownout',
-        details: `version ${label} is browned out until ${until}; it will be removed on ${sunset}; use version ${entry.successor}`,
-      };
-    } else headers = [...discovery, ['api-version', label], ['deprecation', deprecation], ['sunset', sunset]];
-    const closedToNew = phase === 'deprecated' && entry.closed_to_new !== undefined && nowMs >= entry.closed_to_new ? entry.closed_to_new : null;
+/** What a version's phase puts on its answers: the headers, and the 410 when it is removed or browned out. */
+function phaseHeaders(
+  context: PeriodContext,
+  { entry, label, phase, brownoutEnd }: VersionState,
+): { headers: (readonly [PolicyHeader, string])[]; failure: Failure | null } {
+  const { discovery, file } = context;
+  const sunset = entry.sunset === undefined ? '' : imfFixdate(entry.sunset);
+  const deprecation = file.deprecation_header === 'date' ? `@${Math.floor((entry.announced ?? 0) / 1000)}` : 'true';
+  if (phase === 'current') return { headers: [...discovery, ['api-version', label]], failure: null };
+  if (phase === 'removed') {
+    const details = `version ${label} was removed on ${sunset}; use version ${entry.successor}`;
+    return { headers: [...discovery, ['sunset', sunset]], failure: { status: 410, error: 'version_removed', details } };
+  }
+  if (brownoutEnd !== null) {
+    const until = imfFixdate(brownoutEnd);
+    const details =
+      `version ${label} is browned out until ${until}; it will be removed on ${sunset}; ` +
+      `use version ${entry.successor}`;
+    return {
+      headers: [...discovery, ['deprecation', deprecation], ['sunset', sunset], ['retry-after', until]],
+      failure: { status: 410, error: 'version_brownout', details },
+    };
+  }
+  return {
+    headers: [...discovery, ['api-version', label], ['deprecation', deprecation], ['sunset', sunset]],
+    failure: null,
+  };
+}
 
-    const unnamed = varyingOnKey(headers);
-    const answer = (selectedBy: SelectedBy): VersionAnswer => ({
+/** The 400s of a request whose first named scheme is `anchor`, per later scheme that names another version. */
+function conflictsOf(
+  context: PeriodContext,
+  label: string,
+  anchor: VersionScheme,
+): Partial<Record<VersionScheme, VersionAnswer>> {
+  const { texts } = context;
+  return Object.fromEntries(
+    VERSION_SCHEMES.slice(VERSION_SCHEMES.indexOf(anchor) + 1).map((other) => [
+      other,
+      refusal(context, anchor, {
+        status: 400,
+        error: 'conflicting_version',
+        details: `${texts[anchor].source} selects version ${label}; ${texts[other].instead(label)}`,
+      }),
+    ]),
+  );
+}
+
+function answersOf(context: PeriodContext, state: VersionState): AnswersOfVersion {
+  const { entry, label, phase } = state;
+  const { nowMs, schemes, keyVary } = context;
+  const warned = phase !== 'current';
+  const { headers, failure } = phaseHeaders(context, state);
+  const unnamed = varyingOnKey(headers, keyVary);
+  const closedToNew =
+    phase === 'deprecated' && entry.closed_to_new !== undefined && nowMs >= entry.closed_to_new
+      ? entry.closed_to_new
+      : null;
+  const extraLinks = warned
+    ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}`
+    : '';
+  const answer = (selectedBy: SelectedBy): VersionAnswer => {
+    const namesNone = selectedBy === 'default' || selectedBy === 'pin';
+    return {
       version: entry.version,
       selectedBy,
       phase,
       failure,
-      headers: selectedBy === 'default' || selectedBy === 'pin' ? unnamed : headers,
+      headers: namesNone ? unnamed : headers,
       sunset: entry.sunset ?? null,
       successor: warned ? (entry.successor ?? null) : null,
-      extraLinks: warned ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}` : '',
-      vary: selectedBy === 'default' || selectedBy === 'pin' ? keyVary : schemes.vary,
+      extraLinks,
+      vary: namesNone ? keyVary : schemes.vary,
       keyRequired: (keysRequiredFrom(entry) ?? Number.POSITIVE_INFINITY) <= nowMs,
       closedToNew,
       labels: { version: label, deprecated: warned ? 'true' : 'false', selected_by: selectedBy },
-    });
-    const conflictsOf = (anchor: VersionScheme) =>
-      Object.fromEntries(
-        VERSION_SCHEMES.slice(VERSION_SCHEMES.indexOf(anchor) + 1).map((other) => [
-          other,
-          refusal(anchor, {
-            status: 400,
-            error: 'conflicting_version',
-            details: `${texts[anchor].source} selects version ${label}; ${texts[other].instead(label)}`,
-          }),
-        ]),
-      );
-    return {
-      byForm: {
-        path: answer('path'),
-        header: answer('header'),
-        query: answer('query'),
-        media_type: answer('media_type'),
-        default: answer('default'),
-        pin: answer('pin'),
-      },
-      conflicts: { path: conflictsOf('path'), header: conflictsOf('header'), query: conflictsOf('query'), media_type: conflictsOf('media_type') },
     };
   };
+  return {
+    byForm: {
+      path: answer('path'),
+      header: answer('header'),
+      query: answer('query'),
+      media_type: answer('media_type'),
+      default: answer('default'),
+      pin: answer('pin'),
+    },
+    conflicts: {
+      path: conflictsOf(context, label, 'path'),
+      header: conflictsOf(context, label, 'header'),
+      query: conflictsOf(context, label, 'query'),
+      media_type: conflictsOf(context, label, 'media_type'),
+    },
+  };
+}
 
-  const byLabel = new Map(states.map((state) => [state.label, answersOf(state)]));
+function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], schemes: RequestSchemes, nowMs: number): Period {
+  const states = versionStates(versions, nowMs);
+  const context: PeriodContext = {
+    file,
+    schemes,
+    texts: schemeTexts(schemes),
+    nowMs,
+    discovery: discoveryHeaders(states, schemes),
+    keyVary: schemes.vary === '' ? API_KEY_VARY : `${schemes.vary}, ${API_KEY_VARY}`,
+  };
+  const byLabel = new Map(states.map((state) => [state.label, answersOf(context, state)]));
   const live = states.filter((state) => state.phase !== 'removed').map((state) => state.label);
+  const unsupported = (scheme: VersionScheme) =>
+    refusal(context, scheme, {
+      status: 406,
+      error: 'unsupported_version',
+      details: `supported versions: ${live.join(', ')}`,
+    });
   return {
     byLabel,
     fallback: byLabel.get(String(file.default_version)) as AnswersOfVersion,
-    unsupported: Object.fromEntries(
-      VERSION_SCHEMES.map((scheme) => [scheme, refusal(scheme, { status: 406, error: 'unsupported_version', details: `supported versions: ${live.join(', ')}` })]),
-    ) as Record<VersionScheme, VersionAnswer>,
+    unsupported: Object.fromEntries(VERSION_SCHEMES.map((scheme) => [scheme, unsupported(scheme)])) as Record<
+      VersionScheme,
+      VersionAnswer
+    >,
     unlistedPin: {
-      ...refusal('pin', {
+      ...refusal(context, 'pin', {
         status: 406,
         error: 'unsupported_version',
         details: `the pinned version is no longer listed; pin one of: ${live.join(', ')}`,
       }),
-      headers: varyingOnKey(discovery),
-      vary: keyVary,
+      headers: varyingOnKey(context.discovery, context.keyVary),
+      vary: context.keyVary,
     },
   };
 }

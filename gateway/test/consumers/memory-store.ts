@@ -60,9 +60,7 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     },
     async consumers() {
       check();
-      return [...consumers.values()]
-        .map(({ id, name, contact_email, webhook_url, created_at }) => ({ id, name, contact_email, webhook_url, created_at }))
-        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      return [...consumers.values()].map(recordOf).sort((a, b) => (a.id < b.id ? -1 : 1));
     },
     async consumer(id) {
       check();
