@@ -13,7 +13,6 @@ import {
   type DatabaseConfig,
 } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
-import { DEFAULT_TRANSLATION_MAX_BYTES } from './translation/serve.js';
 
 export interface GatewayConfig {
   host: string;
@@ -164,6 +163,8 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   return { email: { smtpUrl, from }, ...common };
 }
 
+/** TRANSLATION_MAX_BYTES when unset: the largest body read whole to be translated. */
+export const DEFAULT_TRANSLATION_MAX_BYTES = 1024 * 1024;
 /** A body below a kibibyte is no order; above 64 MiB, one translated answer would hold a process's memory hostage. */
 const MIN_TRANSLATION_BYTES = 1024;
 const MAX_TRANSLATION_BYTES = 64 * 1024 * 1024;
