@@ -156,7 +156,8 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  const translated = createTranslatedForwarding({ maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES });
+  const maxBytes = config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES;
+  const translated = createTranslatedForwarding({ maxBytes });
   await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
   return app;
 }

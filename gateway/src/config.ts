@@ -36,7 +36,7 @@ export interface GatewayConfig {
   /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
   dataDir: string;
   notices: NoticesConfig;
-  /** TRANSLATION_MAX_BYTES: the largest body read whole to translate it (docs/behaviour.md#versions-declared-as-changes). */
+  /** TRANSLATION_MAX_BYTES: the largest body read whole to be translated (docs/behaviour.md). */
   translationMaxBytes: number;
 }
 
