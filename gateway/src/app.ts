@@ -16,7 +16,7 @@ import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerStore } from './consumers/store.js';
-import type { NoticesConfig } from './config.js';
+import { DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -24,7 +24,7 @@ import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
-import { createTranslatedForwarding, DEFAULT_TRANSLATION_MAX_BYTES } from './translation/serve.js';
+import { createTranslatedForwarding } from './translation/serve.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
@@ -164,7 +164,8 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  const translated = createTranslatedForwarding({ maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES });
+  const maxBytes = config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES;
+  const translated = createTranslatedForwarding({ maxBytes });
   await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
   return app;
 }

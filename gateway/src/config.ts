@@ -13,7 +13,6 @@ import {
   type DatabaseConfig,
 } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
-import { DEFAULT_TRANSLATION_MAX_BYTES } from './translation/serve.js';
 
 export interface GatewayConfig {
   host: string;
@@ -37,7 +36,7 @@ export interface GatewayConfig {
   /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
   dataDir: string;
   notices: NoticesConfig;
-  /** TRANSLATION_MAX_BYTES: the largest body read whole to translate it (docs/behaviour.md#versions-declared-as-changes). */
+  /** TRANSLATION_MAX_BYTES: the largest body read whole to be translated (docs/behaviour.md). */
   translationMaxBytes: number;
   /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
   consumerKeysUrl: string | undefined;
@@ -166,6 +165,8 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   return { email: { smtpUrl, from }, ...common };
 }
 
+/** TRANSLATION_MAX_BYTES when unset: the largest body read whole to be translated. */
+export const DEFAULT_TRANSLATION_MAX_BYTES = 1024 * 1024;
 /** A body below a kibibyte is no order; above 64 MiB, one translated answer would hold a process's memory hostage. */
 const MIN_TRANSLATION_BYTES = 1024;
 const MAX_TRANSLATION_BYTES = 64 * 1024 * 1024;

@@ -14,6 +14,7 @@ import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
 import { servedTarget, type TranslatedForwarding } from '../translation/serve.js';
+import { translationsOf } from '../translation/engine.js';
 
 export interface VersionedResourcesOptions {
   policies: PolicyInForce;
@@ -68,10 +69,12 @@ export async function versionedResources(
   { policies, clock, backendUrl, pool, keys, ledger, translated }: VersionedResourcesOptions,
 ): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
+  // Compiled now for the policy at start; a reloaded policy's on its first request.
+  translationsOf(policies.current.policy.versions);
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
-    const { policy, router, translations } = policies.current;
+    const { policy, router } = policies.current;
     const url = request.url;
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -116,6 +119,7 @@ export async function versionedResources(
     }
     if (refusedByConsumerRules(request, reply, answer, check, ledger)) return;
     const base = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
+    const translations = translationsOf(policy.versions);
     const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
     if (translation !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).

@@ -219,6 +219,18 @@ interface TranslatedEntry {
   readonly changes?: readonly VersionChange[] | undefined;
 }
 
+const compiledByPolicy = new WeakMap<readonly TranslatedEntry[], ReadonlyMap<number, VersionTranslation>>();
+
+/**
+ * The compiled translations of a policy's versions (`VersionPolicy.versions`, one array per policy in force):
+ * compiled on the first call for that policy, so a request only looks them up.
+ */
+export function translationsOf(versions: readonly TranslatedEntry[]): ReadonlyMap<number, VersionTranslation> {
+  let compiled = compiledByPolicy.get(versions);
+  if (compiled === undefined) compiledByPolicy.set(versions, (compiled = compileTranslations(versions)));
+  return compiled;
+}
+
 /**
  * Every version with changes of a validated policy, with the version that serves it and its resources'
  * translations: v1 → v2 → v3 goes forward v1's changes then v2's, backward v2's then v1's.

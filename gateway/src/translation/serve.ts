@@ -13,9 +13,6 @@ import type { ResourceTranslation, VersionTranslation } from './engine.js';
  * and encodings are made to fit the bytes the client gets. Every other answer passes as the base options do.
  */
 
-/** TRANSLATION_MAX_BYTES when unset: the largest body read whole to be translated. */
-export const DEFAULT_TRANSLATION_MAX_BYTES = 1024 * 1024;
-
 /** The version the client asked for, for a behaviour no presentation can express. */
 const VERSION_REQUESTED_HEADER = 'api-version-requested';
 

@@ -3,7 +3,6 @@ import { problemAtLoad } from './load-rules.js';
 import type { PolicySource } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 import { createResourceRouter, type ResourceRouter } from './router.js';
-import { compileTranslations, type VersionTranslation } from '../translation/engine.js';
 
 export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
@@ -16,8 +15,6 @@ export interface PolicyInForce {
   readonly current: {
     readonly policy: VersionPolicy;
     readonly router: ResourceRouter;
-    /** Each version declared as changes, compiled: which version serves it and how bodies are translated. */
-    readonly translations: ReadonlyMap<number, VersionTranslation>;
     /** Which file content this is (policy-file.ts `policyDigest`). */
     readonly sha256: string;
   };
@@ -31,8 +28,7 @@ export interface PolicyInForce {
 
 function activate({ file, sha256 }: PolicySource): PolicyInForce['current'] {
   const policy = createVersionPolicy(file);
-  const router = createResourceRouter(policy.resources, policy.versions, policy.schemes);
-  return { policy, router, translations: compileTranslations(policy.versions), sha256 };
+  return { policy, router: createResourceRouter(policy.resources, policy.versions, policy.schemes), sha256 };
 }
 
 /**

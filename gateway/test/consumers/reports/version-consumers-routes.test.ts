@@ -162,8 +162,7 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
           // The fixture's policy as it is at each request, as the policy in force is read.
           get current() {
             const current = opened.policy.current;
-            const router = createResourceRouter(current.resources, current.versions, current.schemes);
-            return { policy: current, sha256: '', router, translations: new Map() };
+            return { policy: current, sha256: '', router: createResourceRouter(current.resources, current.versions, current.schemes) };
           },
           reload: () => ({ ok: true }),
         },
