@@ -24,7 +24,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       // One project per workspace package, so `npm test -w <package>` (vitest run --project <name>) runs its tests alone.
-      ...WORKSPACE_PACKAGES.map(({ name, dir }) => ({ extends: true as const, test: { name, include: [`${dir}/test/**/*.test.ts`], sequence: { groupOrder: 0 } } })),
+      ...WORKSPACE_PACKAGES.map(({ name, dir }) => ({
+        extends: true as const,
+        test: { name, include: [`${dir}/test/**/*.test.ts`], sequence: { groupOrder: 0 } },
+      })),
       {
         extends: true,
         test: {
@@ -40,7 +43,15 @@ export default defineConfig({
         },
       },
       // One after the other: each builds a copy.
-      ...DOCS_SECTION_CHECKS.map((file, index) => ({ extends: true as const, test: { name: file.replace(/^.*\/|\.test\.ts$/g, ''), include: [file], globalSetup: [gatewayStoreSetup], sequence: { groupOrder: index + 1 } } })),
+      ...DOCS_SECTION_CHECKS.map((file, index) => ({
+        extends: true as const,
+        test: {
+          name: file.replace(/^.*\/|\.test\.ts$/g, ''),
+          include: [file],
+          globalSetup: [gatewayStoreSetup],
+          sequence: { groupOrder: index + 1 },
+        },
+      })),
     ],
   },
 });

@@ -35,7 +35,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, cpuMicros, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, startNode, wrkScript } from './harness.mjs';
+import {
+  LOAD_CPU,
+  ROUTES,
+  cpuMicros,
+  issueKey,
+  load,
+  median,
+  need,
+  nodeBinary,
+  nodeVersion,
+  pinning,
+  startNode,
+  wrkScript,
+} from './harness.mjs';
 import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
@@ -56,13 +69,30 @@ need('taskset', 'apt-get install -y util-linux');
 const env = process.env;
 const pairs = Number(env.BENCH_PAIRS ?? 1);
 const builds = [
-  { name: 'a', entry: gatewayA, node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '', policy: env.BENCH_VERSIONS_FILE_A, apiKey: env.BENCH_API_KEY_A === 'true' },
-  { name: 'b', entry: gatewayB, node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE), nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '', policy: env.BENCH_VERSIONS_FILE_B, apiKey: env.BENCH_API_KEY_B === 'true' },
+  {
+    name: 'a',
+    entry: gatewayA,
+    node: nodeBinary(env.BENCH_NODE_A ?? env.BENCH_NODE),
+    nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '',
+    policy: env.BENCH_VERSIONS_FILE_A,
+    apiKey: env.BENCH_API_KEY_A === 'true',
+  },
+  {
+    name: 'b',
+    entry: gatewayB,
+    node: nodeBinary(env.BENCH_NODE_B ?? env.BENCH_NODE),
+    nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '',
+    policy: env.BENCH_VERSIONS_FILE_B,
+    apiKey: env.BENCH_API_KEY_B === 'true',
+  },
 ];
 for (const build of builds) {
-  const details = [`Node ${nodeVersion(build.node)}`, build.nodeOptions, build.policy === undefined ? '' : `policy ${build.policy}`, build.apiKey ? 'with API-Key' : ''].filter(
-    (part) => part !== '',
-  );
+  const details = [
+    `Node ${nodeVersion(build.node)}`,
+    build.nodeOptions,
+    build.policy === undefined ? '' : `policy ${build.policy}`,
+    build.apiKey ? 'with API-Key' : '',
+  ].filter((part) => part !== '');
   build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
 process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
@@ -97,12 +127,15 @@ async function runPair(order) {
         { node: build.node, nodeOptions: build.nodeOptions },
       );
       children.push(gateway.child);
-      const headers = build.apiKey ? { ...request.headers, 'API-Key': await issueKey(gateway.adminUrl, `bench ${build.name}`) } : request.headers;
+      const headers = build.apiKey
+        ? { ...request.headers, 'API-Key': await issueKey(gateway.adminUrl, `bench ${build.name}`) }
+        : request.headers;
       return { build, ...gateway, script: wrkScript(join(dir, `${build.name}.lua`), { ...request, headers }) };
     };
     const gateways = [];
     for (const build of order) gateways.push(await start(build));
-    const loadAll = (duration) => Promise.all(gateways.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)));
+    const loadAll = (duration) =>
+      Promise.all(gateways.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)));
 
     await loadAll(2); // warm-up: JIT, pool connections
     const before = gateways.map((gateway) => cpuMicros(gateway.child.pid));
@@ -127,11 +160,16 @@ for (let pair = 0; pair < pairs; pair++) {
   const ratio = b.cpuUs / a.cpuUs;
   // A pair in which a gateway served nothing (the host stalled) says nothing about either build.
   if (Number.isFinite(ratio)) ratios.push(ratio);
-  const show = (name, f) => `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
-  process.stdout.write(`pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} | ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`);
+  const show = (name, f) =>
+    `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
+  process.stdout.write(
+    `pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} | ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`,
+  );
 }
 if (ratios.length > 1) {
   const medianRatio = median(ratios);
   const lower = ratios.filter((ratio) => ratio < 1).length;
-  process.stdout.write(`median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${ratios.length} pairs${ratios.length < pairs ? ` (${pairs - ratios.length} without requests left out)` : ''}\n`);
+  process.stdout.write(
+    `median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${ratios.length} pairs${ratios.length < pairs ? ` (${pairs - ratios.length} without requests left out)` : ''}\n`,
+  );
 }

@@ -31,26 +31,59 @@ const json = { 'Content-Type': 'application/json' };
 const createBody = '{"name":"Bench User","email":"bench@example.com"}';
 const CASES = [
   { name: 'GET /api/users/{id} (memory)', store: 'memory', method: 'GET', path: '/api/users/user-1', headers: {} },
-  { name: 'POST /api/users (memory)', store: 'memory', method: 'POST', path: '/api/users', headers: json, body: createBody },
+  {
+    name: 'POST /api/users (memory)',
+    store: 'memory',
+    method: 'POST',
+    path: '/api/users',
+    headers: json,
+    body: createBody,
+  },
   { name: 'GET /api/v2/orders/ord-1001', store: 'memory', method: 'GET', path: '/api/v2/orders/ord-1001', headers: {} },
-  { name: 'GET /api/users/page?limit=20 (memory)', store: 'memory', method: 'GET', path: '/api/users/page?limit=20', headers: {} },
-  { name: 'GET /api/users/{id} (postgres)', store: 'postgres', method: 'GET', path: '/api/users/user-5000', headers: {} },
-  { name: 'GET /api/users/page?limit=20 (postgres)', store: 'postgres', method: 'GET', path: '/api/users/page?limit=20', headers: {} },
+  {
+    name: 'GET /api/users/page?limit=20 (memory)',
+    store: 'memory',
+    method: 'GET',
+    path: '/api/users/page?limit=20',
+    headers: {},
+  },
+  {
+    name: 'GET /api/users/{id} (postgres)',
+    store: 'postgres',
+    method: 'GET',
+    path: '/api/users/user-5000',
+    headers: {},
+  },
+  {
+    name: 'GET /api/users/page?limit=20 (postgres)',
+    store: 'postgres',
+    method: 'GET',
+    path: '/api/users/page?limit=20',
+    headers: {},
+  },
 ];
 
 async function backend(flags, store) {
-  const env = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...(store === 'postgres' ? { DATABASE_URL: postgres.url } : {}) };
+  const env = {
+    BACKEND_HOST: '127.0.0.1',
+    BACKEND_PORT: '0',
+    BACKEND_ADMIN_PORT: '0',
+    ...(store === 'postgres' ? { DATABASE_URL: postgres.url } : {}),
+  };
   const started = await startNode(dir, `backend-${store}`, entries.backend, env, { node, nodeOptions: flags });
   // The in-memory routes read user-1 and page through 100 users.
   if (store === 'memory') {
-    for (let i = 0; i < 100; i++) await fetch(`${started.url}/api/users`, { method: 'POST', headers: json, body: createBody });
+    for (let i = 0; i < 100; i++)
+      await fetch(`${started.url}/api/users`, { method: 'POST', headers: json, body: createBody });
   }
   return started;
 }
 
 try {
   await fillUsers(postgres.url, 10_000);
-  console.log(`node ${nodeVersion(node)}; A: ${values.a || '(no flags)'}; B: ${values.b || '(no flags)'}; wrk ${CONNECTIONS} connections, ${values.seconds} s per run after 2 s of warm-up, ${values.pairs} pairs\n`);
+  console.log(
+    `node ${nodeVersion(node)}; A: ${values.a || '(no flags)'}; B: ${values.b || '(no flags)'}; wrk ${CONNECTIONS} connections, ${values.seconds} s per run after 2 s of warm-up, ${values.pairs} pairs\n`,
+  );
   console.log('| request (straight to the backend) | A req/s (median) | B req/s (median) | B/A (median of pairs) |');
   console.log('|---|---:|---:|---:|');
   for (const request of CASES) {
@@ -75,7 +108,9 @@ try {
       }
       ratios.push(pairRates.b / pairRates.a);
     }
-    console.log(`| ${request.name} | ${median(rates.a).toFixed(0)} | ${median(rates.b).toFixed(0)} | ${median(ratios).toFixed(3)}× |`);
+    console.log(
+      `| ${request.name} | ${median(rates.a).toFixed(0)} | ${median(rates.b).toFixed(0)} | ${median(ratios).toFixed(3)}× |`,
+    );
   }
 } finally {
   await postgres.stop();

@@ -11,7 +11,12 @@ import { deprecationInterceptor } from '../client/dist/undici.js';
 const CALLS = Number(process.argv[2] ?? 200_000);
 const ROUNDS = Number(process.argv[3] ?? 7);
 const BASE = 'http://127.0.0.1:8080';
-const DEPRECATED = { deprecation: 'true', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link: '</v2/orders/ord-1>; rel="successor-version"', 'api-version': '1' };
+const DEPRECATED = {
+  deprecation: 'true',
+  sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+  link: '</v2/orders/ord-1>; rel="successor-version"',
+  'api-version': '1',
+};
 const CURRENT = { 'api-version': '2', 'content-type': 'application/json' };
 
 // The guide lookup is answered by a stand-in too (GET /versions, once).
@@ -81,5 +86,7 @@ for (const { name, bare, kit } of cases) {
     bares.push(without);
     costs.push(withKit - without);
   }
-  console.log(`${name}: ${(median(costs) / 1000).toFixed(2)} µs per response added (stand-in alone ${(median(bares) / 1000).toFixed(2)} µs)`);
+  console.log(
+    `${name}: ${(median(costs) / 1000).toFixed(2)} µs per response added (stand-in alone ${(median(bares) / 1000).toFixed(2)} µs)`,
+  );
 }

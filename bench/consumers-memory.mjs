@@ -26,7 +26,9 @@ const node = nodeBinary(process.env.BENCH_NODE);
 
 /** A process and its descendants (the embedded store serves from a child process of the gateway). */
 function processTree(pid) {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean),
+  );
   return [pid, ...children.flatMap((child) => processTree(Number(child)))];
 }
 
@@ -64,14 +66,27 @@ async function measure(store) {
   const postgres = store.startsWith('postgres') ? await startBenchPostgres() : undefined;
   const keyed = store !== 'postgres-without-keys';
   try {
-    const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { node });
+    const backend = await startNode(
+      dir,
+      'backend',
+      entries.backend,
+      { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
+      { node },
+    );
     children.push(backend.child);
     const startGateway = async (name) => {
       const started = await startNode(
         dir,
         name,
         entries.gateway,
-        { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, DATABASE_URL: postgres?.url ?? '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
+        {
+          GATEWAY_HOST: '127.0.0.1',
+          GATEWAY_PORT: '0',
+          GATEWAY_ADMIN_PORT: '0',
+          BACKEND_URL: backend.url,
+          DATABASE_URL: postgres?.url ?? '',
+          GATEWAY_DATA_DIR: join(dir, 'gateway-data'),
+        },
         { node },
       );
       children.push(started.child);

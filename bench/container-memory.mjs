@@ -57,7 +57,9 @@ function manifestContainers() {
       nodeOptions: container.env.find((variable) => variable.name === 'NODE_OPTIONS')?.value,
     };
   }
-  const kustomization = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/kubernetes/base/kustomization.yaml'), 'utf8'))[0].toJS();
+  const kustomization = parseAllDocuments(
+    readFileSync(join(repoRoot, 'deploy/kubernetes/base/kustomization.yaml'), 'utf8'),
+  )[0].toJS();
   for (const { name, newTag } of kustomization.images) {
     const process = Object.keys(containers).find((candidate) => containers[candidate].image === name);
     containers[process].image = `${name}:${newTag}`;
@@ -76,7 +78,10 @@ function build(containers) {
   const args = process.env.NODE_IMAGE === undefined ? [] : ['--build-arg', `NODE_IMAGE=${process.env.NODE_IMAGE}`];
   for (const [target, { image }] of Object.entries(containers)) {
     console.log(`building ${image}`);
-    execFileSync('docker', ['build', '--quiet', '--target', target, '-t', image, ...args, '.'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('docker', ['build', '--quiet', '--target', target, '-t', image, ...args, '.'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
 }
 
@@ -117,7 +122,13 @@ function cgroupOf(container) {
   const pid = Number(docker('inspect', '-f', '{{.State.Pid}}', container));
   const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim().split('\n');
   const v1 = lines.find((line) => line.split(':')[1]?.split(',').includes('memory'));
-  if (v1 !== undefined) return { pid, dir: `/sys/fs/cgroup/memory${v1.split(':')[2]}`, usage: 'memory.usage_in_bytes', inactive: 'total_inactive_file' };
+  if (v1 !== undefined)
+    return {
+      pid,
+      dir: `/sys/fs/cgroup/memory${v1.split(':')[2]}`,
+      usage: 'memory.usage_in_bytes',
+      inactive: 'total_inactive_file',
+    };
   const v2 = lines.find((line) => line.startsWith('0::'));
   return { pid, dir: `/sys/fs/cgroup${v2.slice(3)}`, usage: 'memory.current', inactive: 'inactive_file' };
 }
@@ -138,12 +149,17 @@ const peakRss = ({ pid }) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/p
  */
 function memoryOutsideOldSpace(metrics) {
   const value = (pattern) => Number(pattern.exec(metrics)?.[1] ?? Number.NaN);
-  return value(/^process_resident_memory_bytes (\S+)$/m) - value(/^nodejs_heap_space_size_total_bytes\{space="old"\} (\S+)$/m);
+  return (
+    value(/^process_resident_memory_bytes (\S+)$/m) -
+    value(/^nodejs_heap_space_size_total_bytes\{space="old"\} (\S+)$/m)
+  );
 }
 
 /** A wrk Lua script: GET `paths` in turn, with X-Client-Id from 1,000 consumers and optional headers. */
 function wrkScript(file, paths, headers = {}) {
-  const lines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
+  const lines = Object.entries(headers).map(
+    ([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`,
+  );
   writeFileSync(
     file,
     `local paths = { ${paths.map((path) => JSON.stringify(path)).join(', ')} }
@@ -164,7 +180,11 @@ end
 }
 
 async function wrk(url, script, connections, timeout = '10s') {
-  const { stdout } = await execFileAsync('wrk', ['-t1', `-c${connections}`, `-d${SECONDS}s`, '--timeout', timeout, '-s', script, url], { encoding: 'utf8', maxBuffer: 16 * MIB });
+  const { stdout } = await execFileAsync(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${SECONDS}s`, '--timeout', timeout, '-s', script, url],
+    { encoding: 'utf8', maxBuffer: 16 * MIB },
+  );
   const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
   if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`);
   return JSON.parse(line.slice('RESULT '.length));
@@ -175,23 +195,42 @@ async function measure(stack, containers, bounded) {
   docker('network', 'create', prefix);
   const started = [];
   try {
-    const limits = (name) => (bounded ? { memory: bytesOf(containers[name].limit), env: { NODE_OPTIONS: containers[name].nodeOptions } } : { memory: undefined, env: {} });
+    const limits = (name) =>
+      bounded
+        ? { memory: bytesOf(containers[name].limit), env: { NODE_OPTIONS: containers[name].nodeOptions } }
+        : { memory: undefined, env: {} };
     let databaseUrl;
     if (stack === 'postgres') {
       const image = process.env.POSTGRES_IMAGE ?? 'postgres:17';
       // PostgreSQL runs as its image ships it (it writes to its root filesystem).
-      started.push(run('postgres', image, { POSTGRES_PASSWORD: 'bench', POSTGRES_DB: 'router' }, { publish: [5432], pod: false }));
+      started.push(
+        run('postgres', image, { POSTGRES_PASSWORD: 'bench', POSTGRES_DB: 'router' }, { publish: [5432], pod: false }),
+      );
       const url = () => `postgres://postgres:bench@127.0.0.1:${hostPort(`${prefix}-postgres`, 5432)}/router`;
       // Refused until it listens: that is what the wait is for.
-      const accepts = () => fillUsers(url(), 0).then(() => true, () => false);
+      const accepts = () =>
+        fillUsers(url(), 0).then(
+          () => true,
+          () => false,
+        );
       await eventually('PostgreSQL accepts connections', accepts, STARTING);
       console.log(`${stack}: filling ${USERS_ON_POSTGRES} users`);
       await fillUsers(url(), USERS_ON_POSTGRES);
       databaseUrl = `postgres://postgres:bench@${prefix}-postgres:5432/router`;
     }
-    const backend = run('backend', containers.backend.image, { ...limits('backend').env, ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) }, { memory: limits('backend').memory, publish: [9465] });
+    const backend = run(
+      'backend',
+      containers.backend.image,
+      { ...limits('backend').env, ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) },
+      { memory: limits('backend').memory, publish: [9465] },
+    );
     started.push(backend);
-    const gateway = run('gateway', containers.gateway.image, { ...limits('gateway').env, BACKEND_URL: `http://${backend}:8081` }, { memory: limits('gateway').memory, publish: [8080, 9464] });
+    const gateway = run(
+      'gateway',
+      containers.gateway.image,
+      { ...limits('gateway').env, BACKEND_URL: `http://${backend}:8081` },
+      { memory: limits('gateway').memory, publish: [8080, 9464] },
+    );
     started.push(gateway);
     const api = `http://127.0.0.1:${hostPort(gateway, 8080)}`;
     const gatewayAdmin = `http://127.0.0.1:${hostPort(gateway, 9464)}`;
@@ -201,7 +240,11 @@ async function measure(stack, containers, bounded) {
     }
     if (stack === 'memory') {
       for (let i = 0; i < 1000; i++) {
-        const res = await fetch(`${api}/api/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `User ${i}`, email: `user${i}@example.com` }) });
+        const res = await fetch(`${api}/api/users`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `User ${i}`, email: `user${i}@example.com` }),
+        });
         if (res.status !== 201) throw new Error(`seeding users: ${res.status}`);
       }
     }
@@ -220,8 +263,14 @@ async function measure(stack, containers, bounded) {
     const reader = (async () => {
       const deadline = Date.now() + SECONDS * 1000;
       while (Date.now() < deadline) {
-        for (const [name, admin] of [['gateway', gatewayAdmin], ['backend', backendAdmin]]) {
-          outsideOldSpace[name] = Math.max(outsideOldSpace[name], memoryOutsideOldSpace(await (await fetch(`${admin}/metrics`)).text()));
+        for (const [name, admin] of [
+          ['gateway', gatewayAdmin],
+          ['backend', backendAdmin],
+        ]) {
+          outsideOldSpace[name] = Math.max(
+            outsideOldSpace[name],
+            memoryOutsideOldSpace(await (await fetch(`${admin}/metrics`)).text()),
+          );
           reads++;
         }
         for (const url of [`${gatewayAdmin}/`, `${gatewayAdmin}/consumers`]) {
@@ -265,25 +314,39 @@ build(containers);
 const runs = {};
 try {
   for (const stack of STACKS) {
-    runs[stack] = { unbounded: await measure(stack, containers, false), asShipped: await measure(stack, containers, true) };
+    runs[stack] = {
+      unbounded: await measure(stack, containers, false),
+      asShipped: await measure(stack, containers, true),
+    };
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 const processes = ['gateway', 'backend'];
-const largest = (pick) => Object.fromEntries(processes.map((name) => [name, Math.max(...Object.values(runs).flatMap(pick(name)))]));
+const largest = (pick) =>
+  Object.fromEntries(processes.map((name) => [name, Math.max(...Object.values(runs).flatMap(pick(name)))]));
 const record = {
   date: new Date().toISOString().slice(0, 10),
   command: 'node bench/container-memory.mjs',
-  machine: { cores: Number(shell('nproc')), docker: docker('version', '-f', '{{.Server.Version}}'), nodeImage: process.env.NODE_IMAGE ?? 'node:24-trixie-slim' },
+  machine: {
+    cores: Number(shell('nproc')),
+    docker: docker('version', '-f', '{{.Server.Version}}'),
+    nodeImage: process.env.NODE_IMAGE ?? 'node:24-trixie-slim',
+  },
   settings: { seconds: SECONDS, usersOnPostgres: USERS_ON_POSTGRES, sampleMs: SAMPLE_MS, stacks: STACKS },
   // What test/kubernetes holds the manifests to, both as shipped (with the heap cap: without it V8 lets
   // large objects and buffers grow far more before collecting). The larger of working set and RSS: the
   // memory request is at least this much. The memory outside V8's old space: the limit is at least the
   // old-space cap plus this much.
-  peakAsShippedMiB: largest((name) => (stack) => [stack.asShipped[name].peakWorkingSetMiB, stack.asShipped[name].peakRssMiB]),
+  peakAsShippedMiB: largest((name) => (stack) => [
+    stack.asShipped[name].peakWorkingSetMiB,
+    stack.asShipped[name].peakRssMiB,
+  ]),
   peakOutsideOldSpaceMiB: largest((name) => (stack) => [stack.asShipped[name].peakOutsideOldSpaceMiB]),
-  peakUnboundedMiB: largest((name) => (stack) => [stack.unbounded[name].peakWorkingSetMiB, stack.unbounded[name].peakRssMiB]),
+  peakUnboundedMiB: largest((name) => (stack) => [
+    stack.unbounded[name].peakWorkingSetMiB,
+    stack.unbounded[name].peakRssMiB,
+  ]),
   manifests: containers,
   runs,
 };

@@ -22,7 +22,13 @@ export const shell = (line) => execFileSync('sh', ['-c', line], { encoding: 'utf
 export const ROUTES = [
   { name: 'GET /v2/orders/ord-1001', method: 'GET', path: '/v2/orders/ord-1001', headers: {}, status: 200 },
   { name: 'GET /v1/orders/ord-1001', method: 'GET', path: '/v1/orders/ord-1001', headers: {}, status: 200 },
-  { name: 'GET /orders/ord-1001 (API-Version: 2)', method: 'GET', path: '/orders/ord-1001', headers: { 'API-Version': '2' }, status: 200 },
+  {
+    name: 'GET /orders/ord-1001 (API-Version: 2)',
+    method: 'GET',
+    path: '/orders/ord-1001',
+    headers: { 'API-Version': '2' },
+    status: 200,
+  },
   {
     name: 'POST /api/users',
     method: 'POST',
@@ -75,11 +81,21 @@ export function shippedNodeOptions(entry) {
  * going to a file (pino writes as in production), and resolves with the child and the API URL from its 'listening' line.
  * `nodeOptions` defaults to the flags the entry ships with.
  */
-export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeOptions = shippedNodeOptions(entry), node = process.execPath } = {}) {
+export async function startNode(
+  dir,
+  name,
+  entry,
+  env,
+  { cpu = SERVER_CPU, nodeOptions = shippedNodeOptions(entry), node = process.execPath } = {},
+) {
   const logPath = join(dir, `${name}.log`);
   const out = openSync(logPath, 'w');
   const [command, args] = pinned(cpu, node, [...nodeOptions.split(' ').filter(Boolean), entry]);
-  const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', out, 'inherit'],
+  });
   // A gateway on a new embedded consumer store first creates its database: seconds of CPU on one core.
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
@@ -92,7 +108,9 @@ export async function startNode(dir, name, entry, env, { cpu = SERVER_CPU, nodeO
   }
   child.kill('SIGKILL');
   const tail = readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
-  throw new Error(`${name} did not start${child.exitCode === null ? ' within 120 s' : ` (exit ${child.exitCode})`}; its log ends:\n${tail}`);
+  throw new Error(
+    `${name} did not start${child.exitCode === null ? ' within 120 s' : ` (exit ${child.exitCode})`}; its log ends:\n${tail}`,
+  );
 }
 
 /**
@@ -126,13 +144,28 @@ const execFileAsync = promisify(execFile);
 
 /** One wrk run (one thread) on the load core with a script from wrkScript. */
 export async function load(url, script, connections, seconds) {
-  const [command, args] = pinned(LOAD_CPU, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script, url]);
+  const [command, args] = pinned(LOAD_CPU, 'wrk', [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    script,
+    url,
+  ]);
   const { stdout } = await execFileAsync(command, args, { encoding: 'utf8' });
   const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
   if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`);
   const r = JSON.parse(line.slice('RESULT '.length));
   const errors = r.connect + r.read + r.write + r.status + r.timeout;
-  return { rps: r.requests / (r.duration_us / 1e6), p50Ms: r.p50_us / 1000, p99Ms: r.p99_us / 1000, requests: r.requests, errors };
+  return {
+    rps: r.requests / (r.duration_us / 1e6),
+    p50Ms: r.p50_us / 1000,
+    p99Ms: r.p99_us / 1000,
+    requests: r.requests,
+    errors,
+  };
 }
 
 /** utime + stime of a process in µs (fields 14 and 15 of /proc/<pid>/stat, counted after the command name). */
@@ -143,7 +176,9 @@ export function cpuMicros(pid) {
 }
 /** cpuMicros of a process and of its child processes (nginx's master and its worker). */
 export function processTreeCpuMicros(pid) {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter((id) => id !== '');
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter((id) => id !== '');
   return children.reduce((sum, child) => sum + cpuMicros(Number(child)), cpuMicros(pid));
 }
 let tickUs;
@@ -154,13 +189,26 @@ const tickMicros = () => (tickUs ??= 1e6 / Number(shell('getconf CLK_TCK')));
  * consumer store is the embedded one, in `dir`. `children` collects both processes for the caller to stop.
  */
 export async function startGatewayStack(dir, children, { node, backendCpu = SERVER_CPU, gatewayNodeOptions = '' }) {
-  const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' }, { cpu: backendCpu, node });
+  const backend = await startNode(
+    dir,
+    'backend',
+    entries.backend,
+    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
+    { cpu: backendCpu, node },
+  );
   children.push(backend.child);
   const gateway = await startNode(
     dir,
     'gateway',
     entries.gateway,
-    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, DATABASE_URL: '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
+    {
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: '0',
+      GATEWAY_ADMIN_PORT: '0',
+      BACKEND_URL: backend.url,
+      DATABASE_URL: '',
+      GATEWAY_DATA_DIR: join(dir, 'gateway-data'),
+    },
     { node, nodeOptions: gatewayNodeOptions },
   );
   children.push(gateway.child);
@@ -170,7 +218,11 @@ export async function startGatewayStack(dir, children, { node, backendCpu = SERV
 /** Registers a consumer on a gateway's admin listener (loopback, no token) and answers a key of it. */
 export async function issueKey(adminUrl, name) {
   const post = async (path, body) => {
-    const res = await fetch(`${adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${adminUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     return res.json();
   };

@@ -21,7 +21,23 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, SERVER_CPU, load, median, need, nodeBinary, nodeVersion, pinned, pinning, processTreeCpuMicros, shell, startGatewayStack, startNode, wrkScript } from './harness.mjs';
+import {
+  LOAD_CPU,
+  ROUTES,
+  SERVER_CPU,
+  load,
+  median,
+  need,
+  nodeBinary,
+  nodeVersion,
+  pinned,
+  pinning,
+  processTreeCpuMicros,
+  shell,
+  startGatewayStack,
+  startNode,
+  wrkScript,
+} from './harness.mjs';
 import { repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
@@ -39,9 +55,9 @@ const PEERS = [
 ];
 const PROXIES = ['gateway', 'nginx', ...PEERS.map((peer) => peer.name)];
 
-
 /** Direct has no header-form route: it gets the path form the proxies forward to. */
-const pathFor = (targetName, route) => (targetName === 'direct' && route.path.startsWith('/orders/') ? `/v2${route.path}` : route.path);
+const pathFor = (targetName, route) =>
+  targetName === 'direct' && route.path.startsWith('/orders/') ? `/v2${route.path}` : route.path;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -151,14 +167,25 @@ async function startNginx(dir, backendUrl) {
 async function checkAnswers(targets) {
   for (const route of ROUTES) {
     for (const target of targets) {
-      const res = await fetch(`${target.url}${pathFor(target.name, route)}`, { method: route.method, headers: route.headers, body: route.body });
+      const res = await fetch(`${target.url}${pathFor(target.name, route)}`, {
+        method: route.method,
+        headers: route.headers,
+        body: route.body,
+      });
       await res.arrayBuffer();
-      if (res.status !== route.status) throw new Error(`${target.name} ${route.name}: ${res.status}, expected ${route.status}`);
+      if (res.status !== route.status)
+        throw new Error(`${target.name} ${route.name}: ${res.status}, expected ${route.status}`);
       if (target.name === 'direct') continue;
       const versioned = route.path.includes('orders');
-      if (versioned && res.headers.get('vary') !== 'API-Version') throw new Error(`${target.name} ${route.name}: Vary ${res.headers.get('vary')}`);
+      if (versioned && res.headers.get('vary') !== 'API-Version')
+        throw new Error(`${target.name} ${route.name}: Vary ${res.headers.get('vary')}`);
       const v1 = route.path.startsWith('/v1/');
-      if (v1 && (res.headers.get('deprecation') !== 'true' || res.headers.get('sunset') !== SUNSET || res.headers.get('link') === null)) {
+      if (
+        v1 &&
+        (res.headers.get('deprecation') !== 'true' ||
+          res.headers.get('sunset') !== SUNSET ||
+          res.headers.get('link') === null)
+      ) {
         throw new Error(`${target.name} ${route.name}: deprecation headers missing`);
       }
       if (res.headers.get('x-request-id') === null) throw new Error(`${target.name} ${route.name}: no X-Request-Id`);
@@ -169,7 +196,9 @@ async function checkAnswers(targets) {
 /** http-proxy lives in bench/peers/package.json, out of the project's dependencies; installed on first use. */
 function installPeers() {
   if (existsSync(join(repoRoot, 'bench/peers/node_modules/http-proxy'))) return;
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', join(repoRoot, 'bench/peers')], { stdio: 'inherit' });
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', join(repoRoot, 'bench/peers')], {
+    stdio: 'inherit',
+  });
 }
 
 need('nginx', 'apt-get install -y nginx');
@@ -187,7 +216,10 @@ process.on('exit', stopAll);
 
 try {
   // The gateway's consumer store is the embedded one, in the run's directory.
-  const { backend, gateway } = await startGatewayStack(dir, children, { node, gatewayNodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' });
+  const { backend, gateway } = await startGatewayStack(dir, children, {
+    node,
+    gatewayNodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '',
+  });
   const nginx = await startNginx(dir, backend.url);
   children.push(nginx.child);
   const targets = [
@@ -196,17 +228,26 @@ try {
     { name: 'nginx', url: nginx.url, pid: nginx.child.pid },
   ];
   for (const peer of PEERS) {
-    const started = await startNode(dir, peer.name, peer.entry, { GATEWAY_PORT: '0', BACKEND_URL: backend.url, ...peer.env }, { node });
+    const started = await startNode(
+      dir,
+      peer.name,
+      peer.entry,
+      { GATEWAY_PORT: '0', BACKEND_URL: backend.url, ...peer.env },
+      { node },
+    );
     children.push(started.child);
     targets.push({ name: peer.name, url: started.url, pid: started.child.pid });
   }
   await checkAnswers(targets);
-  if (!readFileSync(join(dir, 'nginx-access.log'), 'utf8').includes('"requestId":')) throw new Error('nginx wrote no access-log line');
-  if (!readFileSync(join(dir, 'fastify-http-proxy-log.log'), 'utf8').includes('"msg":"request completed"')) throw new Error('fastify-http-proxy-log wrote no request line');
+  if (!readFileSync(join(dir, 'nginx-access.log'), 'utf8').includes('"requestId":'))
+    throw new Error('nginx wrote no access-log line');
+  if (!readFileSync(join(dir, 'fastify-http-proxy-log.log'), 'utf8').includes('"msg":"request completed"'))
+    throw new Error('fastify-http-proxy-log wrote no request line');
 
   const runs = [];
   for (const route of ROUTES) {
-    const script = (suffix, path) => wrkScript(join(dir, `route-${ROUTES.indexOf(route)}${suffix}.lua`), { ...route, path });
+    const script = (suffix, path) =>
+      wrkScript(join(dir, `route-${ROUTES.indexOf(route)}${suffix}.lua`), { ...route, path });
     const scripts = { proxy: script('', route.path), direct: script('-direct', pathFor('direct', route)) };
     const scriptFor = (target) => (target.name === 'direct' ? scripts.direct : scripts.proxy);
     for (const target of targets) await load(target.url, scriptFor(target), CONNECTIONS, 1); // warm-up (JIT, pools)
@@ -216,7 +257,15 @@ try {
         const many = await load(target.url, scriptFor(target), CONNECTIONS, SECONDS);
         const cpuUs = (processTreeCpuMicros(target.pid) - cpuBefore) / many.requests;
         const one = await load(target.url, scriptFor(target), 1, SECONDS);
-        runs.push({ route: route.name, target: target.name, round, connections: CONNECTIONS, ...many, cpuUs, single: one });
+        runs.push({
+          route: route.name,
+          target: target.name,
+          round,
+          connections: CONNECTIONS,
+          ...many,
+          cpuUs,
+          single: one,
+        });
         process.stdout.write(
           `${route.name.padEnd(40)} ${target.name.padEnd(18)} ${many.rps.toFixed(0).padStart(7)} req/s  ${cpuUs.toFixed(0).padStart(4)} µs CPU/req  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
         );
@@ -225,7 +274,8 @@ try {
   }
 
   const summary = ROUTES.map((route) => {
-    const of = (target, pick) => median(runs.filter((run) => run.route === route.name && run.target === target).map(pick));
+    const of = (target, pick) =>
+      median(runs.filter((run) => run.route === route.name && run.target === target).map(pick));
     const row = { route: route.name };
     for (const { name } of targets) {
       row[name] = {
@@ -234,7 +284,9 @@ try {
         p50Ms: of(name, (run) => run.p50Ms),
         p99Ms: of(name, (run) => run.p99Ms),
         singleP50Ms: of(name, (run) => run.single.p50Ms),
-        errors: runs.filter((run) => run.route === route.name && run.target === name).reduce((sum, run) => sum + run.errors + run.single.errors, 0),
+        errors: runs
+          .filter((run) => run.route === route.name && run.target === name)
+          .reduce((sum, run) => sum + run.errors + run.single.errors, 0),
       };
     }
     row.perNginx = Object.fromEntries(PROXIES.map((name) => [name, row[name].rps / row.nginx.rps]));
@@ -254,11 +306,19 @@ try {
     wrk: shell('wrk -v 2>&1 | head -1'),
     fastify: JSON.parse(readFileSync(join(repoRoot, 'node_modules/fastify/package.json'), 'utf8')).version,
     undici: JSON.parse(readFileSync(join(repoRoot, 'node_modules/undici/package.json'), 'utf8')).version,
-    fastifyHttpProxy: JSON.parse(readFileSync(join(repoRoot, 'node_modules/@fastify/http-proxy/package.json'), 'utf8')).version,
-    httpProxy: JSON.parse(readFileSync(join(repoRoot, 'bench/peers/node_modules/http-proxy/package.json'), 'utf8')).version,
+    fastifyHttpProxy: JSON.parse(readFileSync(join(repoRoot, 'node_modules/@fastify/http-proxy/package.json'), 'utf8'))
+      .version,
+    httpProxy: JSON.parse(readFileSync(join(repoRoot, 'bench/peers/node_modules/http-proxy/package.json'), 'utf8'))
+      .version,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   };
-  const settings = { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, serverCpu: pinning ? SERVER_CPU : 'any', loadCpu: pinning ? LOAD_CPU : 'any' };
+  const settings = {
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    connections: CONNECTIONS,
+    serverCpu: pinning ? SERVER_CPU : 'any',
+    loadCpu: pinning ? LOAD_CPU : 'any',
+  };
   const command = 'npm run bench';
   mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
   const resultPath = join(repoRoot, 'bench/results', `${date}.json`);
@@ -287,7 +347,9 @@ function refreshReadme({ date, command, machine, settings, summary }) {
   for (const row of summary) {
     for (const target of ['direct', ...PROXIES]) {
       const t = row[target];
-      lines.push(`| ${row.route} | ${target} | ${f0(t.rps)} | ${f0(t.cpuUs)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`);
+      lines.push(
+        `| ${row.route} | ${target} | ${f0(t.rps)} | ${f0(t.cpuUs)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`,
+      );
     }
   }
   const peers = PROXIES.filter((name) => name !== 'gateway' && name !== 'nginx');
@@ -298,11 +360,15 @@ function refreshReadme({ date, command, machine, settings, summary }) {
   );
   for (const row of summary) {
     const peerCells = peers.map((name) => `${f2(row.perNginx[name])}×`).join(' | ');
-    lines.push(`| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} |`);
+    lines.push(
+      `| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} |`,
+    );
   }
   const geo = (pick) => Math.exp(summary.reduce((sum, row) => sum + Math.log(pick(row)), 0) / summary.length);
   const peerMeans = peers.map((name) => `${f2(geo((row) => row.perNginx[name]))}×`).join(' | ');
-  lines.push(`| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | |`);
+  lines.push(
+    `| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | |`,
+  );
 
   const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
@@ -311,6 +377,9 @@ function refreshReadme({ date, command, machine, settings, summary }) {
   const block = `${start}\n${lines.join('\n')}\n${end}`;
   const from = readme.indexOf(start);
   const to = readme.indexOf(end);
-  const next = from === -1 || to === -1 ? `${readme.trimEnd()}\n\n## Gateway vs nginx\n\n${block}\n` : `${readme.slice(0, from)}${block}${readme.slice(to + end.length)}`;
+  const next =
+    from === -1 || to === -1
+      ? `${readme.trimEnd()}\n\n## Gateway vs nginx\n\n${block}\n`
+      : `${readme.slice(0, from)}${block}${readme.slice(to + end.length)}`;
   writeFileSync(readmePath, next);
 }

@@ -17,7 +17,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, ROUTES, cpuMicros, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, startGatewayStack, wrkScript } from './harness.mjs';
+import {
+  LOAD_CPU,
+  ROUTES,
+  cpuMicros,
+  issueKey,
+  load,
+  median,
+  need,
+  nodeBinary,
+  nodeVersion,
+  pinning,
+  startGatewayStack,
+  wrkScript,
+} from './harness.mjs';
 
 const CONNECTIONS = 50;
 /** Registrations in flight at once while the registry is filled. */
@@ -38,12 +51,18 @@ need('taskset', 'apt-get install -y util-linux');
 const dir = mkdtempSync(join(tmpdir(), 'bench-keys-'));
 const children = [];
 try {
-  const { gateway } = await startGatewayStack(dir, children, { node, backendCpu: LOAD_CPU, gatewayNodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '' });
+  const { gateway } = await startGatewayStack(dir, children, {
+    node,
+    backendCpu: LOAD_CPU,
+    gatewayNodeOptions: process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '',
+  });
 
   const started = Date.now();
   const keys = [];
   for (let next = 0; next < keyCount; next += REGISTERING) {
-    const batch = Array.from({ length: Math.min(REGISTERING, keyCount - next) }, (_, i) => issueKey(gateway.adminUrl, `bench ${next + i}`));
+    const batch = Array.from({ length: Math.min(REGISTERING, keyCount - next) }, (_, i) =>
+      issueKey(gateway.adminUrl, `bench ${next + i}`),
+    );
     keys.push(...(await Promise.all(batch)));
   }
   process.stdout.write(
@@ -54,7 +73,10 @@ try {
   // The key of the middle consumer: neither the first nor the last registered.
   const scripts = {
     without: wrkScript(join(dir, 'without.lua'), request),
-    with: wrkScript(join(dir, 'with.lua'), { ...request, headers: { ...request.headers, 'API-Key': keys[keys.length >> 1] } }),
+    with: wrkScript(join(dir, 'with.lua'), {
+      ...request,
+      headers: { ...request.headers, 'API-Key': keys[keys.length >> 1] },
+    }),
   };
   const phase = async (name) => {
     const before = cpuMicros(gateway.child.pid);
@@ -74,8 +96,11 @@ try {
     const rpsRatio = figures.with.rps / figures.without.rps;
     cpuRatios.push(cpuRatio);
     rpsRatios.push(rpsRatio);
-    const show = (name) => `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ${figures[name].errors}`;
-    process.stdout.write(`round ${round} (${order.join(' first, ')} second): ${show('without')} | ${show('with')} | CPU with/without ${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`);
+    const show = (name) =>
+      `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ${figures[name].errors}`;
+    process.stdout.write(
+      `round ${round} (${order.join(' first, ')} second): ${show('without')} | ${show('with')} | CPU with/without ${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`,
+    );
   }
   const dearer = cpuRatios.filter((ratio) => ratio > 1).length;
   process.stdout.write(

@@ -41,7 +41,9 @@ function manifestNodeOptions(name) {
   const deployment = parseAllDocuments(readFileSync(join(repoRoot, `deploy/kubernetes/base/${name}.yaml`), 'utf8'))
     .map((document) => document.toJS())
     .find((object) => object.kind === 'Deployment');
-  return deployment.spec.template.spec.containers[0].env.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
+  return (
+    deployment.spec.template.spec.containers[0].env.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? ''
+  );
 }
 
 const childrenOf = (pid) =>
@@ -130,36 +132,75 @@ async function measure(configuration) {
   const postgres = configuration === 'postgres' ? await startBenchPostgres({ cpu: LOAD_CPU }) : undefined;
   const database = { DATABASE_URL: postgres?.url ?? '' };
   try {
-    const backend = await startNode(dir, 'backend', entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...database }, { node, nodeOptions: manifestNodeOptions('backend') });
+    const backend = await startNode(
+      dir,
+      'backend',
+      entries.backend,
+      { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...database },
+      { node, nodeOptions: manifestNodeOptions('backend') },
+    );
     children.push(backend.child);
     const gateway = await startNode(
       dir,
       'gateway',
       entries.gateway,
-      { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', BACKEND_URL: backend.url, GATEWAY_DATA_DIR: join(dir, 'gateway-data'), ...database },
+      {
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: '0',
+        GATEWAY_ADMIN_PORT: '0',
+        BACKEND_URL: backend.url,
+        GATEWAY_DATA_DIR: join(dir, 'gateway-data'),
+        ...database,
+      },
       { node, nodeOptions: manifestNodeOptions('gateway') },
     );
     children.push(gateway.child);
     const keys = [];
     for (let i = 0; i < CONSUMERS; i++) keys.push(await issueKey(gateway.adminUrl, `sizing consumer ${i}`));
     for (let i = 0; i < USERS; i++) {
-      const res = await fetch(`${gateway.url}/api/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `User ${i}`, email: `user${i}@example.com` }) });
+      const res = await fetch(`${gateway.url}/api/users`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `User ${i}`, email: `user${i}@example.com` }),
+      });
       if (res.status !== 201) throw new Error(`POST /api/users: ${res.status}`);
     }
     await sleep(2_000);
     sampler.loading();
     const reads = setInterval(() => {
-      for (const url of [`${gateway.adminUrl}/metrics`, `${backend.adminUrl}/metrics`, `${gateway.adminUrl}/`]) fetch(url).then((res) => res.arrayBuffer(), () => undefined);
+      for (const url of [`${gateway.adminUrl}/metrics`, `${backend.adminUrl}/metrics`, `${gateway.adminUrl}/`])
+        fetch(url).then(
+          (res) => res.arrayBuffer(),
+          () => undefined,
+        );
     }, 1_000);
     const cpuBefore = { gateway: treeCpuMicros(gateway.child.pid), backend: treeCpuMicros(backend.child.pid) };
     const startedAt = process.hrtime.bigint();
     const results = await Promise.all([
-      load(gateway.url, script(join(dir, 'keyed.lua'), ['/v1/orders/ord-1001', '/v2/orders/ord-1001'], { keys }), 64, SECONDS),
-      load(gateway.url, script(join(dir, 'header.lua'), ['/orders/ord-1001'], { headers: { 'API-Version': '1' } }), 32, SECONDS),
-      load(gateway.url, script(join(dir, 'pages.lua'), ['/api/users/page?limit=100', '/api/users/user-1']), 16, SECONDS),
+      load(
+        gateway.url,
+        script(join(dir, 'keyed.lua'), ['/v1/orders/ord-1001', '/v2/orders/ord-1001'], { keys }),
+        64,
+        SECONDS,
+      ),
+      load(
+        gateway.url,
+        script(join(dir, 'header.lua'), ['/orders/ord-1001'], { headers: { 'API-Version': '1' } }),
+        32,
+        SECONDS,
+      ),
+      load(
+        gateway.url,
+        script(join(dir, 'pages.lua'), ['/api/users/page?limit=100', '/api/users/user-1']),
+        16,
+        SECONDS,
+      ),
     ]);
     const elapsedS = Number(process.hrtime.bigint() - startedAt) / 1e9;
-    const cpuS = { gateway: (treeCpuMicros(gateway.child.pid) - cpuBefore.gateway) / 1e6, backend: (treeCpuMicros(backend.child.pid) - cpuBefore.backend) / 1e6 };
+    const cpuS = {
+      gateway: (treeCpuMicros(gateway.child.pid) - cpuBefore.gateway) / 1e6,
+      backend: (treeCpuMicros(backend.child.pid) - cpuBefore.backend) / 1e6,
+    };
     clearInterval(reads);
     const requests = results.reduce((sum, result) => sum + result.requests, 0);
     const errors = results.reduce((sum, result) => sum + result.errors, 0);
@@ -180,13 +221,18 @@ async function measure(configuration) {
   } finally {
     sampler.stop();
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined,
+      ),
+    );
     await postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const round = (record) => Object.fromEntries(Object.entries(record).map(([name, value]) => [name, Math.round(value * 10) / 10]));
+const round = (record) =>
+  Object.fromEntries(Object.entries(record).map(([name, value]) => [name, Math.round(value * 10) / 10]));
 
 const load1 = loadavg()[0];
 const runs = Object.fromEntries(configurations.map((configuration) => [configuration, []]));
@@ -199,8 +245,20 @@ for (let round = 1; round <= ROUNDS; round++) {
 const result = {
   date: new Date().toISOString().slice(0, 10),
   command: `node bench/kubernetes-sizing.mjs ${configurations.join(' ')}`,
-  machine: { cores: cpus().length, node: nodeVersion(node), loadAverageAtStart: Math.round(load1 * 10) / 10, containers: false },
-  settings: { seconds: SECONDS, rounds: ROUNDS, consumers: CONSUMERS, users: USERS, sampleMs: SAMPLE_MS, nodeOptions: { gateway: manifestNodeOptions('gateway'), backend: manifestNodeOptions('backend') } },
+  machine: {
+    cores: cpus().length,
+    node: nodeVersion(node),
+    loadAverageAtStart: Math.round(load1 * 10) / 10,
+    containers: false,
+  },
+  settings: {
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    consumers: CONSUMERS,
+    users: USERS,
+    sampleMs: SAMPLE_MS,
+    nodeOptions: { gateway: manifestNodeOptions('gateway'), backend: manifestNodeOptions('backend') },
+  },
   runs,
 };
 writeFileSync(join(repoRoot, 'bench/results/kubernetes-sizing.json'), `${JSON.stringify(result, null, 2)}\n`);

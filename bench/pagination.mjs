@@ -77,7 +77,11 @@ async function postgresPages() {
   const REQUESTS = 2_000;
   const server = await startBenchPostgres();
   const logger = createLogger('silent', 'bench');
-  const users = await openPostgresUsers({ url: server.url, poolMax: 10, migrationTimeoutMs: 600_000 }, logger, createRegistry());
+  const users = await openPostgresUsers(
+    { url: server.url, poolMax: 10, migrationTimeoutMs: 600_000 },
+    logger,
+    createRegistry(),
+  );
   const filling = process.hrtime.bigint();
   await fillUsers(server.url, USERS);
   const fillSeconds = Number(process.hrtime.bigint() - filling) / 1e9;
@@ -93,7 +97,8 @@ async function postgresPages() {
       const started = process.hrtime.bigint();
       const res = await app.inject({ method: 'GET', url: page.url });
       const elapsed = Number(process.hrtime.bigint() - started);
-      if (res.statusCode !== 200 || res.json().items.length !== LIMIT) throw new Error(`${page.name} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+      if (res.statusCode !== 200 || res.json().items.length !== LIMIT)
+        throw new Error(`${page.name} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
       if (i >= 200) samples[index].push(elapsed);
     }
   }
@@ -101,11 +106,15 @@ async function postgresPages() {
   await users.close();
   await server.stop();
   const results = samples.map(stats);
-  console.log(`node ${process.version}, PostgreSQL (embedded) with ${USERS.toLocaleString('en-US')} users (inserted in ${fillSeconds.toFixed(1)} s), limit ${LIMIT}, ${REQUESTS} timed requests per page after 200 warm-up, interleaved\n`);
+  console.log(
+    `node ${process.version}, PostgreSQL (embedded) with ${USERS.toLocaleString('en-US')} users (inserted in ${fillSeconds.toFixed(1)} s), limit ${LIMIT}, ${REQUESTS} timed requests per page after 200 warm-up, interleaved\n`,
+  );
   console.log('| page | inject median µs | inject p99 µs | median vs first page |');
   console.log('|---|---:|---:|---:|');
   for (const [index, page] of pages.entries()) {
-    console.log(`| ${page.name} | ${results[index].median.toFixed(1)} | ${results[index].p99.toFixed(1)} | ${(results[index].median / results[0].median).toFixed(2)}× |`);
+    console.log(
+      `| ${page.name} | ${results[index].median.toFixed(1)} | ${results[index].p99.toFixed(1)} | ${(results[index].median / results[0].median).toFixed(2)}× |`,
+    );
   }
 }
 
@@ -119,7 +128,9 @@ for (const users of SIZES) {
 }
 
 const fmt = (us) => us.toFixed(1).padStart(8);
-console.log(`node ${process.version}, ${PAGES} pages per row after ${WARMUP} warm-up pages, cursors spread over all ids\n`);
+console.log(
+  `node ${process.version}, ${PAGES} pages per row after ${WARMUP} warm-up pages, cursors spread over all ids\n`,
+);
 console.log('|     users | limit | inject median µs | inject p99 µs | store median µs | median vs 1,000 users |');
 console.log('|----------:|------:|-----------------:|--------------:|----------------:|----------------------:|');
 for (const row of rows) {

@@ -17,7 +17,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_CPU, cpuMicros, issueKey, load, median, need, nodeBinary, nodeVersion, pinning, startGatewayStack, wrkScript } from './harness.mjs';
+import {
+  LOAD_CPU,
+  cpuMicros,
+  issueKey,
+  load,
+  median,
+  need,
+  nodeBinary,
+  nodeVersion,
+  pinning,
+  startGatewayStack,
+  wrkScript,
+} from './harness.mjs';
 
 const CONNECTIONS = 50;
 const [seconds = '5'] = process.argv.slice(2);
@@ -64,8 +76,11 @@ try {
     const rpsRatio = figures.pinned.rps / figures.named.rps;
     cpuRatios.push(cpuRatio);
     rpsRatios.push(rpsRatio);
-    const show = (name) => `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ${figures[name].errors}`;
-    process.stdout.write(`round ${round} (${order.join(' first, ')} second): ${show('pinned')} | ${show('named')} | CPU pinned/named ${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`);
+    const show = (name) =>
+      `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ${figures[name].errors}`;
+    process.stdout.write(
+      `round ${round} (${order.join(' first, ')} second): ${show('pinned')} | ${show('named')} | CPU pinned/named ${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`,
+    );
   }
   const dearer = cpuRatios.filter((ratio) => ratio > 1).length;
   process.stdout.write(

@@ -45,7 +45,8 @@ export async function startBenchPostgres({ cpu } = {}) {
     // pinned one by one, the connections it forks later inherit its affinity.
     const postmaster = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n', 1)[0];
     const children = execFileSync('pgrep', ['-P', postmaster], { encoding: 'utf8' }).split('\n').filter(Boolean);
-    for (const pid of [postmaster, ...children]) execFileSync('taskset', ['-a', '-p', '-c', cpu, pid], { stdio: 'ignore' });
+    for (const pid of [postmaster, ...children])
+      execFileSync('taskset', ['-a', '-p', '-c', cpu, pid], { stdio: 'ignore' });
   }
   return {
     url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,

@@ -18,11 +18,17 @@ if (file === undefined) {
 }
 
 const PACKAGE_LAYERS = [
-  [/node_modules\/(pino|@pinojs|sonic-boom|quick-format-unescaped|fast-redact|pino-std-serializers)\//, 'logging (pino)'],
+  [
+    /node_modules\/(pino|@pinojs|sonic-boom|quick-format-unescaped|fast-redact|pino-std-serializers)\//,
+    'logging (pino)',
+  ],
   [/node_modules\/prom-client\//, 'metrics (prom-client)'],
   [/node_modules\/undici\//, 'backend client (undici)'],
   [/node_modules\/@fastify\/reply-from\//, 'proxying (@fastify/reply-from)'],
-  [/node_modules\/(fastify|find-my-way|avvio|light-my-request|fast-json-stringify|@fastify\/[^/]+)\//, 'framework (Fastify)'],
+  [
+    /node_modules\/(fastify|find-my-way|avvio|light-my-request|fast-json-stringify|@fastify\/[^/]+)\//,
+    'framework (Fastify)',
+  ],
   [/\/(gateway|platform)\/dist\//, 'gateway code (ours)'],
 ];
 const NODE_LAYERS = [
@@ -63,7 +69,9 @@ profile.samples.forEach((sampleId, i) => {
   counts.set(layer, (counts.get(layer) ?? 0) + 1);
 });
 
-process.stdout.write(`${busy} busy samples between ${((from - profile.startTime) / 1e6).toFixed(1)} s and ${((to - profile.startTime) / 1e6).toFixed(1)} s\n`);
+process.stdout.write(
+  `${busy} busy samples between ${((from - profile.startTime) / 1e6).toFixed(1)} s and ${((to - profile.startTime) / 1e6).toFixed(1)} s\n`,
+);
 for (const [layer, count] of [...counts].sort((a, b) => b[1] - a[1])) {
   process.stdout.write(`${((count / busy) * 100).toFixed(1).padStart(5)} %  ${layer}\n`);
 }

@@ -73,7 +73,11 @@ time('answer backward: parse + changes + stringify', () => {
   backward(body);
   return JSON.stringify(body);
 });
-time('answer backward: the changes alone', (body) => backward(body), () => JSON.parse(served));
+time(
+  'answer backward: the changes alone',
+  (body) => backward(body),
+  () => JSON.parse(served),
+);
 time('request forward: parse + changes + stringify', () => {
   const body = JSON.parse(requested);
   forward(body);

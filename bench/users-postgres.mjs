@@ -31,16 +31,28 @@ const started = [];
 
 async function stack(name, env) {
   const adminPort = await freePort();
-  const backend = await startNode(dir, `backend-${name}`, entries.backend, { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env }, { node });
+  const backend = await startNode(
+    dir,
+    `backend-${name}`,
+    entries.backend,
+    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env },
+    { node },
+  );
   // Each gateway its own consumer store (the default directory is one per checkout) and no database.
-  const gateway = await startNode(dir, `gateway-${name}`, entries.gateway, {
-    GATEWAY_HOST: '127.0.0.1',
-    GATEWAY_PORT: '0',
-    GATEWAY_ADMIN_PORT: '0',
-    BACKEND_URL: backend.url,
-    DATABASE_URL: '',
-    GATEWAY_DATA_DIR: join(dir, `gateway-${name}-data`),
-  }, { node });
+  const gateway = await startNode(
+    dir,
+    `gateway-${name}`,
+    entries.gateway,
+    {
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: '0',
+      GATEWAY_ADMIN_PORT: '0',
+      BACKEND_URL: backend.url,
+      DATABASE_URL: '',
+      GATEWAY_DATA_DIR: join(dir, `gateway-${name}-data`),
+    },
+    { node },
+  );
   started.push(backend.child, gateway.child);
   return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
@@ -49,7 +61,11 @@ async function stack(name, env) {
 async function statementMeans(adminUrl) {
   const text = await (await fetch(`${adminUrl}/metrics`)).text();
   const read = (suffix) =>
-    Object.fromEntries([...text.matchAll(new RegExp(`^db_query_duration_seconds_${suffix}\\{operation="([a-z_]+)"\\} (\\S+)$`, 'gm'))].map((m) => [m[1], Number(m[2])]));
+    Object.fromEntries(
+      [
+        ...text.matchAll(new RegExp(`^db_query_duration_seconds_${suffix}\\{operation="([a-z_]+)"\\} (\\S+)$`, 'gm')),
+      ].map((m) => [m[1], Number(m[2])]),
+    );
   const [sums, counts] = [read('sum'), read('count')];
   return Object.fromEntries(Object.keys(counts).map((op) => [op, sums[op] / counts[op]]));
 }
@@ -59,12 +75,20 @@ try {
   const onPostgres = await stack('postgres', { DATABASE_URL: postgres.url });
   const fillStarted = Date.now();
   await fillUsers(postgres.url, USERS);
-  console.log(`node ${nodeVersion(node)}; ${ROUNDS} rounds, medians; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${SECONDS} s per row after a 2 s warm-up\n`);
+  console.log(
+    `node ${nodeVersion(node)}; ${ROUNDS} rounds, medians; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${SECONDS} s per row after a 2 s warm-up\n`,
+  );
   await fetch(`${memory.gateway.url}/api/users`, { method: 'POST', body: '{"name":"Ada","email":"ada@example.com"}' });
 
   const rows = [];
   const routes = [
-    { name: 'GET /api/users/{id}', method: 'GET', pathFor: (s) => (s.name === 'memory' ? '/api/users/user-1' : '/api/users/user-500000'), headers: {}, connections: [GET_CONNECTIONS] },
+    {
+      name: 'GET /api/users/{id}',
+      method: 'GET',
+      pathFor: (s) => (s.name === 'memory' ? '/api/users/user-1' : '/api/users/user-500000'),
+      headers: {},
+      connections: [GET_CONNECTIONS],
+    },
     {
       name: 'POST /api/users',
       method: 'POST',
@@ -101,7 +125,9 @@ try {
       }
     }
   }
-  console.log('| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory (median over the rounds) | each round |');
+  console.log(
+    '| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory (median over the rounds) | each round |',
+  );
   console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
   for (const row of rows) {
     console.log(
@@ -109,7 +135,11 @@ try {
     );
   }
   const means = await statementMeans(onPostgres.adminUrl);
-  console.log(`\nmean PostgreSQL statement time (pool wait included), by operation: ${Object.entries(means).map(([op, s]) => `${op} ${(s * 1000).toFixed(2)} ms`).join(', ')}`);
+  console.log(
+    `\nmean PostgreSQL statement time (pool wait included), by operation: ${Object.entries(means)
+      .map(([op, s]) => `${op} ${(s * 1000).toFixed(2)} ms`)
+      .join(', ')}`,
+  );
 } finally {
   for (const child of started) child.kill('SIGTERM');
   await sleep(500);

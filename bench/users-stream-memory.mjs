@@ -16,22 +16,37 @@ import { nodeBinary, nodeVersion, shippedNodeOptions, startNode } from './harnes
 import { fillUsers, startBenchPostgres } from './postgres.mjs';
 
 const USERS = 1_000_000;
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'node-options': { type: 'string', default: shippedNodeOptions(entries.backend) } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    'node-options': { type: 'string', default: shippedNodeOptions(entries.backend) },
+  },
+});
 const rounds = Number(values.rounds);
 const node = nodeBinary(process.env.BENCH_NODE);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-users-stream-'));
 const postgres = await startBenchPostgres();
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', DATABASE_URL: postgres.url };
+const backendEnv = {
+  BACKEND_HOST: '127.0.0.1',
+  BACKEND_PORT: '0',
+  BACKEND_ADMIN_PORT: '0',
+  DATABASE_URL: postgres.url,
+};
 
 try {
   await fillUsers(postgres.url, USERS);
-  console.log(`node ${nodeVersion(node)} ${values['node-options'] || '(no flags)'}; ${USERS.toLocaleString('en-US')} users in embedded PostgreSQL\n`);
+  console.log(
+    `node ${nodeVersion(node)} ${values['node-options'] || '(no flags)'}; ${USERS.toLocaleString('en-US')} users in embedded PostgreSQL\n`,
+  );
   console.log('| round | streamed | time | MiB/s | RSS idle → peak |');
   console.log('|---|---:|---:|---:|---:|');
   for (let round = 1; round <= rounds; round++) {
-    const backend = await startNode(dir, `backend-${round}`, entries.backend, backendEnv, { node, nodeOptions: values['node-options'] });
+    const backend = await startNode(dir, `backend-${round}`, entries.backend, backendEnv, {
+      node,
+      nodeOptions: values['node-options'],
+    });
     try {
       // One small request first, so the idle figure includes the code every request loads.
       await (await fetch(`${backend.url}/api/users/page?limit=1`)).text();
@@ -47,7 +62,9 @@ try {
       clearInterval(sampler);
       const seconds = (Date.now() - started) / 1000;
       const mib = bytes / 2 ** 20;
-      console.log(`| ${round} | ${mib.toFixed(0)} MiB | ${seconds.toFixed(1)} s | ${(mib / seconds).toFixed(1)} | ${idle.toFixed(0)} → ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)}) |`);
+      console.log(
+        `| ${round} | ${mib.toFixed(0)} MiB | ${seconds.toFixed(1)} s | ${(mib / seconds).toFixed(1)} | ${idle.toFixed(0)} → ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)}) |`,
+      );
     } finally {
       backend.child.kill('SIGTERM');
       await sleep(300);

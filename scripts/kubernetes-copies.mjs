@@ -36,7 +36,15 @@ export function kubernetesCopies() {
   const read = (path) => readFileSync(join(repoRoot, path), 'utf8');
   return [
     { target: 'deploy/kubernetes/base/policy/versions.json', source: policySource, content: read(policySource) },
-    { target: 'deploy/kubernetes/monitoring/prometheus-rule.yaml', source: rulesSource, content: prometheusRule(read(rulesSource)) },
-    { target: 'deploy/kubernetes/monitoring/dashboards/api-versions.json', source: dashboardSource, content: read(dashboardSource) },
+    {
+      target: 'deploy/kubernetes/monitoring/prometheus-rule.yaml',
+      source: rulesSource,
+      content: prometheusRule(read(rulesSource)),
+    },
+    {
+      target: 'deploy/kubernetes/monitoring/dashboards/api-versions.json',
+      source: dashboardSource,
+      content: read(dashboardSource),
+    },
   ];
 }

@@ -8,7 +8,12 @@
 import { parseArgs } from 'node:util';
 import { translatedVersions } from '../gateway/dist/src/changes/derive-document.js';
 import { readPolicyFile } from '../gateway/dist/src/versions/policy-file.js';
-import { describeDiffs, diffSnapshots, hasBreaking, writeSnapshots } from '../services/users-orders/dist/tools/openapi-snapshots.js';
+import {
+  describeDiffs,
+  diffSnapshots,
+  hasBreaking,
+  writeSnapshots,
+} from '../services/users-orders/dist/tools/openapi-snapshots.js';
 
 let options;
 try {

@@ -25,7 +25,12 @@ const SIGNALS_HELD = 'signals held';
 let stopping = false;
 let exitCode = 0;
 const children = services.map(({ name, entry, flags }) => {
-  const child = spawn(process.execPath, [...flags, entry], { cwd: repoRoot, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+  const child = spawn(process.execPath, [...flags, entry], {
+    cwd: repoRoot,
+    env: process.env,
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  });
   child.name = name;
   // Until a service says it holds its signals (platform/src/run-process.ts), one would end it outright, before
   // it could stop what it starts: signals to it wait for that message.
@@ -100,7 +105,10 @@ const parentWatch = setInterval(() => {
   clearInterval(parentWatch);
   if (stopping) return;
   if (Date.now() - lastHangup > 1_000) hangUp();
-  if (!stopping) console.log(`the process that started this launcher (pid ${parentPid}) is gone, as npm goes on SIGHUP; stop the stack with: kill ${process.pid}`);
+  if (!stopping)
+    console.log(
+      `the process that started this launcher (pid ${parentPid}) is gone, as npm goes on SIGHUP; stop the stack with: kill ${process.pid}`,
+    );
 }, 250);
 parentWatch.unref();
 
@@ -114,12 +122,25 @@ const readyUrls = services.map(({ name }) => `http://127.0.0.1:${adminPorts[name
 // seconds on a busy machine, later starts a few.
 const readyDeadline = Date.now() + 120_000;
 while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gateway.exited) {
-  const ready = (await Promise.all(readyUrls.map((url) => fetch(url).then((res) => res.ok, () => false)))).every(Boolean);
+  const ready = (
+    await Promise.all(
+      readyUrls.map((url) =>
+        fetch(url).then(
+          (res) => res.ok,
+          () => false,
+        ),
+      ),
+    )
+  ).every(Boolean);
   if (ready) {
-    console.log(`\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`);
+    console.log(
+      `\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`,
+    );
     console.log(`Metrics:     http://localhost:${adminPort}/metrics`);
     console.log(`Status page: http://localhost:${adminPort}/`);
-    console.log(`Gateway pid: ${gateway.pid}  (kill -HUP ${gateway.pid}, or a SIGHUP to npm start, re-reads the version policy)`);
+    console.log(
+      `Gateway pid: ${gateway.pid}  (kill -HUP ${gateway.pid}, or a SIGHUP to npm start, re-reads the version policy)`,
+    );
     console.log('Press Ctrl-C to stop.\n');
     break;
   }

@@ -31,7 +31,13 @@ await app.register(httpProxy, {
     rewriteRequestHeaders(request, headers) {
       const id = requestId(request.headers['x-request-id']);
       request.raw.requestId = id;
-      return { ...headers, 'x-request-id': id, 'x-forwarded-for': request.ip, 'x-forwarded-proto': 'http', 'x-forwarded-host': request.headers.host };
+      return {
+        ...headers,
+        'x-request-id': id,
+        'x-forwarded-for': request.ip,
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': request.headers.host,
+      };
     },
     rewriteHeaders(headers, request) {
       return { ...headers, 'x-request-id': request.raw.requestId, ...routes.get(request.raw).headers };

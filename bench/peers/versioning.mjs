@@ -9,7 +9,12 @@ const V1 = /^\/v1\/orders\/([^/?]+)$/;
 const V2 = /^\/v2\/orders\/[^/?]+$/;
 const HEADER_FORM = /^\/orders\/([^/?]+)$/;
 
-const v1Headers = (id) => ({ vary: 'API-Version', deprecation: 'true', sunset: SUNSET, link: `</v2/orders/${id}>; rel="successor-version"` });
+const v1Headers = (id) => ({
+  vary: 'API-Version',
+  deprecation: 'true',
+  sunset: SUNSET,
+  link: `</v2/orders/${id}>; rel="successor-version"`,
+});
 const V2_HEADERS = { vary: 'API-Version' };
 
 /**
@@ -19,8 +24,10 @@ const V2_HEADERS = { vary: 'API-Version' };
 export function route(url, apiVersion) {
   if (url.startsWith('/api/users')) return { path: url, headers: {} };
   let m = V1.exec(url);
-  if (m !== null) return apiVersion === undefined || apiVersion === '1' ? { path: url, headers: v1Headers(m[1]) } : { status: 400 };
-  if (V2.test(url)) return apiVersion === undefined || apiVersion === '2' ? { path: url, headers: V2_HEADERS } : { status: 400 };
+  if (m !== null)
+    return apiVersion === undefined || apiVersion === '1' ? { path: url, headers: v1Headers(m[1]) } : { status: 400 };
+  if (V2.test(url))
+    return apiVersion === undefined || apiVersion === '2' ? { path: url, headers: V2_HEADERS } : { status: 400 };
   m = HEADER_FORM.exec(url);
   if (m !== null) {
     if (apiVersion === '2') return { path: `/v2${url}`, headers: V2_HEADERS };

@@ -17,13 +17,27 @@ const server = createServer(async (req, res) => {
     return;
   }
   try {
-    const headers = { 'x-request-id': id, 'x-forwarded-for': req.socket.remoteAddress, 'x-forwarded-proto': 'http', 'x-forwarded-host': req.headers.host };
+    const headers = {
+      'x-request-id': id,
+      'x-forwarded-for': req.socket.remoteAddress,
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': req.headers.host,
+    };
     const type = req.headers['content-type'];
     if (type !== undefined) headers['content-type'] = type;
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const upstream = await pool.request({ method: req.method, path: target.path, headers, body: hasBody ? req : undefined });
+    const upstream = await pool.request({
+      method: req.method,
+      path: target.path,
+      headers,
+      body: hasBody ? req : undefined,
+    });
     const body = Buffer.from(await upstream.body.arrayBuffer());
-    res.writeHead(upstream.statusCode, { 'content-type': upstream.headers['content-type'], 'x-request-id': id, ...target.headers });
+    res.writeHead(upstream.statusCode, {
+      'content-type': upstream.headers['content-type'],
+      'x-request-id': id,
+      ...target.headers,
+    });
     res.end(body);
   } catch {
     res.writeHead(502).end();

@@ -65,7 +65,10 @@ const warn: OnDeprecation = (report) => {
 
 /** `GET /versions` of one gateway: each version's migration guide as an absolute URL. */
 async function readGuides(fetchFn: typeof fetch, origin: string): Promise<Map<number, string>> {
-  const response = await fetchFn(`${origin}/versions`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(VERSIONS_TIMEOUT_MS) });
+  const response = await fetchFn(`${origin}/versions`, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(VERSIONS_TIMEOUT_MS),
+  });
   if (!response.ok) throw new Error(`GET /versions answered ${response.status}`);
   const body = (await response.json()) as { versions?: unknown };
   const guides = new Map<number, string>();
@@ -81,7 +84,10 @@ async function readGuides(fetchFn: typeof fetch, origin: string): Promise<Map<nu
  * read from the gateway's `GET /versions` once per gateway, when its first deprecation is reported; a failed read
  * leaves `changes` null and is tried again with the next new operation (never per request).
  */
-export function createDeprecationReporter({ onDeprecation = warn, fetch: fetchFn }: DeprecationOptions): (answer: DeprecatedAnswer) => void {
+export function createDeprecationReporter({
+  onDeprecation = warn,
+  fetch: fetchFn,
+}: DeprecationOptions): (answer: DeprecatedAnswer) => void {
   const reported = new Set<string>();
   const guidesByOrigin = new Map<string, Promise<Map<number, string>>>();
 

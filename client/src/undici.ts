@@ -15,7 +15,8 @@ function responseHeader(headers: ResponseHeaders, name: string): string | null {
 function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: string): string | null {
   if (headers === null || headers === undefined) return null;
   const pairs: [string, string | string[] | undefined][] = [];
-  if (Array.isArray(headers)) for (let i = 0; i + 1 < headers.length; i += 2) pairs.push([String(headers[i]), headers[i + 1]]);
+  if (Array.isArray(headers))
+    for (let i = 0; i + 1 < headers.length; i += 2) pairs.push([String(headers[i]), headers[i + 1]]);
   else if (Symbol.iterator in headers) for (const [key, value] of headers) pairs.push([key, value]);
   else pairs.push(...Object.entries(headers));
   const value = pairs.find(([key]) => key.toLowerCase() === name)?.[1];
@@ -24,10 +25,14 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
 }
 
 /** Passes every event on to the handler it wraps, and tells `onDeprecated` about an answer that carries `Deprecation`. */
-function deprecationHandler(handler: Dispatcher.DispatchHandler, onDeprecated: (headers: ResponseHeaders) => void): Dispatcher.DispatchHandler {
+function deprecationHandler(
+  handler: Dispatcher.DispatchHandler,
+  onDeprecated: (headers: ResponseHeaders) => void,
+): Dispatcher.DispatchHandler {
   return {
     onRequestStart: (controller, context: unknown) => handler.onRequestStart?.(controller, context),
-    onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+    onRequestUpgrade: (controller, statusCode, headers, socket) =>
+      handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
     onResponseStart(controller, statusCode, headers, statusMessage) {
       if (headers.deprecation !== undefined) onDeprecated(headers);
       handler.onResponseStart?.(controller, statusCode, headers, statusMessage);

@@ -96,7 +96,8 @@ describe('version-router-check against the gateway', () => {
     const now = BROWNOUT_START + 3_600_000;
     const outcome = await check(['--url', live.url, '--days', '0', '--format', 'junit'], { now });
     expect(outcome.code).toBe(1);
-    const status = 'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 30 days';
+    const status =
+      'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 30 days';
     const testcase = (operation: string): string =>
       [
         `    <testcase classname="version-router.v1" name="${operation}">`,
@@ -126,19 +127,31 @@ describe('version-router-check against the gateway', () => {
     expect(outcome.stdout).toContain(
       `FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z: answered 410 Gone; move to v2: ${live.url}/versions/1/changes\n`,
     );
-    expect(outcome.stdout.endsWith('FAILED: 2 operations acme called are removed, browned out now or sunsets within 0 days.\n')).toBe(true);
+    expect(
+      outcome.stdout.endsWith(
+        'FAILED: 2 operations acme called are removed, browned out now or sunsets within 0 days.\n',
+      ),
+    ).toBe(true);
   });
 
   it('exits 0 for a consumer that calls no deprecated version, in each format', async () => {
     const text = await check(['--url', live.url], { apiKey: live.idleKey });
-    expect(text).toEqual({ code: 0, stderr: '', stdout: `version-router-check: consumer idle at ${live.url}, 2026-11-22T12:00:00.000Z\nOK: idle calls no deprecated or removed version.\n` });
+    expect(text).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: `version-router-check: consumer idle at ${live.url}, 2026-11-22T12:00:00.000Z\nOK: idle calls no deprecated or removed version.\n`,
+    });
     const markdown = await check(['--url', live.url, '--format', 'markdown'], { apiKey: live.idleKey });
     expect(markdown.code).toBe(0);
-    expect(markdown.stdout).toMatch(/^### ✅ API deprecations: nothing to change within 90 days\n[^]*\n`idle` calls no deprecated or removed version\.\n$/);
+    expect(markdown.stdout).toMatch(
+      /^### ✅ API deprecations: nothing to change within 90 days\n[^]*\n`idle` calls no deprecated or removed version\.\n$/,
+    );
     const junit = await check(['--url', live.url, '--format', 'junit'], { apiKey: live.idleKey });
     expect(junit.code).toBe(0);
     expect(junit.stdout).toContain('<testsuites name="version-router-check" tests="1" failures="0" errors="0">');
-    expect(junit.stdout).toContain('<testcase classname="version-router" name="idle calls no deprecated or removed version"/>');
+    expect(junit.stdout).toContain(
+      '<testcase classname="version-router" name="idle calls no deprecated or removed version"/>',
+    );
   });
 
   it('exits 2 with one line for a refused key', async () => {
@@ -177,7 +190,9 @@ describe('version-router-check command line', () => {
     const outcome = await check(argv);
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe('');
-    expect(outcome.stderr).toMatch(new RegExp(`^version-router-check: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.* \\(see --help\\)\\n$`));
+    expect(outcome.stderr).toMatch(
+      new RegExp(`^version-router-check: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.* \\(see --help\\)\\n$`),
+    );
   });
 
   it('exits 2 without API_KEY', async () => {

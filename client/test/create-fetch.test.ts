@@ -56,7 +56,11 @@ describe('createFetch against the gateway', () => {
     expect(res.headers.get('api-version')).toBe('1');
     expect(live.backend.seen.slice(seenBefore).map((request) => request.headers['api-consumer'])).toEqual(['acme']);
     await vi.waitFor(() => expect(reports).toHaveLength(1));
-    expect(reports[0]).toMatchObject({ operation: 'GET /orders/{id}', version: 1, successor: `${live.url}/v2/orders/ord-7` });
+    expect(reports[0]).toMatchObject({
+      operation: 'GET /orders/{id}',
+      version: 1,
+      successor: `${live.url}/v2/orders/ord-7`,
+    });
     // A request's own header wins over the client's.
     const v2 = await client(`${live.url}/orders/ord-7`, { headers: { 'API-Version': '2' } });
     expect(v2.headers.get('api-version')).toBe('2');
@@ -66,10 +70,15 @@ describe('createFetch against the gateway', () => {
   it('reports each method, path shape and version apart: the /api form and a Request input are operations of their own', async () => {
     const { reports, onDeprecation } = collect();
     const client = createFetch({ onDeprecation });
-    for (const url of ['/v1/orders/ord-1', '/api/v1/orders/ord-1', '/api/v1/orders/ord-2', '/v1/orders/ord-3']) await (await client(`${live.url}${url}`)).arrayBuffer();
+    for (const url of ['/v1/orders/ord-1', '/api/v1/orders/ord-1', '/api/v1/orders/ord-2', '/v1/orders/ord-3'])
+      await (await client(`${live.url}${url}`)).arrayBuffer();
     await (await client(new Request(`${live.url}/v1/orders/ord-4`, { method: 'HEAD' }))).arrayBuffer();
     await vi.waitFor(() => expect(reports).toHaveLength(3));
-    expect(reports.map((report) => report.operation).sort()).toEqual(['GET /api/v1/orders/{id}', 'GET /v1/orders/{id}', 'HEAD /v1/orders/{id}']);
+    expect(reports.map((report) => report.operation).sort()).toEqual([
+      'GET /api/v1/orders/{id}',
+      'GET /v1/orders/{id}',
+      'HEAD /v1/orders/{id}',
+    ]);
   });
 
   it("reports a brownout's 410, the gateway's own answer, with the version the path names", async () => {
@@ -81,7 +90,11 @@ describe('createFetch against the gateway', () => {
       expect(res.status).toBe(410);
       expect(res.headers.get('api-version')).toBeNull();
       await vi.waitFor(() => expect(reports).toHaveLength(1));
-      expect(reports[0]).toMatchObject({ version: 1, changes: `${brownout.url}/versions/1/changes`, sunset: new Date('2027-01-01T00:00:00Z') });
+      expect(reports[0]).toMatchObject({
+        version: 1,
+        changes: `${brownout.url}/versions/1/changes`,
+        sunset: new Date('2027-01-01T00:00:00Z'),
+      });
     } finally {
       await brownout.close();
     }
@@ -100,7 +113,11 @@ describe('createFetch against the gateway', () => {
     await (await client(`${live.url}/v1/orders/ord-1`)).arrayBuffer();
     await (await client(`${live.url}/v1/orders/ord-2`)).arrayBuffer();
     await vi.waitFor(() => expect(reports).toHaveLength(1));
-    expect(reports[0]).toMatchObject({ operation: 'GET /v1/orders/{id}', changes: null, successor: `${live.url}/v2/orders/ord-1` });
+    expect(reports[0]).toMatchObject({
+      operation: 'GET /v1/orders/{id}',
+      changes: null,
+      successor: `${live.url}/v2/orders/ord-1`,
+    });
     await (await client(`${live.url}/api/v1/orders/ord-1`)).arrayBuffer();
     await vi.waitFor(() => expect(reports).toHaveLength(2));
     expect(asked.filter((path) => path === '/versions')).toHaveLength(2);
@@ -138,7 +155,15 @@ describe('createFetch against the gateway', () => {
 
 describe('describeDeprecation', () => {
   it('leaves out what is unknown', () => {
-    const line = describeDeprecation({ method: 'GET', url: 'http://x/y/1', operation: 'GET /y/{id}', version: null, sunset: null, successor: null, changes: null });
+    const line = describeDeprecation({
+      method: 'GET',
+      url: 'http://x/y/1',
+      operation: 'GET /y/{id}',
+      version: null,
+      sunset: null,
+      successor: null,
+      changes: null,
+    });
     expect(line).toBe('version-router: GET /y/{id} calls a deprecated API version (http://x/y/1)');
   });
 });

@@ -19,7 +19,10 @@ describe('deprecationInterceptor against the gateway', () => {
     const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
     try {
       for (let id = 1; id <= 30; id += 1) {
-        const res = await request(`${live.url}/v1/orders/ord-${id}`, { dispatcher: agent, headers: { 'api-key': live.key } });
+        const res = await request(`${live.url}/v1/orders/ord-${id}`, {
+          dispatcher: agent,
+          headers: { 'api-key': live.key },
+        });
         expect(res.statusCode).toBe(200);
         expect(await res.body.json()).toEqual({});
       }
@@ -46,12 +49,19 @@ describe('deprecationInterceptor against the gateway', () => {
     const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
     try {
       for (const id of [1, 2, 3]) {
-        const res = await undiciFetch(`${live.url}/orders/ord-${id}`, { dispatcher: agent, headers: { 'API-Version': '1' } });
+        const res = await undiciFetch(`${live.url}/orders/ord-${id}`, {
+          dispatcher: agent,
+          headers: { 'API-Version': '1' },
+        });
         expect(res.headers.get('deprecation')).toBe('true');
         await res.arrayBuffer();
       }
       await vi.waitFor(() => expect(reports).toHaveLength(1));
-      expect(reports[0]).toMatchObject({ operation: 'GET /orders/{id}', version: 1, successor: `${live.url}/v2/orders/ord-1` });
+      expect(reports[0]).toMatchObject({
+        operation: 'GET /orders/{id}',
+        version: 1,
+        successor: `${live.url}/v2/orders/ord-1`,
+      });
     } finally {
       await agent.close();
     }
@@ -66,13 +76,21 @@ describe('deprecationInterceptor against the gateway', () => {
       const forms = [{ 'api-version': '1' }, ['API-Version', '1'], new Map([['Api-Version', '1']])] as const;
       for (const [index, headers] of forms.entries()) {
         const method = (['GET', 'HEAD', 'DELETE'] as const)[index];
-        const res = await request(`${brownout.url}/orders/ord-1`, { dispatcher: agent, method, headers: headers as never });
+        const res = await request(`${brownout.url}/orders/ord-1`, {
+          dispatcher: agent,
+          method,
+          headers: headers as never,
+        });
         expect(res.statusCode).toBe(410);
         expect(res.headers['api-version']).toBeUndefined();
         await res.body.dump();
       }
       await vi.waitFor(() => expect(reports).toHaveLength(3));
-      expect(reports.map(({ operation, version }) => `${operation} v${version}`).sort()).toEqual(['DELETE /orders/{id} v1', 'GET /orders/{id} v1', 'HEAD /orders/{id} v1']);
+      expect(reports.map(({ operation, version }) => `${operation} v${version}`).sort()).toEqual([
+        'DELETE /orders/{id} v1',
+        'GET /orders/{id} v1',
+        'HEAD /orders/{id} v1',
+      ]);
     } finally {
       await agent.close();
       await brownout.close();

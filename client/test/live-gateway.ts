@@ -16,7 +16,10 @@ export interface LiveGateway {
 }
 
 /** The shipped policy (v1 deprecated, sunset 2027-01-01, v2 current) by default, at the tests' usual today. */
-export async function startLiveGateway({ policy = designPolicyFile, now = TODAY }: { policy?: unknown; now?: number } = {}): Promise<LiveGateway> {
+export async function startLiveGateway({
+  policy = designPolicyFile,
+  now = TODAY,
+}: { policy?: unknown; now?: number } = {}): Promise<LiveGateway> {
   const backend = await startDocumentBackend();
   const store = createMemoryConsumerStore();
   const { key } = await consumerWithKey(store, 'acme');

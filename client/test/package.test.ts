@@ -43,14 +43,29 @@ describe('npm pack of @version-router/client', () => {
   it('holds its built files, README, LICENSE and package.json, nothing else', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: clientDir });
     const [{ files }] = JSON.parse(stdout) as [{ files: { path: string }[] }];
-    const built = (await filesUnder(join(clientDir, 'dist'))).filter((file) => /\.(js|d\.ts)$/.test(file)).map((file) => `dist/${file}`);
-    expect(built).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/undici.js', 'dist/undici.d.ts', 'dist/check/cli.js']));
+    const built = (await filesUnder(join(clientDir, 'dist')))
+      .filter((file) => /\.(js|d\.ts)$/.test(file))
+      .map((file) => `dist/${file}`);
+    expect(built).toEqual(
+      expect.arrayContaining([
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/undici.js',
+        'dist/undici.d.ts',
+        'dist/check/cli.js',
+      ]),
+    );
     expect(files.map((file) => file.path).sort()).toEqual(['LICENSE', 'README.md', 'package.json', ...built].sort());
   });
 
   it('installs offline with nothing but itself, and reports a deprecation from the installed copy', async () => {
     const { stdout: tree } = await run('npm', ['ls', '--all', '--parseable'], { cwd: project });
-    expect(tree.trim().split('\n').map((path) => relative(project, path))).toEqual(['', 'node_modules/@version-router/client']);
+    expect(
+      tree
+        .trim()
+        .split('\n')
+        .map((path) => relative(project, path)),
+    ).toEqual(['', 'node_modules/@version-router/client']);
     const script = `
       import { createFetch } from '@version-router/client';
       const reports = [];
@@ -60,7 +75,10 @@ describe('npm pack of @version-router/client', () => {
       console.log(JSON.stringify(reports));
     `;
     await writeFile(join(project, 'use.mjs'), script);
-    const { stdout } = await run(process.execPath, ['use.mjs'], { cwd: project, env: { ...process.env, API_KEY: live.key, GATEWAY: live.url } });
+    const { stdout } = await run(process.execPath, ['use.mjs'], {
+      cwd: project,
+      env: { ...process.env, API_KEY: live.key, GATEWAY: live.url },
+    });
     expect(JSON.parse(stdout)).toEqual([
       {
         method: 'GET',
@@ -90,9 +108,15 @@ describe('npm pack of @version-router/client', () => {
     await live.gateway.app.consumers.ledger.flush();
     const due = await check(['--url', live.url, '--days', '3650'], live.key);
     expect(due.code).toBe(1);
-    expect(due.stdout).toMatch(/^FAIL GET \/v1\/orders\/\{id\} \(v1, \d+ requests?\): sunsets 2027-01-01T00:00:00\.000Z/m);
+    expect(due.stdout).toMatch(
+      /^FAIL GET \/v1\/orders\/\{id\} \(v1, \d+ requests?\): sunsets 2027-01-01T00:00:00\.000Z/m,
+    );
     const refused = await check(['--url', live.url], 'vr_nonsense');
-    expect(refused).toEqual({ code: 2, stdout: '', stderr: 'version-router-check: the gateway refused the key in API_KEY (401 invalid API key)\n' });
+    expect(refused).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'version-router-check: the gateway refused the key in API_KEY (401 invalid API key)\n',
+    });
     const help = await check(['--help'], '');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: version-router-check --url <gateway>/);
@@ -132,7 +156,9 @@ describe('npm pack of @version-router/client', () => {
       files: ['consumer.ts'],
     };
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const { stdout } = await run(process.execPath, [tsc, '-p', project]).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
+    const { stdout } = await run(process.execPath, [tsc, '-p', project]).catch((err: { stdout: string }) => ({
+      stdout: err.stdout,
+    }));
     expect(stdout).toBe('');
   }, 120_000);
 });

@@ -32,9 +32,12 @@ describe('pathVersion', () => {
 describe('successorLink', () => {
   const base = 'https://api.example.com/v1/orders/ord-1';
   it('finds the successor among other links and resolves it against the request', () => {
-    const link = '</v2/orders/ord-1>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; type="text/html"';
+    const link =
+      '</v2/orders/ord-1>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; type="text/html"';
     expect(successorLink(link, base)).toBe('https://api.example.com/v2/orders/ord-1');
-    expect(successorLink('<https://example.com/d>; rel=deprecation, </v2/x>; rel="latest-version successor-version"', base)).toBe('https://api.example.com/v2/x');
+    expect(
+      successorLink('<https://example.com/d>; rel=deprecation, </v2/x>; rel="latest-version successor-version"', base),
+    ).toBe('https://api.example.com/v2/x');
   });
 
   it('answers null without a successor', () => {
@@ -55,18 +58,31 @@ describe('sunsetDate and versionNumber', () => {
 });
 
 describe('createDeprecationReporter', () => {
-  const answer = (url: string, answerVersion: string): DeprecatedAnswer => ({ method: 'GET', url, answerVersion, requestVersion: () => null, sunset: null, link: null });
+  const answer = (url: string, answerVersion: string): DeprecatedAnswer => ({
+    method: 'GET',
+    url,
+    answerVersion,
+    requestVersion: () => null,
+    sunset: null,
+    link: null,
+  });
   const noGuides: typeof fetch = () => Promise.reject(new TypeError('fetch failed'));
 
   it('remembers 1,000 operations: past that the oldest is forgotten and reported again when called again', async () => {
     const reports: DeprecationReport[] = [];
     const report = createDeprecationReporter({ fetch: noGuides, onDeprecation: (one) => reports.push(one) });
-    for (let version = 1; version <= 1_001; version += 1) report(answer('http://api.test/orders/ord-1', String(version)));
+    for (let version = 1; version <= 1_001; version += 1)
+      report(answer('http://api.test/orders/ord-1', String(version)));
     report(answer('http://api.test/orders/ord-2', '1001'));
     await vi.waitFor(() => expect(reports).toHaveLength(1_001));
     report(answer('http://api.test/orders/ord-3', '1'));
     await vi.waitFor(() => expect(reports).toHaveLength(1_002));
-    expect(reports.at(-1)).toMatchObject({ version: 1, operation: 'GET /orders/{id}', url: 'http://api.test/orders/ord-3', changes: null });
+    expect(reports.at(-1)).toMatchObject({
+      version: 1,
+      operation: 'GET /orders/{id}',
+      url: 'http://api.test/orders/ord-3',
+      changes: null,
+    });
   });
 
   it('takes a URL without a path as the root, and ignores what is not an http(s) URL', async () => {

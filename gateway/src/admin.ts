@@ -41,7 +41,12 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
     await admin.register(adminPinRoutes, { policies: app.versionPolicies, ...app.consumers, clock });
     const noticeStore = app.noticeStore;
     const noticesSentFor = noticeStore === undefined ? undefined : (version: number) => noticeStore.sentOf(version);
-    await admin.register(versionConsumersRoutes, { policies: app.versionPolicies, reader: app.consumers.store, noticesSentFor, clock });
+    await admin.register(versionConsumersRoutes, {
+      policies: app.versionPolicies,
+      reader: app.consumers.store,
+      noticesSentFor,
+      clock,
+    });
   };
 }
 
@@ -62,6 +67,21 @@ export interface GatewayAdminOptions {
  * The gateway's admin listener: /metrics, /healthz, /readyz (this replica only: ready whether or not the
  * backend answers, which `backend_up` shows), the reload, the consumers and the status page.
  */
-export function buildGatewayAdmin({ app, registry, logger, replica, adminToken, host, clock }: GatewayAdminOptions): Promise<FastifyInstance> {
-  return buildAdminApp({ registry, logger, adminToken, host, lifecycle: app.lifecycle, routes: gatewayAdminRoutes(app, replica, clock) });
+export function buildGatewayAdmin({
+  app,
+  registry,
+  logger,
+  replica,
+  adminToken,
+  host,
+  clock,
+}: GatewayAdminOptions): Promise<FastifyInstance> {
+  return buildAdminApp({
+    registry,
+    logger,
+    adminToken,
+    host,
+    lifecycle: app.lifecycle,
+    routes: gatewayAdminRoutes(app, replica, clock),
+  });
 }

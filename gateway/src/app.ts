@@ -100,16 +100,22 @@ export async function buildApp({
     clock,
   });
   let notices: NoticeScheduler | undefined;
-  const policies: PolicyInForce = createPolicyInForce(policy, readPolicy, (result) => {
-    metrics.countReload(result.ok);
-    if (result.ok) {
-      const { policy: reloaded, sha256 } = policies.current;
-      logger.info({ versions: reloaded.versions.map(({ version }) => version), sha256 }, 'version policy reloaded');
-      defaultWatch.check(true);
-      // A new policy may bring a milestone due now (an announcement, a window moved closer).
-      void notices?.check();
-    } else logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
-  }, clock);
+  const policies: PolicyInForce = createPolicyInForce(
+    policy,
+    readPolicy,
+    (result) => {
+      metrics.countReload(result.ok);
+      if (result.ok) {
+        const { policy: reloaded, sha256 } = policies.current;
+        logger.info({ versions: reloaded.versions.map(({ version }) => version), sha256 }, 'version policy reloaded');
+        defaultWatch.check(true);
+        // A new policy may bring a milestone due now (an announcement, a window moved closer).
+        void notices?.check();
+      } else
+        logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
+    },
+    clock,
+  );
   const defaultWatch = watchDefaultVersion({ policies, clock, logger });
   defaultWatch.check(true);
   app.addHook('onClose', async () => defaultWatch.close());
@@ -119,7 +125,11 @@ export async function buildApp({
     app.addHook('onClose', async () => watch.close());
   }
 
-  const ledger = createLedger({ store: consumerStore, logger, countDropped: (requests) => metrics.countUsageDropped(requests) });
+  const ledger = createLedger({
+    store: consumerStore,
+    logger,
+    countDropped: (requests) => metrics.countUsageDropped(requests),
+  });
   const keys = await loadKeyCache({ store: consumerStore, logger, learnFirstUses: (uses) => ledger.learn(uses) });
   app.decorate('consumers', { store: consumerStore, keys, ledger });
   // onClose runs once in-flight requests have finished, so their counts are in the last flush.

@@ -66,7 +66,10 @@ const backendUrlSchema = z
   .refine((text) => URL.canParse(text), 'must be an http:// URL such as http://127.0.0.1:8081')
   .transform((text) => new URL(text))
   .refine((url) => url.protocol === 'http:', 'must use http://')
-  .refine((url) => url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '', 'must be an origin only (no path, query or credentials)')
+  .refine(
+    (url) => url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '',
+    'must be an origin only (no path, query or credentials)',
+  )
   .transform((url) => url.origin);
 
 /**
@@ -78,7 +81,10 @@ const backendTimeoutSchema = z
   .string()
   .regex(/^\d+$/, 'must be a whole number of milliseconds')
   .transform(Number)
-  .refine((ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS, `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`);
+  .refine(
+    (ms) => ms >= 1 && ms <= MAX_BACKEND_TIMEOUT_MS,
+    `must be between 1 and ${MAX_BACKEND_TIMEOUT_MS} ms (below the write timeout)`,
+  );
 
 /** Shown in a message: the URL with its password masked, so a refused value can be recognised without leaking it. */
 function shownUrl(url: URL): string {
@@ -93,7 +99,10 @@ function shownUrl(url: URL): string {
  * for smtp:// is 587, not the 25 a reader would expect. Nothing after the port: options are ours, not the URL's.
  */
 function parseSmtpUrl(raw: string): string {
-  if (!URL.canParse(raw)) throw new ConfigError('SMTP_URL: must be smtp://host:port or smtps://host:port (value not shown: it may hold a password)');
+  if (!URL.canParse(raw))
+    throw new ConfigError(
+      'SMTP_URL: must be smtp://host:port or smtps://host:port (value not shown: it may hold a password)',
+    );
   const url = new URL(raw);
   const fail = (rule: string): never => {
     throw new ConfigError(`SMTP_URL: ${rule} (got ${shownUrl(url)})`);
@@ -101,7 +110,8 @@ function parseSmtpUrl(raw: string): string {
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') fail('must start with smtp:// or smtps://');
   if (url.hostname === '') fail('must name a host');
   if (url.port === '') fail('must name a port, e.g. smtp://mail.example.com:25');
-  if (!['', '/'].includes(url.pathname) || url.search !== '' || url.hash !== '') fail('must end at the port (no path, query or fragment)');
+  if (!['', '/'].includes(url.pathname) || url.search !== '' || url.hash !== '')
+    fail('must end at the port (no path, query or fragment)');
   return raw;
 }
 
@@ -111,7 +121,9 @@ function parseMailbox(raw: string): Mailbox {
   const only = parsed.length === 1 ? parsed[0] : undefined;
   const address = only !== undefined && 'address' in only ? only.address : undefined;
   if (only === undefined || address === undefined || !z.email().safeParse(address).success) {
-    throw new ConfigError(`NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got ${JSON.stringify(raw)})`);
+    throw new ConfigError(
+      `NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got ${JSON.stringify(raw)})`,
+    );
   }
   return { name: only.name, address };
 }
@@ -157,11 +169,16 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
     NOTICES_SEND_TIMEOUT_MS: { schema: noticesSendTimeoutSchema, default: '10000' },
     PUBLIC_BASE_URL: { schema: publicBaseUrlSchema, default: '' },
   });
-  const common = { intervalMs: vars.NOTICES_INTERVAL_MS, publicBaseUrl: vars.PUBLIC_BASE_URL, sendTimeoutMs: vars.NOTICES_SEND_TIMEOUT_MS };
+  const common = {
+    intervalMs: vars.NOTICES_INTERVAL_MS,
+    publicBaseUrl: vars.PUBLIC_BASE_URL,
+    sendTimeoutMs: vars.NOTICES_SEND_TIMEOUT_MS,
+  };
   const from = env.NOTICE_FROM === undefined || env.NOTICE_FROM === '' ? undefined : parseMailbox(env.NOTICE_FROM);
   if (env.SMTP_URL === undefined || env.SMTP_URL === '') return { email: undefined, ...common };
   const smtpUrl = parseSmtpUrl(env.SMTP_URL);
-  if (from === undefined) throw new ConfigError('NOTICE_FROM: must be set when SMTP_URL is (the address the notices come from)');
+  if (from === undefined)
+    throw new ConfigError('NOTICE_FROM: must be set when SMTP_URL is (the address the notices come from)');
   return { email: { smtpUrl, from }, ...common };
 }
 
@@ -181,7 +198,10 @@ const translationMaxBytesSchema = z
 /** CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); '' for none. */
 const consumerKeysUrlSchema = z
   .string()
-  .refine((text) => text === '' || (URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol)), 'must be an http:// or https:// URL such as https://developer.example.com/keys')
+  .refine(
+    (text) => text === '' || (URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol)),
+    'must be an http:// or https:// URL such as https://developer.example.com/keys',
+  )
   .refine((text) => !/[\s<>"]/.test(text), 'must not contain spaces, <, > or quotes (it is written into a Link header)')
   .transform((text) => (text === '' ? undefined : text));
 
@@ -243,7 +263,10 @@ export function loadConsumersCliConfig(env: NodeJS.ProcessEnv): ConsumersCliConf
     GATEWAY_ADMIN_URL: {
       schema: z
         .string()
-        .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'must be an http:// URL such as http://127.0.0.1:9464'),
+        .refine(
+          (text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol),
+          'must be an http:// URL such as http://127.0.0.1:9464',
+        ),
       default: 'http://127.0.0.1:9464',
     },
   });

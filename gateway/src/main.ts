@@ -23,7 +23,9 @@ await runProcess(async () => {
   // stops the start.
   const database = await openGatewayDatabase({ database: config.database, dataDir: config.dataDir }, logger);
   logger.info(
-    database.kind === 'postgres' ? { consumerStore: 'postgres' } : { consumerStore: 'embedded', dataDir: config.dataDir },
+    database.kind === 'postgres'
+      ? { consumerStore: 'postgres' }
+      : { consumerStore: 'embedded', dataDir: config.dataDir },
     'consumer store open',
   );
   // The app closes the database (its onClose hook); a build that fails closes what it opened, so the embedded

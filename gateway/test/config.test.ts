@@ -27,7 +27,9 @@ describe('gateway configuration', () => {
   });
 
   it('takes CONSUMER_KEYS_URL, the page a 401 names for getting an API key', () => {
-    expect(loadConfig({ CONSUMER_KEYS_URL: 'https://developer.example.com/keys' }).consumerKeysUrl).toBe('https://developer.example.com/keys');
+    expect(loadConfig({ CONSUMER_KEYS_URL: 'https://developer.example.com/keys' }).consumerKeysUrl).toBe(
+      'https://developer.example.com/keys',
+    );
   });
 
   it('reads every variable', () => {
@@ -68,7 +70,10 @@ describe('gateway configuration', () => {
       database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4, migrationTimeoutMs: 600_000 },
       dataDir: '/var/lib/gateway',
       notices: {
-        email: { smtpUrl: 'smtps://notices:p4ss@mail.example.com:465', from: { name: 'API team', address: 'api@example.com' } },
+        email: {
+          smtpUrl: 'smtps://notices:p4ss@mail.example.com:465',
+          from: { name: 'API team', address: 'api@example.com' },
+        },
         intervalMs: 30_000,
         publicBaseUrl: 'https://api.example.com/gateway',
         sendTimeoutMs: 2_500,
@@ -78,11 +83,16 @@ describe('gateway configuration', () => {
   });
 
   it('takes NOTICE_FROM as a bare address too, and plain smtp:// (MailDev, a relay on the host)', () => {
-    expect(loadConfig({ SMTP_URL: 'smtp://maildev:1025', NOTICE_FROM: 'api-versions@example.com' }).notices.email).toEqual({
+    expect(
+      loadConfig({ SMTP_URL: 'smtp://maildev:1025', NOTICE_FROM: 'api-versions@example.com' }).notices.email,
+    ).toEqual({
       smtpUrl: 'smtp://maildev:1025',
       from: { name: '', address: 'api-versions@example.com' },
     });
-    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:25/', NOTICE_FROM: '"Versions, API" <v@example.com>' }).notices.email?.from).toEqual({
+    expect(
+      loadConfig({ SMTP_URL: 'smtp://127.0.0.1:25/', NOTICE_FROM: '"Versions, API" <v@example.com>' }).notices.email
+        ?.from,
+    ).toEqual({
       name: 'Versions, API',
       address: 'v@example.com',
     });
@@ -120,31 +130,79 @@ describe('gateway configuration', () => {
     [{ SHUTDOWN_DELAY_MS: '30001' }, /^SHUTDOWN_DELAY_MS: must be at most 30000 ms \(got "30001"\)$/],
     [{ ADMIN_TOKEN: '15-characters-x' }, /^ADMIN_TOKEN: must be at least 16 characters \(got 15; value not shown\)$/],
     [{ ADMIN_TOKEN: 'sixteen chars ok' }, /^ADMIN_TOKEN: must be printable ASCII without spaces \(value not shown\)$/],
-    [{ DATABASE_URL: 'mysql://gw:s3cret@db/fleet' }, /^DATABASE_URL: must start with postgres:\/\/ or postgresql:\/\/ \(got "mysql:\/\/gw:\*\*\*@db\/fleet"\)$/],
-    [{ DATABASE_URL: 'not a url s3cret' }, /^DATABASE_URL: must be a URL like postgres:\/\/user:password@host:5432\/database \(value not shown: it may hold a password\)$/],
+    [
+      { DATABASE_URL: 'mysql://gw:s3cret@db/fleet' },
+      /^DATABASE_URL: must start with postgres:\/\/ or postgresql:\/\/ \(got "mysql:\/\/gw:\*\*\*@db\/fleet"\)$/,
+    ],
+    [
+      { DATABASE_URL: 'not a url s3cret' },
+      /^DATABASE_URL: must be a URL like postgres:\/\/user:password@host:5432\/database \(value not shown: it may hold a password\)$/,
+    ],
     [{ DATABASE_POOL_MAX: '101' }, /^DATABASE_POOL_MAX: must be an integer from 1 to 100 \(got "101"\)$/],
     [{ GATEWAY_DATA_DIR: '' }, /^GATEWAY_DATA_DIR: must name a directory \(got ""\)$/],
-    [{ CONSUMER_KEYS_URL: 'developer.example.com/keys' }, /^CONSUMER_KEYS_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/developer.example.com\/keys/],
+    [
+      { CONSUMER_KEYS_URL: 'developer.example.com/keys' },
+      /^CONSUMER_KEYS_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/developer.example.com\/keys/,
+    ],
     [{ CONSUMER_KEYS_URL: 'https://example.com/a>b' }, /^CONSUMER_KEYS_URL: must not contain spaces, <, > or quotes/],
-    [{ SMTP_URL: 'http://mail:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\/ \(got "http:\/\/mail:25\/"\)$/],
-    [{ SMTP_URL: 'smtp://mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/mail"\)$/],
-    [{ SMTP_URL: 'smtp://u:s3cret@mail', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/u:\*\*\*@mail"\)$/],
-    [{ SMTP_URL: 'smtp://:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/],
-    [{ SMTP_URL: 'smtp://mail:99999', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/],
-    [{ SMTP_URL: 'smtp://mail:25?pool=true', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must end at the port \(no path, query or fragment\)/],
-    [{ SMTP_URL: 'mail.example.com:25', NOTICE_FROM: 'a@example.com' }, /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\//],
-    [{ SMTP_URL: 'smtp://mail:25' }, /^NOTICE_FROM: must be set when SMTP_URL is \(the address the notices come from\)$/],
-    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'not an address' }, /^NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" \(got "not an address"\)$/],
-    [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'a@example.com, b@example.com' }, /^NOTICE_FROM: must be one e-mail address/],
+    [
+      { SMTP_URL: 'http://mail:25', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\/ \(got "http:\/\/mail:25\/"\)$/,
+    ],
+    [
+      { SMTP_URL: 'smtp://mail', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/mail"\)$/,
+    ],
+    [
+      { SMTP_URL: 'smtp://u:s3cret@mail', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must name a port, e.g. smtp:\/\/mail.example.com:25 \(got "smtp:\/\/u:\*\*\*@mail"\)$/,
+    ],
+    [
+      { SMTP_URL: 'smtp://:25', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/,
+    ],
+    [
+      { SMTP_URL: 'smtp://mail:99999', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must be smtp:\/\/host:port or smtps:\/\/host:port \(value not shown/,
+    ],
+    [
+      { SMTP_URL: 'smtp://mail:25?pool=true', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must end at the port \(no path, query or fragment\)/,
+    ],
+    [
+      { SMTP_URL: 'mail.example.com:25', NOTICE_FROM: 'a@example.com' },
+      /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\//,
+    ],
+    [
+      { SMTP_URL: 'smtp://mail:25' },
+      /^NOTICE_FROM: must be set when SMTP_URL is \(the address the notices come from\)$/,
+    ],
+    [
+      { SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'not an address' },
+      /^NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" \(got "not an address"\)$/,
+    ],
+    [
+      { SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'a@example.com, b@example.com' },
+      /^NOTICE_FROM: must be one e-mail address/,
+    ],
     [{ SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'API <api@>' }, /^NOTICE_FROM: must be one e-mail address/],
     [{ NOTICES_INTERVAL_MS: '999' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms \(got "999"\)$/],
     [{ NOTICES_INTERVAL_MS: '3600001' }, /^NOTICES_INTERVAL_MS: must be between 1000 and 3600000 ms/],
     [{ NOTICES_INTERVAL_MS: '1m' }, /^NOTICES_INTERVAL_MS: must be a whole number of milliseconds \(got "1m"\)$/],
     [{ NOTICES_SEND_TIMEOUT_MS: '999' }, /^NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms \(got "999"\)$/],
     [{ NOTICES_SEND_TIMEOUT_MS: '60001' }, /^NOTICES_SEND_TIMEOUT_MS: must be between 1000 and 60000 ms/],
-    [{ NOTICES_SEND_TIMEOUT_MS: '10s' }, /^NOTICES_SEND_TIMEOUT_MS: must be a whole number of milliseconds \(got "10s"\)$/],
-    [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/api.example.com \(got "api.example.com"\)$/],
-    [{ PUBLIC_BASE_URL: 'https://api.example.com/?x=1' }, /^PUBLIC_BASE_URL: must have no query, fragment or credentials/],
+    [
+      { NOTICES_SEND_TIMEOUT_MS: '10s' },
+      /^NOTICES_SEND_TIMEOUT_MS: must be a whole number of milliseconds \(got "10s"\)$/,
+    ],
+    [
+      { PUBLIC_BASE_URL: 'api.example.com' },
+      /^PUBLIC_BASE_URL: must be an http:\/\/ or https:\/\/ URL such as https:\/\/api.example.com \(got "api.example.com"\)$/,
+    ],
+    [
+      { PUBLIC_BASE_URL: 'https://api.example.com/?x=1' },
+      /^PUBLIC_BASE_URL: must have no query, fragment or credentials/,
+    ],
   ])('rejects %j with a one-line message naming the variable', (env, expected) => {
     expect(errorOf(env)).toMatch(expected);
   });

@@ -74,7 +74,8 @@ export const V1_SUNSET = at('2027-01-01T00:00:00Z');
 export const BROWNOUT_START = at('2026-12-01T10:00:00Z');
 export const BROWNOUT_END = at('2026-12-01T12:00:00Z');
 /** What lifecyclePolicyFile's deprecation and sunset links add to v1's Link header, after the successor link. */
-export const V1_LIFECYCLE_LINKS = ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
+export const V1_LIFECYCLE_LINKS =
+  ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
 
 /** The host name the test gateway's status page names. */
 export const TEST_REPLICA = 'gateway-test-1';
@@ -132,7 +133,8 @@ export async function buildTestGateway(
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);
-      if (!parsed.success) throw new Error(`invalid at ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+      if (!parsed.success)
+        throw new Error(`invalid at ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
       return { file: parsed.data, sha256: policyDigest(Buffer.from(JSON.stringify(nextPolicy))) };
     },
     clock: () => clockMs,
@@ -153,7 +155,16 @@ export async function buildTestGateway(
     consumerStore,
     setNow: (epochMs) => (clockMs = epochMs),
     setNextPolicy: (file) => (nextPolicy = file),
-    admin: () => (admin ??= buildGatewayAdmin({ app, registry, logger, replica: TEST_REPLICA, adminToken, host: adminHost, clock: () => clockMs })),
+    admin: () =>
+      (admin ??= buildGatewayAdmin({
+        app,
+        registry,
+        logger,
+        replica: TEST_REPLICA,
+        adminToken,
+        host: adminHost,
+        clock: () => clockMs,
+      })),
     metricLines: async (name) =>
       (await registry.metrics())
         .split('\n')
@@ -172,7 +183,9 @@ export interface StubbedGateway {
  * `build` makes (the shipped policy by default); after the test, both closed. The fields are the running test's:
  * read them inside the test, not when the file loads.
  */
-export function stubbedGatewayPerTest(build: (stubUrl: string) => Promise<TestGateway> = (stubUrl) => buildTestGateway(stubUrl)): StubbedGateway {
+export function stubbedGatewayPerTest(
+  build: (stubUrl: string) => Promise<TestGateway> = (stubUrl) => buildTestGateway(stubUrl),
+): StubbedGateway {
   const current = {} as StubbedGateway;
   beforeEach(async () => {
     current.stub = await startStubBackend();

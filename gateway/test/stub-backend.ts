@@ -40,7 +40,11 @@ export const STUB_OPENAPI = {
   openapi: '3.1.0',
   info: { title: 'stub', version: '1' },
   paths: {
-    '/v1/orders/{id}': { summary: 'an order', get: { responses: { 200: { description: 'ok' } } }, delete: { deprecated: false, responses: {} } },
+    '/v1/orders/{id}': {
+      summary: 'an order',
+      get: { responses: { 200: { description: 'ok' } } },
+      delete: { deprecated: false, responses: {} },
+    },
     '/api/users': { get: { responses: { 200: { description: 'users' } } } },
   },
 };
@@ -54,34 +58,80 @@ function answer(req: SeenRequest): { status: number; headers: Record<string, str
     // Mirrors the backend's two not-found forms: text/plain under /api, the JSON ErrorResponse bare.
     return path.startsWith('/api/')
       ? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'order not found' }
-      : { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"order not found","code":404}' };
+      : {
+          status: 404,
+          headers: { 'content-type': 'application/json' },
+          body: '{"error":"order not found","code":404}',
+        };
   }
-  if (path.endsWith('/orders/unavailable')) return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
+  if (path.endsWith('/orders/unavailable'))
+    return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
   if (path.endsWith('/orders/varied')) {
     // Headers the gateway's version policy owns, sent by a backend that should not: they must not reach the client.
-    const owned = { deprecation: 'false', sunset: 'never', link: '</elsewhere>; rel="next"', 'api-version': '99', 'api-supported-versions': '99', 'api-deprecated-versions': '98' };
-    return { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', 'retry-after': '120', ...owned }, body: '{}' };
+    const owned = {
+      deprecation: 'false',
+      sunset: 'never',
+      link: '</elsewhere>; rel="next"',
+      'api-version': '99',
+      'api-supported-versions': '99',
+      'api-deprecated-versions': '98',
+    };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json', vary: 'Accept-Encoding', 'retry-after': '120', ...owned },
+      body: '{}',
+    };
   }
   if (path.endsWith('/hop-by-hop')) {
     // Hop-by-hop headers, one of them (x-hop) only because Connection names it, beside an end-to-end one.
-    const hopByHop = { connection: 'keep-alive, X-Hop', 'keep-alive': 'timeout=5', 'x-hop': '1', 'proxy-connection': 'keep-alive', upgrade: 'h2c' };
-    return { status: 200, headers: { 'content-type': 'application/json', ...hopByHop, 'x-end-to-end': 'kept' }, body: '{}' };
+    const hopByHop = {
+      connection: 'keep-alive, X-Hop',
+      'keep-alive': 'timeout=5',
+      'x-hop': '1',
+      'proxy-connection': 'keep-alive',
+      upgrade: 'h2c',
+    };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json', ...hopByHop, 'x-end-to-end': 'kept' },
+      body: '{}',
+    };
   }
   if (path.endsWith('/orders/typed')) {
     // Answers with the Content-Type its `type` query parameter names, to show the gateway passes it on as it came.
     const type = new URLSearchParams(req.url.slice(path.length)).get('type') ?? 'application/json';
     return { status: 200, headers: { 'content-type': type }, body: '{"typed":true}' };
   }
-  if (path.endsWith('/orders/accented')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: ACCENTED_BODY };
-  if (path.endsWith('/openapi.json')) return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(STUB_OPENAPI) };
-  if (/^(\/api)?\/v\d+\/orders$/.test(path)) return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found","code":404}' };
+  if (path.endsWith('/orders/accented'))
+    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: ACCENTED_BODY };
+  if (path.endsWith('/openapi.json'))
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(STUB_OPENAPI),
+    };
+  if (/^(\/api)?\/v\d+\/orders$/.test(path))
+    return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found","code":404}' };
   if (/\/orders\/[^/]+$/.test(path) && req.method !== 'GET' && req.method !== 'HEAD') {
-    return { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, HEAD' }, body: '{"error":"method not allowed","code":405}' };
+    return {
+      status: 405,
+      headers: { 'content-type': 'application/json', allow: 'GET, HEAD' },
+      body: '{"error":"method not allowed","code":405}',
+    };
   }
   if (path.startsWith('/api/users') && req.method === 'PATCH') {
-    return { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, HEAD, POST' }, body: '{"error":"method not allowed","code":405}' };
+    return {
+      status: 405,
+      headers: { 'content-type': 'application/json', allow: 'GET, HEAD, POST' },
+      body: '{"error":"method not allowed","code":405}',
+    };
   }
-  const echo = { method: req.method, url: req.url, contentType: req.headers['content-type'] ?? null, bodyBytes: req.body.length };
+  const echo = {
+    method: req.method,
+    url: req.url,
+    contentType: req.headers['content-type'] ?? null,
+    bodyBytes: req.body.length,
+  };
   return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(echo) };
 }
 
@@ -112,7 +162,12 @@ export async function startStubBackend(): Promise<StubBackend> {
     });
     req.on('end', () => {
       arrival.complete = true;
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       seen.push(request);
       if (res.headersSent) return;
       const cut = /[?&]cut=(\d+)/.exec(request.url);

@@ -1,6 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { baseServerOptions, httpFoundation } from './http-foundation.js';
@@ -47,21 +52,30 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  * on loopback. The token is compared as SHA-256 digests in constant time, so neither its content nor its
  * length shows in the answer time.
  */
-function adminAccess(adminToken: string | undefined, host: string): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+function adminAccess(
+  adminToken: string | undefined,
+  host: string,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const expected = adminToken === undefined ? undefined : digest(adminToken);
   const onLoopback = isLoopback(host);
   return async function adminAccess(request, reply) {
     const route = request.routeOptions;
     if (expected === undefined) {
-      if (route.config.handsOutCredentials === true && !onLoopback) return sendError(reply, 403, 'admin token required off loopback');
+      if (route.config.handsOutCredentials === true && !onLoopback)
+        return sendError(reply, 403, 'admin token required off loopback');
       return undefined;
     }
     if (route.url !== undefined && OPEN_ROUTES.has(route.url)) return undefined;
     const authorization = request.headers.authorization;
     const bearer = authorization === undefined ? undefined : /^Bearer +(\S+) *$/i.exec(authorization)?.[1];
-    if (bearer === undefined) return sendError(reply.header('www-authenticate', 'Bearer realm="admin"'), 401, 'admin token required');
+    if (bearer === undefined)
+      return sendError(reply.header('www-authenticate', 'Bearer realm="admin"'), 401, 'admin token required');
     if (!timingSafeEqual(digest(bearer), expected)) {
-      return sendError(reply.header('www-authenticate', 'Bearer realm="admin", error="invalid_token"'), 401, 'invalid admin token');
+      return sendError(
+        reply.header('www-authenticate', 'Bearer realm="admin", error="invalid_token"'),
+        401,
+        'invalid admin token',
+      );
     }
     return undefined;
   };
@@ -74,7 +88,14 @@ function adminAccess(adminToken: string | undefined, host: string): (request: Fa
  * another service (the backend, PostgreSQL): an outage of something every replica shares would take every
  * replica out of its load balancer at once. Those show in metrics (`backend_up`, `db_up`) and alerts.
  */
-export async function buildAdminApp({ registry, logger, lifecycle, routes, adminToken, host }: AdminOptions): Promise<FastifyInstance> {
+export async function buildAdminApp({
+  registry,
+  logger,
+  lifecycle,
+  routes,
+  adminToken,
+  host,
+}: AdminOptions): Promise<FastifyInstance> {
   const admin = Fastify(baseServerOptions(logger.child({ listener: 'admin' })));
   await admin.register(httpFoundation);
   admin.addHook('onRequest', adminAccess(adminToken, host));

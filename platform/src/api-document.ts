@@ -28,7 +28,10 @@ export const INVALID_KEY_ERROR = 'invalid API key';
 export const unauthorizedResponse = {
   description: `The \`API-Key\` is malformed, unknown or revoked (\`${INVALID_KEY_ERROR}\`), or absent where the version requires one (\`${KEY_REQUIRED_ERROR}\`).`,
   headers: {
-    'WWW-Authenticate': { description: 'The scheme to authenticate with.', schema: { type: 'string', enum: ['API-Key'] } },
+    'WWW-Authenticate': {
+      description: 'The scheme to authenticate with.',
+      schema: { type: 'string', enum: ['API-Key'] },
+    },
   },
   content: {
     'application/json': {

@@ -62,7 +62,8 @@ function stricterVerdict(diff: Diff, before: unknown): Compatibility | undefined
   const isError = response.status === 'default' || Number(response.status) >= 400;
   const [first, field, keyword] = response.inSchema;
   const isFixedValue = (key: unknown): boolean => key === 'enum' || key === 'const';
-  const fixedErrorValue = isFixedValue(first) || (first === 'properties' && (field === 'error' || field === 'code') && isFixedValue(keyword));
+  const fixedErrorValue =
+    isFixedValue(first) || (first === 'properties' && (field === 'error' || field === 'code') && isFixedValue(keyword));
   if (isError && fixedErrorValue && diff.action !== 'add') return 'breaking';
   return undefined;
 }
@@ -77,7 +78,11 @@ const PROSE_KEYS: ReadonlySet<unknown> = new Set(['description', 'summary', 'tit
 /** Prose, an example or a tag (a property that happens to be named `description` is a field, not prose). */
 function isDocumentation(diff: Diff): boolean {
   const last = diff.path.at(-1);
-  return diff.type === 'annotation' || isIllustration(diff.path) || (PROSE_KEYS.has(last) && diff.path.at(-2) !== 'properties');
+  return (
+    diff.type === 'annotation' ||
+    isIllustration(diff.path) ||
+    (PROSE_KEYS.has(last) && diff.path.at(-2) !== 'properties')
+  );
 }
 
 function verdict(diff: Diff, before: unknown): Compatibility {
@@ -103,7 +108,9 @@ function verdict(diff: Diff, before: unknown): Compatibility {
 export function compareDocuments(before: object, after: object): ContractChange[] {
   return apiDiff(before, after).map((diff) => ({
     compatibility: verdict(diff, before),
-    description: diff.description ?? `[${diff.action}] ${JSON.stringify(diff.before ?? null)} → ${JSON.stringify(diff.after ?? null)}`,
+    description:
+      diff.description ??
+      `[${diff.action}] ${JSON.stringify(diff.before ?? null)} → ${JSON.stringify(diff.after ?? null)}`,
     path: diff.path.join('.'),
     at: diff.path,
     action: diff.action,

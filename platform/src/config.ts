@@ -60,13 +60,17 @@ function parseDatabaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)');
+    throw new ConfigError(
+      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)',
+    );
   }
   if (url.password !== '') url.password = '***';
   const shown = JSON.stringify(url.href);
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`DATABASE_URL: must start with postgres:// or postgresql:// (got ${shown})`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new ConfigError(`DATABASE_URL: must start with postgres:// or postgresql:// (got ${shown})`);
   // postgres:///db?host=/run/postgresql names a Unix socket directory instead of a host.
-  if (url.hostname === '' && !url.searchParams.has('host')) throw new ConfigError(`DATABASE_URL: must name a host (got ${shown})`);
+  if (url.hostname === '' && !url.searchParams.has('host'))
+    throw new ConfigError(`DATABASE_URL: must name a host (got ${shown})`);
   return raw;
 }
 
@@ -94,10 +98,13 @@ export function readAdminToken(env: NodeJS.ProcessEnv): string | undefined {
   const token = env.ADMIN_TOKEN;
   if (token === undefined || token === '') return undefined;
   if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}; value not shown)`);
+    throw new ConfigError(
+      `ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}; value not shown)`,
+    );
   }
   // What an Authorization: Bearer header can carry.
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError('ADMIN_TOKEN: must be printable ASCII without spaces (value not shown)');
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new ConfigError('ADMIN_TOKEN: must be printable ASCII without spaces (value not shown)');
   return token;
 }
 
@@ -135,7 +142,12 @@ export function readFileOf(variable: string, path: string): Buffer {
 }
 
 /** Parses and validates the bytes of a JSON file named by an environment variable; every failure names that variable. */
-export function parseJsonFile<Schema extends z.ZodType>(variable: string, path: string, bytes: Buffer, schema: Schema): z.output<Schema> {
+export function parseJsonFile<Schema extends z.ZodType>(
+  variable: string,
+  path: string,
+  bytes: Buffer,
+  schema: Schema,
+): z.output<Schema> {
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString('utf8'));
@@ -152,6 +164,10 @@ export function parseJsonFile<Schema extends z.ZodType>(variable: string, path: 
 }
 
 /** Reads and validates a JSON file named by an environment variable; every failure names that variable. */
-export function readJsonFile<Schema extends z.ZodType>(variable: string, path: string, schema: Schema): z.output<Schema> {
+export function readJsonFile<Schema extends z.ZodType>(
+  variable: string,
+  path: string,
+  schema: Schema,
+): z.output<Schema> {
   return parseJsonFile(variable, path, readFileOf(variable, path), schema);
 }

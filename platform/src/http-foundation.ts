@@ -1,5 +1,12 @@
 import type { Server } from 'node:http';
-import { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import {
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { serverLimits } from './server-limits.js';

@@ -21,7 +21,11 @@ export interface LoggerOptions {
  * ("stopped" was not always the last line), and waking a worker thread per write multiplied the context
  * switches per request (bench/README.md).
  */
-export function createLogger(level: Level | 'silent', name: string, { pretty: readable, destination: lines }: LoggerOptions = { pretty: false }): Logger {
+export function createLogger(
+  level: Level | 'silent',
+  name: string,
+  { pretty: readable, destination: lines }: LoggerOptions = { pretty: false },
+): Logger {
   const batched = readable || lines !== undefined ? undefined : batchedStdout();
   const destination = readable
     ? pretty({
@@ -99,7 +103,12 @@ let sharedStdout: ReturnType<typeof pino.destination> | undefined;
  */
 function batchedStdout(): ReturnType<typeof pino.destination> {
   if (sharedStdout === undefined) {
-    const stdout = pino.destination({ dest: 1, sync: true, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
+    const stdout = pino.destination({
+      dest: 1,
+      sync: true,
+      minLength: LOG_BATCH_BYTES,
+      periodicFlush: LOG_FLUSH_INTERVAL_MS,
+    });
     process.on('exit', () => stdout.flushSync());
     sharedStdout = stdout;
   }
@@ -108,5 +117,7 @@ function batchedStdout(): ReturnType<typeof pino.destination> {
 
 /** Node's error on a request whose client closed the connection before the request was complete. */
 function isClientAbort(value: unknown): boolean {
-  return value instanceof Error && (value as NodeJS.ErrnoException).code === 'ECONNRESET' && value.message === 'aborted';
+  return (
+    value instanceof Error && (value as NodeJS.ErrnoException).code === 'ECONNRESET' && value.message === 'aborted'
+  );
 }

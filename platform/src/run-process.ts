@@ -51,7 +51,8 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
     await parts.app.listen({ host: parts.host, port: parts.port });
     await parts.admin.listen({ host: parts.adminHost, port: parts.adminPort });
   } catch (err) {
-    const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : `cannot start: ${(err as Error).message}`;
+    const message =
+      err instanceof ConfigError ? `invalid configuration: ${err.message}` : `cannot start: ${(err as Error).message}`;
     process.stderr.write(`${message}\n`);
     // What was built holds resources that may be processes (the embedded store): they end before this one.
     if (parts !== undefined) await closeWithin(parts, serverLimits.shutdownGraceMs);

@@ -16,7 +16,9 @@ async function admin(adminToken: string | undefined, host: string): Promise<Fast
     host,
     routes: async (routes) => {
       routes.get('/status', async () => ({ page: true }));
-      routes.post('/keys', { config: { handsOutCredentials: true } }, async (_request, reply) => reply.code(201).send({ key: 'k' }));
+      routes.post('/keys', { config: { handsOutCredentials: true } }, async (_request, reply) =>
+        reply.code(201).send({ key: 'k' }),
+      );
     },
   });
   onTestFinished(() => app.close());
@@ -26,10 +28,13 @@ async function admin(adminToken: string | undefined, host: string): Promise<Fast
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('the admin listener with ADMIN_TOKEN', () => {
-  it.each(['/healthz', '/readyz', '/metrics'])('serves %s without a token (probes and Prometheus carry none)', async (url) => {
-    const app = await admin(TOKEN, '0.0.0.0');
-    expect((await app.inject({ url })).statusCode).toBe(200);
-  });
+  it.each(['/healthz', '/readyz', '/metrics'])(
+    'serves %s without a token (probes and Prometheus carry none)',
+    async (url) => {
+      const app = await admin(TOKEN, '0.0.0.0');
+      expect((await app.inject({ url })).statusCode).toBe(200);
+    },
+  );
 
   it.each([
     ['GET', '/status'],
@@ -68,24 +73,32 @@ describe('the admin listener with ADMIN_TOKEN', () => {
   it('serves every route with the token, the credential routes off loopback too; unknown paths are then 404', async () => {
     const app = await admin(TOKEN, '0.0.0.0');
     expect((await app.inject({ url: '/status', headers: bearer(TOKEN) })).json()).toEqual({ page: true });
-    expect((await app.inject({ method: 'POST', url: '/keys', headers: { authorization: `bearer ${TOKEN}` } })).statusCode).toBe(201);
+    expect(
+      (await app.inject({ method: 'POST', url: '/keys', headers: { authorization: `bearer ${TOKEN}` } })).statusCode,
+    ).toBe(201);
     expect((await app.inject({ url: '/no-such-route', headers: bearer(TOKEN) })).statusCode).toBe(404);
   });
 });
 
 describe('the admin listener without ADMIN_TOKEN', () => {
-  it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1'])('serves every route, the credential routes too, when bound to %s (loopback)', async (host) => {
-    const app = await admin(undefined, host);
-    expect((await app.inject({ url: '/status' })).statusCode).toBe(200);
-    expect((await app.inject({ method: 'POST', url: '/keys' })).statusCode).toBe(201);
-  });
+  it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1'])(
+    'serves every route, the credential routes too, when bound to %s (loopback)',
+    async (host) => {
+      const app = await admin(undefined, host);
+      expect((await app.inject({ url: '/status' })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'POST', url: '/keys' })).statusCode).toBe(201);
+    },
+  );
 
-  it.each(['0.0.0.0', '::', '10.0.0.5', 'gateway.internal'])('refuses the credential routes 403 when bound to %s, and serves the rest', async (host) => {
-    const app = await admin(undefined, host);
-    const res = await app.inject({ method: 'POST', url: '/keys' });
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'admin token required off loopback', code: 403 });
-    expect((await app.inject({ url: '/status' })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
-  });
+  it.each(['0.0.0.0', '::', '10.0.0.5', 'gateway.internal'])(
+    'refuses the credential routes 403 when bound to %s, and serves the rest',
+    async (host) => {
+      const app = await admin(undefined, host);
+      const res = await app.inject({ method: 'POST', url: '/keys' });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'admin token required off loopback', code: 403 });
+      expect((await app.inject({ url: '/status' })).statusCode).toBe(200);
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    },
+  );
 });

@@ -15,7 +15,14 @@ describe('httpFoundation', () => {
   it('registers one named plugin per rule', async () => {
     const app = await buildFoundationApp();
     await app.ready();
-    for (const name of ['draining', 'route-label', 'request-guards', 'write-deadline', 'method-not-allowed', 'error-handler']) {
+    for (const name of [
+      'draining',
+      'route-label',
+      'request-guards',
+      'write-deadline',
+      'method-not-allowed',
+      'error-handler',
+    ]) {
       expect(app.hasPlugin(name), name).toBe(true);
     }
   });

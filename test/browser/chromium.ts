@@ -47,7 +47,13 @@ export async function launchWithoutJavaScript(dir: string, width = 1100): Promis
  * A full-page screenshot of `page`, saved in `dir` as `name` and checked to be a PNG `width` pixels wide; copied
  * to `copyTo` as well when that is set (the pictures in docs/ are made so). Returns the PNG's height.
  */
-export async function saveScreenshot(page: Page, dir: string, name: string, width: number, copyTo: string | undefined): Promise<number> {
+export async function saveScreenshot(
+  page: Page,
+  dir: string,
+  name: string,
+  width: number,
+  copyTo: string | undefined,
+): Promise<number> {
   const path = join(dir, name);
   await page.screenshot({ path, fullPage: true });
   const png = readFileSync(path);
@@ -79,7 +85,13 @@ export function writeDeprecatedV1Policy(dir: string): string {
   const policy = {
     default_version: 1,
     versions: [
-      { version: 1, status: 'deprecated', announced: dateOf(V1_ANNOUNCED), sunset: `${dateOf(V1_SUNSET)}T00:00:00Z`, successor: 2 },
+      {
+        version: 1,
+        status: 'deprecated',
+        announced: dateOf(V1_ANNOUNCED),
+        sunset: `${dateOf(V1_SUNSET)}T00:00:00Z`,
+        successor: 2,
+      },
       { version: 2, status: 'current' },
     ],
   };

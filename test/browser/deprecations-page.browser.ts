@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.mjs';
 import { consumerWithKey } from '../consumers/support.js';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { dateOf, DAY_MS, launchWithoutJavaScript, saveScreenshot, V1_SUNSET, writeDeprecatedV1Policy } from './chromium.js';
+import {
+  dateOf,
+  DAY_MS,
+  launchWithoutJavaScript,
+  saveScreenshot,
+  V1_SUNSET,
+  writeDeprecatedV1Policy,
+} from './chromium.js';
 
 /**
  * A consumer's own deprecation report (`GET /deprecations`) in a real browser (test/browser/chromium.ts),
@@ -22,7 +29,10 @@ const screenshotCopy = process.env.DEPRECATIONS_PAGE_SCREENSHOT;
 const dir = mkdtempSync(join(tmpdir(), 'deprecations-browser-'));
 
 /** What the migration guide from v1 to v2 says breaks in an order (docs/behaviour.md#migration-guide). */
-const ORDER_BREAKING = ['removed field user_id in response 200 (application/json)', 'removed field total in response 200 (application/json)'];
+const ORDER_BREAKING = [
+  'removed field user_id in response 200 (application/json)',
+  'removed field total in response 200 (application/json)',
+];
 
 let stack: ProcessStack;
 let context: BrowserContext;
@@ -60,10 +70,16 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) await send('/orders/ord-1001', { ...withKey, 'api-version': '1' });
   await send('/v2/orders/ord-1001', withKey);
   // The counts reach the shared ledger within 10 s.
-  await eventually('the six v1 requests in the ledger', async () => {
-    const report = (await (await fetch(`${stack.gatewayUrl}/deprecations`, { headers: withKey })).json()) as { versions: { operations: { requests: number }[] }[] };
-    return report.versions[0]?.operations.reduce((sum, operation) => sum + operation.requests, 0) === 6;
-  }, { timeoutMs: 15_000 });
+  await eventually(
+    'the six v1 requests in the ledger',
+    async () => {
+      const report = (await (await fetch(`${stack.gatewayUrl}/deprecations`, { headers: withKey })).json()) as {
+        versions: { operations: { requests: number }[] }[];
+      };
+      return report.versions[0]?.operations.reduce((sum, operation) => sum + operation.requests, 0) === 6;
+    },
+    { timeoutMs: 15_000 },
+  );
 
   ({ context, page, consoleErrors } = await launchWithoutJavaScript(dir, 1100));
   await context.setExtraHTTPHeaders(withKey);
@@ -82,7 +98,9 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
   it('shows the deprecated version the consumer called, when it goes, and each operation with what breaks it', async () => {
     expect(await page.title()).toBe(`Deprecations for ${consumer}`);
     expect(await page.locator('h1').textContent()).toBe(`Deprecations for ${consumer}`);
-    expect(await page.locator('p.summary').textContent()).toBe('You called 1 version that is deprecated or removed, in 3 operations; breaking changes touch 3 of them.');
+    expect(await page.locator('p.summary').textContent()).toBe(
+      'You called 1 version that is deprecated or removed, in 3 operations; breaking changes touch 3 of them.',
+    );
     expect(await page.locator('section h2').allTextContents()).toEqual(['v1 deprecated']);
     // Days are counted from the instant the page was rendered, which it prints.
     const asOf = /As of (\S+ \S+) UTC/.exec((await page.locator('p.meta').textContent()) ?? '')?.[1];
@@ -104,8 +122,12 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
 
   it('applies its own inline style under its CSP, loads nothing else and logs no error', async () => {
     // Strings, so they run in the page (the test's TypeScript has no DOM types).
-    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.phase-deprecated')).backgroundColor")).toBe('rgb(255, 241, 214)');
-    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('tr.must-change td')).boxShadow")).toBe('rgb(196, 50, 43) 3px 0px 0px 0px inset');
+    expect(
+      await page.evaluate<string>("getComputedStyle(document.querySelector('.phase-deprecated')).backgroundColor"),
+    ).toBe('rgb(255, 241, 214)');
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('tr.must-change td')).boxShadow")).toBe(
+      'rgb(196, 50, 43) 3px 0px 0px 0px inset',
+    );
     expect(await page.locator('script, link, img, iframe').count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   });

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { dateOf, launchWithoutJavaScript, saveScreenshot, V1_ANNOUNCED, V1_SUNSET, writeDeprecatedV1Policy } from './chromium.js';
+import {
+  dateOf,
+  launchWithoutJavaScript,
+  saveScreenshot,
+  V1_ANNOUNCED,
+  V1_SUNSET,
+  writeDeprecatedV1Policy,
+} from './chromium.js';
 
 /**
  * The migration guide (`GET /versions/1/changes`) in a real browser (test/browser/chromium.ts), from the
@@ -28,7 +35,8 @@ let consoleErrors: string[];
 async function changeRows(): Promise<string[][]> {
   const trs = page.locator('table.changes tbody tr');
   const out: string[][] = [];
-  for (let i = 0; i < (await trs.count()); i++) out.push((await trs.nth(i).locator('td').allTextContents()).map((text) => text.trim()));
+  for (let i = 0; i < (await trs.count()); i++)
+    out.push((await trs.nth(i).locator('td').allTextContents()).map((text) => text.trim()));
   return out;
 }
 
@@ -48,8 +56,13 @@ afterAll(async () => {
 describe('the migration guide in Chromium, JavaScript off', () => {
   it('shows what changes from v1 to v2, per operation, breaking changes marked', async () => {
     expect(await page.title()).toBe('Moving from v1 to v2');
-    expect(await page.locator('p.meta').textContent()).toContain(`Version 1 is deprecated from ${dateOf(V1_ANNOUNCED)}; it is removed on ${dateOf(V1_SUNSET)}`);
-    expect(await page.locator('h2').allTextContents()).toEqual(['GET /v1/orders/{id} → GET /v2/orders/{id}', 'GET /api/v1/orders/{id} → GET /api/v2/orders/{id}']);
+    expect(await page.locator('p.meta').textContent()).toContain(
+      `Version 1 is deprecated from ${dateOf(V1_ANNOUNCED)}; it is removed on ${dateOf(V1_SUNSET)}`,
+    );
+    expect(await page.locator('h2').allTextContents()).toEqual([
+      'GET /v1/orders/{id} → GET /v2/orders/{id}',
+      'GET /api/v1/orders/{id} → GET /api/v2/orders/{id}',
+    ]);
     const fields = [
       ['removed', 'field', 'user_id', 'response 200 (application/json)', 'breaking'],
       ['removed', 'field', 'total', 'response 200 (application/json)', 'breaking'],
@@ -62,7 +75,9 @@ describe('the migration guide in Chromium, JavaScript off', () => {
 
   it('applies its own inline style under its CSP, loads nothing else and logs no error', async () => {
     // A string, so it runs in the page (the test's TypeScript has no DOM types).
-    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.tag.breaking')).backgroundColor")).toBe('rgb(253, 226, 225)');
+    expect(
+      await page.evaluate<string>("getComputedStyle(document.querySelector('.tag.breaking')).backgroundColor"),
+    ).toBe('rgb(253, 226, 225)');
     expect(await page.locator('script, link, img, iframe').count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   });

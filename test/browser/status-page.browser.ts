@@ -31,7 +31,9 @@ const policy = {
       announced: dateOf(announced),
       sunset: `${dateOf(sunset)}T00:00:00Z`,
       successor: 2,
-      brownouts: [{ start: new Date(brownoutStart).toISOString(), end: new Date(brownoutStart + 2 * 3_600_000).toISOString() }],
+      brownouts: [
+        { start: new Date(brownoutStart).toISOString(), end: new Date(brownoutStart + 2 * 3_600_000).toISOString() },
+      ],
     },
     { version: 2, status: 'current' },
   ],
@@ -62,7 +64,8 @@ async function sendTimes(times: number, path: string, headers: Record<string, st
 async function rows(selector: string): Promise<string[][]> {
   const trs = page.locator(`${selector} tbody tr`);
   const out: string[][] = [];
-  for (let i = 0; i < (await trs.count()); i++) out.push((await trs.nth(i).locator('td').allTextContents()).map((text) => text.trim()));
+  for (let i = 0; i < (await trs.count()); i++)
+    out.push((await trs.nth(i).locator('td').allTextContents()).map((text) => text.trim()));
   return out;
 }
 
@@ -92,7 +95,7 @@ afterAll(async () => {
 });
 
 describe('the status page in Chromium, JavaScript off', () => {
-  it('shows each version\'s lifecycle, requests and share', async () => {
+  it("shows each version's lifecycle, requests and share", async () => {
     expect(await page.title()).toBe('API versions');
     expect(await page.locator('h1').textContent()).toBe('API versions');
     // Days are counted from the instant the page was rendered, which it prints.
@@ -116,7 +119,10 @@ describe('the status page in Chromium, JavaScript off', () => {
       ['v2', 'current', '—', '—', '—', '—', '—', '29', '0', '58.0 %'],
     ]);
     const meters = page.locator('#versions meter');
-    expect([await meters.nth(0).getAttribute('value'), await meters.nth(1).getAttribute('value')]).toEqual(['0.4200', '0.5800']);
+    expect([await meters.nth(0).getAttribute('value'), await meters.nth(1).getAttribute('value')]).toEqual([
+      '0.4200',
+      '0.5800',
+    ]);
   });
 
   it('lists the consumers of the deprecated version, heaviest first', async () => {
@@ -133,7 +139,9 @@ describe('the status page in Chromium, JavaScript off', () => {
 
   it('applies its own inline style under its CSP, loads nothing else and logs no error', async () => {
     // A string, so it runs in the page (the test's TypeScript has no DOM types).
-    const background = await page.evaluate<string>("getComputedStyle(document.querySelector('.phase-deprecated')).backgroundColor");
+    const background = await page.evaluate<string>(
+      "getComputedStyle(document.querySelector('.phase-deprecated')).backgroundColor",
+    );
     expect(background).toBe('rgb(255, 241, 214)');
     expect(await page.locator('script, link, img, iframe').count()).toBe(0);
     expect(consoleErrors).toEqual([]);

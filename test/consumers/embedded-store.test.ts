@@ -22,12 +22,28 @@ const policyFile = join(mkdtempSync(join(tmpdir(), 'gateway-policy-')), 'version
 const closingPolicy = (closedAt: Date) => ({
   default_version: 1,
   versions: [
-    { version: 1, status: 'deprecated', announced: '2026-06-01', sunset: '2027-01-01T00:00:00Z', successor: 2, consumer_key: 'required', closed_to_new: closedAt.toISOString() },
+    {
+      version: 1,
+      status: 'deprecated',
+      announced: '2026-06-01',
+      sunset: '2027-01-01T00:00:00Z',
+      successor: 2,
+      consumer_key: 'required',
+      closed_to_new: closedAt.toISOString(),
+    },
     { version: 2, status: 'current' },
   ],
 });
 writeFileSync(policyFile, readFileSync(join(repoRoot, 'ops/versions.json')));
-const gatewayEnv = { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', DATABASE_URL: '', GATEWAY_DATA_DIR: dataDir, API_VERSIONS_FILE: policyFile, API_VERSIONS_WATCH: 'false' };
+const gatewayEnv = {
+  GATEWAY_HOST: '127.0.0.1',
+  GATEWAY_PORT: '0',
+  GATEWAY_ADMIN_PORT: '0',
+  DATABASE_URL: '',
+  GATEWAY_DATA_DIR: dataDir,
+  API_VERSIONS_FILE: policyFile,
+  API_VERSIONS_WATCH: 'false',
+};
 /** Every line every gateway of this file wrote. */
 const outputs: string[] = [];
 
@@ -53,46 +69,57 @@ afterAll(async () => {
 describe('the embedded consumer store', () => {
   const issued: { id: string; keyId: string; key: string }[] = [];
 
-  it('keeps consumers, keys and first uses across a restart of the gateway, and refuses a second gateway on its directory', async () => {
-    const first = await startEmbedded();
-    expect(first.logs.find((line) => line.msg === 'consumer store open')).toMatchObject({ consumerStore: 'embedded', dataDir });
-    const kept = await consumerWithKey(first, 'Kept Consumer');
-    const revoked = await consumerWithKey(first, 'Revoked Consumer');
-    const newcomer = await consumerWithKey(first, 'Newcomer');
-    issued.push(kept, revoked, newcomer);
-    // v1 closes to new consumers a few seconds from now: a first use before then must outlive the restart.
-    const closedAt = new Date(Math.ceil((Date.now() + 8_000) / 1000) * 1000);
-    writeFileSync(policyFile, JSON.stringify(closingPolicy(closedAt)));
-    expect((await fetch(`${first.adminUrl}/-/reload`, { method: 'POST' })).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect(await statusWith(first, kept.key, '/v1/orders/ord-1001')).toBe(200);
-    expect(Date.now()).toBeLessThan(closedAt.getTime());
-    expect((await fetch(`${first.adminUrl}/consumers/${revoked.id}/keys/${revoked.keyId}`, { method: 'DELETE' })).status).toBe(204);
+  it(
+    'keeps consumers, keys and first uses across a restart of the gateway, and refuses a second gateway on its directory',
+    async () => {
+      const first = await startEmbedded();
+      expect(first.logs.find((line) => line.msg === 'consumer store open')).toMatchObject({
+        consumerStore: 'embedded',
+        dataDir,
+      });
+      const kept = await consumerWithKey(first, 'Kept Consumer');
+      const revoked = await consumerWithKey(first, 'Revoked Consumer');
+      const newcomer = await consumerWithKey(first, 'Newcomer');
+      issued.push(kept, revoked, newcomer);
+      // v1 closes to new consumers a few seconds from now: a first use before then must outlive the restart.
+      const closedAt = new Date(Math.ceil((Date.now() + 8_000) / 1000) * 1000);
+      writeFileSync(policyFile, JSON.stringify(closingPolicy(closedAt)));
+      expect((await fetch(`${first.adminUrl}/-/reload`, { method: 'POST' })).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect(await statusWith(first, kept.key, '/v1/orders/ord-1001')).toBe(200);
+      expect(Date.now()).toBeLessThan(closedAt.getTime());
+      expect(
+        (await fetch(`${first.adminUrl}/consumers/${revoked.id}/keys/${revoked.keyId}`, { method: 'DELETE' })).status,
+      ).toBe(204);
 
-    const second = spawnSync(process.execPath, [entries.gateway], {
-      cwd: repoRoot,
-      env: { ...process.env, ...gatewayEnv, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(second.status).toBe(1);
-    expect(second.stderr).toBe(
-      `cannot start: GATEWAY_DATA_DIR: ${dataDir} is in use by process ${first.child.pid} (another gateway?); stop it, or remove ${join(dataDir, 'gateway.pid')} if no gateway runs\n`,
-    );
-    expect(await first.stop()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, closedAt.getTime() - Date.now())));
+      const second = spawnSync(process.execPath, [entries.gateway], {
+        cwd: repoRoot,
+        env: { ...process.env, ...gatewayEnv, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toBe(
+        `cannot start: GATEWAY_DATA_DIR: ${dataDir} is in use by process ${first.child.pid} (another gateway?); stop it, or remove ${join(dataDir, 'gateway.pid')} if no gateway runs\n`,
+      );
+      expect(await first.stop()).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, closedAt.getTime() - Date.now())));
 
-    const restarted = await startEmbedded();
-    try {
-      expect(await statusWith(restarted, kept.key, '/v1/orders/ord-1001')).toBe(200);
-      expect(await statusWith(restarted, newcomer.key, '/v1/orders/ord-1001')).toBe(403);
-      expect(await statusWith(restarted, newcomer.key)).toBe(200);
-      expect(await statusWith(restarted, revoked.key)).toBe(401);
-      const shown = (await (await fetch(`${restarted.adminUrl}/consumers/${kept.id}`)).json()) as { keys: { key_id: string }[] };
-      expect(shown.keys.map(({ key_id }) => key_id)).toEqual([kept.keyId]);
-    } finally {
-      expect(await restarted.stop()).toBe(0);
-    }
-  }, 3 * EMBEDDED_START_MS);
+      const restarted = await startEmbedded();
+      try {
+        expect(await statusWith(restarted, kept.key, '/v1/orders/ord-1001')).toBe(200);
+        expect(await statusWith(restarted, newcomer.key, '/v1/orders/ord-1001')).toBe(403);
+        expect(await statusWith(restarted, newcomer.key)).toBe(200);
+        expect(await statusWith(restarted, revoked.key)).toBe(401);
+        const shown = (await (await fetch(`${restarted.adminUrl}/consumers/${kept.id}`)).json()) as {
+          keys: { key_id: string }[];
+        };
+        expect(shown.keys.map(({ key_id }) => key_id)).toEqual([kept.keyId]);
+      } finally {
+        expect(await restarted.stop()).toBe(0);
+      }
+    },
+    3 * EMBEDDED_START_MS,
+  );
 
   it('never writes a key to its log, at debug level', async () => {
     expect(issued).toHaveLength(3);
@@ -111,7 +138,14 @@ describe('a gateway whose store cannot be opened', () => {
   it('stops with one line, without the password, when its PostgreSQL cannot be reached', () => {
     const result = spawnSync(process.execPath, [entries.gateway], {
       cwd: repoRoot,
-      env: { ...process.env, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: 'postgres://gw:secret-pw@127.0.0.1:1/none' },
+      env: {
+        ...process.env,
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: '0',
+        GATEWAY_ADMIN_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: 'postgres://gw:secret-pw@127.0.0.1:1/none',
+      },
       encoding: 'utf8',
       timeout: 15_000,
     });
@@ -124,12 +158,21 @@ describe('a gateway whose store cannot be opened', () => {
     writeFileSync(file, '');
     const result = spawnSync(process.execPath, [entries.gateway], {
       cwd: repoRoot,
-      env: { ...process.env, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: '', GATEWAY_DATA_DIR: join(file, 'gateway') },
+      env: {
+        ...process.env,
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: '0',
+        GATEWAY_ADMIN_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: '',
+        GATEWAY_DATA_DIR: join(file, 'gateway'),
+      },
       encoding: 'utf8',
       timeout: 15_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`cannot start: GATEWAY_DATA_DIR: cannot write ${join(file, 'gateway', 'gateway.pid')} (ENOTDIR)\n`);
+    expect(result.stderr).toBe(
+      `cannot start: GATEWAY_DATA_DIR: cannot write ${join(file, 'gateway', 'gateway.pid')} (ENOTDIR)\n`,
+    );
   });
 });
-

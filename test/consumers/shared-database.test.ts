@@ -27,37 +27,65 @@ const migrationsIn = (dir: string): string[] =>
     .sort();
 
 async function startBoth(url: string): Promise<[ServiceProcess, ServiceProcess]> {
-  const backend = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', DATABASE_URL: url });
+  const backend = await startService('backend', {
+    BACKEND_HOST: '127.0.0.1',
+    BACKEND_PORT: '0',
+    BACKEND_ADMIN_PORT: '0',
+    DATABASE_URL: url,
+  });
   const gateway = await startGateway(backend.apiUrl, { DATABASE_URL: url });
   return [backend, gateway];
 }
 
-it('runs gateway and backend migrated into one database without a clash: both work, each keeps its own history, both restart', { timeout: 120_000 }, async () => {
-  const url = await postgres.createDatabase();
-  for (let run = 0; run < 2; run++) {
-    const [backend, gateway] = await startBoth(url);
-    try {
-      const created = await fetch(`${gateway.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: `run ${run}`, email: `run${run}@example.com` }) });
-      expect(created.status).toBe(201);
-      const { key } = await consumerWithKey(gateway, `Shared Run ${run}`);
-      const listed = await fetch(`${gateway.apiUrl}/api/users`, { headers: { 'api-key': key } });
-      expect(((await listed.json()) as unknown[]).length).toBe(run + 1);
-    } finally {
-      await Promise.all([gateway.stop(), backend.stop()]);
+it(
+  'runs gateway and backend migrated into one database without a clash: both work, each keeps its own history, both restart',
+  { timeout: 120_000 },
+  async () => {
+    const url = await postgres.createDatabase();
+    for (let run = 0; run < 2; run++) {
+      const [backend, gateway] = await startBoth(url);
+      try {
+        const created = await fetch(`${gateway.apiUrl}/api/users`, {
+          method: 'POST',
+          body: JSON.stringify({ name: `run ${run}`, email: `run${run}@example.com` }),
+        });
+        expect(created.status).toBe(201);
+        const { key } = await consumerWithKey(gateway, `Shared Run ${run}`);
+        const listed = await fetch(`${gateway.apiUrl}/api/users`, { headers: { 'api-key': key } });
+        expect(((await listed.json()) as unknown[]).length).toBe(run + 1);
+      } finally {
+        await Promise.all([gateway.stop(), backend.stop()]);
+      }
     }
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const names = async (table: string) => (await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`)).rows.map(({ name }) => name);
-    expect(await names('public.pgmigrations')).toEqual(migrationsIn('services/users-orders/src/users/postgres/migrations'));
-    expect(await names('gateway.pgmigrations')).toEqual(migrationsIn('gateway/src/database/migrations'));
-    const tables = await client.query<{ schema: string; name: string }>(
-      "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_schema IN ('public', 'gateway') ORDER BY 1, 2",
-    );
-    expect(tables.rows.filter(({ schema }) => schema === 'public').map(({ name }) => name)).toEqual(['idempotency_keys', 'pgmigrations', 'user_id_counter', 'users']);
-    expect(tables.rows.filter(({ schema }) => schema === 'gateway').map(({ name }) => name)).toEqual(['api_keys', 'changes', 'consumers', 'first_uses', 'notices', 'pgmigrations', 'usage']);
-  } finally {
-    await client.end();
-  }
-});
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const names = async (table: string) =>
+        (await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`)).rows.map(({ name }) => name);
+      expect(await names('public.pgmigrations')).toEqual(
+        migrationsIn('services/users-orders/src/users/postgres/migrations'),
+      );
+      expect(await names('gateway.pgmigrations')).toEqual(migrationsIn('gateway/src/database/migrations'));
+      const tables = await client.query<{ schema: string; name: string }>(
+        "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_schema IN ('public', 'gateway') ORDER BY 1, 2",
+      );
+      expect(tables.rows.filter(({ schema }) => schema === 'public').map(({ name }) => name)).toEqual([
+        'idempotency_keys',
+        'pgmigrations',
+        'user_id_counter',
+        'users',
+      ]);
+      expect(tables.rows.filter(({ schema }) => schema === 'gateway').map(({ name }) => name)).toEqual([
+        'api_keys',
+        'changes',
+        'consumers',
+        'first_uses',
+        'notices',
+        'pgmigrations',
+        'usage',
+      ]);
+    } finally {
+      await client.end();
+    }
+  },
+);

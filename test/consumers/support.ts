@@ -4,8 +4,16 @@ import { repoRoot } from '../../scripts/paths.mjs';
 import type { ServiceProcess } from '../e2e/process-stack.js';
 
 /** Registers a consumer on a gateway's admin listener and issues it a key; answers the key. */
-export async function consumerWithKey(gateway: ServiceProcess, name: string, headers: Record<string, string> = {}): Promise<{ id: string; keyId: string; key: string }> {
-  const created = await fetch(`${gateway.adminUrl}/consumers`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name }) });
+export async function consumerWithKey(
+  gateway: ServiceProcess,
+  name: string,
+  headers: Record<string, string> = {},
+): Promise<{ id: string; keyId: string; key: string }> {
+  const created = await fetch(`${gateway.adminUrl}/consumers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ name }),
+  });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: string };
   const issued = await fetch(`${gateway.adminUrl}/consumers/${id}/keys`, { method: 'POST', headers });
@@ -20,7 +28,11 @@ export async function statusWith(gateway: ServiceProcess, key: string, path = '/
 }
 
 /** Runs `npm run consumers -- …args` against a gateway's admin listener: exit code, stdout, stderr. */
-export function consumersCli(adminUrl: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function consumersCli(
+  adminUrl: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'consumers', '--', ...args], {
       cwd: repoRoot,

@@ -15,7 +15,10 @@ export interface CommandResult {
 }
 
 /** Runs `docker …`; rejects with the command and its stderr when it exits non-zero. */
-export async function docker(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+export async function docker(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CommandResult> {
   try {
     const { stdout, stderr } = await execFileAsync('docker', args, {
       cwd: options.cwd,
@@ -26,14 +29,20 @@ export async function docker(args: string[], options: { cwd?: string; env?: Node
     return { stdout, stderr };
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
-    throw new Error(`docker ${args.join(' ')} failed: ${stderr.trim() || (err instanceof Error ? err.message : String(err))}`);
+    throw new Error(
+      `docker ${args.join(' ')} failed: ${stderr.trim() || (err instanceof Error ? err.message : String(err))}`,
+    );
   }
 }
 
 /** Runs a bash script (the commands of docs/deployment.md) in `cwd`, stopping at the first failing command. */
 export async function bash(script: string, cwd: string): Promise<CommandResult> {
   try {
-    const { stdout, stderr } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', script], { cwd, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd,
+      timeout: 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { stdout, stderr };
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
@@ -86,7 +95,12 @@ export async function inspect(containerId: string): Promise<ContainerInspect> {
 }
 
 /** Polls a container until `done` holds for its inspect data; fails with the last state after `timeoutMs`. */
-export async function waitForContainer(containerId: string, what: string, done: (state: ContainerInspect) => boolean, timeoutMs = 60_000): Promise<ContainerInspect> {
+export async function waitForContainer(
+  containerId: string,
+  what: string,
+  done: (state: ContainerInspect) => boolean,
+  timeoutMs = 60_000,
+): Promise<ContainerInspect> {
   let last: ContainerInspect | undefined;
   return eventually(
     `container ${containerId.slice(0, 12)} ${what}`,
@@ -117,7 +131,11 @@ export class ComposeProject {
 
   run(args: string[], timeoutMs?: number): Promise<CommandResult> {
     const fileArgs = this.files.flatMap((file) => ['-f', file]);
-    return docker(['compose', '-p', this.name, ...fileArgs, ...args], { cwd: this.root, env: { ...process.env, ...this.env }, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    return docker(['compose', '-p', this.name, ...fileArgs, ...args], {
+      cwd: this.root,
+      env: { ...process.env, ...this.env },
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    });
   }
 
   /** The ids of the service's containers (one per replica), also stopped ones, in replica order. */

@@ -16,10 +16,14 @@ try {
 process.stdout.write(`end-to-end suite under Node ${node.version} (the Docker image's major)\n`);
 
 const args = process.argv.slice(2);
-const result = spawnSync(node.binary, ['node_modules/vitest/vitest.mjs', 'run', ...(args.length > 0 ? args : ['test/e2e'])], {
-  cwd: repoRoot,
-  // First on PATH too, so what the suite runs by name (npm scripts, node) runs on the same Node.
-  env: { ...process.env, PATH: `${dirname(node.binary)}${delimiter}${process.env.PATH ?? ''}` },
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  node.binary,
+  ['node_modules/vitest/vitest.mjs', 'run', ...(args.length > 0 ? args : ['test/e2e'])],
+  {
+    cwd: repoRoot,
+    // First on PATH too, so what the suite runs by name (npm scripts, node) runs on the same Node.
+    env: { ...process.env, PATH: `${dirname(node.binary)}${delimiter}${process.env.PATH ?? ''}` },
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

@@ -29,15 +29,20 @@ export interface MaildevEmail {
 export async function maildevEmails(maildevUrl: string): Promise<MaildevEmail[]> {
   const response = await fetch(`${maildevUrl}/email`);
   const body: unknown = await response.json();
-  if (response.status !== 200 || !Array.isArray(body)) throw new Error(`MailDev GET /email: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+  if (response.status !== 200 || !Array.isArray(body))
+    throw new Error(`MailDev GET /email: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
   return body as MaildevEmail[];
 }
 
 /** Polls MailDev until an e-mail `matches` (an SMTP server may store a message a moment after its 250). */
-export function waitForEmail(maildevUrl: string, what: string, matches: (email: MaildevEmail) => boolean, timeoutMs = 30_000): Promise<MaildevEmail> {
-  return eventually(
-    `MailDev to hold ${what}`,
-    async () => (await maildevEmails(maildevUrl)).find(matches),
-    { timeoutMs, intervalMs: 500 },
-  );
+export function waitForEmail(
+  maildevUrl: string,
+  what: string,
+  matches: (email: MaildevEmail) => boolean,
+  timeoutMs = 30_000,
+): Promise<MaildevEmail> {
+  return eventually(`MailDev to hold ${what}`, async () => (await maildevEmails(maildevUrl)).find(matches), {
+    timeoutMs,
+    intervalMs: 500,
+  });
 }

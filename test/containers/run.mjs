@@ -40,7 +40,10 @@ const parts = [
 process.stdout.write(`container suite: Docker engine at ${engine}\n`);
 // The images: engine.sh leaves an engine that can get the official images as it is, and builds the
 // stand-ins (once) where it cannot, e.g. an engine started by hand on a machine without a registry.
-const images = spawnSync('bash', [fileURLToPath(new URL('engine.sh', import.meta.url))], { cwd: repoRoot, stdio: 'inherit' });
+const images = spawnSync('bash', [fileURLToPath(new URL('engine.sh', import.meta.url))], {
+  cwd: repoRoot,
+  stdio: 'inherit',
+});
 if (images.status !== 0) {
   process.stdout.write('container suite FAILED: test/containers/engine.sh could not provide the images (see above)\n');
   process.exit(1);
@@ -49,8 +52,23 @@ let status = 0;
 for (const [name, project] of parts) {
   process.stdout.write(`container suite: ${name}: building and starting its compose stack\n`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, [vitest, 'run', '--config', 'test/vitest.config.ts', '--project', project, '--passWithNoTests', ...process.argv.slice(2)], { cwd: repoRoot, stdio: 'inherit' });
-  process.stdout.write(`container suite: ${name} took ${Math.round((Date.now() - started) / 1000)} s (exit ${result.status ?? result.signal})\n`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      vitest,
+      'run',
+      '--config',
+      'test/vitest.config.ts',
+      '--project',
+      project,
+      '--passWithNoTests',
+      ...process.argv.slice(2),
+    ],
+    { cwd: repoRoot, stdio: 'inherit' },
+  );
+  process.stdout.write(
+    `container suite: ${name} took ${Math.round((Date.now() - started) / 1000)} s (exit ${result.status ?? result.signal})\n`,
+  );
   if (status === 0) status = result.status ?? 1;
 }
 process.exit(status);

@@ -12,14 +12,19 @@ import { repoRoot } from '../../scripts/paths.mjs';
 // document must be what the declarations derive from the newest one. Run as `npm run openapi:update` runs
 // (npm test has built dist/ already), on copies of the snapshots and of the policy file.
 
-const shipped = JSON.parse(readFileSync(join(repoRoot, 'ops/versions.json'), 'utf8')) as { versions: Record<string, unknown>[] };
+const shipped = JSON.parse(readFileSync(join(repoRoot, 'ops/versions.json'), 'utf8')) as {
+  versions: Record<string, unknown>[];
+};
 
 /** A temporary directory with the committed snapshots, v1.json replaced by the document the right declarations derive. */
 function snapshotsDerivedRight(): string {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-derived-'));
   cpSync(join(repoRoot, 'openapi'), dir, { recursive: true });
   const v2 = JSON.parse(readFileSync(join(dir, 'v2.json'), 'utf8')) as object;
-  writeFileSync(join(dir, 'v1.json'), `${JSON.stringify(deriveDocument(v2, [{ version: 1, successor: 2, changes: V1_CHANGES }]), null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'v1.json'),
+    `${JSON.stringify(deriveDocument(v2, [{ version: 1, successor: 2, changes: V1_CHANGES }]), null, 2)}\n`,
+  );
   return dir;
 }
 
@@ -31,11 +36,20 @@ function policyWith(changes: VersionChange[]): string {
   return file;
 }
 
-function runGate(snapshots: string, policy: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function runGate(
+  snapshots: string,
+  policy: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['scripts/openapi-update.mjs', '--snapshots', snapshots, '--policy', policy, ...args], { cwd: repoRoot }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['scripts/openapi-update.mjs', '--snapshots', snapshots, '--policy', policy, ...args],
+      { cwd: repoRoot },
+      (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -60,14 +74,22 @@ describe('the contract gate on a version declared as changes', () => {
     const before = readFileSync(join(dir, 'v1.json'), 'utf8');
     const run = await runGate(dir, policyWith(wrong));
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('v1.json (derived from v2 by the policy\'s changes): BREAKING: [Removed] property `user_id` in Response 200 content (application/json)');
-    expect(run.stdout).toContain('v1.json (derived from v2 by the policy\'s changes): non-breaking: [Added] property `customer_id` in Response 200 content (application/json)');
+    expect(run.stdout).toContain(
+      "v1.json (derived from v2 by the policy's changes): BREAKING: [Removed] property `user_id` in Response 200 content (application/json)",
+    );
+    expect(run.stdout).toContain(
+      "v1.json (derived from v2 by the policy's changes): non-breaking: [Added] property `customer_id` in Response 200 content (application/json)",
+    );
     expect(run.stderr).toMatch(/^Refused: the differences marked BREAKING/);
     expect(readFileSync(join(dir, 'v1.json'), 'utf8')).toBe(before);
   });
 
   it('refuses a scale that leaves the decimal an integer: a changed type', async () => {
-    const unscaled = V1_CHANGES.map((change) => (change.op === 'scale' ? { resource: change.resource, op: 'rename' as const, field: 'total', to: 'total_cents' } : change));
+    const unscaled = V1_CHANGES.map((change) =>
+      change.op === 'scale'
+        ? { resource: change.resource, op: 'rename' as const, field: 'total', to: 'total_cents' }
+        : change,
+    );
     const run = await runGate(snapshotsDerivedRight(), policyWith(unscaled));
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/v1\.json \(derived from v2 by the policy's changes\): BREAKING: .*`total`/);
@@ -78,7 +100,9 @@ describe('the contract gate on a version declared as changes', () => {
     cpSync(join(repoRoot, 'openapi'), dir, { recursive: true });
     const policy = policyWith(V1_CHANGES);
     expect((await runGate(dir, policy)).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, 'v1.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(join(snapshotsDerivedRight(), 'v1.json'), 'utf8')));
+    expect(JSON.parse(readFileSync(join(dir, 'v1.json'), 'utf8'))).toEqual(
+      JSON.parse(readFileSync(join(snapshotsDerivedRight(), 'v1.json'), 'utf8')),
+    );
     expect((await runGate(dir, policy)).stdout).toBe('Snapshots are up to date.\n');
   });
 

@@ -75,14 +75,20 @@ describe('a TypeScript client generated from openapi/v2.json (openapi-typescript
   });
 
   it('refuses, at type-check time, a version 1 field on a version 2 order', () => {
-    expect(compile([join(out, 'wrong-client.mts')], false)).toEqual([expect.stringMatching(/^Property 'total' does not exist on type/)]);
+    expect(compile([join(out, 'wrong-client.mts')], false)).toEqual([
+      expect.stringMatching(/^Property 'total' does not exist on type/),
+    ]);
   });
 
   it('reads customer_id, total_cents and currency through the running gateway', async () => {
     const { readOrder } = (await import(pathToFileURL(join(out, 'client.mjs')).href)) as {
       readOrder: (baseUrl: string, id: string) => Promise<{ customerId: string; totalCents: number; currency: string }>;
     };
-    await expect(readOrder(stack.gatewayUrl, 'ord-1001')).resolves.toEqual({ customerId: 'user-1', totalCents: 1999, currency: 'EUR' });
+    await expect(readOrder(stack.gatewayUrl, 'ord-1001')).resolves.toEqual({
+      customerId: 'user-1',
+      totalCents: 1999,
+      currency: 'EUR',
+    });
     await expect(readOrder(stack.gatewayUrl, 'ord-9999')).rejects.toThrow('404 {"error":"order not found","code":404}');
   });
 });

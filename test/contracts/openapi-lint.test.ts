@@ -15,7 +15,12 @@ import { repoRoot } from '../../scripts/paths.mjs';
 
 const bin = (name: string): string => join(repoRoot, 'node_modules', '.bin', name);
 /** Neither tool may reach the network: no usage data, no update check. */
-const OFFLINE = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' };
+const OFFLINE = {
+  ...process.env,
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+  NO_UPDATE_NOTIFIER: '1',
+};
 
 function run(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -29,7 +34,17 @@ function run(command: string, args: string[]): Promise<string> {
 
 /** Spectral's findings, one line each (`file path: rule: message`), of every severity. */
 async function spectral(files: readonly string[]): Promise<string[]> {
-  const out = await run(bin('spectral'), ['lint', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'hint', '--quiet', ...files]);
+  const out = await run(bin('spectral'), [
+    'lint',
+    '--ruleset',
+    '.spectral.yaml',
+    '--format',
+    'json',
+    '--fail-severity',
+    'hint',
+    '--quiet',
+    ...files,
+  ]);
   const start = out.indexOf('[');
   const results = JSON.parse(out.slice(start)) as { code: string; message: string; path: string[]; source: string }[];
   return results.map((result) => `${result.source} ${result.path.join('.')}: ${result.code}: ${result.message}`);
@@ -40,8 +55,12 @@ async function redocly(files: readonly string[]): Promise<string[]> {
   const lines: string[] = [];
   for (const file of files) {
     const out = await run(bin('redocly'), ['lint', '--config', 'redocly.yaml', '--format', 'json', file]);
-    const report = JSON.parse(out.slice(out.indexOf('{'))) as { problems: { ruleId: string; message: string; severity: string }[] };
-    lines.push(...report.problems.map((problem) => `${file}: ${problem.severity} ${problem.ruleId}: ${problem.message}`));
+    const report = JSON.parse(out.slice(out.indexOf('{'))) as {
+      problems: { ruleId: string; message: string; severity: string }[];
+    };
+    lines.push(
+      ...report.problems.map((problem) => `${file}: ${problem.severity} ${problem.ruleId}: ${problem.message}`),
+    );
   }
   return lines;
 }
@@ -83,11 +102,19 @@ describe('the OpenAPI documents the gateway serves pass both linters', () => {
     backend = await startDocumentBackend();
     const [v1, v2] = designPolicyFile.versions as unknown as [Record<string, unknown>, Record<string, unknown>];
     // Deprecated, and requiring a key: every annotation the gateway makes.
-    await serve('v1-deprecated-key-required', { ...designPolicyFile, versions: [{ ...v1, consumer_key: 'required' }, v2] }, '/v1/openapi.json');
+    await serve(
+      'v1-deprecated-key-required',
+      { ...designPolicyFile, versions: [{ ...v1, consumer_key: 'required' }, v2] },
+      '/v1/openapi.json',
+    );
     await serve('v2-current', designPolicyFile, '/v2/openapi.json');
     // Declared as changes, the backend answering with version 2's document: derived, then annotated.
     backend.documents.set('/v1/openapi.json', JSON.stringify(ordersDocument(2)));
-    await serve('v1-derived', { ...designPolicyFile, versions: [{ ...v1, changes: V1_CHANGES }, v2] }, '/v1/openapi.json');
+    await serve(
+      'v1-derived',
+      { ...designPolicyFile, versions: [{ ...v1, changes: V1_CHANGES }, v2] },
+      '/v1/openapi.json',
+    );
   }, 60_000);
   afterAll(async () => {
     await backend.close();

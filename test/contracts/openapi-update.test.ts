@@ -16,14 +16,22 @@ interface Run {
 /** `npm run openapi:update` without its build step (npm test has built dist/ already), on a copy of the snapshots. */
 function runUpdate(snapshots: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['scripts/openapi-update.mjs', '--snapshots', snapshots, ...args], { cwd: repoRoot }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['scripts/openapi-update.mjs', '--snapshots', snapshots, ...args],
+      { cwd: repoRoot },
+      (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
+      },
+    );
   });
 }
 
 /** A copy of the committed snapshots in which one document was edited, as if the code had changed the other way. */
-function snapshotsWith(version: number, edit: (document: Record<string, unknown>) => void): { dir: string; file: string; before: string } {
+function snapshotsWith(
+  version: number,
+  edit: (document: Record<string, unknown>) => void,
+): { dir: string; file: string; before: string } {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
   cpSync(committed, dir, { recursive: true });
   const file = join(dir, `v${version}.json`);
@@ -36,7 +44,17 @@ function snapshotsWith(version: number, edit: (document: Record<string, unknown>
 
 /** The snapshot lists an order field the code no longer returns: the generated document removed it. */
 function withLegacyField(document: Record<string, unknown>): void {
-  const paths = document.paths as Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }> } }>;
+  const paths = document.paths as Record<
+    string,
+    {
+      get: {
+        responses: Record<
+          string,
+          { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }
+        >;
+      };
+    }
+  >;
   const schema = paths['/v1/orders/{id}']?.get.responses['200']?.content['application/json']?.schema;
   if (schema === undefined) throw new Error('no v1 order schema in the snapshot');
   schema.properties.legacy = { type: 'string' };
@@ -48,7 +66,9 @@ describe('npm run openapi:update', () => {
     const { dir, file, before } = snapshotsWith(1, withLegacyField);
     const run = await runUpdate(dir);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('v1.json: BREAKING: [Removed] property `legacy` in Response 200 content (application/json)');
+    expect(run.stdout).toContain(
+      'v1.json: BREAKING: [Removed] property `legacy` in Response 200 content (application/json)',
+    );
     expect(run.stderr).toMatch(/^Refused: the differences marked BREAKING would break clients/);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });

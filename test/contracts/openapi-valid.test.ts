@@ -21,7 +21,9 @@ describe('the API documents are valid OpenAPI 3.1 (@readme/openapi-parser)', () 
     }
   });
 
-  const usersOperations = (document: OpenAPIV3_1.Document): { get: OpenAPIV3_1.OperationObject; post: OpenAPIV3_1.OperationObject } => {
+  const usersOperations = (
+    document: OpenAPIV3_1.Document,
+  ): { get: OpenAPIV3_1.OperationObject; post: OpenAPIV3_1.OperationObject } => {
     const users = document.paths?.['/api/users'];
     if (users?.get === undefined || users.post === undefined) throw new Error('no /api/users operations');
     return { get: users.get, post: users.post };
@@ -32,7 +34,8 @@ describe('the API documents are valid OpenAPI 3.1 (@readme/openapi-parser)', () 
       'a response without its description',
       /description/,
       (document) => {
-        delete (usersOperations(document).get.responses as Record<string, Partial<OpenAPIV3_1.ResponseObject>>)['200']?.description;
+        delete (usersOperations(document).get.responses as Record<string, Partial<OpenAPIV3_1.ResponseObject>>)['200']
+          ?.description;
       },
     ],
     [

@@ -3,8 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { translatedVersions } from '../../gateway/src/changes/derive-document.js';
 import { readPolicyFile } from '../../gateway/src/versions/policy-file.js';
-import { diffSnapshots, describeDiffs, type SnapshotDiff } from '../../services/users-orders/tools/openapi-snapshots.js';
-import { orderPresenters, orderV1Schema, orderV2Schema, presenter, type OrderPresenter } from '../../services/users-orders/src/orders/presenters.js';
+import {
+  diffSnapshots,
+  describeDiffs,
+  type SnapshotDiff,
+} from '../../services/users-orders/tools/openapi-snapshots.js';
+import {
+  orderPresenters,
+  orderV1Schema,
+  orderV2Schema,
+  presenter,
+  type OrderPresenter,
+} from '../../services/users-orders/src/orders/presenters.js';
 
 const committed = fileURLToPath(new URL('../../openapi', import.meta.url));
 
@@ -14,7 +24,10 @@ const HOW_TO_FIX =
   'version as it is and put the change in a new major version (docs/architecture.md#changing-the-api).';
 
 function changesOf(diffs: SnapshotDiff[], version: number): { compatibility: string; description: string }[] {
-  return (diffs.find((diff) => diff.version === version)?.changes ?? []).map(({ compatibility, description }) => ({ compatibility, description }));
+  return (diffs.find((diff) => diff.version === version)?.changes ?? []).map(({ compatibility, description }) => ({
+    compatibility,
+    description,
+  }));
 }
 
 function withPresenter(version: number, replacement: OrderPresenter | undefined): Map<number, OrderPresenter> {
@@ -25,7 +38,9 @@ function withPresenter(version: number, replacement: OrderPresenter | undefined)
 }
 
 /** The versions ops/versions.json declares as changes: their documents are derived, not generated. */
-const translated = translatedVersions(readPolicyFile(fileURLToPath(new URL('../../ops/versions.json', import.meta.url))).file.versions);
+const translated = translatedVersions(
+  readPolicyFile(fileURLToPath(new URL('../../ops/versions.json', import.meta.url))).file.versions,
+);
 /** Every version the backend serves: one document each, committed as openapi/v{n}.json. */
 const served = [...orderPresenters.keys()].sort((a, b) => a - b);
 /** A version the backend does not serve yet. */
@@ -34,7 +49,9 @@ const next = Math.max(...served) + 1;
 describe('the committed API documents', () => {
   it('equal the documents the backend generates and those derived for the versions declared as changes', async () => {
     const diffs = await diffSnapshots(committed, undefined, translated);
-    expect(diffs.map((diff) => diff.version)).toEqual([...new Set([...served, ...translated.versions])].sort((a, b) => a - b));
+    expect(diffs.map((diff) => diff.version)).toEqual(
+      [...new Set([...served, ...translated.versions])].sort((a, b) => a - b),
+    );
     expect(diffs.map((diff) => diff.version)).toEqual(expect.arrayContaining([1, 2]));
     expect(describeDiffs(diffs.filter((diff) => !diff.unchanged)), HOW_TO_FIX).toBe('');
   });
@@ -43,34 +60,63 @@ describe('the committed API documents', () => {
 describe('a presenter change is classified against the committed documents', () => {
   it('drops `total` from version 1: breaking, on both order paths, and version 2 untouched', async () => {
     const withoutTotal = orderV1Schema.omit({ total: true });
-    const diffs = await diffSnapshots(committed, withPresenter(1, presenter(withoutTotal, (order) => ({ id: order.id, user_id: order.customer_id }))));
+    const diffs = await diffSnapshots(
+      committed,
+      withPresenter(
+        1,
+        presenter(withoutTotal, (order) => ({ id: order.id, user_id: order.customer_id })),
+      ),
+    );
     const removed = changesOf(diffs, 1).filter((change) => change.description.includes('property `total`'));
     expect(removed.map((change) => change.compatibility)).toEqual(['breaking', 'breaking']);
-    expect(describeDiffs(diffs)).toMatch(/v1\.json: BREAKING: \[Removed\] property `total` in Response 200 content \(application\/json\)/);
+    expect(describeDiffs(diffs)).toMatch(
+      /v1\.json: BREAKING: \[Removed\] property `total` in Response 200 content \(application\/json\)/,
+    );
     expect(diffs.find((diff) => diff.version === 2)?.unchanged).toBe(true);
   });
 
   it('adds an optional response field to version 2: non-breaking only', async () => {
     const withNote = orderV2Schema.extend({ note: z.string().optional() });
-    const diffs = await diffSnapshots(committed, withPresenter(2, presenter(withNote, (order) => ({ ...order, note: 'x' }))));
+    const diffs = await diffSnapshots(
+      committed,
+      withPresenter(
+        2,
+        presenter(withNote, (order) => ({ ...order, note: 'x' })),
+      ),
+    );
     const changes = changesOf(diffs, 2);
-    expect(changes).toContainEqual({ compatibility: 'non-breaking', description: '[Added] property `note` in Response 200 content (application/json)' });
+    expect(changes).toContainEqual({
+      compatibility: 'non-breaking',
+      description: '[Added] property `note` in Response 200 content (application/json)',
+    });
     expect(changes.every((change) => change.compatibility === 'non-breaking')).toBe(true);
   });
 
   it('changes the type of total_cents in version 2: breaking', async () => {
     const asString = orderV2Schema.extend({ total_cents: z.string() });
-    const diffs = await diffSnapshots(committed, withPresenter(2, presenter(asString, (order) => ({ ...order, total_cents: String(order.total_cents) }))));
-    expect(changesOf(diffs, 2).filter((change) => change.compatibility === 'breaking').map((change) => change.description)).toContain(
-      '[Replaced] type definition of `total_cents` in Response 200 content (application/json)',
+    const diffs = await diffSnapshots(
+      committed,
+      withPresenter(
+        2,
+        presenter(asString, (order) => ({ ...order, total_cents: String(order.total_cents) })),
+      ),
     );
+    expect(
+      changesOf(diffs, 2)
+        .filter((change) => change.compatibility === 'breaking')
+        .map((change) => change.description),
+    ).toContain('[Replaced] type definition of `total_cents` in Response 200 content (application/json)');
   });
 
   it('removes version 2 altogether: breaking; adds the next version: a new document, non-breaking, with its own order routes', async () => {
     const removed = await diffSnapshots(committed, withPresenter(2, undefined));
-    expect(changesOf(removed, 2)).toEqual([{ compatibility: 'breaking', description: 'version 2 is no longer served: every endpoint of it is removed' }]);
+    expect(changesOf(removed, 2)).toEqual([
+      { compatibility: 'breaking', description: 'version 2 is no longer served: every endpoint of it is removed' },
+    ]);
     const added = await diffSnapshots(committed, withPresenter(next, orderPresenters.get(2)));
-    expect(changesOf(added, next)).toEqual([{ compatibility: 'non-breaking', description: `version ${next} is new: its document has no snapshot yet` }]);
+    expect(changesOf(added, next)).toEqual([
+      { compatibility: 'non-breaking', description: `version ${next} is new: its document has no snapshot yet` },
+    ]);
     expect(added.find((diff) => diff.version === next)?.generated).toContain(`"/v${next}/orders/{id}"`);
   });
 });

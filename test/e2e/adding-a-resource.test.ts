@@ -62,8 +62,18 @@ interface SectionBlocks {
 /** The section's code blocks, in order: the routes file, the import, the registration, the seed file, the policy keys, the new test. */
 function sectionBlocks(): SectionBlocks {
   const code = sectionCodeBlocks(SECTION);
-  expect(code.map(({ lang }) => lang), 'the section shows the routes file, the import, the registration, the seed file, the policy keys and the test').toEqual(['ts', 'ts', 'ts', 'json', 'json', 'ts']);
-  const [routes, importLine, registration, seed, policyKeys, test] = code.map(({ body }) => body) as [string, string, string, string, string, string];
+  expect(
+    code.map(({ lang }) => lang),
+    'the section shows the routes file, the import, the registration, the seed file, the policy keys and the test',
+  ).toEqual(['ts', 'ts', 'ts', 'json', 'json', 'ts']);
+  const [routes, importLine, registration, seed, policyKeys, test] = code.map(({ body }) => body) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   return { routes, importLine, registration, seed, policyKeys, test };
 }
 
@@ -84,7 +94,8 @@ function applySection(copy: string, blocks: SectionBlocks): void {
   const appFile = join(copy, APP);
   const lines = readFileSync(appFile, 'utf8').split('\n');
   const has = (block: string) => lines.some((line) => line === block.trimEnd());
-  if (!has(blocks.importLine)) lines.splice(lines.findLastIndex((line) => line.startsWith('import ')) + 1, 0, blocks.importLine.trimEnd());
+  if (!has(blocks.importLine))
+    lines.splice(lines.findLastIndex((line) => line.startsWith('import ')) + 1, 0, blocks.importLine.trimEnd());
   if (!has(blocks.registration)) {
     const orderRoutes = lines.findIndex((line) => line.includes(ORDER_ROUTES_REGISTRATION));
     expect(orderRoutes, `${APP} registers the order routes`).toBeGreaterThan(-1);
@@ -95,7 +106,8 @@ function applySection(copy: string, blocks: SectionBlocks): void {
   const policyFile = join(copy, POLICY);
   const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as Record<string, unknown>;
   const keys = JSON.parse(blocks.policyKeys) as Record<string, unknown>;
-  if (!Object.entries(keys).every(([key, value]) => isDeepStrictEqual(policy[key], value))) writeFileSync(policyFile, `${JSON.stringify({ ...policy, ...keys }, null, 2)}\n`);
+  if (!Object.entries(keys).every(([key, value]) => isDeepStrictEqual(policy[key], value)))
+    writeFileSync(policyFile, `${JSON.stringify({ ...policy, ...keys }, null, 2)}\n`);
 }
 
 /** The repository already has the resource: the section was followed here, and the commands' output is committed. */
@@ -108,7 +120,15 @@ let stack: ProcessStack;
 
 beforeAll(async () => {
   // The Kubernetes manifests' test holds their memory to the recorded measurement.
-  copy = copyRepository('adding-a-resource-', ['services/users-orders/test', 'gateway/test', 'test', 'deploy', 'bench/results/container-memory.json', 'vitest.config.ts', 'eslint.config.js']);
+  copy = copyRepository('adding-a-resource-', [
+    'services/users-orders/test',
+    'gateway/test',
+    'test',
+    'deploy',
+    'bench/results/container-memory.json',
+    'vitest.config.ts',
+    'eslint.config.js',
+  ]);
   applySection(copy, sectionBlocks());
   // Steps 5 and 6, as documented: builds, then writes the snapshots (exit 1 on a breaking difference); then the Kubernetes copy.
   openapiUpdate = (await run('npm', ['run', '--silent', 'openapi:update'], { cwd: copy, encoding: 'utf8' })).stdout;
@@ -125,30 +145,56 @@ describe('"Adding a resource" in docs/architecture.md', () => {
   it('npm run openapi:update adds the invoice paths and tag to v1 and v2 as non-breaking changes (or finds them committed)', () => {
     expect(openapiUpdate).not.toContain('BREAKING');
     for (const version of [1, 2]) {
-      expect(openapiUpdate).toContain(committed ? 'Snapshots are up to date.' : `openapi/v${version}.json: non-breaking:`);
-      const document = JSON.parse(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')) as { info: { description: string }; paths: Record<string, unknown>; tags: { name: string }[] };
-      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining([`/v${version}/invoices/{id}`, `/api/v${version}/invoices/{id}`]));
+      expect(openapiUpdate).toContain(
+        committed ? 'Snapshots are up to date.' : `openapi/v${version}.json: non-breaking:`,
+      );
+      const document = JSON.parse(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')) as {
+        info: { description: string };
+        paths: Record<string, unknown>;
+        tags: { name: string }[];
+      };
+      expect(Object.keys(document.paths)).toEqual(
+        expect.arrayContaining([`/v${version}/invoices/{id}`, `/api/v${version}/invoices/{id}`]),
+      );
       expect(document.tags.map(({ name }) => name)).toContain('invoices');
-      expect(document.info.description).toContain(`invoices at /v${version}/invoices/{id} and /api/v${version}/invoices/{id}`);
+      expect(document.info.description).toContain(
+        `invoices at /v${version}/invoices/{id} and /api/v${version}/invoices/{id}`,
+      );
     }
   });
 
   it('npm run k8s:sync writes the Kubernetes copy of the policy (or finds it up to date), equal to ops/versions.json', () => {
-    expect(kubernetesSync).toContain(`deploy/kubernetes/base/policy/versions.json: ${committed ? 'up to date with' : 'written from'} ops/versions.json`);
-    expect(readFileSync(join(copy, 'deploy/kubernetes/base/policy/versions.json'), 'utf8')).toBe(readFileSync(join(copy, POLICY), 'utf8'));
+    expect(kubernetesSync).toContain(
+      `deploy/kubernetes/base/policy/versions.json: ${committed ? 'up to date with' : 'written from'} ops/versions.json`,
+    );
+    expect(readFileSync(join(copy, 'deploy/kubernetes/base/policy/versions.json'), 'utf8')).toBe(
+      readFileSync(join(copy, POLICY), 'utf8'),
+    );
   });
 
-  it('leaves the tests as they are: the tests a resource touches pass on the copy, and so does the section\'s new test', async () => {
-    const vitest = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...TOUCHED_TESTS, NEW_TEST], { cwd: copy, encoding: 'utf8' });
+  it("leaves the tests as they are: the tests a resource touches pass on the copy, and so does the section's new test", async () => {
+    const vitest = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...TOUCHED_TESTS, NEW_TEST], {
+      cwd: copy,
+      encoding: 'utf8',
+    });
     const files = TOUCHED_TESTS.length + 1;
     expect(stripVTControlCharacters(vitest.stdout)).toMatch(new RegExp(`Test Files {2}${files} passed \\(${files}\\)`));
   }, 300_000);
 
   it('gives code that type-checks and passes ESLint, as npm run typecheck and npm run lint see it', async () => {
     // The section's files with what they import, under the repository's compiler options.
-    writeFileSync(join(copy, 'tsconfig.section.json'), JSON.stringify({ extends: './tsconfig.json', include: [ROUTES, APP, NEW_TEST] }));
-    await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.section.json'], { cwd: copy, encoding: 'utf8' });
-    await run(process.execPath, ['node_modules/eslint/bin/eslint.js', ROUTES, APP, NEW_TEST], { cwd: copy, encoding: 'utf8' });
+    writeFileSync(
+      join(copy, 'tsconfig.section.json'),
+      JSON.stringify({ extends: './tsconfig.json', include: [ROUTES, APP, NEW_TEST] }),
+    );
+    await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.section.json'], {
+      cwd: copy,
+      encoding: 'utf8',
+    });
+    await run(process.execPath, ['node_modules/eslint/bin/eslint.js', ROUTES, APP, NEW_TEST], {
+      cwd: copy,
+      encoding: 'utf8',
+    });
   }, 300_000);
 
   it.each([
@@ -157,17 +203,21 @@ describe('"Adding a resource" in docs/architecture.md', () => {
     ['/v2/invoices/inv-1001', {}, '2', V2_INVOICE, '/v2/invoices/:id'],
     ['/api/v2/invoices/inv-1001', {}, '2', V2_INVOICE, '/api/v2/invoices/:id'],
     ['/invoices/inv-1001', { 'api-version': '2' }, '2', V2_INVOICE, '/invoices/:id'],
-  ])('GET %s %j answers version %s from the seed file with its headers, counted under the route label of its form', async (path, headers, version, body, label) => {
-    const res = await fetch(`${stack.gatewayUrl}${path}`, { headers });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(body);
-    expect(res.headers.get('api-version')).toBe(version);
-    expect(res.headers.get('api-supported-versions')).toBe('2');
-    expect(res.headers.get('deprecation')).toBe(version === '1' ? 'true' : null);
-    if (version === '1') expect(res.headers.get('link')).toBe(`<${path.replace('/v1/', '/v2/')}>; rel="successor-version"`);
-    const metrics = await (await fetch(`${stack.gatewayAdminUrl}/metrics`)).text();
-    expect(metrics).toContain(`http_requests_total{method="GET",route="${label}",status_code="200"}`);
-  });
+  ])(
+    'GET %s %j answers version %s from the seed file with its headers, counted under the route label of its form',
+    async (path, headers, version, body, label) => {
+      const res = await fetch(`${stack.gatewayUrl}${path}`, { headers });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(body);
+      expect(res.headers.get('api-version')).toBe(version);
+      expect(res.headers.get('api-supported-versions')).toBe('2');
+      expect(res.headers.get('deprecation')).toBe(version === '1' ? 'true' : null);
+      if (version === '1')
+        expect(res.headers.get('link')).toBe(`<${path.replace('/v1/', '/v2/')}>; rel="successor-version"`);
+      const metrics = await (await fetch(`${stack.gatewayAdminUrl}/metrics`)).text();
+      expect(metrics).toContain(`http_requests_total{method="GET",route="${label}",status_code="200"}`);
+    },
+  );
 
   it('serves every invoice of the seed file', async () => {
     const res = await fetch(`${stack.gatewayUrl}/v2/invoices/inv-1002`);

@@ -36,7 +36,10 @@ interface SectionBlocks {
 /** The section's code blocks: two `ts` (schema, presenter entry) and one `json` (policy entry), in that order. */
 function sectionBlocks(): SectionBlocks {
   const code = sectionCodeBlocks(SECTION);
-  expect(code.map(({ lang }) => lang), 'the section shows the schema, the presenter entry and the policy entry').toEqual(['ts', 'ts', 'json']);
+  expect(
+    code.map(({ lang }) => lang),
+    'the section shows the schema, the presenter entry and the policy entry',
+  ).toEqual(['ts', 'ts', 'json']);
   const [schema, presenter, policyEntry] = code.map(({ body }) => body) as [string, string, string];
   return { schema, presenter, policyEntry };
 }
@@ -84,7 +87,10 @@ beforeAll(async () => {
   addPresenter(copy, blocks);
   addPolicyEntry(copy, blocks);
   // Step 3, as documented: builds, then writes the snapshots (exit 1 on a breaking difference).
-  const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'openapi:update'], { cwd: copy, encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'openapi:update'], {
+    cwd: copy,
+    encoding: 'utf8',
+  });
   openapiUpdate = stdout;
   stack = await startProcessStack({ root: copy });
 }, 120_000);
@@ -97,12 +103,21 @@ afterAll(async () => {
 describe('"Adding a version 3" in docs/architecture.md', () => {
   it('npm run openapi:update adds openapi/v3.json as the only, non-breaking, difference (or finds it committed)', () => {
     const committed = existsSync(join(repoRoot, 'openapi/v3.json'));
-    expect(openapiUpdate).toContain(committed ? 'Snapshots are up to date.' : 'openapi/v3.json: non-breaking: version 3 is new: its document has no snapshot yet');
+    expect(openapiUpdate).toContain(
+      committed
+        ? 'Snapshots are up to date.'
+        : 'openapi/v3.json: non-breaking: version 3 is new: its document has no snapshot yet',
+    );
     expect(openapiUpdate).not.toContain('BREAKING');
     for (const version of [1, 2]) {
-      expect(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')).toBe(readFileSync(join(repoRoot, `openapi/v${version}.json`), 'utf8'));
+      expect(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')).toBe(
+        readFileSync(join(repoRoot, `openapi/v${version}.json`), 'utf8'),
+      );
     }
-    const document = JSON.parse(readFileSync(join(copy, 'openapi/v3.json'), 'utf8')) as { info: { version: string }; paths: Record<string, unknown> };
+    const document = JSON.parse(readFileSync(join(copy, 'openapi/v3.json'), 'utf8')) as {
+      info: { version: string };
+      paths: Record<string, unknown>;
+    };
     expect(document.info.version).toBe('3');
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v3/orders/{id}', '/api/v3/orders/{id}']));
   });
@@ -123,7 +138,7 @@ describe('"Adding a version 3" in docs/architecture.md', () => {
     for (const name of ['deprecation', 'sunset', 'link']) expect(res.headers.get(name)).toBeNull();
   });
 
-  it('keeps v3 errors the backend\'s own: JSON 404 bare, text/plain under /api, both with API-Version: 3', async () => {
+  it("keeps v3 errors the backend's own: JSON 404 bare, text/plain under /api, both with API-Version: 3", async () => {
     const bare = await fetch(`${stack.gatewayUrl}/v3/orders/ord-missing`);
     expect(bare.status).toBe(404);
     expect(await bare.json()).toEqual({ error: 'order not found', code: 404 });
@@ -151,8 +166,12 @@ describe('"Adding a version 3" in docs/architecture.md', () => {
     expect(res.headers.get('api-version')).toBe('3');
     expect(((await res.json()) as { info: { version: string } }).info.version).toBe('3');
     const metrics = await (await fetch(`${stack.gatewayAdminUrl}/metrics`)).text();
-    expect(metrics).toMatch(/^api_version_requests_total\{version="3",deprecated="false",selected_by="path",status_code="200"\} [1-9]/m);
-    expect(metrics).toMatch(/^api_version_requests_total\{version="3",deprecated="false",selected_by="header",status_code="200"\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^api_version_requests_total\{version="3",deprecated="false",selected_by="path",status_code="200"\} [1-9]/m,
+    );
+    expect(metrics).toMatch(
+      /^api_version_requests_total\{version="3",deprecated="false",selected_by="header",status_code="200"\} [1-9]/m,
+    );
   });
 });
 

@@ -37,7 +37,10 @@ describe('admin listeners bind loopback unless told otherwise', () => {
     // APIs on every interface, admin hosts left at their defaults.
     backend = await startService('backend', { BACKEND_HOST: '0.0.0.0', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' });
     gateway = await startGateway(`http://127.0.0.1:${portOf(backend.apiUrl)}`, { GATEWAY_HOST: '0.0.0.0' });
-    exposedGateway = await startGateway(`http://127.0.0.1:${portOf(backend.apiUrl)}`, { GATEWAY_HOST: '0.0.0.0', GATEWAY_ADMIN_HOST: '0.0.0.0' });
+    exposedGateway = await startGateway(`http://127.0.0.1:${portOf(backend.apiUrl)}`, {
+      GATEWAY_HOST: '0.0.0.0',
+      GATEWAY_ADMIN_HOST: '0.0.0.0',
+    });
   });
   afterAll(async () => {
     await Promise.all([gateway?.stop(), exposedGateway?.stop()]);
@@ -50,7 +53,7 @@ describe('admin listeners bind loopback unless told otherwise', () => {
     expect(new URL(backend.adminUrl).hostname).toBe('127.0.0.1');
   });
 
-  it('refuses connections to the gateway\'s and the backend\'s admin ports on another address, where their APIs accept', async () => {
+  it("refuses connections to the gateway's and the backend's admin ports on another address, where their APIs accept", async () => {
     expect(await tryConnect(OTHER_ADDRESS, portOf(gateway.apiUrl))).toBe('open');
     expect(await tryConnect(OTHER_ADDRESS, portOf(gateway.adminUrl))).toBe('ECONNREFUSED');
     expect(await tryConnect(OTHER_ADDRESS, portOf(backend.apiUrl))).toBe('open');
@@ -59,7 +62,9 @@ describe('admin listeners bind loopback unless told otherwise', () => {
 
   it('serves the status page and the consumers on 127.0.0.1', async () => {
     expect((await fetch(`${gateway.adminUrl}/`)).status).toBe(200);
-    expect(await (await fetch(`${gateway.adminUrl}/consumers`)).json()).toEqual({ versions: [{ version: 1, consumers: [] }] });
+    expect(await (await fetch(`${gateway.adminUrl}/consumers`)).json()).toEqual({
+      versions: [{ version: 1, consumers: [] }],
+    });
   });
 
   it('listens on every interface with GATEWAY_ADMIN_HOST=0.0.0.0 (what the containers set)', async () => {

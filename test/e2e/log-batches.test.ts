@@ -25,7 +25,9 @@ const log = createLogger('info', 'batches', { pretty: false });
 const block = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
 ${script}`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const arrivals: Arrival[] = [];
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {

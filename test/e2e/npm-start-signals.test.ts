@@ -56,7 +56,10 @@ function childrenOf(pid: number): { pid: number; args: string }[] {
     .trim()
     .split(/\s+/)
     .filter((child) => child !== '')
-    .map((child) => ({ pid: Number(child), args: readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ') }));
+    .map((child) => ({
+      pid: Number(child),
+      args: readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' '),
+    }));
 }
 
 /** How long a test here waits for a process to start, log or end (`eventually`): the machine may be busy. */
@@ -71,8 +74,14 @@ function descendantsOf(pid: number): { pid: number; args: string }[] {
       return '';
     }
   };
-  const children = read(`/proc/${pid}/task/${pid}/children`).split(/\s+/).filter((child) => child !== '').map(Number);
-  return children.flatMap((child) => [{ pid: child, args: read(`/proc/${child}/cmdline`).replaceAll('\0', ' ') }, ...descendantsOf(child)]);
+  const children = read(`/proc/${pid}/task/${pid}/children`)
+    .split(/\s+/)
+    .filter((child) => child !== '')
+    .map(Number);
+  return children.flatMap((child) => [
+    { pid: child, args: read(`/proc/${child}/cmdline`).replaceAll('\0', ' ') },
+    ...descendantsOf(child),
+  ]);
 }
 
 /**
@@ -120,18 +129,34 @@ function policyFileCopy(): string {
 /** `npm start` in a process group of its own, its output collected. */
 function spawnNpm(env: NodeJS.ProcessEnv): Pick<RunningStart, 'npm' | 'output' | 'npmExited' | 'outputEnded'> {
   // --ignore-scripts skips the prestart build: the suite runs on a built tree, and the build is not under test.
-  const npm = spawn('npm', ['start', '--silent', '--ignore-scripts'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn('npm', ['start', '--silent', '--ignore-scripts'], {
+    cwd: repoRoot,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const npmExited = new Promise<number | string>((resolve) => npm.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  const outputEnded = Promise.all([npm.stdout, npm.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve)))).then(() => undefined);
+  const npmExited = new Promise<number | string>((resolve) =>
+    npm.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  const outputEnded = Promise.all(
+    [npm.stdout, npm.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))),
+  ).then(() => undefined);
   return { npm, output: () => output, npmExited, outputEnded };
 }
 
 /** npm start's environment on free loopback ports, with the policy file given and the run's shared store. */
-async function stackEnv(policyFile: string): Promise<{ env: NodeJS.ProcessEnv; gatewayPort: number; gatewayAdminPort: number }> {
-  const [gatewayPort, gatewayAdminPort, backendPort, backendAdminPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+async function stackEnv(
+  policyFile: string,
+): Promise<{ env: NodeJS.ProcessEnv; gatewayPort: number; gatewayAdminPort: number }> {
+  const [gatewayPort, gatewayAdminPort, backendPort, backendAdminPort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
   const env = {
     ...process.env,
     GATEWAY_HOST: '127.0.0.1',
@@ -153,10 +178,15 @@ async function startNpmOnce(policyFile: string): Promise<RunningStart> {
   const { env, gatewayPort, gatewayAdminPort } = await stackEnv(policyFile);
   const { npm, output, npmExited, outputEnded } = spawnNpm(env);
   try {
-    await eventually('the start banner', () => {
-      if (npm.exitCode !== null || npm.signalCode !== null) throw new Error(`npm start ended (${npm.exitCode ?? npm.signalCode}) before its banner`);
-      return output().includes('Press Ctrl-C to stop.');
-    }, IN_TIME);
+    await eventually(
+      'the start banner',
+      () => {
+        if (npm.exitCode !== null || npm.signalCode !== null)
+          throw new Error(`npm start ended (${npm.exitCode ?? npm.signalCode}) before its banner`);
+        return output().includes('Press Ctrl-C to stop.');
+      },
+      IN_TIME,
+    );
   } catch (error) {
     // The services stop by themselves once their launcher is gone. The group may be gone already (npm ended):
     // that must not hide why the start failed.
@@ -173,8 +203,21 @@ async function startNpmOnce(policyFile: string): Promise<RunningStart> {
   if (launcher === undefined) throw new Error(`no launcher under npm (${npmPid}):\n${output()}`);
   const services = childrenOf(launcher.pid);
   const pidOf = (entry: string) => services.find(({ args }) => args.includes(entry))?.pid ?? 0;
-  const pids = { npm: npmPid, launcher: launcher.pid, gateway: pidOf(entries.gateway), backend: pidOf(entries.backend) };
-  return { npm, pids, output, npmExited, outputEnded, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, gatewayAdminUrl: `http://127.0.0.1:${gatewayAdminPort}` };
+  const pids = {
+    npm: npmPid,
+    launcher: launcher.pid,
+    gateway: pidOf(entries.gateway),
+    backend: pidOf(entries.backend),
+  };
+  return {
+    npm,
+    pids,
+    output,
+    npmExited,
+    outputEnded,
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    gatewayAdminUrl: `http://127.0.0.1:${gatewayAdminPort}`,
+  };
 }
 
 type Target = 'npm' | 'group';
@@ -183,7 +226,11 @@ function send(stack: RunningStart, target: Target, signal: NodeJS.Signals): void
 }
 
 /** JSON log lines of one service with the given message. */
-function logged(stack: Pick<RunningStart, 'output'>, service: 'gateway' | 'users-orders', msg: string): Record<string, unknown>[] {
+function logged(
+  stack: Pick<RunningStart, 'output'>,
+  service: 'gateway' | 'users-orders',
+  msg: string,
+): Record<string, unknown>[] {
   return logLines(stack).filter((entry) => entry.service === service && entry.msg === msg);
 }
 
@@ -201,8 +248,14 @@ function lineIndex(stack: RunningStart, service: 'gateway' | 'users-orders', msg
 }
 
 /** A POST of `body` with `Expect: 100-continue`: resolves once the server asked for the body, with a writer for it. */
-async function beginUpload(url: string, body: string): Promise<{ send: (part: string) => void; end: (part: string) => Promise<{ status: number; body: string }> }> {
-  const upload = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+async function beginUpload(
+  url: string,
+  body: string,
+): Promise<{ send: (part: string) => void; end: (part: string) => Promise<{ status: number; body: string }> }> {
+  const upload = request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+  });
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     upload.once('error', reject);
     upload.once('response', (res) => {
@@ -246,8 +299,12 @@ describe('npm start', { timeout: 60_000 }, () => {
     const port = new URL(running.gatewayAdminUrl).port;
     expect(running.output()).toContain(`Metrics:     http://localhost:${port}/metrics\n`);
     expect(running.output()).toContain(`Status page: http://localhost:${port}/\n`);
-    expect(running.output()).toContain(`Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway}, or a SIGHUP to npm start, re-reads the version policy)\n`);
-    expect(running.output()).toMatch(/^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m);
+    expect(running.output()).toContain(
+      `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway}, or a SIGHUP to npm start, re-reads the version policy)\n`,
+    );
+    expect(running.output()).toMatch(
+      /^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m,
+    );
     send(running, 'npm', 'SIGTERM');
     await nothingLeft(running);
   });
@@ -257,20 +314,25 @@ describe('npm start', { timeout: 60_000 }, () => {
     ['npm', 'SIGINT'],
     ['group', 'SIGTERM'],
     ['group', 'SIGINT'],
-  ])('%s gets %s: the gateway drains and stops, then the backend; npm exits 0, nothing is left', async (target, signal) => {
-    running = await startNpm();
-    const started = [running.pids.npm, ...descendantsOf(running.pids.npm).map(({ pid }) => pid)];
-    send(running, target, signal);
-    expect(await running.npmExited).toBe(0);
-    // At the instant npm has exited, not a moment later: everything it started has exited before it.
-    expect(stillThere(started)).toEqual([]);
-    await running.outputEnded;
-    for (const service of ['gateway', 'users-orders'] as const) {
-      expect(logged(running, service, 'shutting down').map(({ signal: received }) => received)).toEqual([signal]);
-      expect(logged(running, service, 'stopped')).toHaveLength(1);
-    }
-    expect(lineIndex(running, 'gateway', 'stopped')).toBeLessThan(lineIndex(running, 'users-orders', 'shutting down'));
-  });
+  ])(
+    '%s gets %s: the gateway drains and stops, then the backend; npm exits 0, nothing is left',
+    async (target, signal) => {
+      running = await startNpm();
+      const started = [running.pids.npm, ...descendantsOf(running.pids.npm).map(({ pid }) => pid)];
+      send(running, target, signal);
+      expect(await running.npmExited).toBe(0);
+      // At the instant npm has exited, not a moment later: everything it started has exited before it.
+      expect(stillThere(started)).toEqual([]);
+      await running.outputEnded;
+      for (const service of ['gateway', 'users-orders'] as const) {
+        expect(logged(running, service, 'shutting down').map(({ signal: received }) => received)).toEqual([signal]);
+        expect(logged(running, service, 'stopped')).toHaveLength(1);
+      }
+      expect(lineIndex(running, 'gateway', 'stopped')).toBeLessThan(
+        lineIndex(running, 'users-orders', 'shutting down'),
+      );
+    },
+  );
 
   it('an upload still arriving when npm gets SIGTERM reaches the backend: 201, and the backend stops only after the gateway', async () => {
     running = await startNpm();
@@ -280,7 +342,11 @@ describe('npm start', { timeout: 60_000 }, () => {
     const upload = await beginUpload(`${stack.gatewayUrl}/api/users`, body);
     upload.send(body.slice(0, 10));
     send(stack, 'npm', 'SIGTERM');
-    await eventually('the gateway to begin its stop', () => logged(stack, 'gateway', 'shutting down').length > 0, IN_TIME);
+    await eventually(
+      'the gateway to begin its stop',
+      () => logged(stack, 'gateway', 'shutting down').length > 0,
+      IN_TIME,
+    );
     const answer = await upload.end(body.slice(10));
     expect(answer.status, answer.body).toBe(201);
     expect(JSON.parse(answer.body)).toMatchObject({ name: 'Ada Upload', email: 'ada.upload@example.com' });
@@ -289,63 +355,76 @@ describe('npm start', { timeout: 60_000 }, () => {
     expect(lineIndex(stack, 'gateway', 'stopped')).toBeLessThan(lineIndex(stack, 'users-orders', 'shutting down'));
   });
 
-  it('a failed start (a malformed ORDERS_FILE) stops the gateway and its embedded store before npm exits 1', { timeout: 240_000 }, async () => {
-    const policyFile = policyFileCopy();
-    const ordersFile = join(policyDir, 'orders.json');
-    writeFileSync(ordersFile, '[{');
-    const { env } = await stackEnv(policyFile);
-    // No DATABASE_URL: the gateway opens the embedded store in a new directory, which creates it first.
-    const stack = spawnNpm({ ...env, ORDERS_FILE: ordersFile, DATABASE_URL: '', GATEWAY_DATA_DIR: join(policyDir, 'gateway-data') });
-    const npmPid = stack.npm.pid ?? 0;
-    const seen = new Map<number, string>([[npmPid, 'npm']]);
-    let exitCode: number | string | undefined;
-    void stack.npmExited.then((code) => (exitCode = code));
-    try {
-      // Every process npm started at any time, its grandchildren (the embedded store's) included.
-      while (exitCode === undefined) {
-        // A process just forked shows its parent's command line until it has exec'd, one that is ending an empty
-        // one: the last non-empty one read is kept.
-        for (const { pid, args } of descendantsOf(npmPid)) if (args !== '' || !seen.has(pid)) seen.set(pid, args);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  it(
+    'a failed start (a malformed ORDERS_FILE) stops the gateway and its embedded store before npm exits 1',
+    { timeout: 240_000 },
+    async () => {
+      const policyFile = policyFileCopy();
+      const ordersFile = join(policyDir, 'orders.json');
+      writeFileSync(ordersFile, '[{');
+      const { env } = await stackEnv(policyFile);
+      // No DATABASE_URL: the gateway opens the embedded store in a new directory, which creates it first.
+      const stack = spawnNpm({
+        ...env,
+        ORDERS_FILE: ordersFile,
+        DATABASE_URL: '',
+        GATEWAY_DATA_DIR: join(policyDir, 'gateway-data'),
+      });
+      const npmPid = stack.npm.pid ?? 0;
+      const seen = new Map<number, string>([[npmPid, 'npm']]);
+      let exitCode: number | string | undefined;
+      void stack.npmExited.then((code) => (exitCode = code));
+      try {
+        // Every process npm started at any time, its grandchildren (the embedded store's) included.
+        while (exitCode === undefined) {
+          // A process just forked shows its parent's command line until it has exec'd, one that is ending an empty
+          // one: the last non-empty one read is kept.
+          for (const { pid, args } of descendantsOf(npmPid)) if (args !== '' || !seen.has(pid)) seen.set(pid, args);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(stillThere(seen.keys()), [...seen.values()].join('\n')).toEqual([]);
+      } finally {
+        for (const pid of stillThere(seen.keys())) process.kill(pid, 'SIGKILL');
       }
-      expect(stillThere(seen.keys()), [...seen.values()].join('\n')).toEqual([]);
-    } finally {
-      for (const pid of stillThere(seen.keys())) process.kill(pid, 'SIGKILL');
-    }
-    expect(exitCode).toBe(1);
-    const started = [...seen.entries()].map(([pid, args]) => `${pid} ${args.slice(0, 120)}`).join('\n');
-    expect([...seen.values()].filter((args) => args.includes('pglite')).length, started).toBeGreaterThan(0);
-    await stack.outputEnded;
-    expect(stack.output()).toMatch(/^invalid configuration: ORDERS_FILE: .* is not valid JSON/m);
-    expect(stack.output()).toContain('backend stopped unexpectedly (exit code 1); stopping the stack\n');
-    expect(logged(stack, 'gateway', 'shutting down').map(({ signal }) => signal)).toEqual(['SIGTERM']);
-    expect(logged(stack, 'gateway', 'stopped')).toHaveLength(1);
-  });
+      expect(exitCode).toBe(1);
+      const started = [...seen.entries()].map(([pid, args]) => `${pid} ${args.slice(0, 120)}`).join('\n');
+      expect([...seen.values()].filter((args) => args.includes('pglite')).length, started).toBeGreaterThan(0);
+      await stack.outputEnded;
+      expect(stack.output()).toMatch(/^invalid configuration: ORDERS_FILE: .* is not valid JSON/m);
+      expect(stack.output()).toContain('backend stopped unexpectedly (exit code 1); stopping the stack\n');
+      expect(logged(stack, 'gateway', 'shutting down').map(({ signal }) => signal)).toEqual(['SIGTERM']);
+      expect(logged(stack, 'gateway', 'stopped')).toHaveLength(1);
+    },
+  );
 
-  it.each<Target>(['npm', 'group'])('%s gets SIGHUP: the gateway re-reads the policy file, the backend keeps running; a SIGTERM then stops all', async (target) => {
-    running = await startNpm();
-    const policyFile = join(policyDir, 'versions.json');
-    const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as { default_version: number };
-    writeFileSync(policyFile, JSON.stringify({ ...policy, default_version: 2 }));
-    send(running, target, 'SIGHUP');
-    const stack = running;
-    await eventually('the reload', () => logged(stack, 'gateway', 'version policy reloaded').length > 0, IN_TIME);
-    const versions = (await (await fetch(`${stack.gatewayUrl}/versions`)).json()) as { default_version: number };
-    expect(versions.default_version).toBe(2);
-    expect(logged(stack, 'gateway', 'version policy reloaded')).toHaveLength(1);
-    // npm dies of a SIGHUP (it does not pass it on); the launcher outlives it and keeps both services.
-    expect(await stack.npmExited).toBe('SIGHUP');
-    expect([stack.pids.launcher, stack.pids.gateway, stack.pids.backend].every(alive)).toBe(true);
-    expect(logged(stack, 'users-orders', 'shutting down')).toEqual([]);
-    await eventually(
-      'the launcher to name its pid',
-      () => stack.output().includes(`stop the stack with: kill ${stack.pids.launcher}\n`),
-      IN_TIME,
-    );
-    process.kill(stack.pids.launcher, 'SIGTERM');
-    await nothingLeft(stack);
-    for (const service of ['gateway', 'users-orders'] as const) expect(logged(stack, service, 'stopped')).toHaveLength(1);
-  });
+  it.each<Target>(['npm', 'group'])(
+    '%s gets SIGHUP: the gateway re-reads the policy file, the backend keeps running; a SIGTERM then stops all',
+    async (target) => {
+      running = await startNpm();
+      const policyFile = join(policyDir, 'versions.json');
+      const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as { default_version: number };
+      writeFileSync(policyFile, JSON.stringify({ ...policy, default_version: 2 }));
+      send(running, target, 'SIGHUP');
+      const stack = running;
+      await eventually('the reload', () => logged(stack, 'gateway', 'version policy reloaded').length > 0, IN_TIME);
+      const versions = (await (await fetch(`${stack.gatewayUrl}/versions`)).json()) as { default_version: number };
+      expect(versions.default_version).toBe(2);
+      expect(logged(stack, 'gateway', 'version policy reloaded')).toHaveLength(1);
+      // npm dies of a SIGHUP (it does not pass it on); the launcher outlives it and keeps both services.
+      expect(await stack.npmExited).toBe('SIGHUP');
+      expect([stack.pids.launcher, stack.pids.gateway, stack.pids.backend].every(alive)).toBe(true);
+      expect(logged(stack, 'users-orders', 'shutting down')).toEqual([]);
+      await eventually(
+        'the launcher to name its pid',
+        () => stack.output().includes(`stop the stack with: kill ${stack.pids.launcher}\n`),
+        IN_TIME,
+      );
+      process.kill(stack.pids.launcher, 'SIGTERM');
+      await nothingLeft(stack);
+      for (const service of ['gateway', 'users-orders'] as const)
+        expect(logged(stack, service, 'stopped')).toHaveLength(1);
+    },
+  );
 
   it('the group gets SIGKILL: the services see their launcher gone, drain and stop', async () => {
     running = await startNpm();

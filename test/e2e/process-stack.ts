@@ -33,7 +33,11 @@ export async function startService(
   const child = spawn(process.execPath, [entries[name]], {
     cwd: root,
     // LOG_LEVEL info at least: the bound ports are read from the 'listening' line.
-    env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'info' },
+    env: {
+      ...process.env,
+      ...env,
+      LOG_LEVEL: env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -44,7 +48,9 @@ export async function startService(
     output += chunk.toString();
   });
   // 'close', not 'exit': 'exit' can fire before the last stdout lines (e.g. 'stopped') have been read.
-  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
 
   const addresses = new Promise<{ api: string; admin: string }>((resolve, reject) => {
     let pending = '';
@@ -61,7 +67,10 @@ export async function startService(
       }
     });
     void exited.then((code) => reject(new Error(`${name} exited (${code}) before listening: ${stderr.trim()}`)));
-    setTimeout(() => reject(new Error(`${name} did not log 'listening' within ${startTimeoutMs} ms: ${stderr.trim()}`)), startTimeoutMs).unref();
+    setTimeout(
+      () => reject(new Error(`${name} did not log 'listening' within ${startTimeoutMs} ms: ${stderr.trim()}`)),
+      startTimeoutMs,
+    ).unref();
   });
 
   let addressesFound: { api: string; admin: string };
@@ -90,7 +99,11 @@ const backendEnv = { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN
 const gatewayEnv = { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' };
 
 /** A built gateway on the run's shared consumer store (test/support/gateway-store.ts) unless `env` names another. */
-export function startGateway(backendUrl: string, env: Record<string, string> = {}, root: string = repoRoot): Promise<ServiceProcess> {
+export function startGateway(
+  backendUrl: string,
+  env: Record<string, string> = {},
+  root: string = repoRoot,
+): Promise<ServiceProcess> {
   return startService('gateway', { ...gatewayEnv, ...sharedGatewayStore(), BACKEND_URL: backendUrl, ...env }, root);
 }
 
@@ -110,7 +123,10 @@ export interface ProcessStack extends RunningStack {
 /** The real built backend and gateway as two processes, like `npm start`, on ephemeral loopback ports. */
 export async function startProcessStack(options: ProcessStackOptions = {}): Promise<ProcessStack> {
   // Where the gateway reads its policy: API_VERSIONS_FILE, else its default, against its working directory.
-  const versionsFile = resolve(options.root ?? repoRoot, options.gatewayEnv?.API_VERSIONS_FILE ?? process.env.API_VERSIONS_FILE ?? 'ops/versions.json');
+  const versionsFile = resolve(
+    options.root ?? repoRoot,
+    options.gatewayEnv?.API_VERSIONS_FILE ?? process.env.API_VERSIONS_FILE ?? 'ops/versions.json',
+  );
   const backend = await startService('backend', { ...backendEnv, ...options.backendEnv }, options.root);
   let gateway: ServiceProcess;
   try {

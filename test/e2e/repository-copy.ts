@@ -40,8 +40,20 @@ const PROCESS_PACKAGES = ['gateway', 'services/users-orders'];
  */
 export function copyRepository(prefix: string, extra: readonly string[] = []): string {
   const copy = mkdtempSync(join(tmpdir(), prefix));
-  const packageFiles = PROCESS_PACKAGES.flatMap((dir) => ['package.json', 'tsconfig.build.json', 'src'].map((file) => join(dir, file)));
-  const paths = ['package.json', 'tsconfig.json', 'tsconfig.build.json', ...packageFiles, 'services/users-orders/tools', 'ops', 'openapi', 'scripts', ...extra];
+  const packageFiles = PROCESS_PACKAGES.flatMap((dir) =>
+    ['package.json', 'tsconfig.build.json', 'src'].map((file) => join(dir, file)),
+  );
+  const paths = [
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    ...packageFiles,
+    'services/users-orders/tools',
+    'ops',
+    'openapi',
+    'scripts',
+    ...extra,
+  ];
   for (const path of paths) cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
   for (const dir of PROCESS_PACKAGES) {
     const buildInfo = join(dir, 'dist/.tsbuildinfo');

@@ -58,13 +58,21 @@ interface PolicyFile {
  */
 function listedVersions(stack: StackEndpoints): { current: number[]; supported: string; unlisted: string } {
   const { versions } = JSON.parse(readFileSync(stack.versionsFile, 'utf8')) as PolicyFile;
-  const current = versions.filter(({ status }) => status === 'current').map(({ version }) => version).sort((a, b) => a - b);
-  return { current, supported: current.join(', '), unlisted: String(Math.max(...versions.map(({ version }) => version)) + 1) };
+  const current = versions
+    .filter(({ status }) => status === 'current')
+    .map(({ version }) => version)
+    .sort((a, b) => a - b);
+  return {
+    current,
+    supported: current.join(', '),
+    unlisted: String(Math.max(...versions.map(({ version }) => version)) + 1),
+  };
 }
 
 export function registerScenarios(getStack: () => StackEndpoints): void {
   const gateway = (path: string, init?: RequestInit) => fetch(`${getStack().gatewayUrl}${path}`, init);
-  const postUser = (body: string, contentType = json) => gateway('/api/users', { method: 'POST', headers: { 'content-type': contentType }, body });
+  const postUser = (body: string, contentType = json) =>
+    gateway('/api/users', { method: 'POST', headers: { 'content-type': contentType }, body });
 
   describe('health', () => {
     it('answers /healthz and /readyz on both admin listeners', async () => {
@@ -83,13 +91,28 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       const user = (await created.json()) as Created;
       expect(user.id).toMatch(/^user-\d+$/);
       expect(user.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      expect(user).toEqual({ id: user.id, name: 'Ada', email: 'ada@example.com', created_at: user.created_at, updated_at: user.created_at });
+      expect(user).toEqual({
+        id: user.id,
+        name: 'Ada',
+        email: 'ada@example.com',
+        created_at: user.created_at,
+        updated_at: user.created_at,
+      });
       expect(created.headers.get('location')).toBe(`/api/users/${user.id}`);
 
       expect(await (await gateway(`/api/users/${user.id}`)).json()).toEqual(user);
-      const updated = await gateway(`/api/users/${user.id}`, { method: 'PUT', headers: { 'content-type': json }, body: '{"email":"ada@lovelace.org"}' });
+      const updated = await gateway(`/api/users/${user.id}`, {
+        method: 'PUT',
+        headers: { 'content-type': json },
+        body: '{"email":"ada@lovelace.org"}',
+      });
       expect(updated.status).toBe(200);
-      expect(await updated.json()).toMatchObject({ id: user.id, name: 'Ada', email: 'ada@lovelace.org', created_at: user.created_at });
+      expect(await updated.json()).toMatchObject({
+        id: user.id,
+        name: 'Ada',
+        email: 'ada@lovelace.org',
+        created_at: user.created_at,
+      });
       const all = (await (await gateway('/api/users')).json()) as Created[];
       expect(all.map(({ id }) => id)).toContain(user.id);
 
@@ -114,7 +137,11 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       const noEmail = await postUser('{"name":"b"}');
       expect(await noEmail.json()).toEqual({ error: 'validation failed', code: 422, details: 'email is required' });
       for (const method of ['PUT', 'DELETE']) {
-        const missing = await gateway('/api/users/user-999999', { method, headers: { 'content-type': json }, body: method === 'PUT' ? '{}' : undefined });
+        const missing = await gateway('/api/users/user-999999', {
+          method,
+          headers: { 'content-type': json },
+          body: method === 'PUT' ? '{}' : undefined,
+        });
         expect(missing.status).toBe(404);
         expect(await missing.json()).toEqual({ error: 'user not found', code: 404 });
       }
@@ -135,7 +162,9 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
     });
 
     it('works with Expect: 100-continue uploads, as curl -d @big.json sends them', async () => {
-      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), { 'content-type': 'application/x-www-form-urlencoded' });
+      const res = await postExpectingContinue(`${getStack().gatewayUrl}/api/users`, userBodyOfSize(200_000), {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
       expect(res.sawContinue).toBe(true);
       expect(res.status).toBe(201);
     });
@@ -150,7 +179,11 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
 
     it('pages through users with the PageResponse envelope', async () => {
       for (const n of [1, 2, 3]) await postUser(`{"name":"Page${n}","email":"p${n}@example.com"}`);
-      const first = (await (await gateway('/api/users/page?limit=2')).json()) as { items: Created[]; next_cursor?: string; has_more: boolean };
+      const first = (await (await gateway('/api/users/page?limit=2')).json()) as {
+        items: Created[];
+        next_cursor?: string;
+        has_more: boolean;
+      };
       expect(first.items).toHaveLength(2);
       expect(first.has_more).toBe(true);
       expect(typeof first.next_cursor).toBe('string');
@@ -161,8 +194,12 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
     });
 
     it('echoes a sane X-Request-Id and generates one otherwise', async () => {
-      expect((await gateway('/api/users', { headers: { 'x-request-id': 'e2e-req-1' } })).headers.get('x-request-id')).toBe('e2e-req-1');
-      expect((await gateway('/api/users', { headers: { 'x-request-id': 'x'.repeat(129) } })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(
+        (await gateway('/api/users', { headers: { 'x-request-id': 'e2e-req-1' } })).headers.get('x-request-id'),
+      ).toBe('e2e-req-1');
+      expect(
+        (await gateway('/api/users', { headers: { 'x-request-id': 'x'.repeat(129) } })).headers.get('x-request-id'),
+      ).toMatch(/^[0-9a-f-]{36}$/);
     });
   });
 
@@ -206,14 +243,21 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       const res = await gateway('/orders/ord-1001', { headers: { 'api-version': value } });
       expect(res.status).toBe(406);
       expect(res.headers.get('vary')).toBe('API-Version');
-      expect(await res.json()).toEqual({ error: 'unsupported_version', code: 406, details: `supported versions: 1, ${listedVersions(getStack()).supported}` });
+      expect(await res.json()).toEqual({
+        error: 'unsupported_version',
+        code: 406,
+        details: `supported versions: 1, ${listedVersions(getStack()).supported}`,
+      });
     };
 
     it('answers API-Version one above the highest listed version with 406 unsupported_version and Vary', async () => {
       await expectUnsupported(listedVersions(getStack()).unlisted);
     });
 
-    it.each(['0', 'abc', '1.0', '2, 1', ''])('answers API-Version %j with 406 unsupported_version and Vary', expectUnsupported);
+    it.each(['0', 'abc', '1.0', '2, 1', ''])(
+      'answers API-Version %j with 406 unsupported_version and Vary',
+      expectUnsupported,
+    );
 
     it('answers a path version contradicted by API-Version with 400 conflicting_version, and accepts the same version', async () => {
       const conflict = await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '1' } });
@@ -257,17 +301,31 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
             closed_to_new: null,
             changes: '/versions/1/changes',
           },
-          ...current.map((version) => ({ version, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [], consumer_key: 'optional', consumer_key_required_from: null, closed_to_new: null })),
+          ...current.map((version) => ({
+            version,
+            phase: 'current',
+            announced: null,
+            sunset: null,
+            successor: null,
+            brownouts: [],
+            consumer_key: 'optional',
+            consumer_key_required_from: null,
+            closed_to_new: null,
+          })),
         ],
       });
     });
 
-    it('lists what a v1 client changes to use v2, from the backend\'s two documents', async () => {
+    it("lists what a v1 client changes to use v2, from the backend's two documents", async () => {
       const res = await gateway('/versions/1/changes');
       expect(res.status).toBe(200);
-      const guide = (await res.json()) as { operations: { path: string; changes: { change: string; name: string; breaking: boolean }[] }[] };
+      const guide = (await res.json()) as {
+        operations: { path: string; changes: { change: string; name: string; breaking: boolean }[] }[];
+      };
       const first = guide.operations.find((operation) => operation.path === '/v1/orders/{id}');
-      expect(first?.changes.map(({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`)).toEqual([
+      expect(
+        first?.changes.map(({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`),
+      ).toEqual([
         'removed user_id (breaking)',
         'removed total (breaking)',
         'added customer_id',
@@ -276,21 +334,28 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       ]);
     });
 
-    it('announces v1\'s deprecation in the Atom changelog GET /versions links, linking the migration guide', async () => {
+    it("announces v1's deprecation in the Atom changelog GET /versions links, linking the migration guide", async () => {
       const res = await gateway('/changelog');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
       const feed = parseFeed(await res.text());
       expect(feed.meta).toEqual({ type: 'atom', version: '1.0' });
       expect(feed.self).toBe(`${getStack().gatewayUrl}/changelog`);
-      const deprecated = feed.items.find(({ id }) => id === 'tag:version-router,2026:versions/1/deprecated/2026-06-01T00:00:00.000Z');
+      const deprecated = feed.items.find(
+        ({ id }) => id === 'tag:version-router,2026:versions/1/deprecated/2026-06-01T00:00:00.000Z',
+      );
       expect(deprecated?.title).toBe('v1 deprecated: removed on 2027-01-01');
       expect(deprecated?.url).toBe(`${getStack().gatewayUrl}/versions/1/changes`);
       expect((await gateway(new URL(deprecated!.url!).pathname)).status).toBe(200);
     });
 
-    it('serves each version\'s OpenAPI document; the deprecated one\'s own operations marked from the policy, with its headers', async () => {
-      type Document = { info: { version: string }; paths: Record<string, Record<string, { deprecated?: boolean }>>; 'x-sunset'?: string; 'x-successor-version'?: number };
+    it("serves each version's OpenAPI document; the deprecated one's own operations marked from the policy, with its headers", async () => {
+      type Document = {
+        info: { version: string };
+        paths: Record<string, Record<string, { deprecated?: boolean }>>;
+        'x-sunset'?: string;
+        'x-successor-version'?: number;
+      };
       const v1 = await gateway('/v1/openapi.json');
       expect(v1.status).toBe(200);
       expect(v1.headers.get('deprecation')).toBe('true');
@@ -317,7 +382,11 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
       const v2Document = (await v2.json()) as Document;
       expect(v2Document.info.version).toBe('2');
       expect(v2Document).not.toHaveProperty('x-sunset');
-      expect(Object.values(v2Document.paths).flatMap((item) => Object.values(item)).some((operation) => operation.deprecated === true)).toBe(false);
+      expect(
+        Object.values(v2Document.paths)
+          .flatMap((item) => Object.values(item))
+          .some((operation) => operation.deprecated === true),
+      ).toBe(false);
     });
 
     it('answers an unknown path version with the JSON 404', async () => {

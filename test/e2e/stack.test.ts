@@ -49,7 +49,11 @@ describe('process stack: a version past its sunset', () => {
   ])('answers GET %s %j with 410 version_removed, Sunset, Link and Vary', async (path, headers, link) => {
     const res = await fetch(`${removedGateway.apiUrl}${path}`, { headers });
     expect(res.status).toBe(410);
-    expect(await res.json()).toEqual({ error: 'version_removed', code: 410, details: 'version 1 was removed on Thu, 01 Jan 2026 00:00:00 GMT; use version 2' });
+    expect(await res.json()).toEqual({
+      error: 'version_removed',
+      code: 410,
+      details: 'version 1 was removed on Thu, 01 Jan 2026 00:00:00 GMT; use version 2',
+    });
     expect(res.headers.get('sunset')).toBe('Thu, 01 Jan 2026 00:00:00 GMT');
     expect(res.headers.get('link')).toBe(link);
     expect(res.headers.get('vary')).toBe('API-Version');
@@ -58,14 +62,20 @@ describe('process stack: a version past its sunset', () => {
   it('still serves v2 and counts the 410s under the removed version', async () => {
     expect((await fetch(`${removedGateway.apiUrl}/v2/orders/ord-1001`)).status).toBe(200);
     const metrics = await (await fetch(`${removedGateway.adminUrl}/metrics`)).text();
-    expect(metrics).toMatch(/^api_version_requests_total\{version="1",deprecated="true",selected_by="path",status_code="410"\} 2$/m);
-    expect(metrics).toMatch(/^api_version_requests_total\{version="1",deprecated="true",selected_by="default",status_code="410"\} 1$/m);
+    expect(metrics).toMatch(
+      /^api_version_requests_total\{version="1",deprecated="true",selected_by="path",status_code="410"\} 2$/m,
+    );
+    expect(metrics).toMatch(
+      /^api_version_requests_total\{version="1",deprecated="true",selected_by="default",status_code="410"\} 1$/m,
+    );
   });
 });
 
 describe('process stack: consumer log', () => {
-  it('logs a deprecated version\'s request with version, route, status, User-Agent and X-Client-Id on its one line', async () => {
-    await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, { headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' } });
+  it("logs a deprecated version's request with version, route, status, User-Agent and X-Client-Id on its one line", async () => {
+    await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, {
+      headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' },
+    });
     await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
     // Lines leave in order: once the v2 request's line is here, so is the v1 request's.
     await eventually(
@@ -88,7 +98,9 @@ describe('process stack: consumer log', () => {
 });
 
 describe('process stack: reloading the version policy', () => {
-  const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8')) as { versions: { version: number; status: string }[] };
+  const shipped = JSON.parse(
+    readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8'),
+  ) as { versions: { version: number; status: string }[] };
   const listed = shipped.versions.map(({ version }) => version);
   const current = shipped.versions.filter(({ status }) => status === 'current').map(({ version }) => version);
   /** The version the reload adds: one above the highest the shipped policy lists, which the backend does not serve. */
@@ -105,11 +117,8 @@ describe('process stack: reloading the version policy', () => {
   afterAll(async () => {
     await gateway?.stop();
   });
-  const logged = (msg: string) => eventually(
-    `the "${msg}" log line`,
-    () => gateway.logs.find((entry) => entry.msg === msg),
-    LOGGED,
-  );
+  const logged = (msg: string) =>
+    eventually(`the "${msg}" log line`, () => gateway.logs.find((entry) => entry.msg === msg), LOGGED);
 
   it('serves a version added to the file after SIGHUP, without a restart', async () => {
     expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).status).toBe(404);
@@ -128,7 +137,10 @@ describe('process stack: reloading the version policy', () => {
     writePolicy({ ...shipped, default_version: 9 });
     gateway.child.kill('SIGHUP');
     const line = await logged('version policy reload failed; the previous policy stays in force');
-    expect(line).toMatchObject({ level: 50, reason: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version` });
+    expect(line).toMatchObject({
+      level: 50,
+      reason: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version`,
+    });
     const res = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({

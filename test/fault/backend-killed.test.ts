@@ -33,8 +33,10 @@ afterAll(async () => {
 });
 
 const readyStatus = async (): Promise<number> => (await fetch(`${stack.gatewayAdminUrl}/readyz`)).status;
-const backendUp = async (): Promise<string | undefined> => /^backend_up (\S+)$/m.exec(await (await fetch(`${stack.gatewayAdminUrl}/metrics`)).text())?.[1];
-const between = (outcomes: Outcome[], from: number, to: number) => outcomes.filter((o) => o.startedAt >= from && o.startedAt < to);
+const backendUp = async (): Promise<string | undefined> =>
+  /^backend_up (\S+)$/m.exec(await (await fetch(`${stack.gatewayAdminUrl}/metrics`)).text())?.[1];
+const between = (outcomes: Outcome[], from: number, to: number) =>
+  outcomes.filter((o) => o.startedAt >= from && o.startedAt < to);
 
 it('answers 502 JSON at once while the backend is dead, stays ready with backend_up 0, and recovers within 2 s of its restart', async () => {
   const load = startLoad(stack.gatewayUrl, PATHS, WORKERS);
@@ -53,7 +55,11 @@ it('answers 502 JSON at once while the backend is dead, stays ready with backend
   await sleep(700);
 
   const restarting = performance.now();
-  restarted = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: new URL(stack.backend.apiUrl).port, BACKEND_ADMIN_PORT: '0' });
+  restarted = await startService('backend', {
+    BACKEND_HOST: '127.0.0.1',
+    BACKEND_PORT: new URL(stack.backend.apiUrl).port,
+    BACKEND_ADMIN_PORT: '0',
+  });
   const restartedAt = performance.now();
   await eventually('backend_up 1 after the restart', async () => (await backendUp()) === '1', {
     timeoutMs: RECOVERED_WITHIN_MS,

@@ -36,7 +36,12 @@ export function startLoad(baseUrl: string, paths: readonly string[], workers: nu
       const outcome: Outcome = { path, requestId, startedAt: performance.now(), endedAt: 0 };
       try {
         const headers = { 'x-request-id': requestId };
-        const res = await request(`${baseUrl}${path}`, { dispatcher: agent, headers, headersTimeout: 15_000, bodyTimeout: 15_000 });
+        const res = await request(`${baseUrl}${path}`, {
+          dispatcher: agent,
+          headers,
+          headersTimeout: 15_000,
+          bodyTimeout: 15_000,
+        });
         outcome.status = res.statusCode;
         outcome.contentType = String(res.headers['content-type'] ?? '');
         outcome.body = await res.body.text();

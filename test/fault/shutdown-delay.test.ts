@@ -48,7 +48,13 @@ afterAll(async () => {
 const processes: [string, () => Promise<ServiceProcess>, string][] = [
   [
     'backend',
-    () => startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', SHUTDOWN_DELAY_MS: String(DELAY_MS) }),
+    () =>
+      startService('backend', {
+        BACKEND_HOST: '127.0.0.1',
+        BACKEND_PORT: '0',
+        BACKEND_ADMIN_PORT: '0',
+        SHUTDOWN_DELAY_MS: String(DELAY_MS),
+      }),
     '/api/users',
   ],
   ['gateway', () => startGateway(stubBackendUrl, { SHUTDOWN_DELAY_MS: String(DELAY_MS) }), '/versions'],
@@ -75,7 +81,8 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
     expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toEqual({ status: 200, connection: 'close' });
     expect(performance.now() - signalAt).toBeLessThan(DELAY_MS);
     // An info line leaves within 100 ms (docs/behaviour.md#logging).
-    const notReady = () => service.logs.find((line) => line.msg === 'not ready; serving on before closing the listener');
+    const notReady = () =>
+      service.logs.find((line) => line.msg === 'not ready; serving on before closing the listener');
     await eventually('the not-ready log line', notReady, { timeoutMs: 2_000, intervalMs: FAULT_POLL_MS });
     expect(notReady()).toMatchObject({ shutdownDelayMs: DELAY_MS });
 
@@ -87,11 +94,10 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
         return (err as Error).message === 'ECONNREFUSED';
       }
     };
-    await eventually(
-      'the API refusing connections',
-      refused,
-      { timeoutMs: DELAY_MS + 10_000, intervalMs: FAULT_POLL_MS },
-    );
+    await eventually('the API refusing connections', refused, {
+      timeoutMs: DELAY_MS + 10_000,
+      intervalMs: FAULT_POLL_MS,
+    });
     expect(performance.now() - signalAt).toBeGreaterThanOrEqual(DELAY_MS);
     expect(await service.exited).toBe(0);
   });

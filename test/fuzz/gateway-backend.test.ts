@@ -38,25 +38,58 @@ const headerValue = fc.oneof(
 
 /** Paths near the real routes (versions, prefixes, ids) and arbitrary ones, percent-encoded where needed. */
 const segment = fc.oneof(
-  fc.constantFrom('orders', 'v1', 'v2', 'v3', 'v0', 'api', 'users', 'page', 'ord-1001', 'missing', '..', '.', '', '%2F', '%00', '%ZZ'),
+  fc.constantFrom(
+    'orders',
+    'v1',
+    'v2',
+    'v3',
+    'v0',
+    'api',
+    'users',
+    'page',
+    'ord-1001',
+    'missing',
+    '..',
+    '.',
+    '',
+    '%2F',
+    '%00',
+    '%ZZ',
+  ),
   fc.string({ maxLength: 10 }).map(encodeURIComponent),
 );
 const path = fc.oneof(
-  fc.tuple(fc.constantFrom('', '/api'), fc.constantFrom('v1', 'v2', 'v3', 'V1', 'v01'), segment).map(([prefix, version, id]) => `${prefix}/${version}/orders/${id}`),
+  fc
+    .tuple(fc.constantFrom('', '/api'), fc.constantFrom('v1', 'v2', 'v3', 'V1', 'v01'), segment)
+    .map(([prefix, version, id]) => `${prefix}/${version}/orders/${id}`),
   fc.tuple(fc.constantFrom('/orders/', '/api/orders/', '/api/users/'), segment).map(([head, id]) => `${head}${id}`),
   fc.array(segment, { maxLength: 5 }).map((segments) => `/${segments.join('/')}`),
   fc.webPath().map((text) => (text.startsWith('/') ? text : `/${text}`)),
 );
-const query = fc.oneof(fc.constant(''), fc.webQueryParameters().map((text) => `?${text}`), fc.constantFrom('?limit=0', '?cursor=%%', '?v=2'));
+const query = fc.oneof(
+  fc.constant(''),
+  fc.webQueryParameters().map((text) => `?${text}`),
+  fc.constantFrom('?limit=0', '?cursor=%%', '?v=2'),
+);
 /** POST would create users (201); every other method the routes know or refuse. */
 const method = fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS');
 
 describe('fuzz: the gateway never answers 5xx', () => {
   it('arbitrary API-Version values on the three order forms', async () => {
-    const forms = fc.constantFrom('/orders/ord-1001', '/v1/orders/ord-1001', '/v2/orders/ord-1001', '/api/v1/orders/ord-1001', '/orders/missing');
+    const forms = fc.constantFrom(
+      '/orders/ord-1001',
+      '/v1/orders/ord-1001',
+      '/v2/orders/ord-1001',
+      '/api/v1/orders/ord-1001',
+      '/orders/missing',
+    );
     await fc.assert(
       fc.asyncProperty(forms, fc.option(headerValue, { nil: undefined }), async (url, version) => {
-        const res = await gateway.app.inject({ method: 'GET', url, headers: version === undefined ? {} : { 'api-version': version } });
+        const res = await gateway.app.inject({
+          method: 'GET',
+          url,
+          headers: version === undefined ? {} : { 'api-version': version },
+        });
         expect(ALLOWED).toContain(res.statusCode);
         expect(res.headers.vary).toContain('API-Version');
       }),
@@ -66,17 +99,27 @@ describe('fuzz: the gateway never answers 5xx', () => {
 
   it('arbitrary paths, queries, methods and API-Version headers', async () => {
     await fc.assert(
-      fc.asyncProperty(method, path, query, fc.option(headerValue, { nil: undefined }), async (verb, where, search, version) => {
-        const res = await gateway.app.inject({
-          method: verb as 'GET',
-          url: `${where}${search}`,
-          headers: version === undefined ? {} : { 'api-version': version },
-        });
-        expect(ALLOWED).toContain(res.statusCode);
-        if (res.statusCode >= 400 && res.headers['content-type']?.toString().startsWith('application/json') === true && verb !== 'HEAD') {
-          expect(res.json<{ code: number }>().code).toBe(res.statusCode);
-        }
-      }),
+      fc.asyncProperty(
+        method,
+        path,
+        query,
+        fc.option(headerValue, { nil: undefined }),
+        async (verb, where, search, version) => {
+          const res = await gateway.app.inject({
+            method: verb as 'GET',
+            url: `${where}${search}`,
+            headers: version === undefined ? {} : { 'api-version': version },
+          });
+          expect(ALLOWED).toContain(res.statusCode);
+          if (
+            res.statusCode >= 400 &&
+            res.headers['content-type']?.toString().startsWith('application/json') === true &&
+            verb !== 'HEAD'
+          ) {
+            expect(res.json<{ code: number }>().code).toBe(res.statusCode);
+          }
+        },
+      ),
       { seed: SEED, numRuns: 400 },
     );
   });

@@ -52,7 +52,11 @@ async function hammer(baseUrl: string, count: number): Promise<Map<number, numbe
       sent++;
       const res = await request(`${baseUrl}${randomPath()}`, {
         dispatcher: agent,
-        headers: { 'api-version': pick(['1', '2', token(), String(Math.floor(Math.random() * 1e9))]), 'x-client-id': token(), 'x-request-id': token() },
+        headers: {
+          'api-version': pick(['1', '2', token(), String(Math.floor(Math.random() * 1e9))]),
+          'x-client-id': token(),
+          'x-request-id': token(),
+        },
       });
       await res.body.dump();
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
@@ -65,19 +69,28 @@ async function hammer(baseUrl: string, count: number): Promise<Map<number, numbe
 
 it(`keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS within 20 % over ${ATTACK} requests of random paths, versions and ids`, async () => {
   await hammer(stack.gatewayUrl, WARM_UP);
-  const [gatewayBefore, backendBefore] = await Promise.all([scrape(stack.gatewayAdminUrl), scrape(stack.backendAdminUrl)]);
+  const [gatewayBefore, backendBefore] = await Promise.all([
+    scrape(stack.gatewayAdminUrl),
+    scrape(stack.backendAdminUrl),
+  ]);
 
   const started = performance.now();
   const statuses = await hammer(stack.gatewayUrl, ATTACK);
   const elapsedMs = performance.now() - started;
-  const [gatewayAfter, backendAfter] = await Promise.all([scrape(stack.gatewayAdminUrl), scrape(stack.backendAdminUrl)]);
+  const [gatewayAfter, backendAfter] = await Promise.all([
+    scrape(stack.gatewayAdminUrl),
+    scrape(stack.backendAdminUrl),
+  ]);
 
   const figures = {
     elapsedMs: Math.round(elapsedMs),
     statuses: Object.fromEntries(statuses),
     gatewaySeries: [seriesOf(gatewayBefore).length, seriesOf(gatewayAfter).length],
     backendSeries: [seriesOf(backendBefore).length, seriesOf(backendAfter).length],
-    gatewayRssMiB: [metricValue(gatewayBefore, 'process_resident_memory_bytes'), metricValue(gatewayAfter, 'process_resident_memory_bytes')].map((bytes) => Math.round(bytes / 2 ** 20)),
+    gatewayRssMiB: [
+      metricValue(gatewayBefore, 'process_resident_memory_bytes'),
+      metricValue(gatewayAfter, 'process_resident_memory_bytes'),
+    ].map((bytes) => Math.round(bytes / 2 ** 20)),
   };
   // The figures docs/testing.md#hostile-clients reports.
   process.stdout.write(`cardinality attack: ${JSON.stringify(figures)}\n`);
@@ -87,8 +100,13 @@ it(`keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS
   expect(seriesOf(backendAfter).length - seriesOf(backendBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
   // No client-chosen value appears on /metrics, except the consumers of deprecated versions, which are
   // bounded: at most 20 named and "other" per version (docs/behaviour.md#consumer-series).
-  const consumerSeries = (text: string) => text.split('\n').filter((line) => line.startsWith('api_version_consumer_requests_total{'));
-  const otherLines = (text: string) => text.split('\n').filter((line) => !line.startsWith('api_version_consumer_requests_total{')).join('\n');
+  const consumerSeries = (text: string) =>
+    text.split('\n').filter((line) => line.startsWith('api_version_consumer_requests_total{'));
+  const otherLines = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => !line.startsWith('api_version_consumer_requests_total{'))
+      .join('\n');
   for (const text of [gatewayAfter, backendAfter]) expect(otherLines(text)).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{1,4}/);
   expect(consumerSeries(backendAfter)).toEqual([]);
   const perVersion = new Map<string, number>();
@@ -100,6 +118,8 @@ it(`keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS
   for (const count of perVersion.values()) expect(count).toBeLessThanOrEqual(21);
   expect(consumerSeries(gatewayAfter)).toHaveLength(consumerSeries(gatewayBefore).length);
   const rssBefore = metricValue(gatewayBefore, 'process_resident_memory_bytes');
-  expect(metricValue(gatewayAfter, 'process_resident_memory_bytes')).toBeLessThanOrEqual(rssBefore * (1 + MAX_RSS_GROWTH));
+  expect(metricValue(gatewayAfter, 'process_resident_memory_bytes')).toBeLessThanOrEqual(
+    rssBefore * (1 + MAX_RSS_GROWTH),
+  );
   await expectServes(stack.gatewayUrl);
 });

@@ -20,7 +20,9 @@ const services = [
 ] as const;
 
 function expectTimeoutAnswer(responses: RawResponse[]): void {
-  expect(responses.map((res) => [res.status, res.headers.connection, res.body])).toEqual([[408, 'close', '{"error":"request timeout","code":408}']]);
+  expect(responses.map((res) => [res.status, res.headers.connection, res.body])).toEqual([
+    [408, 'close', '{"error":"request timeout","code":408}'],
+  ]);
 }
 
 describe('500 connections that send half a request line and wait', () => {
@@ -69,13 +71,16 @@ describe('500 connections that send half a request line and wait', () => {
 });
 
 describe.concurrent('protocol corners', () => {
-  it.each(services)('%s: answers HTTP/1.0 without Host (200) and closes the connection after it', async (_name, url) => {
-    const { responses, closedAfterMs } = await exchange(url(), 'GET /v2/orders/ord-1001 HTTP/1.0\r\n\r\n');
-    expect(responses.map((res) => res.status)).toEqual([200]);
-    expect(JSON.parse(responses[0]?.body ?? '')).toMatchObject({ id: 'ord-1001' });
-    expect(closedAfterMs).toBeLessThan(1_000);
-    await expectServes(url());
-  });
+  it.each(services)(
+    '%s: answers HTTP/1.0 without Host (200) and closes the connection after it',
+    async (_name, url) => {
+      const { responses, closedAfterMs } = await exchange(url(), 'GET /v2/orders/ord-1001 HTTP/1.0\r\n\r\n');
+      expect(responses.map((res) => res.status)).toEqual([200]);
+      expect(JSON.parse(responses[0]?.body ?? '')).toMatchObject({ id: 'ord-1001' });
+      expect(closedAfterMs).toBeLessThan(1_000);
+      await expectServes(url());
+    },
+  );
 
   it.each(services)('%s: refuses HTTP/1.1 without Host with 400 JSON', async (_name, url) => {
     const { responses } = await exchange(url(), 'GET /v2/orders/ord-1001 HTTP/1.1\r\n\r\n');
@@ -115,7 +120,10 @@ describe('clients that hang up in the middle of a response', () => {
     for (let i = 0; i < 300; i += 30) {
       await Promise.all(
         Array.from({ length: 30 }, (_, j) =>
-          fetch(`${stack.backend.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: `${name}${i + j}`, email: 'x@example.com' }) }).then((res) => res.text()),
+          fetch(`${stack.backend.apiUrl}/api/users`, {
+            method: 'POST',
+            body: JSON.stringify({ name: `${name}${i + j}`, email: 'x@example.com' }),
+          }).then((res) => res.text()),
         ),
       );
     }

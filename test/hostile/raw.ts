@@ -4,7 +4,11 @@ import { Received, open, type RawResponse } from '../support/raw-http.js';
 import { startStubBackend, type StubBackend } from '../../gateway/test/stub-backend.js';
 
 /** Sends `request` on a fresh connection and returns the answers and when the server closed it. */
-export async function exchange(url: string, request: string | Buffer, limitMs = 5_000): Promise<{ responses: RawResponse[]; closedAfterMs: number }> {
+export async function exchange(
+  url: string,
+  request: string | Buffer,
+  limitMs = 5_000,
+): Promise<{ responses: RawResponse[]; closedAfterMs: number }> {
   const received = new Received(await open(url));
   received.socket.write(request);
   const closedAfterMs = await received.closed(limitMs);

@@ -29,12 +29,21 @@ const STREAMED_BODY_BYTES = 64 * 1024;
  * Declares `declared` bytes of body (100 unless given), sends 8 and then nothing; returns what came back and
  * when the server hung up.
  */
-async function stallBody(url: string, { path, requestId, declared = 100 }: { path?: string; requestId?: string; declared?: number } = {}) {
+async function stallBody(
+  url: string,
+  { path, requestId, declared = 100 }: { path?: string; requestId?: string; declared?: number } = {},
+) {
   const received = new Received(await open(url));
   const firstByteAt = Date.now();
   received.socket.write(postHead(declared, path, requestId) + paddedUser.slice(0, 8));
   const closedAfterMs = await received.closed(15_000);
-  return { responses: received.responses, bytes: received.bytes, closedAfterMs, firstByte: received.since, firstByteAt };
+  return {
+    responses: received.responses,
+    bytes: received.bytes,
+    closedAfterMs,
+    firstByte: received.since,
+    firstByteAt,
+  };
 }
 
 function expectRequestTimeout({ responses, closedAfterMs }: Awaited<ReturnType<typeof stallBody>>, what: string): void {
@@ -73,24 +82,28 @@ describe.concurrent('a body that stops arriving', () => {
   });
 
   it('is answered 408 JSON with Connection: close and closed 5-6.5 s after its first byte by the gateway', async () => {
-    const stalled = await stallBody(targets.stack.gatewayUrl, { requestId: 'slow-via-gateway', declared: STREAMED_BODY_BYTES });
+    const stalled = await stallBody(targets.stack.gatewayUrl, {
+      requestId: 'slow-via-gateway',
+      declared: STREAMED_BODY_BYTES,
+    });
     expectRequestTimeout(stalled, 'gateway');
     await expectServes(targets.stack.gatewayUrl);
     // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
     // Its request line counts the gateway's hang-up as 499 (docs/behaviour.md#aborted-requests).
     // Info lines leave in batches, at least every 100 ms (docs/behaviour.md#logging).
     const backendLines = () => targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
-    await eventually(
-      'two backend lines about the request',
-      () => backendLines().length >= 2,
-      { timeoutMs: 2_000, intervalMs: 10 },
-    );
+    await eventually('two backend lines about the request', () => backendLines().length >= 2, {
+      timeoutMs: 2_000,
+      intervalMs: 10,
+    });
     const backendSide = backendLines();
     expect(backendSide.map((line) => `${String(line.msg)} ${String(line.statusCode)}`).sort()).toEqual([
       'client closed the connection before the request was complete undefined',
       'request completed 499',
     ]);
-    const letGo = backendSide.find((line) => line.msg === 'client closed the connection before the request was complete');
+    const letGo = backendSide.find(
+      (line) => line.msg === 'client closed the connection before the request was complete',
+    );
     expect(Number(letGo?.time) - stalled.firstByteAt).toBeLessThanOrEqual(CLOSED_BY_MS);
     // Neither the gateway nor the backend whose upload it gave up logs the client's doing as a problem.
     expect([...warnings(targets.stack.gateway), ...warnings(targets.stack.backend)]).toEqual([]);
@@ -102,17 +115,18 @@ describe.concurrent('a body that stops arriving', () => {
     const upstream = targets.stub.arrived.filter(({ method, url }) => method === 'POST' && url === '/api/users');
     expect(upstream).toHaveLength(1);
     // The upstream connection goes a moment after the client's (the abort crosses loopback).
-    await eventually(
-      'the upstream request aborted',
-      () => upstream[0]?.abortedAt !== undefined,
-      { timeoutMs: 1_000, intervalMs: 10 },
-    );
+    await eventually('the upstream request aborted', () => upstream[0]?.abortedAt !== undefined, {
+      timeoutMs: 1_000,
+      intervalMs: 10,
+    });
     expect(upstream[0]?.complete).toBe(false);
     expect(upstream[0]?.receivedBytes).toBeLessThan(STREAMED_BODY_BYTES);
     // Gone upstream as soon as the client was answered, not when the backend's own timeout would strike.
     expect(upstream[0]?.abortedAt).toBeDefined();
     const abortedAfterMs = (upstream[0]?.abortedAt ?? Infinity) - stalled.firstByte;
-    process.stdout.write(`slow body, upstream request aborted ${Math.round(abortedAfterMs)} ms after the client's first byte\n`);
+    process.stdout.write(
+      `slow body, upstream request aborted ${Math.round(abortedAfterMs)} ms after the client's first byte\n`,
+    );
     expect(abortedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
     await expectServes(targets.stubGateway.apiUrl, '/api/users');
     expect(warnings(targets.stubGateway)).toEqual([]);
@@ -127,7 +141,10 @@ describe.concurrent('a body that stops arriving', () => {
   });
 
   it('only closes the connection when a response has already started (no 408 bytes inside it)', async () => {
-    const stalled = await stallBody(targets.stubGateway.apiUrl, { path: EARLY_ANSWER_PATH, declared: STREAMED_BODY_BYTES });
+    const stalled = await stallBody(targets.stubGateway.apiUrl, {
+      path: EARLY_ANSWER_PATH,
+      declared: STREAMED_BODY_BYTES,
+    });
     expect(stalled.closedAfterMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS);
     expect(stalled.closedAfterMs).toBeLessThanOrEqual(CLOSED_BY_MS);
     const text = stalled.bytes.toString('latin1');

@@ -42,7 +42,10 @@ describe('deployment labels (namespace, cluster)', () => {
     ['a / on (version) group_left () b', ['on (version) group_left () matches without namespace, cluster']],
     ['a and ignoring (cluster) b', ['ignoring (cluster) matches without cluster']],
     ['sum by (namespace, cluster) (a) or vector(0)', ['vector(0) has no namespace, cluster']],
-    ['count by (namespace, cluster, job) (count by (job, sha256) (x)) > 1', ['count by (job, sha256) drops namespace, cluster']],
+    [
+      'count by (namespace, cluster, job) (count by (job, sha256) (x)) > 1',
+      ['count by (job, sha256) drops namespace, cluster'],
+    ],
   ])('are reported dropped by %s', (expr, problems) => {
     expect(droppedDeploymentLabels(expr)).toEqual(problems);
   });
@@ -59,7 +62,9 @@ describe('deployment labels (namespace, cluster)', () => {
   });
 
   it('name the rule that drops them', () => {
-    expect(deploymentLabelViolations([{ alert: 'Drift', expr: 'count by (job) (x) > 1' }])).toEqual(['Drift: count by (job) drops namespace, cluster']);
+    expect(deploymentLabelViolations([{ alert: 'Drift', expr: 'count by (job) (x) > 1' }])).toEqual([
+      'Drift: count by (job) drops namespace, cluster',
+    ]);
   });
 });
 
@@ -91,13 +96,22 @@ describe('annotations', () => {
   });
 
   it('report one that does', () => {
-    const rule: Rule = { alert: 'VersionPolicyReloadFailed', expr: 'x', annotations: { description: 'reload again (docker compose kill -s HUP gateway)' } };
-    expect(composeInstructionViolations([rule])).toEqual(['VersionPolicyReloadFailed: its description tells the reader to use docker compose']);
+    const rule: Rule = {
+      alert: 'VersionPolicyReloadFailed',
+      expr: 'x',
+      annotations: { description: 'reload again (docker compose kill -s HUP gateway)' },
+    };
+    expect(composeInstructionViolations([rule])).toEqual([
+      'VersionPolicyReloadFailed: its description tells the reader to use docker compose',
+    ]);
   });
 });
 
 describe('scrape jobs', () => {
-  const jobs = (): string[] => (parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }).scrape_configs.map((job) => job.job_name);
+  const jobs = (): string[] =>
+    (
+      parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }
+    ).scrape_configs.map((job) => job.job_name);
 
   it('are named by every selector of a raw metric in ops/prometheus/rules.yml', () => {
     expect(jobSelectorViolations(rules())).toEqual([]);
@@ -108,7 +122,10 @@ describe('scrape jobs', () => {
       { alert: 'GatewayBackendUnreachable', expr: 'max by (namespace, cluster, pod) (backend_up) == 0' },
       { alert: 'BackendDatabaseUnreachable', expr: 'db_up{job=~"backend"} == 0 and api:version_requests:rate5m > 0' },
     ];
-    expect(jobSelectorViolations(broken)).toEqual(['GatewayBackendUnreachable: backend_up selects no job', 'BackendDatabaseUnreachable: db_up{job=~"backend"} selects no job']);
+    expect(jobSelectorViolations(broken)).toEqual([
+      'GatewayBackendUnreachable: backend_up selects no job',
+      'BackendDatabaseUnreachable: db_up{job=~"backend"} selects no job',
+    ]);
   });
 
   it("of the compose stack's Prometheus each have an alert on their absence", () => {
@@ -127,7 +144,8 @@ describe('scrape jobs', () => {
 });
 
 describe('service level objectives', () => {
-  const alerts = (): Map<string, string> => new Map(rules().flatMap((rule) => (rule.alert === undefined ? [] : [[rule.alert, rule.expr]])));
+  const alerts = (): Map<string, string> =>
+    new Map(rules().flatMap((rule) => (rule.alert === undefined ? [] : [[rule.alert, rule.expr]])));
 
   it("alert on the gateway's 5xx ratio and p99 latency, and on failed notices", () => {
     expect(alerts().get('GatewayErrorRatioHigh')).toMatch(/status_code=~"5\.\."/);
@@ -135,4 +153,3 @@ describe('service level objectives', () => {
     expect(alerts().get('NoticesFailing')).toContain('consumer_notices_total{job="gateway", result="failed"}');
   });
 });
-

@@ -37,17 +37,25 @@ export function droppedDeploymentLabels(expr: string): string[] {
   tree.iterate({
     enter(ref) {
       if (ref.type.isError) {
-        found.push(`syntax error at ${ref.from}: ${JSON.stringify(expr.slice(Math.max(0, ref.from - 20), ref.from + 20))}`);
+        found.push(
+          `syntax error at ${ref.from}: ${JSON.stringify(expr.slice(Math.max(0, ref.from - 20), ref.from + 20))}`,
+        );
         return false;
       }
       const node = ref.node;
-      const grouping = (clause: typeof node): string[] => (clause.getChild('GroupingLabels')?.getChildren('LabelName') ?? []).map(text);
+      const grouping = (clause: typeof node): string[] =>
+        (clause.getChild('GroupingLabels')?.getChildren('LabelName') ?? []).map(text);
       if (ref.name === 'AggregateExpr') {
         const operation = text(node.getChild('AggregateOp') ?? node);
         if (SELECTING_AGGREGATIONS.has(operation)) return undefined;
         const modifier = node.getChild('AggregateModifier');
         const where = modifier === null ? `${operation}(…)` : `${operation} ${text(modifier)}`;
-        const dropped = modifier === null ? [...DEPLOYMENT_LABELS] : modifier.getChild('Without') !== null ? kept(grouping(modifier)) : missing(grouping(modifier));
+        const dropped =
+          modifier === null
+            ? [...DEPLOYMENT_LABELS]
+            : modifier.getChild('Without') !== null
+              ? kept(grouping(modifier))
+              : missing(grouping(modifier));
         if (dropped.length > 0) found.push(`${where} drops ${dropped.join(', ')}`);
       } else if (ref.name === 'MatchingModifierClause') {
         const dropped = node.getChild('Ignoring') !== null ? kept(grouping(node)) : missing(grouping(node));
@@ -63,7 +71,9 @@ export function droppedDeploymentLabels(expr: string): string[] {
 
 /** Every aggregation of every rule keeps the deployment labels (droppedDeploymentLabels). */
 export function deploymentLabelViolations(rules: Rule[]): string[] {
-  return rules.flatMap((rule) => droppedDeploymentLabels(rule.expr).map((problem) => `${rule.alert ?? rule.record}: ${problem}`));
+  return rules.flatMap((rule) =>
+    droppedDeploymentLabels(rule.expr).map((problem) => `${rule.alert ?? rule.record}: ${problem}`),
+  );
 }
 
 /** Where the runbooks are: one page, a section per alert titled with the alert's name. */
@@ -79,7 +89,12 @@ export interface Runbooks {
  * the alert (`## AlertName`, whose anchor is the name in lower case).
  */
 export function runbookViolations(rules: Rule[], { pageUrl, page }: Runbooks): string[] {
-  const headings = new Set(page.split('\n').filter((line) => line.startsWith('## ')).map((line) => line.slice(3).trim()));
+  const headings = new Set(
+    page
+      .split('\n')
+      .filter((line) => line.startsWith('## '))
+      .map((line) => line.slice(3).trim()),
+  );
   const found: string[] = [];
   for (const { alert, annotations } of rules) {
     if (alert === undefined) continue;
@@ -118,13 +133,20 @@ function equalMatchers(expr: string, selector: SyntaxNode): Map<string, string> 
 }
 
 /** Each vector selector of an expression: its metric name and its `=` matchers. */
-function selectorsOf(expr: string): { text: string; metric: string; matchers: Map<string, string>; node: SyntaxNode }[] {
+function selectorsOf(
+  expr: string,
+): { text: string; metric: string; matchers: Map<string, string>; node: SyntaxNode }[] {
   const found: { text: string; metric: string; matchers: Map<string, string>; node: SyntaxNode }[] = [];
   parser.parse(expr).iterate({
     enter(ref) {
       if (ref.name !== 'VectorSelector') return undefined;
       const identifier = ref.node.getChild('Identifier');
-      found.push({ text: expr.slice(ref.from, ref.to), metric: identifier === null ? '' : expr.slice(identifier.from, identifier.to), matchers: equalMatchers(expr, ref.node), node: ref.node });
+      found.push({
+        text: expr.slice(ref.from, ref.to),
+        metric: identifier === null ? '' : expr.slice(identifier.from, identifier.to),
+        matchers: equalMatchers(expr, ref.node),
+        node: ref.node,
+      });
       return false;
     },
   });
@@ -154,7 +176,8 @@ export function absentJobViolations(rules: Rule[], jobs: string[]): string[] {
     if (alert === undefined) continue;
     parser.parse(expr).iterate({
       enter(ref) {
-        if (ref.name !== 'FunctionCall' || expr.slice(ref.from, ref.to).split('(', 1)[0]?.trim() !== 'absent') return undefined;
+        if (ref.name !== 'FunctionCall' || expr.slice(ref.from, ref.to).split('(', 1)[0]?.trim() !== 'absent')
+          return undefined;
         const body = ref.node.getChild('FunctionCallBody');
         if (body === null) return false;
         for (const { metric, matchers } of selectorsOf(expr.slice(body.from, body.to))) {

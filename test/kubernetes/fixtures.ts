@@ -19,12 +19,17 @@ import { podSpec, type PolicyMount } from './pod-rules.js';
 import { ofKind } from './schemas.js';
 
 export function objectsIn(file: string): ManifestObject[] {
-  return parseAllDocuments(readFileSync(join(repoRoot, 'deploy/kubernetes', file), 'utf8')).map((document) => document.toJS() as ManifestObject);
+  return parseAllDocuments(readFileSync(join(repoRoot, 'deploy/kubernetes', file), 'utf8')).map(
+    (document) => document.toJS() as ManifestObject,
+  );
 }
 
 /** The `images:` of a kustomization under deploy/kubernetes. */
 export function imageSettings(kustomization: string): ImageSetting[] {
-  return (parse(readFileSync(join(repoRoot, 'deploy/kubernetes', kustomization), 'utf8')) as { images?: ImageSetting[] }).images ?? [];
+  return (
+    (parse(readFileSync(join(repoRoot, 'deploy/kubernetes', kustomization), 'utf8')) as { images?: ImageSetting[] })
+      .images ?? []
+  );
 }
 
 /** Fresh copies of the manifests' objects for each test to break. */
@@ -44,9 +49,20 @@ export function manifests() {
     return found;
   };
   const policy = readFileSync(join(repoRoot, 'ops/versions.json'), 'utf8');
-  const configMap: IConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'version-policy' }, data: { 'versions.json': policy } };
+  const configMap: IConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'version-policy' },
+    data: { 'versions.json': policy },
+  };
   // The monitoring kustomization adds kube-prometheus-stack's release label.
-  const monitors = objectsIn('monitoring/service-monitors.yaml').map((monitor) => ({ ...monitor, metadata: { ...monitor.metadata, labels: { release: 'kube-prometheus-stack' } } }) as unknown as IServiceMonitor);
+  const monitors = objectsIn('monitoring/service-monitors.yaml').map(
+    (monitor) =>
+      ({
+        ...monitor,
+        metadata: { ...monitor.metadata, labels: { release: 'kube-prometheus-stack' } },
+      }) as unknown as IServiceMonitor,
+  );
   return {
     /** The Deployments as the files have them, before the kustomization's images: */
     rawDeployments: ofKind(raw, Deployment.is),
@@ -59,7 +75,12 @@ export function manifests() {
     autoscalers: ofKind(base, HorizontalPodAutoscaler.is),
     budgets: ofKind(base, PodDisruptionBudget.is),
     configMaps: [configMap],
-    policyMount: { variable: 'API_VERSIONS_FILE', configMapName: 'version-policy', key: 'versions.json', content: policy } satisfies PolicyMount,
+    policyMount: {
+      variable: 'API_VERSIONS_FILE',
+      configMapName: 'version-policy',
+      key: 'versions.json',
+      content: policy,
+    } satisfies PolicyMount,
     monitors,
   };
 }

@@ -29,7 +29,11 @@ function selects(selector: { matchLabels?: Labels } | undefined, labels: Labels)
  * addresses outside the private, loopback and link-local ranges (PRIVATE_RANGES), which hold the cluster's
  * pods, Services and nodes and a cloud's metadata endpoint.
  */
-export type Peer = { kind: 'anyone' } | { kind: 'public' } | { kind: 'namespace'; name: string } | { kind: 'pods'; labels: Labels; namespace?: string };
+export type Peer =
+  | { kind: 'anyone' }
+  | { kind: 'public' }
+  | { kind: 'namespace'; name: string }
+  | { kind: 'pods'; labels: Labels; namespace?: string };
 
 /** Per address family, the whole range and what a `public` peer must leave out of it. */
 const PRIVATE_RANGES: Record<string, string[]> = {
@@ -54,7 +58,10 @@ function describePeer(peer: Peer): string {
 }
 
 /** A namespaceSelector that selects the one namespace named `name` and no other. */
-function onlyNamespace(selector: { matchLabels?: Labels; matchExpressions?: unknown[] } | undefined, name: string): boolean {
+function onlyNamespace(
+  selector: { matchLabels?: Labels; matchExpressions?: unknown[] } | undefined,
+  name: string,
+): boolean {
   const labels = selector?.matchLabels ?? {};
   return Object.keys(labels).length === 1 && labels['kubernetes.io/metadata.name'] === name;
 }
@@ -68,8 +75,13 @@ function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
   }
   if (peer.ipBlock !== undefined) return false;
   if (allowed.kind === 'namespace') return onlyNamespace(peer.namespaceSelector, allowed.name);
-  const podsMatch = peer.podSelector !== undefined && Object.entries(allowed.labels).every(([key, value]) => peer.podSelector?.matchLabels?.[key] === value);
-  const namespaceMatches = allowed.namespace === undefined ? peer.namespaceSelector === undefined : onlyNamespace(peer.namespaceSelector, allowed.namespace);
+  const podsMatch =
+    peer.podSelector !== undefined &&
+    Object.entries(allowed.labels).every(([key, value]) => peer.podSelector?.matchLabels?.[key] === value);
+  const namespaceMatches =
+    allowed.namespace === undefined
+      ? peer.namespaceSelector === undefined
+      : onlyNamespace(peer.namespaceSelector, allowed.namespace);
   return podsMatch && namespaceMatches;
 }
 
@@ -77,7 +89,11 @@ function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
  * Each listed port is reachable from its allowed peers and from no one else: its pods are isolated for
  * ingress by a NetworkPolicy, and every ingress rule covering the port names only allowed peers.
  */
-export function networkPolicyViolations(deployments: IDeployment[], policies: INetworkPolicy[], access: PortAccess[]): string[] {
+export function networkPolicyViolations(
+  deployments: IDeployment[],
+  policies: INetworkPolicy[],
+  access: PortAccess[],
+): string[] {
   const found: string[] = [];
   for (const { deployment: name, port, portName, allowed } of access) {
     const deployment = deployments.find((candidate) => candidate.metadata?.name === name);
@@ -87,7 +103,9 @@ export function networkPolicyViolations(deployments: IDeployment[], policies: IN
     }
     const where = `Deployment/${name} port ${port}`;
     const applying = policies.filter(
-      (policy) => selects(policy.spec?.podSelector, podLabels(deployment)) && (policy.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
+      (policy) =>
+        selects(policy.spec?.podSelector, podLabels(deployment)) &&
+        (policy.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
     );
     if (applying.length === 0) {
       found.push(`${where}: no NetworkPolicy isolates these pods, so every port is open to everyone`);
@@ -95,15 +113,32 @@ export function networkPolicyViolations(deployments: IDeployment[], policies: IN
     }
     const covering = applying.flatMap((policy) =>
       (policy.spec?.ingress ?? [])
-        .filter((rule) => (rule.ports ?? []).length === 0 || rule.ports?.some((rulePort) => rulePort.port === undefined || rulePort.port === port || rulePort.port === portName || (typeof rulePort.port === 'number' && rulePort.endPort !== undefined && rulePort.port <= port && port <= rulePort.endPort)))
+        .filter(
+          (rule) =>
+            (rule.ports ?? []).length === 0 ||
+            rule.ports?.some(
+              (rulePort) =>
+                rulePort.port === undefined ||
+                rulePort.port === port ||
+                rulePort.port === portName ||
+                (typeof rulePort.port === 'number' &&
+                  rulePort.endPort !== undefined &&
+                  rulePort.port <= port &&
+                  port <= rulePort.endPort),
+            ),
+        )
         .map((rule) => ({ policy: policy.metadata?.name, rule })),
     );
     if (covering.length === 0) found.push(`${where}: not admitted at all (${describePeer(allowed)} must reach it)`);
     for (const { policy, rule } of covering) {
       const from = rule.from ?? [];
-      if (allowed.kind !== 'anyone' && from.length === 0) found.push(`${where}: NetworkPolicy/${policy} admits every source, not only ${describePeer(allowed)}`);
+      if (allowed.kind !== 'anyone' && from.length === 0)
+        found.push(`${where}: NetworkPolicy/${policy} admits every source, not only ${describePeer(allowed)}`);
       for (const peer of from) {
-        if (!within(peer, allowed)) found.push(`${where}: NetworkPolicy/${policy} admits ${JSON.stringify(peer)}, not only ${describePeer(allowed)}`);
+        if (!within(peer, allowed))
+          found.push(
+            `${where}: NetworkPolicy/${policy} admits ${JSON.stringify(peer)}, not only ${describePeer(allowed)}`,
+          );
       }
     }
   }
@@ -123,19 +158,28 @@ export interface EgressAllowance {
  * and peers, each port and peer of which one allowance covers, and every allowance is admitted by some rule
  * (else, say, name lookups fail).
  */
-export function egressViolations(deployments: IDeployment[], policies: INetworkPolicy[], allowed: Record<string, EgressAllowance[]>): string[] {
+export function egressViolations(
+  deployments: IDeployment[],
+  policies: INetworkPolicy[],
+  allowed: Record<string, EgressAllowance[]>,
+): string[] {
   const found: string[] = [];
   const protocolOf = (protocol: string | undefined): string => protocol ?? 'TCP';
   for (const deployment of deployments) {
     const name = deployment.metadata?.name ?? '';
     const where = `Deployment/${name}`;
     const allowances = allowed[name] ?? [];
-    const applying = policies.filter((policy) => selects(policy.spec?.podSelector, podLabels(deployment)) && (policy.spec?.policyTypes ?? []).includes('Egress'));
+    const applying = policies.filter(
+      (policy) =>
+        selects(policy.spec?.podSelector, podLabels(deployment)) && (policy.spec?.policyTypes ?? []).includes('Egress'),
+    );
     if (applying.length === 0) {
       found.push(`${where}: no NetworkPolicy limits its egress, so its pods reach everything`);
       continue;
     }
-    const rules = applying.flatMap((policy) => (policy.spec?.egress ?? []).map((rule) => ({ policy: policy.metadata?.name, rule })));
+    const rules = applying.flatMap((policy) =>
+      (policy.spec?.egress ?? []).map((rule) => ({ policy: policy.metadata?.name, rule })),
+    );
     for (const { policy, rule } of rules) {
       const ports = rule.ports ?? [];
       if (ports.length === 0) found.push(`${where}: NetworkPolicy/${policy} admits egress on every port`);
@@ -145,9 +189,15 @@ export function egressViolations(deployments: IDeployment[], policies: INetworkP
           const covered = allowances.some(
             (allowance) =>
               (peer === undefined ? allowance.peer.kind === 'anyone' : within(peer, allowance.peer)) &&
-              allowance.ports.some((candidate) => candidate.port === port.port && protocolOf(candidate.protocol) === protocolOf(port.protocol)),
+              allowance.ports.some(
+                (candidate) =>
+                  candidate.port === port.port && protocolOf(candidate.protocol) === protocolOf(port.protocol),
+              ),
           );
-          if (!covered) found.push(`${where}: NetworkPolicy/${policy} admits egress to ${peer === undefined ? 'anyone' : JSON.stringify(peer)} on ${protocolOf(port.protocol)} ${String(port.port)}, which it needs not reach`);
+          if (!covered)
+            found.push(
+              `${where}: NetworkPolicy/${policy} admits egress to ${peer === undefined ? 'anyone' : JSON.stringify(peer)} on ${protocolOf(port.protocol)} ${String(port.port)}, which it needs not reach`,
+            );
         }
       }
     }
@@ -155,11 +205,18 @@ export function egressViolations(deployments: IDeployment[], policies: INetworkP
       const admitted = allowance.ports.every((needed) =>
         rules.some(
           ({ rule }) =>
-            (rule.ports ?? []).some((port) => port.port === needed.port && protocolOf(port.protocol) === protocolOf(needed.protocol)) &&
-            ((rule.to ?? []).length === 0 ? allowance.peer.kind === 'anyone' : (rule.to ?? []).some((peer) => within(peer, allowance.peer))),
+            (rule.ports ?? []).some(
+              (port) => port.port === needed.port && protocolOf(port.protocol) === protocolOf(needed.protocol),
+            ) &&
+            ((rule.to ?? []).length === 0
+              ? allowance.peer.kind === 'anyone'
+              : (rule.to ?? []).some((peer) => within(peer, allowance.peer))),
         ),
       );
-      if (!admitted) found.push(`${where}: cannot reach ${allowance.what} (${describePeer(allowance.peer)} on ${allowance.ports.map((port) => `${protocolOf(port.protocol)} ${port.port}`).join(', ')})`);
+      if (!admitted)
+        found.push(
+          `${where}: cannot reach ${allowance.what} (${describePeer(allowance.peer)} on ${allowance.ports.map((port) => `${protocolOf(port.protocol)} ${port.port}`).join(', ')})`,
+        );
     }
   }
   return found;
@@ -170,29 +227,51 @@ export function egressViolations(deployments: IDeployment[], policies: INetworkP
  * across nodes and zones, no `replicas` where an HPA owns the count (an apply would reset it), a PDB where several
  * replicas run, and none that would block every node drain of a single replica.
  */
-export function availabilityViolations(deployment: IDeployment, autoscalers: IHorizontalPodAutoscaler[], budgets: IPodDisruptionBudget[]): string[] {
+export function availabilityViolations(
+  deployment: IDeployment,
+  autoscalers: IHorizontalPodAutoscaler[],
+  budgets: IPodDisruptionBudget[],
+): string[] {
   const found: string[] = [];
   const where = `Deployment/${deployment.metadata?.name}`;
   const strategy = deployment.spec?.strategy;
-  if (strategy?.type !== 'RollingUpdate' || strategy.rollingUpdate?.maxUnavailable !== 0) found.push(`${where}: not a RollingUpdate with maxUnavailable 0`);
+  if (strategy?.type !== 'RollingUpdate' || strategy.rollingUpdate?.maxUnavailable !== 0)
+    found.push(`${where}: not a RollingUpdate with maxUnavailable 0`);
   const spread = podSpec(deployment).topologySpreadConstraints ?? [];
   const acrossNodes = spread.some(
-    (constraint) => constraint.topologyKey === 'kubernetes.io/hostname' && Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 && selects(constraint.labelSelector, podLabels(deployment)),
+    (constraint) =>
+      constraint.topologyKey === 'kubernetes.io/hostname' &&
+      Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 &&
+      selects(constraint.labelSelector, podLabels(deployment)),
   );
-  if (!acrossNodes) found.push(`${where}: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods`);
+  if (!acrossNodes)
+    found.push(`${where}: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods`);
   const acrossZones = spread.some(
-    (constraint) => constraint.topologyKey === 'topology.kubernetes.io/zone' && Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 && selects(constraint.labelSelector, podLabels(deployment)),
+    (constraint) =>
+      constraint.topologyKey === 'topology.kubernetes.io/zone' &&
+      Object.keys(constraint.labelSelector?.matchLabels ?? {}).length > 0 &&
+      selects(constraint.labelSelector, podLabels(deployment)),
   );
-  if (!acrossZones) found.push(`${where}: no topologySpreadConstraint across zones (topology.kubernetes.io/zone) selecting its pods`);
-  const autoscaler = autoscalers.find((candidate) => candidate.spec?.scaleTargetRef.kind === 'Deployment' && candidate.spec.scaleTargetRef.name === deployment.metadata?.name);
-  if (autoscaler !== undefined && deployment.spec?.replicas !== undefined) found.push(`${where}: sets replicas although HorizontalPodAutoscaler/${autoscaler.metadata?.name} owns the count`);
+  if (!acrossZones)
+    found.push(`${where}: no topologySpreadConstraint across zones (topology.kubernetes.io/zone) selecting its pods`);
+  const autoscaler = autoscalers.find(
+    (candidate) =>
+      candidate.spec?.scaleTargetRef.kind === 'Deployment' &&
+      candidate.spec.scaleTargetRef.name === deployment.metadata?.name,
+  );
+  if (autoscaler !== undefined && deployment.spec?.replicas !== undefined)
+    found.push(`${where}: sets replicas although HorizontalPodAutoscaler/${autoscaler.metadata?.name} owns the count`);
   const fewest = autoscaler === undefined ? (deployment.spec?.replicas ?? 1) : (autoscaler.spec?.minReplicas ?? 1);
   const most = autoscaler === undefined ? fewest : (autoscaler.spec?.maxReplicas ?? fewest);
   const budget = budgets.find((candidate) => selects(candidate.spec?.selector, podLabels(deployment)));
-  if (most > 1 && budget === undefined) found.push(`${where}: runs up to ${most} replicas without a PodDisruptionBudget`);
+  if (most > 1 && budget === undefined)
+    found.push(`${where}: runs up to ${most} replicas without a PodDisruptionBudget`);
   if (budget !== undefined && fewest <= 1) {
     const blocks = (budget.spec?.minAvailable ?? 0) !== 0 || budget.spec?.maxUnavailable === 0;
-    if (blocks) found.push(`${where}: one replica under PodDisruptionBudget/${budget.metadata?.name} can never be evicted (node drains hang)`);
+    if (blocks)
+      found.push(
+        `${where}: one replica under PodDisruptionBudget/${budget.metadata?.name} can never be evicted (node drains hang)`,
+      );
   }
   return found;
 }
@@ -201,25 +280,42 @@ export function availabilityViolations(deployment: IDeployment, autoscalers: IHo
 export function namespaceViolations(objects: ManifestObject[], namespace: string): string[] {
   return objects
     .filter((object) => object.kind !== 'Namespace' && object.metadata.namespace !== namespace)
-    .map((object) => `${object.kind}/${object.metadata.name}: namespace ${object.metadata.namespace ?? '(none)'}, not ${namespace}`);
+    .map(
+      (object) =>
+        `${object.kind}/${object.metadata.name}: namespace ${object.metadata.namespace ?? '(none)'}, not ${namespace}`,
+    );
 }
 
 /**
  * Each ServiceMonitor carries kube-prometheus-stack's `release` label, selects a Service, and scrapes a port
  * of it that leads to the pods' admin container port.
  */
-export function serviceMonitorViolations(monitors: IServiceMonitor[], services: IService[], deployments: IDeployment[]): string[] {
+export function serviceMonitorViolations(
+  monitors: IServiceMonitor[],
+  services: IService[],
+  deployments: IDeployment[],
+): string[] {
   const found: string[] = [];
   for (const monitor of monitors) {
     const where = `ServiceMonitor/${monitor.metadata?.name}`;
-    if (monitor.metadata?.labels?.release === undefined) found.push(`${where}: no release label (kube-prometheus-stack ignores it)`);
+    if (monitor.metadata?.labels?.release === undefined)
+      found.push(`${where}: no release label (kube-prometheus-stack ignores it)`);
     // The job label the rules and the dashboard select by (gateway, backend) is the process's name, whatever the
     // Service is called; without jobLabel it would be the Service's name (gateway-admin).
-    if (monitor.spec.jobLabel !== JOB_LABEL) found.push(`${where}: jobLabel is ${String(monitor.spec.jobLabel)}, not ${JOB_LABEL} (the job the rules select)`);
-    const selected = services.filter((service) => Object.keys(monitor.spec.selector.matchLabels ?? {}).length > 0 && selects(monitor.spec.selector, service.metadata?.labels ?? {}));
+    if (monitor.spec.jobLabel !== JOB_LABEL)
+      found.push(`${where}: jobLabel is ${String(monitor.spec.jobLabel)}, not ${JOB_LABEL} (the job the rules select)`);
+    const selected = services.filter(
+      (service) =>
+        Object.keys(monitor.spec.selector.matchLabels ?? {}).length > 0 &&
+        selects(monitor.spec.selector, service.metadata?.labels ?? {}),
+    );
     if (selected.length === 0) found.push(`${where}: selects no Service`);
     for (const service of selected) {
-      const pods = deployments.filter((deployment) => Object.keys(service.spec?.selector ?? {}).length > 0 && selects({ matchLabels: service.spec?.selector }, podLabels(deployment)));
+      const pods = deployments.filter(
+        (deployment) =>
+          Object.keys(service.spec?.selector ?? {}).length > 0 &&
+          selects({ matchLabels: service.spec?.selector }, podLabels(deployment)),
+      );
       for (const endpoint of monitor.spec.endpoints ?? []) {
         const servicePort = service.spec?.ports?.find((port) => port.name === endpoint.port);
         if (servicePort === undefined) {
@@ -230,8 +326,14 @@ export function serviceMonitorViolations(monitors: IServiceMonitor[], services: 
           for (const container of podSpec(deployment).containers) {
             const admin = container.ports?.find((port) => port.name === 'admin')?.containerPort;
             const target = servicePort.targetPort ?? servicePort.port;
-            const reached = typeof target === 'number' ? target : container.ports?.find((port) => port.name === target)?.containerPort;
-            if (admin === undefined || reached !== admin) found.push(`${where}: Service/${service.metadata?.name} port ${endpoint.port} leads to ${String(reached)}, not the admin port of Deployment/${deployment.metadata?.name}`);
+            const reached =
+              typeof target === 'number'
+                ? target
+                : container.ports?.find((port) => port.name === target)?.containerPort;
+            if (admin === undefined || reached !== admin)
+              found.push(
+                `${where}: Service/${service.metadata?.name} port ${endpoint.port} leads to ${String(reached)}, not the admin port of Deployment/${deployment.metadata?.name}`,
+              );
           }
         }
       }
@@ -252,7 +354,9 @@ export function adminServiceViolations(services: IService[]): string[] {
     const ports = service.spec?.ports ?? [];
     const admin = ports.filter((port) => port.name === 'admin' || port.targetPort === 'admin');
     const others = ports.filter((port) => !admin.includes(port)).map((port) => port.name ?? String(port.port));
-    return admin.length > 0 && others.length > 0 ? [`Service/${service.metadata?.name}: the admin port shares the Service with ${others.join(', ')}`] : [];
+    return admin.length > 0 && others.length > 0
+      ? [`Service/${service.metadata?.name}: the admin port shares the Service with ${others.join(', ')}`]
+      : [];
   });
 }
 
@@ -269,10 +373,20 @@ export interface CopyState {
 export function copyViolations(copies: CopyState[], syncCommand: string): string[] {
   return copies
     .filter((copy) => copy.actual !== copy.expected)
-    .map((copy) => `${copy.target} ${copy.actual === undefined ? 'is missing' : `differs from ${copy.source}`}: run \`${syncCommand}\``);
+    .map(
+      (copy) =>
+        `${copy.target} ${copy.actual === undefined ? 'is missing' : `differs from ${copy.source}`}: run \`${syncCommand}\``,
+    );
 }
 
 /** The rendered PrometheusRule's groups are exactly the Prometheus rule file's. */
-export function ruleGroupViolations(rule: IPrometheusRule, groups: unknown, source: string, syncCommand: string): string[] {
-  return isDeepStrictEqual(rule.spec.groups, groups) ? [] : [`PrometheusRule/${rule.metadata?.name} groups differ from ${source}: run \`${syncCommand}\``];
+export function ruleGroupViolations(
+  rule: IPrometheusRule,
+  groups: unknown,
+  source: string,
+  syncCommand: string,
+): string[] {
+  return isDeepStrictEqual(rule.spec.groups, groups)
+    ? []
+    : [`PrometheusRule/${rule.metadata?.name} groups differ from ${source}: run \`${syncCommand}\``];
 }

@@ -18,7 +18,16 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubernetesCopies, syncCommand } from '../../scripts/kubernetes-copies.mjs';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { adminServiceViolations, availabilityViolations, copyViolations, egressViolations, namespaceViolations, networkPolicyViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
+import {
+  adminServiceViolations,
+  availabilityViolations,
+  copyViolations,
+  egressViolations,
+  namespaceViolations,
+  networkPolicyViolations,
+  ruleGroupViolations,
+  serviceMonitorViolations,
+} from './fleet-rules.js';
 import { render, type ManifestObject } from './kubectl.js';
 import {
   envValue,
@@ -34,7 +43,13 @@ import {
 } from './pod-rules.js';
 import { measuredMemory, packageVersion } from './measured.js';
 import { egressAllowances, portAccess } from './network-access.js';
-import { dashboardViolations, exposureViolations, memoryViolations, secretViolations, startupBudgetViolations } from './operator-rules.js';
+import {
+  dashboardViolations,
+  exposureViolations,
+  memoryViolations,
+  secretViolations,
+  startupBudgetViolations,
+} from './operator-rules.js';
 import { drainMs, processes, type ProcessFacts } from './processes.js';
 import { ofKind, schemaViolations } from './schemas.js';
 import { describeWithTool } from '../support/tools.js';
@@ -74,7 +89,11 @@ function processOf(found: IDeployment): ProcessFacts {
 /** The literal environment of the process's container. */
 function literalEnv(found: IDeployment): NodeJS.ProcessEnv {
   const container = podSpec(found).containers[0];
-  return Object.fromEntries((container?.env ?? []).filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value]));
+  return Object.fromEntries(
+    (container?.env ?? [])
+      .filter((variable) => variable.value !== undefined)
+      .map((variable) => [variable.name, variable.value]),
+  );
 }
 
 describe('copies kustomize needs inside deploy/kubernetes', () => {
@@ -109,7 +128,11 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     const deployments = (): IDeployment[] => ofKind(rendered(directory), Deployment.is);
 
     it('renders the gateway and the backend Deployments', () => {
-      expect(deployments().map((found) => found.metadata?.name).sort()).toEqual(['backend', 'gateway']);
+      expect(
+        deployments()
+          .map((found) => found.metadata?.name)
+          .sort(),
+      ).toEqual(['backend', 'gateway']);
     });
 
     it('run under Pod Security "restricted" with a read-only root filesystem', () => {
@@ -123,7 +146,9 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     it('serve the API on the port config.ts defaults to', () => {
       for (const found of deployments()) {
         const container = podSpec(found).containers[0];
-        expect(container?.ports?.find((port) => port.name === 'http')?.containerPort, found.metadata?.name).toBe(processOf(found).apiPort);
+        expect(container?.ports?.find((port) => port.name === 'http')?.containerPort, found.metadata?.name).toBe(
+          processOf(found).apiPort,
+        );
       }
     });
 
@@ -133,7 +158,8 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
 
     it('leave the load balancer before closing: SHUTDOWN_DELAY_MS 5000 and a grace period above delay + drain', () => {
       expect(deployments().flatMap((found) => shutdownViolations(found, drainMs))).toEqual([]);
-      for (const found of deployments()) expect(envValue(podSpec(found).containers[0]!, 'SHUTDOWN_DELAY_MS')).toBe('5000');
+      for (const found of deployments())
+        expect(envValue(podSpec(found).containers[0]!, 'SHUTDOWN_DELAY_MS')).toBe('5000');
     });
 
     it('mount nothing with subPath', () => {
@@ -142,11 +168,16 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
 
     it(`use pinned images, version-router-<process>:<package.json version> as the documented docker build names them`, () => {
       expect(deployments().flatMap(imageViolations)).toEqual([]);
-      for (const found of deployments()) expect(podSpec(found).containers[0]?.image).toBe(`version-router-${found.metadata?.name}:${packageVersion()}`);
+      for (const found of deployments())
+        expect(podSpec(found).containers[0]?.image).toBe(`version-router-${found.metadata?.name}:${packageVersion()}`);
     });
 
     it('request at least the memory measured under load, and cap the V8 heap where it fits the limit', () => {
-      expect(deployments().flatMap((found) => memoryViolations(found, measuredMemory(directory === POSTGRES ? 'postgres' : 'embedded')))).toEqual([]);
+      expect(
+        deployments().flatMap((found) =>
+          memoryViolations(found, measuredMemory(directory === POSTGRES ? 'postgres' : 'embedded')),
+        ),
+      ).toEqual([]);
     });
 
     it('take ADMIN_TOKEN from the Secret version-router-admin, required', () => {
@@ -161,13 +192,20 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     });
 
     it('set only variables their config.ts reads, with values it accepts, and no service links', () => {
-      const unread = deployments().flatMap((found) => envViolations(found, processOf(found).namesRead(literalEnv(found))));
+      const unread = deployments().flatMap((found) =>
+        envViolations(found, processOf(found).namesRead(literalEnv(found))),
+      );
       expect(unread).toEqual([]);
     });
 
     it('give the gateway the policy ConfigMap mounted as a directory, named without a hash, holding ops/versions.json', () => {
       const objects = rendered(directory);
-      const policy = { variable: 'API_VERSIONS_FILE', configMapName: 'version-policy', key: 'versions.json', content: readRepoFile('ops/versions.json') };
+      const policy = {
+        variable: 'API_VERSIONS_FILE',
+        configMapName: 'version-policy',
+        key: 'versions.json',
+        content: readRepoFile('ops/versions.json'),
+      };
       expect(policyMountViolations(deployment(objects, 'gateway'), ofKind(objects, ConfigMap.is), policy)).toEqual([]);
     });
 
@@ -175,11 +213,15 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       const objects = rendered(directory);
       const service = ofKind(objects, Service.is).find((candidate) => candidate.metadata?.name === 'backend');
       const port = service?.spec?.ports?.find((candidate) => candidate.name === 'http')?.port;
-      expect(envValue(podSpec(deployment(objects, 'gateway')).containers[0]!, 'BACKEND_URL')).toBe(`http://backend:${port}`);
+      expect(envValue(podSpec(deployment(objects, 'gateway')).containers[0]!, 'BACKEND_URL')).toBe(
+        `http://backend:${port}`,
+      );
     });
 
     it("admit the backend's API from the gateway only, the admin ports from Prometheus's pods only", () => {
-      expect(networkPolicyViolations(deployments(), ofKind(rendered(directory), NetworkPolicy.is), portAccess)).toEqual([]);
+      expect(networkPolicyViolations(deployments(), ofKind(rendered(directory), NetworkPolicy.is), portAccess)).toEqual(
+        [],
+      );
     });
 
     it('send to DNS, the gateway to the backend, and (on PostgreSQL) the backend to the database only', () => {
@@ -195,20 +237,32 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
 
   it('base: the gateway scales on CPU from 2 to 10 replicas under a PDB of minAvailable 1; one in-memory backend', () => {
     const objects = rendered(BASE);
-    const autoscaler = ofKind(objects, HorizontalPodAutoscaler.is).find((candidate) => candidate.spec?.scaleTargetRef.name === 'gateway');
-    expect(autoscaler?.spec).toMatchObject({ minReplicas: 2, maxReplicas: 10, metrics: [{ type: 'Resource', resource: { name: 'cpu' } }] });
-    expect(ofKind(objects, PodDisruptionBudget.is).map((budget) => [budget.metadata?.name, budget.spec?.minAvailable])).toEqual([['gateway', 1]]);
+    const autoscaler = ofKind(objects, HorizontalPodAutoscaler.is).find(
+      (candidate) => candidate.spec?.scaleTargetRef.name === 'gateway',
+    );
+    expect(autoscaler?.spec).toMatchObject({
+      minReplicas: 2,
+      maxReplicas: 10,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu' } }],
+    });
+    expect(
+      ofKind(objects, PodDisruptionBudget.is).map((budget) => [budget.metadata?.name, budget.spec?.minAvailable]),
+    ).toEqual([['gateway', 1]]);
     expect(deployment(objects, 'backend').spec?.replicas).toBe(1);
     expect(literalEnv(deployment(objects, 'backend')).DATABASE_URL).toBeUndefined();
   });
 
-  it('overlays/postgres: 3 backend replicas, and the gateways, with DATABASE_URL from the operator\'s Secret, under a PDB', () => {
+  it("overlays/postgres: 3 backend replicas, and the gateways, with DATABASE_URL from the operator's Secret, under a PDB", () => {
     const objects = rendered(POSTGRES);
     const backend = deployment(objects, 'backend');
     expect(backend.spec?.replicas).toBe(3);
     expect(secretViolations(backend, [DATABASE_URL])).toEqual([]);
     expect(secretViolations(deployment(objects, 'gateway'), [DATABASE_URL])).toEqual([]);
-    expect(ofKind(objects, PodDisruptionBudget.is).map((budget) => budget.metadata?.name).sort()).toEqual(['backend', 'gateway']);
+    expect(
+      ofKind(objects, PodDisruptionBudget.is)
+        .map((budget) => budget.metadata?.name)
+        .sort(),
+    ).toEqual(['backend', 'gateway']);
   });
 
   it('monitoring: a ServiceMonitor per process scrapes its admin port, as the job the rules select', () => {
@@ -219,17 +273,25 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     expect(adminServiceViolations(ofKind(base, Service.is))).toEqual([]);
     // The job label is the process's name (the admin Service's app.kubernetes.io/name, by the monitors'
     // jobLabel), as the compose stack's Prometheus names its jobs; ops/prometheus/rules.yml selects jobs by it.
-    const jobs = (parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }).scrape_configs.map((job) => job.job_name);
+    const jobs = (
+      parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }
+    ).scrape_configs.map((job) => job.job_name);
     expect(jobs).toEqual(expect.arrayContaining(monitors.map((monitor) => monitor.metadata?.name)));
   });
 
-  it.each(['backend', 'gateway'] as const)('overlays/postgres: the %s\'s startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod restarts in the middle of one', (name) => {
-    const found = deployment(rendered(POSTGRES), name);
-    const config = processes[name].config({ ...literalEnv(found), DATABASE_URL: 'postgres://database.invalid/users' });
-    const migrationMs = config.database?.migrationTimeoutMs ?? Number.NaN;
-    expect(migrationMs).toBeGreaterThanOrEqual(60_000);
-    expect(startupBudgetViolations(found, migrationMs + START_MARGIN_MS)).toEqual([]);
-  });
+  it.each(['backend', 'gateway'] as const)(
+    "overlays/postgres: the %s's startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod restarts in the middle of one",
+    (name) => {
+      const found = deployment(rendered(POSTGRES), name);
+      const config = processes[name].config({
+        ...literalEnv(found),
+        DATABASE_URL: 'postgres://database.invalid/users',
+      });
+      const migrationMs = config.database?.migrationTimeoutMs ?? Number.NaN;
+      expect(migrationMs).toBeGreaterThanOrEqual(60_000);
+      expect(startupBudgetViolations(found, migrationMs + START_MARGIN_MS)).toEqual([]);
+    },
+  );
 
   it('monitoring: the Grafana dashboard in a ConfigMap for the kube-prometheus-stack sidecar, as ops/grafana has it', () => {
     const dashboard = readRepoFile('ops/grafana/dashboards/api-versions.json');
@@ -238,7 +300,9 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
 
   it("exposure: the Ingress and the HTTPRoute lead to the gateway's API port only", () => {
     const services = ofKind(rendered(BASE), Service.is);
-    expect(exposureViolations(ofKind(rendered(INGRESS), Ingress.is), ofKind(rendered(GATEWAY_API), HTTPRoute.is), services)).toEqual([]);
+    expect(
+      exposureViolations(ofKind(rendered(INGRESS), Ingress.is), ofKind(rendered(GATEWAY_API), HTTPRoute.is), services),
+    ).toEqual([]);
   });
 
   it("monitoring: every alert's runbook_url starts with the page one ConfigMap literal sets, its anchor kept", () => {
@@ -252,16 +316,24 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       expect(text.match(/- page=/g)).toHaveLength(1);
       writeFileSync(kustomization, text.replace(/- page=\S+/, `- page=${page}`));
       const [rule] = ofKind(render(relative(repoRoot, copy)), PrometheusRule.is);
-      const alerts = (rule?.spec.groups ?? []).flatMap((group) => group.rules ?? []).filter((candidate) => candidate.alert !== undefined);
-      const { groups } = parse(readRepoFile('ops/prometheus/rules.yml')) as { groups: { rules: { alert?: string }[] }[] };
-      expect(alerts).toHaveLength(groups.flatMap((group) => group.rules).filter((candidate) => candidate.alert !== undefined).length);
-      expect(alerts.map((alert) => alert.annotations?.runbook_url)).toEqual(alerts.map((alert) => `${page}#${String(alert.alert).toLowerCase()}`));
+      const alerts = (rule?.spec.groups ?? [])
+        .flatMap((group) => group.rules ?? [])
+        .filter((candidate) => candidate.alert !== undefined);
+      const { groups } = parse(readRepoFile('ops/prometheus/rules.yml')) as {
+        groups: { rules: { alert?: string }[] }[];
+      };
+      expect(alerts).toHaveLength(
+        groups.flatMap((group) => group.rules).filter((candidate) => candidate.alert !== undefined).length,
+      );
+      expect(alerts.map((alert) => alert.annotations?.runbook_url)).toEqual(
+        alerts.map((alert) => `${page}#${String(alert.alert).toLowerCase()}`),
+      );
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
   });
 
-  it('monitoring: the PrometheusRule groups are exactly ops/prometheus/rules.yml\'s', () => {
+  it("monitoring: the PrometheusRule groups are exactly ops/prometheus/rules.yml's", () => {
     const rules = ofKind(rendered(MONITORING), PrometheusRule.is);
     expect(rules).toHaveLength(1);
     const source = 'ops/prometheus/rules.yml';

@@ -23,22 +23,31 @@ interface SizingRun {
  * as shipped for both), and what it holds outside V8's old space (container-memory.json).
  */
 export function measuredMemory(configuration: Configuration): Record<string, MeasuredMemory> {
-  const containers = readJson<{ peakAsShippedMiB: Record<string, number>; peakOutsideOldSpaceMiB: Record<string, number> }>('bench/results/container-memory.json');
+  const containers = readJson<{
+    peakAsShippedMiB: Record<string, number>;
+    peakOutsideOldSpaceMiB: Record<string, number>;
+  }>('bench/results/container-memory.json');
   const sizing = readJson<{ runs: Record<Configuration, SizingRun[]> }>('bench/results/kubernetes-sizing.json');
   return Object.fromEntries(
     Object.entries(containers.peakAsShippedMiB).map(([name, peakMiB]) => {
       const peaks = [peakMiB, ...sizing.runs[configuration].map((run) => run.peakLoadMiB[name] ?? 0)];
-      return [name, { peakMiB: Math.max(...peaks), outsideOldSpaceMiB: containers.peakOutsideOldSpaceMiB[name] ?? Number.NaN }];
+      return [
+        name,
+        { peakMiB: Math.max(...peaks), outsideOldSpaceMiB: containers.peakOutsideOldSpaceMiB[name] ?? Number.NaN },
+      ];
     }),
   );
 }
 
 /** The CPU each process used per 1,000 requests per second answered, for one configuration: the most of any run. */
 export function measuredMillicoresPer1000Rps(configuration: Configuration): Record<string, number> {
-  const sizing = readJson<{ runs: Record<Configuration, { millicoresPer1000Rps: Record<string, number> }[]> }>('bench/results/kubernetes-sizing.json');
+  const sizing = readJson<{ runs: Record<Configuration, { millicoresPer1000Rps: Record<string, number> }[]> }>(
+    'bench/results/kubernetes-sizing.json',
+  );
   const found: Record<string, number> = {};
   for (const run of sizing.runs[configuration]) {
-    for (const [name, millicores] of Object.entries(run.millicoresPer1000Rps)) found[name] = Math.max(found[name] ?? 0, millicores);
+    for (const [name, millicores] of Object.entries(run.millicoresPer1000Rps))
+      found[name] = Math.max(found[name] ?? 0, millicores);
   }
   return found;
 }

@@ -8,7 +8,11 @@ import { processes } from './processes.js';
 
 const { gateway, backend } = processes;
 /** Prometheus's pods as the Prometheus Operator labels them, in kube-prometheus-stack's usual namespace. */
-const prometheusPods = { kind: 'pods', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } } as const;
+const prometheusPods = {
+  kind: 'pods',
+  namespace: 'monitoring',
+  labels: { 'app.kubernetes.io/name': 'prometheus' },
+} as const;
 const gatewayPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'gateway' } } as const;
 const backendPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'backend' } } as const;
 /** The cluster's DNS pods (CoreDNS keeps the kube-dns label). */
@@ -19,13 +23,25 @@ export const INGRESS_NAMESPACE = 'ingress-nginx';
 
 /** The API of the gateway from the ingress controller, the backend's from the gateway, the admin ports from Prometheus. */
 export const portAccess: PortAccess[] = [
-  { deployment: 'gateway', port: gateway.apiPort, portName: 'http', allowed: { kind: 'namespace', name: INGRESS_NAMESPACE } },
+  {
+    deployment: 'gateway',
+    port: gateway.apiPort,
+    portName: 'http',
+    allowed: { kind: 'namespace', name: INGRESS_NAMESPACE },
+  },
   { deployment: 'gateway', port: gateway.admin.port, portName: 'admin', allowed: prometheusPods },
   { deployment: 'backend', port: backend.apiPort, portName: 'http', allowed: gatewayPods },
   { deployment: 'backend', port: backend.admin.port, portName: 'admin', allowed: prometheusPods },
 ];
 
-const dns: EgressAllowance = { what: 'DNS', peer: dnsPods, ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] };
+const dns: EgressAllowance = {
+  what: 'DNS',
+  peer: dnsPods,
+  ports: [
+    { port: 53, protocol: 'UDP' },
+    { port: 53, protocol: 'TCP' },
+  ],
+};
 
 /** The SMTP relay of SMTP_URL, wherever it runs (the port of the URL docs/deployment.md puts in the Secret). */
 export const SMTP_PORT = 587;

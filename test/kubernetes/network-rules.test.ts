@@ -24,7 +24,11 @@ describe('ingress', () => {
 
   it('reports pods no policy isolates', () => {
     const { deployments, policies } = manifests();
-    const violations = networkPolicyViolations(deployments, policies.filter((candidate) => candidate.metadata?.name !== 'backend'), portAccess);
+    const violations = networkPolicyViolations(
+      deployments,
+      policies.filter((candidate) => candidate.metadata?.name !== 'backend'),
+      portAccess,
+    );
     expect(violations).toEqual([
       'Deployment/backend port 8081: no NetworkPolicy isolates these pods, so every port is open to everyone',
       'Deployment/backend port 9465: no NetworkPolicy isolates these pods, so every port is open to everyone',
@@ -35,14 +39,18 @@ describe('ingress', () => {
     const { deployments, policies } = manifests();
     policy(policies, 'backend').spec!.ingress![0]!.from = [{ namespaceSelector: {} }];
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
-      expect.stringMatching(/^Deployment\/backend port 8081: NetworkPolicy\/backend admits \{"namespaceSelector":\{\}\}, not only pods selected by/),
+      expect.stringMatching(
+        /^Deployment\/backend port 8081: NetworkPolicy\/backend admits \{"namespaceSelector":\{\}\}, not only pods selected by/,
+      ),
     ]);
   });
 
   it("reports the backend's API admitted from an address range", () => {
     const { deployments, policies } = manifests();
     policy(policies, 'backend').spec!.ingress![0]!.from!.push({ ipBlock: { cidr: '10.0.0.0/8' } });
-    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([expect.stringContaining('admits {"ipBlock":{"cidr":"10.0.0.0/8"}}')]);
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
+      expect.stringContaining('admits {"ipBlock":{"cidr":"10.0.0.0/8"}}'),
+    ]);
   });
 
   it('reports an admin port opened by a rule without ports', () => {
@@ -56,8 +64,12 @@ describe('ingress', () => {
   it("reports the gateway's API open to every source, and to another namespace than the ingress controller's", () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'gateway').spec!.ingress![0]!.from;
-    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([`Deployment/gateway port 8080: NetworkPolicy/gateway admits every source, not only the namespace ${INGRESS_NAMESPACE}`]);
-    policy(policies, 'gateway').spec!.ingress![0]!.from = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } }];
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
+      `Deployment/gateway port 8080: NetworkPolicy/gateway admits every source, not only the namespace ${INGRESS_NAMESPACE}`,
+    ]);
+    policy(policies, 'gateway').spec!.ingress![0]!.from = [
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } },
+    ];
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
       `Deployment/gateway port 8080: NetworkPolicy/gateway admits {"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"default"}}}, not only the namespace ${INGRESS_NAMESPACE}`,
     ]);
@@ -81,21 +93,30 @@ describe('ingress', () => {
 
   it('reports an admin port admitted from another namespace', () => {
     const { deployments, policies } = manifests();
-    policy(policies, 'backend').spec!.ingress![1]!.from![0]!.namespaceSelector = { matchLabels: { 'kubernetes.io/metadata.name': 'default' } };
-    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([expect.stringContaining('Deployment/backend port 9465: NetworkPolicy/backend admits')]);
+    policy(policies, 'backend').spec!.ingress![1]!.from![0]!.namespaceSelector = {
+      matchLabels: { 'kubernetes.io/metadata.name': 'default' },
+    };
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
+      expect.stringContaining('Deployment/backend port 9465: NetworkPolicy/backend admits'),
+    ]);
   });
 
   it('reports a port admitted from no one', () => {
     const { deployments, policies } = manifests();
     policy(policies, 'gateway').spec!.ingress!.pop();
-    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([`Deployment/gateway port 9464: not admitted at all (${PROMETHEUS} must reach it)`]);
+    expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
+      `Deployment/gateway port 9464: not admitted at all (${PROMETHEUS} must reach it)`,
+    ]);
   });
 });
 
 describe('egress', () => {
   const inMemory = egressAllowances({ postgres: false });
   const onPostgres = egressAllowances({ postgres: true });
-  const withPostgres = (policies: INetworkPolicy[]): INetworkPolicy[] => [...policies, ...(objectsIn('overlays/postgres/postgres-egress.yaml') as INetworkPolicy[])];
+  const withPostgres = (policies: INetworkPolicy[]): INetworkPolicy[] => [
+    ...policies,
+    ...(objectsIn('overlays/postgres/postgres-egress.yaml') as INetworkPolicy[]),
+  ];
 
   it('of the base reaches DNS, and the backend from the gateway, only', () => {
     const { deployments, policies } = manifests();
@@ -135,7 +156,13 @@ describe('egress', () => {
 
   it('reports DNS no rule admits', () => {
     const { deployments, policies } = manifests();
-    expect(egressViolations(deployments, policies.filter((candidate) => candidate.metadata?.name !== 'allow-dns'), inMemory)).toEqual([
+    expect(
+      egressViolations(
+        deployments,
+        policies.filter((candidate) => candidate.metadata?.name !== 'allow-dns'),
+        inMemory,
+      ),
+    ).toEqual([
       'Deployment/gateway: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)',
       'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)',
     ]);
@@ -156,7 +183,11 @@ describe('egress', () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'allow-dns').spec!.egress![0]!.to![0]!.namespaceSelector;
     const violations = egressViolations(deployments, policies, inMemory);
-    expect(violations).toContain('Deployment/gateway: NetworkPolicy/allow-dns admits egress to {"podSelector":{"matchLabels":{"k8s-app":"kube-dns"}}} on UDP 53, which it needs not reach');
-    expect(violations).toContain('Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)');
+    expect(violations).toContain(
+      'Deployment/gateway: NetworkPolicy/allow-dns admits egress to {"podSelector":{"matchLabels":{"k8s-app":"kube-dns"}}} on UDP 53, which it needs not reach',
+    );
+    expect(violations).toContain(
+      'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)',
+    );
   });
 });

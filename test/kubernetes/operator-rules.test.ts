@@ -32,7 +32,14 @@ describe('image names', () => {
       ['gateway', 'version-router-gateway'],
       ['backend', 'version-router-backend'],
     ]);
-    expect(imageNamingViolations(manifests().rawDeployments, built(), imageSettings('base/kustomization.yaml'), packageVersion())).toEqual([]);
+    expect(
+      imageNamingViolations(
+        manifests().rawDeployments,
+        built(),
+        imageSettings('base/kustomization.yaml'),
+        packageVersion(),
+      ),
+    ).toEqual([]);
   });
 
   it('report a name no documented build gives, and a tag in the Deployment', () => {
@@ -40,7 +47,12 @@ describe('image names', () => {
     const [gateway, backend] = rawDeployments;
     container(gateway!).image = 'version-router/gateway:0.1.0';
     container(backend!).image = 'version-router-backend:0.1.0';
-    const violations = imageNamingViolations(rawDeployments, built(), imageSettings('base/kustomization.yaml'), packageVersion());
+    const violations = imageNamingViolations(
+      rawDeployments,
+      built(),
+      imageSettings('base/kustomization.yaml'),
+      packageVersion(),
+    );
     expect(violations).toEqual([
       'Deployment/gateway container gateway: image "version-router/gateway:0.1.0", not version-router-gateway as `docker build --target gateway -t version-router-gateway` names it (tag, registry and digest go in the kustomization\'s images:)',
       "Deployment/gateway container gateway: 0 entries for version-router/gateway:0.1.0 in the kustomization's images:, not 1",
@@ -51,7 +63,10 @@ describe('image names', () => {
 
   it("report a tag other than package.json's version, and a second place setting the image", () => {
     const { rawDeployments } = manifests();
-    const images = [...imageSettings('base/kustomization.yaml'), { name: 'version-router-backend', newName: 'registry.example.com/backend' }];
+    const images = [
+      ...imageSettings('base/kustomization.yaml'),
+      { name: 'version-router-backend', newName: 'registry.example.com/backend' },
+    ];
     images[0] = { ...images[0]!, newTag: 'latest' };
     expect(imageNamingViolations(rawDeployments, built(), images, packageVersion())).toEqual([
       `Deployment/gateway container gateway: the kustomization's images: sets {"name":"version-router-gateway","newTag":"latest"}, not newTag ${packageVersion()} alone`,
@@ -60,7 +75,9 @@ describe('image names', () => {
   });
 
   it('ignore a tag on the build command line', () => {
-    expect([...builtImageNames('#   docker build --target gateway -t version-router-gateway:0.1.0 .\n').entries()]).toEqual([['gateway', 'version-router-gateway']]);
+    expect([
+      ...builtImageNames('#   docker build --target gateway -t version-router-gateway:0.1.0 .\n').entries(),
+    ]).toEqual([['gateway', 'version-router-gateway']]);
   });
 });
 
@@ -76,21 +93,28 @@ describe('memory', () => {
   });
 
   it('of the manifests is requested at the measured peak at least, with a heap cap that fits the limit', () => {
-    expect(manifests().deployments.flatMap((deployment) => memoryViolations(deployment, measuredMemory('embedded')))).toEqual([]);
+    expect(
+      manifests().deployments.flatMap((deployment) => memoryViolations(deployment, measuredMemory('embedded'))),
+    ).toEqual([]);
   });
 
   it('reports a request below the measured peak (128Mi for a gateway that peaked at 152 MiB)', () => {
     const { gateway } = manifests();
     const measured: Record<string, MeasuredMemory> = { gateway: { peakMiB: 152, outsideOldSpaceMiB: 90 } };
     container(gateway).resources!.requests!.memory = '128Mi';
-    expect(memoryViolations(gateway, measured)).toEqual(['Deployment/gateway container gateway: memory request 128Mi is below the measured peak of 152 MiB']);
+    expect(memoryViolations(gateway, measured)).toEqual([
+      'Deployment/gateway container gateway: memory request 128Mi is below the measured peak of 152 MiB',
+    ]);
   });
 
   it('reports no heap cap, and a cap the limit cannot hold', () => {
     const { gateway, backend } = manifests();
     setEnv(gateway, 'NODE_OPTIONS', undefined);
     container(backend).resources!.limits!.memory = '300Mi';
-    expect([...memoryViolations(gateway, measuredMemory('embedded')), ...memoryViolations(backend, measuredMemory('embedded'))]).toEqual([
+    expect([
+      ...memoryViolations(gateway, measuredMemory('embedded')),
+      ...memoryViolations(backend, measuredMemory('embedded')),
+    ]).toEqual([
       'Deployment/gateway container gateway: NODE_OPTIONS sets no --max-old-space-size',
       `Deployment/backend container backend: --max-old-space-size=256 plus the measured ${measuredMemory('embedded').backend!.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit 300Mi`,
     ]);
@@ -98,7 +122,9 @@ describe('memory', () => {
 
   it('reports a process nobody measured', () => {
     const { gateway } = manifests();
-    expect(memoryViolations(gateway, {})).toEqual(['Deployment/gateway container gateway: no measurement of its memory']);
+    expect(memoryViolations(gateway, {})).toEqual([
+      'Deployment/gateway container gateway: no measurement of its memory',
+    ]);
   });
 });
 
@@ -112,11 +138,13 @@ describe('CPU and autoscaling', () => {
     expect(millicores(quantity)).toBe(expected);
   });
 
-  it("hold the gateway to a measured target with room to its limit", () => {
+  it('hold the gateway to a measured target with room to its limit', () => {
     const { gateway, autoscalers } = manifests();
     for (const configuration of ['embedded', 'postgres'] as const) {
       expect(measuredMillicoresPer1000Rps(configuration).gateway).toBeGreaterThan(0);
-      expect(autoscalingViolations(gateway, autoscalers[0]!, measuredMillicoresPer1000Rps(configuration).gateway)).toEqual([]);
+      expect(
+        autoscalingViolations(gateway, autoscalers[0]!, measuredMillicoresPer1000Rps(configuration).gateway),
+      ).toEqual([]);
     }
   });
 
@@ -129,7 +157,9 @@ describe('CPU and autoscaling', () => {
       "Deployment/gateway container gateway: the autoscaler's target of 750m per replica leaves less than twice that below the CPU limit of 1000m",
     ]);
     delete container(gateway).resources!.requests!.cpu;
-    expect(autoscalingViolations(gateway, autoscaler!, 500)).toEqual(['Deployment/gateway container gateway: no CPU request, limit or autoscaling target on CPU utilization']);
+    expect(autoscalingViolations(gateway, autoscaler!, 500)).toEqual([
+      'Deployment/gateway container gateway: no CPU request, limit or autoscaling target on CPU utilization',
+    ]);
   });
 });
 
@@ -149,8 +179,12 @@ describe('Secrets', () => {
   it('report a literal value, another Secret, and an optional one that would let pods start without it', () => {
     const { gateway, backend } = manifests();
     setEnv(gateway, 'ADMIN_TOKEN', 'hunter2');
-    container(backend).env!.find((variable) => variable.name === 'ADMIN_TOKEN')!.valueFrom!.secretKeyRef!.optional = true;
-    const found = [...secretViolations(gateway, [adminToken]), ...secretViolations(backend, [adminToken, { ...adminToken, key: 'admin-token' }])];
+    container(backend).env!.find((variable) => variable.name === 'ADMIN_TOKEN')!.valueFrom!.secretKeyRef!.optional =
+      true;
+    const found = [
+      ...secretViolations(gateway, [adminToken]),
+      ...secretViolations(backend, [adminToken, { ...adminToken, key: 'admin-token' }]),
+    ];
     expect(found).toEqual([
       'Deployment/gateway container gateway: ADMIN_TOKEN is not taken from a Secret',
       'Deployment/backend container backend: ADMIN_TOKEN: optional is true, not false',
@@ -163,13 +197,17 @@ describe('the startup probe', () => {
   it("reports one that gives up before a start-up's bound (the base's 60 s against a 10-minute migration)", () => {
     const { backend } = manifests();
     expect(startupBudgetViolations(backend, 30_000)).toEqual([]);
-    expect(startupBudgetViolations(backend, 615_000)).toEqual(['Deployment/backend container backend: the startup probe gives up after 60 s, not more than the 615 s start-up may take']);
+    expect(startupBudgetViolations(backend, 615_000)).toEqual([
+      'Deployment/backend container backend: the startup probe gives up after 60 s, not more than the 615 s start-up may take',
+    ]);
   });
 
   it('counts the defaults (10 s × 3) and the initial delay', () => {
     const { backend } = manifests();
     container(backend).startupProbe = { httpGet: { path: '/healthz', port: 'admin' }, initialDelaySeconds: 5 };
-    expect(startupBudgetViolations(backend, 35_000)).toEqual(['Deployment/backend container backend: the startup probe gives up after 35 s, not more than the 35 s start-up may take']);
+    expect(startupBudgetViolations(backend, 35_000)).toEqual([
+      'Deployment/backend container backend: the startup probe gives up after 35 s, not more than the 35 s start-up may take',
+    ]);
   });
 });
 
@@ -187,7 +225,9 @@ describe('the Grafana dashboard', () => {
   });
 
   it('reports one without the label, or with other content', () => {
-    expect(dashboardViolations([configMap(source(), { grafana_dashboard: 'true' })], 'api-versions.json', source())).toEqual([
+    expect(
+      dashboardViolations([configMap(source(), { grafana_dashboard: 'true' })], 'api-versions.json', source()),
+    ).toEqual([
       'no ConfigMap labelled grafana_dashboard: "1" holds api-versions.json as its source has it (labelled: none)',
     ]);
     expect(dashboardViolations([configMap('{}')], 'api-versions.json', source())).toEqual([
@@ -197,7 +237,9 @@ describe('the Grafana dashboard', () => {
 
   it('reports one too large for kubectl apply', () => {
     const large = ' '.repeat(300_000);
-    expect(dashboardViolations([configMap(large)], 'api-versions.json', large)).toEqual(["ConfigMap/version-router-dashboard is too large for kubectl apply's annotation (262144 bytes)"]);
+    expect(dashboardViolations([configMap(large)], 'api-versions.json', large)).toEqual([
+      "ConfigMap/version-router-dashboard is too large for kubectl apply's annotation (262144 bytes)",
+    ]);
   });
 });
 
@@ -227,13 +269,16 @@ describe('exposure', () => {
   it('reports a route attached to no Gateway', () => {
     const [route] = routes();
     route!.spec.parentRefs = [];
-    expect(exposureViolations([], [route!], manifests().services)).toEqual(['HTTPRoute/version-router: no parentRefs (attached to no Gateway)']);
+    expect(exposureViolations([], [route!], manifests().services)).toEqual([
+      'HTTPRoute/version-router: no parentRefs (attached to no Gateway)',
+    ]);
   });
 
   it('reports a route on every listener of its Gateway', () => {
     const [route] = routes();
     delete route!.spec.parentRefs![0]!.sectionName;
-    expect(exposureViolations([], [route!], manifests().services)).toEqual(['HTTPRoute/version-router: parentRef public names no listener (sectionName)']);
+    expect(exposureViolations([], [route!], manifests().services)).toEqual([
+      'HTTPRoute/version-router: parentRef public names no listener (sectionName)',
+    ]);
   });
 });
-

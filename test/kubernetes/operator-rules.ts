@@ -21,7 +21,8 @@ function where(deployment: IDeployment, container?: string): string {
 /** The `-t` name of each `docker build --target <target> -t <name> .` line (the Dockerfile's header), by target, without a tag. */
 export function builtImageNames(dockerfile: string): Map<string, string> {
   const names = new Map<string, string>();
-  for (const [, target, name] of dockerfile.matchAll(/docker build --target (\S+) -t ([^\s:]+)(?::\S+)? \./g)) names.set(target as string, name as string);
+  for (const [, target, name] of dockerfile.matchAll(/docker build --target (\S+) -t ([^\s:]+)(?::\S+)? \./g))
+    names.set(target as string, name as string);
   return names;
 }
 
@@ -38,17 +39,30 @@ export interface ImageSetting {
  * <container> -t <name>`), bare: no registry, tag or digest, which the kustomization's `images:` sets, in
  * one entry per image, to `tag`.
  */
-export function imageNamingViolations(deployments: IDeployment[], built: Map<string, string>, images: ImageSetting[], tag: string): string[] {
+export function imageNamingViolations(
+  deployments: IDeployment[],
+  built: Map<string, string>,
+  images: ImageSetting[],
+  tag: string,
+): string[] {
   const found: string[] = [];
   for (const deployment of deployments) {
     for (const { name, image } of podSpec(deployment).containers) {
       const expected = built.get(name);
       if (expected === undefined) found.push(`${where(deployment, name)}: no documented docker build --target ${name}`);
-      else if (image !== expected) found.push(`${where(deployment, name)}: image ${JSON.stringify(image)}, not ${expected} as \`docker build --target ${name} -t ${expected}\` names it (tag, registry and digest go in the kustomization's images:)`);
+      else if (image !== expected)
+        found.push(
+          `${where(deployment, name)}: image ${JSON.stringify(image)}, not ${expected} as \`docker build --target ${name} -t ${expected}\` names it (tag, registry and digest go in the kustomization's images:)`,
+        );
       const settings = images.filter((setting) => setting.name === image);
-      if (settings.length !== 1) found.push(`${where(deployment, name)}: ${settings.length} entries for ${image} in the kustomization's images:, not 1`);
+      if (settings.length !== 1)
+        found.push(
+          `${where(deployment, name)}: ${settings.length} entries for ${image} in the kustomization's images:, not 1`,
+        );
       else if (settings[0]?.newTag !== tag || settings[0].newName !== undefined || settings[0].digest !== undefined) {
-        found.push(`${where(deployment, name)}: the kustomization's images: sets ${JSON.stringify(settings[0])}, not newTag ${tag} alone`);
+        found.push(
+          `${where(deployment, name)}: the kustomization's images: sets ${JSON.stringify(settings[0])}, not newTag ${tag} alone`,
+        );
       }
     }
   }
@@ -76,17 +90,26 @@ export function millicores(quantity: string | number | undefined): number | unde
  * measurement of the CPU per request, and leaves the replica room to take at least twice that load, up to its CPU
  * limit, while new replicas start.
  */
-export function autoscalingViolations(deployment: IDeployment, autoscaler: IHorizontalPodAutoscaler, measuredMillicoresPer1000Rps: number | undefined): string[] {
+export function autoscalingViolations(
+  deployment: IDeployment,
+  autoscaler: IHorizontalPodAutoscaler,
+  measuredMillicoresPer1000Rps: number | undefined,
+): string[] {
   const container = podSpec(deployment).containers[0];
   const at = where(deployment, container?.name);
   const request = millicores(container?.resources?.requests?.cpu);
   const limit = millicores(container?.resources?.limits?.cpu);
-  const utilization = autoscaler.spec?.metrics?.find((metric) => metric.resource?.name === 'cpu')?.resource?.target.averageUtilization;
-  if (request === undefined || limit === undefined || utilization === undefined) return [`${at}: no CPU request, limit or autoscaling target on CPU utilization`];
+  const utilization = autoscaler.spec?.metrics?.find((metric) => metric.resource?.name === 'cpu')?.resource?.target
+    .averageUtilization;
+  if (request === undefined || limit === undefined || utilization === undefined)
+    return [`${at}: no CPU request, limit or autoscaling target on CPU utilization`];
   const found: string[] = [];
   const target = (request * utilization) / 100;
   if (measuredMillicoresPer1000Rps === undefined) found.push(`${at}: no measurement of its CPU per request`);
-  if (target * 2 > limit) found.push(`${at}: the autoscaler's target of ${target}m per replica leaves less than twice that below the CPU limit of ${limit}m`);
+  if (target * 2 > limit)
+    found.push(
+      `${at}: the autoscaler's target of ${target}m per replica leaves less than twice that below the CPU limit of ${limit}m`,
+    );
   return found;
 }
 
@@ -115,11 +138,16 @@ export function memoryViolations(deployment: IDeployment, measured: Record<strin
     }
     const request = mebibytes(container.resources?.requests?.memory);
     const limit = mebibytes(container.resources?.limits?.memory);
-    if (request === undefined || request < figures.peakMiB) found.push(`${at}: memory request ${String(container.resources?.requests?.memory)} is below the measured peak of ${figures.peakMiB} MiB`);
+    if (request === undefined || request < figures.peakMiB)
+      found.push(
+        `${at}: memory request ${String(container.resources?.requests?.memory)} is below the measured peak of ${figures.peakMiB} MiB`,
+      );
     const cap = /(?:^|\s)--max-old-space-size=(\d+)(?:\s|$)/.exec(envValue(container, 'NODE_OPTIONS') ?? '')?.[1];
     if (cap === undefined) found.push(`${at}: NODE_OPTIONS sets no --max-old-space-size`);
     else if (limit === undefined || Number(cap) + figures.outsideOldSpaceMiB > limit) {
-      found.push(`${at}: --max-old-space-size=${cap} plus the measured ${figures.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit ${String(container.resources?.limits?.memory)}`);
+      found.push(
+        `${at}: --max-old-space-size=${cap} plus the measured ${figures.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit ${String(container.resources?.limits?.memory)}`,
+      );
     }
   }
   return found;
@@ -144,8 +172,10 @@ export function secretViolations(deployment: IDeployment, expected: SecretVariab
       const reference = entry?.valueFrom?.secretKeyRef;
       if (entry === undefined) found.push(`${at} is not set`);
       else if (reference === undefined) found.push(`${at} is not taken from a Secret`);
-      else if (reference.name !== secret || reference.key !== key) found.push(`${at} comes from Secret ${reference.name} key ${reference.key}, not ${secret} key ${key}`);
-      else if ((reference.optional ?? false) !== optional) found.push(`${at}: optional is ${String(reference.optional ?? false)}, not ${String(optional)}`);
+      else if (reference.name !== secret || reference.key !== key)
+        found.push(`${at} comes from Secret ${reference.name} key ${reference.key}, not ${secret} key ${key}`);
+      else if ((reference.optional ?? false) !== optional)
+        found.push(`${at}: optional is ${String(reference.optional ?? false)}, not ${String(optional)}`);
     }
   }
   return found;
@@ -159,8 +189,13 @@ export function secretViolations(deployment: IDeployment, expected: SecretVariab
 export function startupBudgetViolations(deployment: IDeployment, startMs: number): string[] {
   return podSpec(deployment).containers.flatMap((container) => {
     const probe = container.startupProbe;
-    const budgetMs = ((probe?.initialDelaySeconds ?? 0) + (probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3)) * 1000;
-    return budgetMs > startMs ? [] : [`${where(deployment, container.name)}: the startup probe gives up after ${budgetMs / 1000} s, not more than the ${startMs / 1000} s start-up may take`];
+    const budgetMs =
+      ((probe?.initialDelaySeconds ?? 0) + (probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3)) * 1000;
+    return budgetMs > startMs
+      ? []
+      : [
+          `${where(deployment, container.name)}: the startup probe gives up after ${budgetMs / 1000} s, not more than the ${startMs / 1000} s start-up may take`,
+        ];
   });
 }
 
@@ -174,10 +209,16 @@ export function dashboardViolations(configMaps: IConfigMap[], file: string, dash
   const [label, value] = DASHBOARD_LABEL;
   const loaded = configMaps.filter((configMap) => configMap.metadata?.labels?.[label] === value);
   const holding = loaded.filter((configMap) => configMap.data?.[file] === dashboard);
-  if (holding.length === 0) return [`no ConfigMap labelled ${label}: "${value}" holds ${file} as its source has it (labelled: ${loaded.map((configMap) => configMap.metadata?.name).join(', ') || 'none'})`];
+  if (holding.length === 0)
+    return [
+      `no ConfigMap labelled ${label}: "${value}" holds ${file} as its source has it (labelled: ${loaded.map((configMap) => configMap.metadata?.name).join(', ') || 'none'})`,
+    ];
   return holding
     .filter((configMap) => Buffer.byteLength(JSON.stringify(configMap)) >= APPLY_ANNOTATION_BYTES)
-    .map((configMap) => `ConfigMap/${configMap.metadata?.name} is too large for kubectl apply's annotation (${APPLY_ANNOTATION_BYTES} bytes)`);
+    .map(
+      (configMap) =>
+        `ConfigMap/${configMap.metadata?.name} is too large for kubectl apply's annotation (${APPLY_ANNOTATION_BYTES} bytes)`,
+    );
 }
 
 /**
@@ -188,16 +229,30 @@ export function exposureViolations(ingresses: IIngress[], routes: IHTTPRoute[], 
   const found: string[] = [];
   const gateway = services.find((service) => service.metadata?.name === 'gateway');
   const apiPort = gateway?.spec?.ports?.find((port) => port.targetPort === 'http');
-  if (gateway === undefined || apiPort === undefined) return ['no Service gateway with a port targeting the container port http'];
+  if (gateway === undefined || apiPort === undefined)
+    return ['no Service gateway with a port targeting the container port http'];
   const check = (at: string, service: string | undefined, port: number | string | undefined): void => {
-    if (service !== 'gateway' || (port !== apiPort.port && port !== apiPort.name)) found.push(`${at}: leads to Service ${String(service)} port ${String(port)}, not gateway's API port ${apiPort.port} (${apiPort.name})`);
+    if (service !== 'gateway' || (port !== apiPort.port && port !== apiPort.name))
+      found.push(
+        `${at}: leads to Service ${String(service)} port ${String(port)}, not gateway's API port ${apiPort.port} (${apiPort.name})`,
+      );
   };
   for (const ingress of ingresses) {
     const at = `Ingress/${ingress.metadata?.name}`;
     const rules = ingress.spec?.rules ?? [];
     if (rules.length === 0 || rules.some((rule) => rule.host === undefined)) found.push(`${at}: a rule without a host`);
-    if (ingress.spec?.defaultBackend !== undefined) check(`${at} default backend`, ingress.spec.defaultBackend.service?.name, ingress.spec.defaultBackend.service?.port?.number ?? ingress.spec.defaultBackend.service?.port?.name);
-    for (const path of rules.flatMap((rule) => rule.http?.paths ?? [])) check(`${at} path ${path.path}`, path.backend.service?.name, path.backend.service?.port?.number ?? path.backend.service?.port?.name);
+    if (ingress.spec?.defaultBackend !== undefined)
+      check(
+        `${at} default backend`,
+        ingress.spec.defaultBackend.service?.name,
+        ingress.spec.defaultBackend.service?.port?.number ?? ingress.spec.defaultBackend.service?.port?.name,
+      );
+    for (const path of rules.flatMap((rule) => rule.http?.paths ?? []))
+      check(
+        `${at} path ${path.path}`,
+        path.backend.service?.name,
+        path.backend.service?.port?.number ?? path.backend.service?.port?.name,
+      );
   }
   for (const route of routes) {
     const at = `HTTPRoute/${route.metadata?.name}`;
@@ -205,11 +260,16 @@ export function exposureViolations(ingresses: IIngress[], routes: IHTTPRoute[], 
     if ((route.spec?.parentRefs ?? []).length === 0) found.push(`${at}: no parentRefs (attached to no Gateway)`);
     // Without a sectionName a route attaches to every listener of its Gateway that admits it, plain HTTP included.
     for (const parent of route.spec?.parentRefs ?? []) {
-      if (parent.sectionName === undefined) found.push(`${at}: parentRef ${parent.name} names no listener (sectionName)`);
+      if (parent.sectionName === undefined)
+        found.push(`${at}: parentRef ${parent.name} names no listener (sectionName)`);
     }
     for (const reference of (route.spec?.rules ?? []).flatMap((rule) => rule.backendRefs ?? [])) {
       const kind = reference.kind ?? 'Service';
-      check(`${at} backendRef`, kind === 'Service' && (reference.group ?? '') === '' ? reference.name : `${kind} ${reference.name}`, reference.port);
+      check(
+        `${at} backendRef`,
+        kind === 'Service' && (reference.group ?? '') === '' ? reference.name : `${kind} ${reference.name}`,
+        reference.port,
+      );
     }
   }
   return found;

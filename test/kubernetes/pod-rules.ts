@@ -40,7 +40,8 @@ export function podSecurityViolations(deployment: IDeployment): string[] {
   const spec = podSpec(deployment);
   const pod = spec.securityContext ?? {};
   const found: string[] = [];
-  if (spec.hostNetwork === true || spec.hostPID === true || spec.hostIPC === true) found.push(`${label(deployment)}: shares a host namespace`);
+  if (spec.hostNetwork === true || spec.hostPID === true || spec.hostIPC === true)
+    found.push(`${label(deployment)}: shares a host namespace`);
   for (const volume of spec.volumes ?? []) {
     if (volume.hostPath !== undefined) found.push(`${label(deployment)}: volume ${volume.name} is a hostPath`);
   }
@@ -49,12 +50,17 @@ export function podSecurityViolations(deployment: IDeployment): string[] {
     const where = label(deployment, container);
     if ((own.runAsNonRoot ?? pod.runAsNonRoot) !== true) found.push(`${where}: runAsNonRoot is not true`);
     const user = own.runAsUser ?? pod.runAsUser;
-    if (user === undefined || user === 0) found.push(`${where}: runAsUser must be a non-zero number (the image names its user, which the kubelet cannot verify)`);
-    if ((own.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault') found.push(`${where}: seccompProfile is not RuntimeDefault`);
+    if (user === undefined || user === 0)
+      found.push(
+        `${where}: runAsUser must be a non-zero number (the image names its user, which the kubelet cannot verify)`,
+      );
+    if ((own.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault')
+      found.push(`${where}: seccompProfile is not RuntimeDefault`);
     if (own.allowPrivilegeEscalation !== false) found.push(`${where}: allowPrivilegeEscalation is not false`);
     if (own.privileged === true) found.push(`${where}: privileged`);
     if (!(own.capabilities?.drop ?? []).includes('ALL')) found.push(`${where}: capabilities do not drop ALL`);
-    if ((own.capabilities?.add ?? []).length > 0) found.push(`${where}: adds capabilities ${own.capabilities?.add?.join(', ')}`);
+    if ((own.capabilities?.add ?? []).length > 0)
+      found.push(`${where}: adds capabilities ${own.capabilities?.add?.join(', ')}`);
     if (own.readOnlyRootFilesystem !== true) found.push(`${where}: readOnlyRootFilesystem is not true`);
     for (const port of container.ports ?? []) {
       if (port.hostPort !== undefined) found.push(`${where}: port ${port.containerPort} has a hostPort`);
@@ -81,9 +87,12 @@ export function probeViolations(deployment: IDeployment, admin: AdminListener): 
   const found: string[] = [];
   for (const container of podSpec(deployment).containers) {
     const where = label(deployment, container);
-    if (containerPort(container, 'admin') !== admin.port) found.push(`${where}: no container port named admin = ${admin.port}`);
-    if (envValue(container, admin.portVariable) !== String(admin.port)) found.push(`${where}: ${admin.portVariable} is not "${admin.port}"`);
-    if (envValue(container, admin.hostVariable) !== '0.0.0.0') found.push(`${where}: ${admin.hostVariable} is not 0.0.0.0 (the kubelet probes from outside the pod)`);
+    if (containerPort(container, 'admin') !== admin.port)
+      found.push(`${where}: no container port named admin = ${admin.port}`);
+    if (envValue(container, admin.portVariable) !== String(admin.port))
+      found.push(`${where}: ${admin.portVariable} is not "${admin.port}"`);
+    if (envValue(container, admin.hostVariable) !== '0.0.0.0')
+      found.push(`${where}: ${admin.hostVariable} is not 0.0.0.0 (the kubelet probes from outside the pod)`);
     const probes = [
       ['livenessProbe', container.livenessProbe, '/healthz'],
       ['readinessProbe', container.readinessProbe, '/readyz'],
@@ -95,7 +104,8 @@ export function probeViolations(deployment: IDeployment, admin: AdminListener): 
         found.push(`${where}: no ${kind} (HTTP GET)`);
         continue;
       }
-      if (containerPort(container, get.port) !== admin.port) found.push(`${where}: ${kind} is on port ${get.port}, not the admin port ${admin.port}`);
+      if (containerPort(container, get.port) !== admin.port)
+        found.push(`${where}: ${kind} is on port ${get.port}, not the admin port ${admin.port}`);
       if (path !== undefined && get.path !== path) found.push(`${where}: ${kind} path is ${get.path}, not ${path}`);
     }
   }
@@ -108,7 +118,8 @@ export function resourceViolations(deployment: IDeployment): string[] {
   for (const container of containersOf(deployment)) {
     for (const bound of ['requests', 'limits'] as const) {
       for (const resource of ['cpu', 'memory']) {
-        if (container.resources?.[bound]?.[resource] === undefined) found.push(`${label(deployment, container)}: no ${resource} ${bound}`);
+        if (container.resources?.[bound]?.[resource] === undefined)
+          found.push(`${label(deployment, container)}: no ${resource} ${bound}`);
       }
     }
   }
@@ -126,9 +137,13 @@ export function shutdownViolations(deployment: IDeployment, drainMs: number): st
     const where = label(deployment, container);
     const delay = envValue(container, 'SHUTDOWN_DELAY_MS');
     if (delay === undefined || !/^\d+$/.test(delay) || Number(delay) === 0) {
-      found.push(`${where}: SHUTDOWN_DELAY_MS is not a positive number of milliseconds (endpoints would still route to a closed listener)`);
+      found.push(
+        `${where}: SHUTDOWN_DELAY_MS is not a positive number of milliseconds (endpoints would still route to a closed listener)`,
+      );
     } else if (graceMs <= Number(delay) + drainMs) {
-      found.push(`${where}: terminationGracePeriodSeconds ${graceMs / 1_000} is not above SHUTDOWN_DELAY_MS ${delay} ms + ${drainMs} ms of drain`);
+      found.push(
+        `${where}: terminationGracePeriodSeconds ${graceMs / 1_000} is not above SHUTDOWN_DELAY_MS ${delay} ms + ${drainMs} ms of drain`,
+      );
     }
   }
   return found;
@@ -150,7 +165,8 @@ export function imageViolations(deployment: IDeployment): string[] {
     const image = container.image ?? '';
     if (image.includes('@sha256:')) continue;
     const tag = /:([^/:]+)$/.exec(image)?.[1];
-    if (tag === undefined || tag === 'latest') found.push(`${label(deployment, container)}: image ${JSON.stringify(image)} is not pinned (no tag or latest)`);
+    if (tag === undefined || tag === 'latest')
+      found.push(`${label(deployment, container)}: image ${JSON.stringify(image)} is not pinned (no tag or latest)`);
   }
   return found;
 }
@@ -170,27 +186,37 @@ export interface PolicyMount {
  * The policy file is `<mountPath>/<key>` of the ConfigMap mounted as a whole directory, and that ConfigMap is
  * rendered under its own name (no hash suffix) with the policy's content.
  */
-export function policyMountViolations(deployment: IDeployment, configMaps: IConfigMap[], policy: PolicyMount): string[] {
+export function policyMountViolations(
+  deployment: IDeployment,
+  configMaps: IConfigMap[],
+  policy: PolicyMount,
+): string[] {
   const found: string[] = [];
   const spec = podSpec(deployment);
   const configMap = configMaps.find((candidate) => candidate.metadata?.name === policy.configMapName);
   if (configMap === undefined) {
     const names = configMaps.map((candidate) => candidate.metadata?.name).join(', ');
-    found.push(`no ConfigMap named ${policy.configMapName} (rendered: ${names || 'none'}; a name hash suffix breaks the live update)`);
+    found.push(
+      `no ConfigMap named ${policy.configMapName} (rendered: ${names || 'none'}; a name hash suffix breaks the live update)`,
+    );
   } else if (configMap.data?.[policy.key] !== policy.content) {
     found.push(`ConfigMap/${policy.configMapName} ${policy.key} differs from the policy file`);
   }
   const volume = spec.volumes?.find((candidate) => candidate.configMap?.name === policy.configMapName);
   if (volume === undefined) return [...found, `${label(deployment)}: no volume of ConfigMap ${policy.configMapName}`];
-  if (volume.configMap?.items !== undefined) found.push(`${label(deployment)}: volume ${volume.name} lists items; mount the whole ConfigMap`);
+  if (volume.configMap?.items !== undefined)
+    found.push(`${label(deployment)}: volume ${volume.name} lists items; mount the whole ConfigMap`);
   for (const container of spec.containers) {
     const where = label(deployment, container);
     const mount = container.volumeMounts?.find((candidate) => candidate.name === volume.name);
     const file = envValue(container, policy.variable);
     if (mount === undefined) found.push(`${where}: does not mount volume ${volume.name}`);
-    else if (mount.subPath !== undefined) found.push(`${where}: mounts ${volume.name} with subPath, which never updates`);
+    else if (mount.subPath !== undefined)
+      found.push(`${where}: mounts ${volume.name} with subPath, which never updates`);
     else if (file !== `${mount.mountPath.replace(/\/$/, '')}/${policy.key}`) {
-      found.push(`${where}: ${policy.variable} is ${JSON.stringify(file)}, not ${mount.mountPath}/${policy.key} in the mounted directory`);
+      found.push(
+        `${where}: ${policy.variable} is ${JSON.stringify(file)}, not ${mount.mountPath}/${policy.key} in the mounted directory`,
+      );
     }
   }
   return found;
@@ -205,10 +231,14 @@ const NODE_VARIABLES = new Set(['NODE_OPTIONS']);
  * `gateway` and `backend` make those GATEWAY_PORT and BACKEND_PORT, variables the processes read.
  */
 export function envViolations(deployment: IDeployment, readNames: ReadonlySet<string>): string[] {
-  const found = podSpec(deployment).enableServiceLinks === false ? [] : [`${label(deployment)}: enableServiceLinks is not false (it injects <SERVICE>_PORT=tcp://… variables)`];
+  const found =
+    podSpec(deployment).enableServiceLinks === false
+      ? []
+      : [`${label(deployment)}: enableServiceLinks is not false (it injects <SERVICE>_PORT=tcp://… variables)`];
   for (const container of podSpec(deployment).containers) {
     for (const variable of container.env ?? []) {
-      if (!readNames.has(variable.name) && !NODE_VARIABLES.has(variable.name)) found.push(`${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`);
+      if (!readNames.has(variable.name) && !NODE_VARIABLES.has(variable.name))
+        found.push(`${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`);
     }
   }
   return found;

@@ -9,10 +9,27 @@ import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { describe, expect, it } from 'vitest';
 import { syncCommand } from '../../scripts/kubernetes-copies.mjs';
-import { adminServiceViolations, availabilityViolations, copyViolations, namespaceViolations, ruleGroupViolations, serviceMonitorViolations } from './fleet-rules.js';
+import {
+  adminServiceViolations,
+  availabilityViolations,
+  copyViolations,
+  namespaceViolations,
+  ruleGroupViolations,
+  serviceMonitorViolations,
+} from './fleet-rules.js';
 import { container, manifests, setEnv } from './fixtures.js';
 import type { ManifestObject } from './kubectl.js';
-import { envViolations, imageViolations, podSecurityViolations, podSpec, policyMountViolations, probeViolations, resourceViolations, shutdownViolations, subPathViolations } from './pod-rules.js';
+import {
+  envViolations,
+  imageViolations,
+  podSecurityViolations,
+  podSpec,
+  policyMountViolations,
+  probeViolations,
+  resourceViolations,
+  shutdownViolations,
+  subPathViolations,
+} from './pod-rules.js';
 import { drainMs, processes } from './processes.js';
 import { schemaViolations } from './schemas.js';
 
@@ -24,11 +41,15 @@ describe('schemas', () => {
   it('report a field of the wrong type', () => {
     const { gateway } = manifests();
     container(gateway).ports![0]!.containerPort = 'eighty' as never;
-    expect(schemaViolations(gateway as ManifestObject)).toEqual([expect.stringMatching(/^Deployment\/gateway: .*containerPort must be integer/)]);
+    expect(schemaViolations(gateway as ManifestObject)).toEqual([
+      expect.stringMatching(/^Deployment\/gateway: .*containerPort must be integer/),
+    ]);
   });
 
   it('report a kind without a schema', () => {
-    expect(schemaViolations({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual(['Widget/w: no schema for example.com/v1 Widget']);
+    expect(schemaViolations({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual([
+      'Widget/w: no schema for example.com/v1 Widget',
+    ]);
   });
 });
 
@@ -41,14 +62,38 @@ describe('Pod Security "restricted" plus a read-only root', () => {
     ['runAsNonRoot false', (d) => (podSpec(d).securityContext!.runAsNonRoot = false), 'runAsNonRoot is not true'],
     ['no numeric user', (d) => delete podSpec(d).securityContext!.runAsUser, 'runAsUser must be a non-zero number'],
     ['root', (d) => (podSpec(d).securityContext!.runAsUser = 0), 'runAsUser must be a non-zero number'],
-    ['no seccomp profile', (d) => delete podSpec(d).securityContext!.seccompProfile, 'seccompProfile is not RuntimeDefault'],
-    ['privilege escalation', (d) => (container(d).securityContext!.allowPrivilegeEscalation = true), 'allowPrivilegeEscalation is not false'],
+    [
+      'no seccomp profile',
+      (d) => delete podSpec(d).securityContext!.seccompProfile,
+      'seccompProfile is not RuntimeDefault',
+    ],
+    [
+      'privilege escalation',
+      (d) => (container(d).securityContext!.allowPrivilegeEscalation = true),
+      'allowPrivilegeEscalation is not false',
+    ],
     ['privileged', (d) => (container(d).securityContext!.privileged = true), 'privileged'],
-    ['capabilities kept', (d) => (container(d).securityContext!.capabilities = { drop: ['NET_RAW'] }), 'capabilities do not drop ALL'],
-    ['a capability added', (d) => (container(d).securityContext!.capabilities!.add = ['NET_ADMIN']), 'adds capabilities NET_ADMIN'],
-    ['a writable root', (d) => (container(d).securityContext!.readOnlyRootFilesystem = false), 'readOnlyRootFilesystem is not true'],
+    [
+      'capabilities kept',
+      (d) => (container(d).securityContext!.capabilities = { drop: ['NET_RAW'] }),
+      'capabilities do not drop ALL',
+    ],
+    [
+      'a capability added',
+      (d) => (container(d).securityContext!.capabilities!.add = ['NET_ADMIN']),
+      'adds capabilities NET_ADMIN',
+    ],
+    [
+      'a writable root',
+      (d) => (container(d).securityContext!.readOnlyRootFilesystem = false),
+      'readOnlyRootFilesystem is not true',
+    ],
     ['the host network', (d) => (podSpec(d).hostNetwork = true), 'shares a host namespace'],
-    ['a hostPath volume', (d) => podSpec(d).volumes!.push({ name: 'host', hostPath: { path: '/' } }), 'volume host is a hostPath'],
+    [
+      'a hostPath volume',
+      (d) => podSpec(d).volumes!.push({ name: 'host', hostPath: { path: '/' } }),
+      'volume host is a hostPath',
+    ],
     ['a hostPort', (d) => (container(d).ports![0]!.hostPort = 80), 'has a hostPort'],
   ])('reports %s', (_, breakIt, expected) => {
     const { gateway } = manifests();
@@ -66,13 +111,37 @@ describe('probes on the admin listener', () => {
   });
 
   it.each<[string, (deployment: IDeployment) => void, string]>([
-    ['liveness on another path', (d) => (container(d).livenessProbe!.httpGet!.path = '/readyz'), 'livenessProbe path is /readyz, not /healthz'],
-    ['readiness on another path', (d) => (container(d).readinessProbe!.httpGet!.path = '/healthz'), 'readinessProbe path is /healthz, not /readyz'],
-    ['readiness on the API port', (d) => (container(d).readinessProbe!.httpGet!.port = 'http'), 'readinessProbe is on port http, not the admin port 9464'],
+    [
+      'liveness on another path',
+      (d) => (container(d).livenessProbe!.httpGet!.path = '/readyz'),
+      'livenessProbe path is /readyz, not /healthz',
+    ],
+    [
+      'readiness on another path',
+      (d) => (container(d).readinessProbe!.httpGet!.path = '/healthz'),
+      'readinessProbe path is /healthz, not /readyz',
+    ],
+    [
+      'readiness on the API port',
+      (d) => (container(d).readinessProbe!.httpGet!.port = 'http'),
+      'readinessProbe is on port http, not the admin port 9464',
+    ],
     ['no startup probe', (d) => delete container(d).startupProbe, 'no startupProbe'],
-    ['a TCP liveness probe', (d) => (container(d).livenessProbe = { tcpSocket: { port: 'admin' } }), 'no livenessProbe (HTTP GET)'],
-    ['the admin listener on loopback', (d) => setEnv(d, 'GATEWAY_ADMIN_HOST', '127.0.0.1'), 'GATEWAY_ADMIN_HOST is not 0.0.0.0'],
-    ['the admin port variable unset', (d) => setEnv(d, 'GATEWAY_ADMIN_PORT', undefined), 'GATEWAY_ADMIN_PORT is not "9464"'],
+    [
+      'a TCP liveness probe',
+      (d) => (container(d).livenessProbe = { tcpSocket: { port: 'admin' } }),
+      'no livenessProbe (HTTP GET)',
+    ],
+    [
+      'the admin listener on loopback',
+      (d) => setEnv(d, 'GATEWAY_ADMIN_HOST', '127.0.0.1'),
+      'GATEWAY_ADMIN_HOST is not 0.0.0.0',
+    ],
+    [
+      'the admin port variable unset',
+      (d) => setEnv(d, 'GATEWAY_ADMIN_PORT', undefined),
+      'GATEWAY_ADMIN_PORT is not "9464"',
+    ],
   ])('reports %s', (_, breakIt, expected) => {
     const { gateway } = manifests();
     breakIt(gateway);
@@ -100,7 +169,10 @@ describe('resources', () => {
     const { backend } = manifests();
     delete container(backend).resources!.limits!.memory;
     delete container(backend).resources!.requests!.cpu;
-    expect(resourceViolations(backend)).toEqual(['Deployment/backend container backend: no cpu requests', 'Deployment/backend container backend: no memory limits']);
+    expect(resourceViolations(backend)).toEqual([
+      'Deployment/backend container backend: no cpu requests',
+      'Deployment/backend container backend: no memory limits',
+    ]);
   });
 });
 
@@ -112,20 +184,26 @@ describe('shutdown delay and grace period', () => {
   it('reports a grace period not above delay + drain', () => {
     const { gateway } = manifests();
     podSpec(gateway).terminationGracePeriodSeconds = 15;
-    expect(shutdownViolations(gateway, drainMs)).toEqual(['Deployment/gateway container gateway: terminationGracePeriodSeconds 15 is not above SHUTDOWN_DELAY_MS 5000 ms + 10000 ms of drain']);
+    expect(shutdownViolations(gateway, drainMs)).toEqual([
+      'Deployment/gateway container gateway: terminationGracePeriodSeconds 15 is not above SHUTDOWN_DELAY_MS 5000 ms + 10000 ms of drain',
+    ]);
   });
 
   it('reports the default grace period (30 s) against a longer delay', () => {
     const { gateway } = manifests();
     delete podSpec(gateway).terminationGracePeriodSeconds;
     setEnv(gateway, 'SHUTDOWN_DELAY_MS', '25000');
-    expect(shutdownViolations(gateway, drainMs)).toEqual([expect.stringContaining('terminationGracePeriodSeconds 30 is not above SHUTDOWN_DELAY_MS 25000 ms')]);
+    expect(shutdownViolations(gateway, drainMs)).toEqual([
+      expect.stringContaining('terminationGracePeriodSeconds 30 is not above SHUTDOWN_DELAY_MS 25000 ms'),
+    ]);
   });
 
   it.each([undefined, '0', '5s'])('reports SHUTDOWN_DELAY_MS %j', (value) => {
     const { backend } = manifests();
     setEnv(backend, 'SHUTDOWN_DELAY_MS', value);
-    expect(shutdownViolations(backend, drainMs)).toEqual([expect.stringContaining('SHUTDOWN_DELAY_MS is not a positive number of milliseconds')]);
+    expect(shutdownViolations(backend, drainMs)).toEqual([
+      expect.stringContaining('SHUTDOWN_DELAY_MS is not a positive number of milliseconds'),
+    ]);
   });
 });
 
@@ -137,7 +215,9 @@ describe('subPath', () => {
   it('is reported', () => {
     const { gateway } = manifests();
     container(gateway).volumeMounts![0]!.subPath = 'versions.json';
-    expect(subPathViolations(gateway)).toEqual(['Deployment/gateway container gateway: /etc/version-router/policy is a subPath mount']);
+    expect(subPathViolations(gateway)).toEqual([
+      'Deployment/gateway container gateway: /etc/version-router/policy is a subPath mount',
+    ]);
   });
 });
 
@@ -146,11 +226,14 @@ describe('image tags', () => {
     expect(manifests().deployments.flatMap(imageViolations)).toEqual([]);
   });
 
-  it.each(['version-router/gateway:latest', 'version-router/gateway', 'registry.example:5000/gateway'])('report %s', (image) => {
-    const { gateway } = manifests();
-    container(gateway).image = image;
-    expect(imageViolations(gateway)).toEqual([expect.stringContaining('is not pinned')]);
-  });
+  it.each(['version-router/gateway:latest', 'version-router/gateway', 'registry.example:5000/gateway'])(
+    'report %s',
+    (image) => {
+      const { gateway } = manifests();
+      container(gateway).image = image;
+      expect(imageViolations(gateway)).toEqual([expect.stringContaining('is not pinned')]);
+    },
+  );
 
   it('accept a digest', () => {
     const { gateway } = manifests();
@@ -178,7 +261,9 @@ describe('the policy ConfigMap', () => {
   it('reports content other than the policy file', () => {
     const { gateway, configMaps, policyMount } = manifests();
     configMaps[0]!.data!['versions.json'] = '{}';
-    expect(policyMountViolations(gateway, configMaps, policyMount)).toEqual(['ConfigMap/version-policy versions.json differs from the policy file']);
+    expect(policyMountViolations(gateway, configMaps, policyMount)).toEqual([
+      'ConfigMap/version-policy versions.json differs from the policy file',
+    ]);
   });
 
   it('reports a subPath mount of it', () => {
@@ -186,7 +271,9 @@ describe('the policy ConfigMap', () => {
     const mount = container(gateway).volumeMounts![0]!;
     mount.mountPath = '/etc/version-router/policy/versions.json';
     mount.subPath = 'versions.json';
-    expect(policyMountViolations(gateway, configMaps, policyMount)).toEqual(['Deployment/gateway container gateway: mounts version-policy with subPath, which never updates']);
+    expect(policyMountViolations(gateway, configMaps, policyMount)).toEqual([
+      'Deployment/gateway container gateway: mounts version-policy with subPath, which never updates',
+    ]);
   });
 
   it('reports a volume listing items', () => {
@@ -218,7 +305,9 @@ describe('environment variables', () => {
   it("report NODE_OPTIONS only where it is not Node's", () => {
     const { gateway } = manifests();
     setEnv(gateway, 'NODE_OPTION', '--max-old-space-size=64');
-    expect(envViolations(gateway, processes.gateway.namesRead({}))).toEqual(["Deployment/gateway container gateway: NODE_OPTION is not read by the process's config.ts"]);
+    expect(envViolations(gateway, processes.gateway.namesRead({}))).toEqual([
+      "Deployment/gateway container gateway: NODE_OPTION is not read by the process's config.ts",
+    ]);
   });
 
   it('report service links left on', () => {
@@ -242,8 +331,11 @@ describe('environment variables', () => {
 });
 
 describe('availability', () => {
-  const check = (deployment: IDeployment, autoscalers: IHorizontalPodAutoscaler[], budgets: IPodDisruptionBudget[]): string[] =>
-    availabilityViolations(deployment, autoscalers, budgets);
+  const check = (
+    deployment: IDeployment,
+    autoscalers: IHorizontalPodAutoscaler[],
+    budgets: IPodDisruptionBudget[],
+  ): string[] => availabilityViolations(deployment, autoscalers, budgets);
 
   it('of the manifests holds', () => {
     const { deployments, autoscalers, budgets } = manifests();
@@ -253,30 +345,42 @@ describe('availability', () => {
   it('reports a rollout that removes a pod first', () => {
     const { gateway, autoscalers, budgets } = manifests();
     gateway.spec!.strategy!.rollingUpdate!.maxUnavailable = 1;
-    expect(check(gateway, autoscalers, budgets)).toEqual(['Deployment/gateway: not a RollingUpdate with maxUnavailable 0']);
+    expect(check(gateway, autoscalers, budgets)).toEqual([
+      'Deployment/gateway: not a RollingUpdate with maxUnavailable 0',
+    ]);
   });
 
   it('reports replicas not spread across nodes', () => {
     const { gateway, autoscalers, budgets } = manifests();
     podSpec(gateway).topologySpreadConstraints![0]!.topologyKey = 'topology.kubernetes.io/zone';
-    expect(check(gateway, autoscalers, budgets)).toEqual(['Deployment/gateway: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods']);
+    expect(check(gateway, autoscalers, budgets)).toEqual([
+      'Deployment/gateway: no topologySpreadConstraint across nodes (kubernetes.io/hostname) selecting its pods',
+    ]);
   });
 
   it('reports replicas not spread across zones', () => {
     const { backend, autoscalers, budgets } = manifests();
-    podSpec(backend).topologySpreadConstraints = podSpec(backend).topologySpreadConstraints!.filter((constraint) => constraint.topologyKey !== 'topology.kubernetes.io/zone');
-    expect(check(backend, autoscalers, budgets)).toEqual(['Deployment/backend: no topologySpreadConstraint across zones (topology.kubernetes.io/zone) selecting its pods']);
+    podSpec(backend).topologySpreadConstraints = podSpec(backend).topologySpreadConstraints!.filter(
+      (constraint) => constraint.topologyKey !== 'topology.kubernetes.io/zone',
+    );
+    expect(check(backend, autoscalers, budgets)).toEqual([
+      'Deployment/backend: no topologySpreadConstraint across zones (topology.kubernetes.io/zone) selecting its pods',
+    ]);
   });
 
   it('reports replicas set beside an HPA', () => {
     const { gateway, autoscalers, budgets } = manifests();
     gateway.spec!.replicas = 2;
-    expect(check(gateway, autoscalers, budgets)).toEqual(['Deployment/gateway: sets replicas although HorizontalPodAutoscaler/gateway owns the count']);
+    expect(check(gateway, autoscalers, budgets)).toEqual([
+      'Deployment/gateway: sets replicas although HorizontalPodAutoscaler/gateway owns the count',
+    ]);
   });
 
   it('reports several replicas without a PDB', () => {
     const { gateway, autoscalers } = manifests();
-    expect(check(gateway, autoscalers, [])).toEqual(['Deployment/gateway: runs up to 10 replicas without a PodDisruptionBudget']);
+    expect(check(gateway, autoscalers, [])).toEqual([
+      'Deployment/gateway: runs up to 10 replicas without a PodDisruptionBudget',
+    ]);
   });
 
   it('reports a PDB that no single replica can satisfy', () => {
@@ -284,7 +388,9 @@ describe('availability', () => {
     const budget = structuredClone(budgets[0]!);
     budget.metadata!.name = 'backend';
     budget.spec!.selector = { matchLabels: { 'app.kubernetes.io/name': 'backend' } };
-    expect(check(backend, [], [budget])).toEqual(['Deployment/backend: one replica under PodDisruptionBudget/backend can never be evicted (node drains hang)']);
+    expect(check(backend, [], [budget])).toEqual([
+      'Deployment/backend: one replica under PodDisruptionBudget/backend can never be evicted (node drains hang)',
+    ]);
   });
 });
 
@@ -295,7 +401,9 @@ describe('namespace', () => {
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gateway', namespace: 'version-router' } },
       { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'backend' } },
     ];
-    expect(namespaceViolations(objects, 'version-router')).toEqual(['PodDisruptionBudget/backend: namespace (none), not version-router']);
+    expect(namespaceViolations(objects, 'version-router')).toEqual([
+      'PodDisruptionBudget/backend: namespace (none), not version-router',
+    ]);
   });
 });
 
@@ -308,13 +416,17 @@ describe('ServiceMonitors', () => {
   it('report a missing release label', () => {
     const { monitors, services, deployments } = manifests();
     delete monitors[0]!.metadata!.labels;
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/gateway: no release label (kube-prometheus-stack ignores it)']);
+    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+      'ServiceMonitor/gateway: no release label (kube-prometheus-stack ignores it)',
+    ]);
   });
 
   it('report a port the Service does not name', () => {
     const { monitors, services, deployments } = manifests();
     monitors[1]!.spec.endpoints[0]!.port = 'metrics';
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/backend: Service/backend-admin has no port named "metrics"']);
+    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+      'ServiceMonitor/backend: Service/backend-admin has no port named "metrics"',
+    ]);
   });
 
   it('report a Service port that leads to the API, not the admin port', () => {
@@ -328,14 +440,21 @@ describe('ServiceMonitors', () => {
   it('report a job named after the Service rather than the process', () => {
     const { monitors, services, deployments } = manifests();
     delete monitors[0]!.spec.jobLabel;
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/gateway: jobLabel is undefined, not app.kubernetes.io/name (the job the rules select)']);
+    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+      'ServiceMonitor/gateway: jobLabel is undefined, not app.kubernetes.io/name (the job the rules select)',
+    ]);
   });
 });
 
 describe('the admin ports', () => {
   it('are each on a Service of their own', () => {
     const { services } = manifests();
-    expect(services.map((service) => service.metadata?.name)).toEqual(['gateway', 'gateway-admin', 'backend', 'backend-admin']);
+    expect(services.map((service) => service.metadata?.name)).toEqual([
+      'gateway',
+      'gateway-admin',
+      'backend',
+      'backend-admin',
+    ]);
     expect(adminServiceViolations(services)).toEqual([]);
   });
 
@@ -349,15 +468,27 @@ describe('the admin ports', () => {
   it('report a selector that matches no Service', () => {
     const { monitors, services, deployments } = manifests();
     monitors[0]!.spec.selector = { matchLabels: { 'app.kubernetes.io/name': 'gatewy' } };
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual(['ServiceMonitor/gateway: selects no Service']);
+    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+      'ServiceMonitor/gateway: selects no Service',
+    ]);
   });
 });
 
 describe('copies of files outside the kustomization', () => {
   it('report a differing or missing copy with the command that refreshes it', () => {
     const copies = [
-      { target: 'deploy/kubernetes/base/policy/versions.json', source: 'ops/versions.json', expected: '{"a":1}\n', actual: '{"a":2}\n' },
-      { target: 'deploy/kubernetes/monitoring/prometheus-rule.yaml', source: 'ops/prometheus/rules.yml', expected: 'x', actual: undefined },
+      {
+        target: 'deploy/kubernetes/base/policy/versions.json',
+        source: 'ops/versions.json',
+        expected: '{"a":1}\n',
+        actual: '{"a":2}\n',
+      },
+      {
+        target: 'deploy/kubernetes/monitoring/prometheus-rule.yaml',
+        source: 'ops/prometheus/rules.yml',
+        expected: 'x',
+        actual: undefined,
+      },
       { target: 'same.json', source: 'same-source.json', expected: 'x', actual: 'x' },
     ];
     expect(copyViolations(copies, syncCommand)).toEqual([
@@ -368,7 +499,12 @@ describe('copies of files outside the kustomization', () => {
 
   it('report PrometheusRule groups that differ from the rule file', () => {
     const groups = [{ name: 'api-versions', rules: [{ alert: 'A', expr: 'up == 0' }] }];
-    const rule: IPrometheusRule = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'version-router' }, spec: { groups: structuredClone(groups) } };
+    const rule: IPrometheusRule = {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PrometheusRule',
+      metadata: { name: 'version-router' },
+      spec: { groups: structuredClone(groups) },
+    };
     expect(ruleGroupViolations(rule, groups, 'ops/prometheus/rules.yml', syncCommand)).toEqual([]);
     rule.spec.groups![0]!.rules![0]!.expr = 'up == 1';
     expect(ruleGroupViolations(rule, groups, 'ops/prometheus/rules.yml', syncCommand)).toEqual([

@@ -36,7 +36,9 @@ const models: Model[] = [
 /** What is wrong with the object by its schema: an empty list when it validates. */
 export function schemaViolations(object: ManifestObject): string[] {
   const where = `${object.kind}/${object.metadata.name}`;
-  const model = models.find((candidate) => candidate.apiVersion === object.apiVersion && candidate.kind === object.kind);
+  const model = models.find(
+    (candidate) => candidate.apiVersion === object.apiVersion && candidate.kind === object.kind,
+  );
   if (model === undefined) return [`${where}: no schema for ${object.apiVersion} ${object.kind}`];
   try {
     new model(object as never).validate();

@@ -22,13 +22,28 @@ const document = (): string => readFileSync(join(repoRoot, DOC), 'utf8');
 function named(): Named {
   const { deployments } = manifests();
   const containers = deployments.flatMap((deployment) => podSpec(deployment).containers);
-  const secrets = containers.flatMap((container) => (container.env ?? []).flatMap((variable) => variable.valueFrom?.secretKeyRef ?? []));
+  const secrets = containers.flatMap((container) =>
+    (container.env ?? []).flatMap((variable) => variable.valueFrom?.secretKeyRef ?? []),
+  );
   const namespace = objectsIn('base/namespace.yaml')[0]?.metadata.name ?? '';
   return {
     images: new Map(containers.map((container) => [container.name, container.image ?? ''])),
-    secrets: [...new Map(secrets.map((reference) => [`${reference.name}/${reference.key}`, { name: reference.name ?? '', key: reference.key }])).values()],
+    secrets: [
+      ...new Map(
+        secrets.map((reference) => [
+          `${reference.name}/${reference.key}`,
+          { name: reference.name ?? '', key: reference.key },
+        ]),
+      ).values(),
+    ],
     namespace,
-    kustomizations: ['deploy/kubernetes/base', 'deploy/kubernetes/overlays/postgres', 'deploy/kubernetes/monitoring', 'deploy/kubernetes/exposure/ingress', 'deploy/kubernetes/exposure/gateway-api'],
+    kustomizations: [
+      'deploy/kubernetes/base',
+      'deploy/kubernetes/overlays/postgres',
+      'deploy/kubernetes/monitoring',
+      'deploy/kubernetes/exposure/ingress',
+      'deploy/kubernetes/exposure/gateway-api',
+    ],
   };
 }
 
@@ -54,7 +69,9 @@ describe(`the kind walkthrough (${DOC})`, () => {
   });
 
   it("writes an SMTP_URL whose port the gateway's egress lets out", () => {
-    const urls = shellBlocks(document(), KIND).flatMap((block) => [...block.matchAll(/'(smtps?:\/\/[^']+)'/g)].map((match) => match[1]!));
+    const urls = shellBlocks(document(), KIND).flatMap((block) =>
+      [...block.matchAll(/'(smtps?:\/\/[^']+)'/g)].map((match) => match[1]!),
+    );
     expect(urls).toHaveLength(1);
     expect(new URL(urls[0]!.replace('%s', 'password')).port).toBe(String(SMTP_PORT));
   });
@@ -90,14 +107,15 @@ kubectl apply -k deploy/kubernetes/staging
       'creates the Secret version-router-admin outside the namespace version-router',
       'creates the Secret version-router-admin without its key token from a file',
       'creates no Secret version-router-notices',
-      'kubectl -n default create secret generic version-router-admin --from-literal=token=hunter2: --from-literal leaves the value in the shell\'s history',
+      "kubectl -n default create secret generic version-router-admin --from-literal=token=hunter2: --from-literal leaves the value in the shell's history",
       'applies deploy/kubernetes/staging, which no test renders',
       'installs no metrics-server, which the HorizontalPodAutoscaler needs',
     ]);
   });
 
   it('end the section at the next heading of its level, not at a comment in another fence', () => {
-    const markdown = '### Kubernetes on kind\n```yaml\n# a comment\n```\n```sh\necho in\n```\n### Next\n```sh\necho out\n```\n';
+    const markdown =
+      '### Kubernetes on kind\n```yaml\n# a comment\n```\n```sh\necho in\n```\n### Next\n```sh\necho out\n```\n';
     expect(shellBlocks(markdown, KIND)).toEqual(['echo in']);
   });
 });

@@ -30,7 +30,12 @@ export function commandsOf(blocks: string[]): string[][] {
     .join('\n')
     .replace(/\\\n\s*/g, ' ')
     .split('\n')
-    .map((line) => line.replace(/(^|\s)#.*$/, '').replace(/^\s*\(\s*|\s*\)\s*$/g, '').trim())
+    .map((line) =>
+      line
+        .replace(/(^|\s)#.*$/, '')
+        .replace(/^\s*\(\s*|\s*\)\s*$/g, '')
+        .trim(),
+    )
     .filter((line) => line !== '')
     .map((line) => line.split(/\s+/));
 }
@@ -48,7 +53,9 @@ export interface Named {
 
 const flag = (command: string[], name: string): string | undefined => {
   const index = command.indexOf(name);
-  return index === -1 ? command.find((word) => word.startsWith(`${name}=`))?.slice(name.length + 1) : command[index + 1];
+  return index === -1
+    ? command.find((word) => word.startsWith(`${name}=`))?.slice(name.length + 1)
+    : command[index + 1];
 };
 
 /**
@@ -58,36 +65,49 @@ const flag = (command: string[], name: string): string | undefined => {
  */
 export function walkthroughViolations(commands: string[][], named: Named): string[] {
   const found: string[] = [];
-  const run = (...words: string[]): string[][] => commands.filter((command) => words.every((word, index) => command[index] === word));
-  const built = new Map(run('docker', 'build').map((command) => [flag(command, '--target') ?? '', flag(command, '-t') ?? '']));
+  const run = (...words: string[]): string[][] =>
+    commands.filter((command) => words.every((word, index) => command[index] === word));
+  const built = new Map(
+    run('docker', 'build').map((command) => [flag(command, '--target') ?? '', flag(command, '-t') ?? '']),
+  );
   for (const [target, image] of named.images) {
     if (built.get(target) !== image) found.push(`builds ${target} as ${built.get(target) ?? 'nothing'}, not ${image}`);
   }
   const clusters = run('kind', 'create', 'cluster').map((command) => flag(command, '--name') ?? 'kind');
   const loads = run('kind', 'load', 'docker-image');
-  const loaded = loads.flatMap((command) => command.slice(3).filter((word, index, words) => !word.startsWith('-') && words[index - 1] !== '--name'));
+  const loaded = loads.flatMap((command) =>
+    command.slice(3).filter((word, index, words) => !word.startsWith('-') && words[index - 1] !== '--name'),
+  );
   const expectedImages = [...named.images.values()].sort();
-  if (JSON.stringify([...loaded].sort()) !== JSON.stringify(expectedImages)) found.push(`loads ${loaded.join(', ') || 'nothing'}, not ${expectedImages.join(', ')}`);
+  if (JSON.stringify([...loaded].sort()) !== JSON.stringify(expectedImages))
+    found.push(`loads ${loaded.join(', ') || 'nothing'}, not ${expectedImages.join(', ')}`);
   for (const command of loads) {
     const cluster = flag(command, '--name') ?? 'kind';
     if (!clusters.includes(cluster)) found.push(`loads into the cluster ${cluster}, which it did not create`);
   }
-  const secrets = commands.filter((command) => command[0] === 'kubectl' && command.includes('create') && command.includes('secret'));
+  const secrets = commands.filter(
+    (command) => command[0] === 'kubectl' && command.includes('create') && command.includes('secret'),
+  );
   for (const { name, key } of named.secrets) {
     const creating = secrets.find((command) => command.includes(name));
     if (creating === undefined) found.push(`creates no Secret ${name}`);
     else {
-      if (flag(creating, '-n') !== named.namespace) found.push(`creates the Secret ${name} outside the namespace ${named.namespace}`);
-      if (!creating.some((word) => word.startsWith(`--from-file=${key}=`))) found.push(`creates the Secret ${name} without its key ${key} from a file`);
+      if (flag(creating, '-n') !== named.namespace)
+        found.push(`creates the Secret ${name} outside the namespace ${named.namespace}`);
+      if (!creating.some((word) => word.startsWith(`--from-file=${key}=`)))
+        found.push(`creates the Secret ${name} without its key ${key} from a file`);
     }
   }
   for (const command of secrets) {
-    if (command.some((word) => word.startsWith('--from-literal'))) found.push(`${command.join(' ')}: --from-literal leaves the value in the shell's history`);
+    if (command.some((word) => word.startsWith('--from-literal')))
+      found.push(`${command.join(' ')}: --from-literal leaves the value in the shell's history`);
   }
   for (const command of run('kubectl', 'apply')) {
     const directory = flag(command, '-k');
-    if (directory !== undefined && !named.kustomizations.includes(directory)) found.push(`applies ${directory}, which no test renders`);
+    if (directory !== undefined && !named.kustomizations.includes(directory))
+      found.push(`applies ${directory}, which no test renders`);
   }
-  if (!run('kubectl', 'apply').some((command) => (flag(command, '-f') ?? '').includes('metrics-server'))) found.push('installs no metrics-server, which the HorizontalPodAutoscaler needs');
+  if (!run('kubectl', 'apply').some((command) => (flag(command, '-f') ?? '').includes('metrics-server')))
+    found.push('installs no metrics-server, which the HorizontalPodAutoscaler needs');
   return found;
 }

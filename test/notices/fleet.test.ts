@@ -39,7 +39,10 @@ const startNoticeGateway = async (): Promise<ServiceProcess> => {
 async function addConsumers(ids: readonly string[]): Promise<void> {
   const yesterday = new Date(Date.now() - DAY_MS).toISOString();
   for (const id of ids) {
-    await sql.query("INSERT INTO gateway.consumers (id, name, contact_email, created_at, seq) VALUES ($1, $2, $3, now(), 0)", [id, `Team ${id}`, `${id}@example.net`]);
+    await sql.query(
+      'INSERT INTO gateway.consumers (id, name, contact_email, created_at, seq) VALUES ($1, $2, $3, now(), 0)',
+      [id, `Team ${id}`, `${id}@example.net`],
+    );
     await sql.query(
       "INSERT INTO gateway.usage (consumer_id, version, operation, day, requests, first_seen, last_seen) VALUES ($1, 1, 'GET /v1/orders/{id}', $2::timestamptz::date, 5, $2, $2)",
       [id, yesterday],
@@ -89,7 +92,9 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     expect(recipientsOf(smtp)).toEqual(fleet.map((id) => `${id}@example.net`));
     expect(new Set(smtp.messages.map((mail) => mail.messageId)).size).toBe(20);
     expect((await noticesCounted(a, 'sent')) + (await noticesCounted(b, 'sent'))).toBe(20);
-    const { rows } = await sql.query<{ milestone: string; count: string }>("SELECT milestone, count(*) AS count FROM gateway.notices WHERE status = 'sent' GROUP BY milestone");
+    const { rows } = await sql.query<{ milestone: string; count: string }>(
+      "SELECT milestone, count(*) AS count FROM gateway.notices WHERE status = 'sent' GROUP BY milestone",
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]?.count).toBe('20');
   }, 90_000);
@@ -115,23 +120,25 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     await alone!.exited;
     gateways.splice(0);
     const other = await startNoticeGateway();
-    await eventually(
-      'every consumer of the batch told',
-      () => new Set(recipientsOf(smtp)).size === 28,
-      { timeoutMs: 40_000 },
-    );
+    await eventually('every consumer of the batch told', () => new Set(recipientsOf(smtp)).size === 28, {
+      timeoutMs: 40_000,
+    });
     await pause(3_000);
     smtp.delayMs = 0;
     const received = smtp.messages.slice(before);
     const duplicates = received.length - batch.length;
     const resent = await noticesCounted(other, 'resent');
-    process.stdout.write(`sender killed mid-batch: ${received.length} e-mails for ${batch.length} consumers, ${resent} counted resent\n`);
+    process.stdout.write(
+      `sender killed mid-batch: ${received.length} e-mails for ${batch.length} consumers, ${resent} counted resent\n`,
+    );
     // At most the notice in flight when the sender died, and every duplicate counted as possibly sent twice.
     expect(duplicates).toBeLessThanOrEqual(1);
     expect(resent).toBeGreaterThanOrEqual(duplicates);
     expect(resent).toBeLessThanOrEqual(1);
     expect(new Set(received.map((mail) => mail.messageId)).size).toBe(batch.length);
-    const { rows } = await sql.query<{ count: string }>("SELECT count(*) AS count FROM gateway.notices WHERE status = 'sent' AND unconfirmed > 0");
+    const { rows } = await sql.query<{ count: string }>(
+      "SELECT count(*) AS count FROM gateway.notices WHERE status = 'sent' AND unconfirmed > 0",
+    );
     expect(Number(rows[0]?.count)).toBe(resent);
   }, 120_000);
 
@@ -140,11 +147,9 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     const before = smtp.messages.length;
     await smtp.close();
     await addConsumers(['late-mailbox']);
-    await eventually(
-      'a failed attempt',
-      async () => (await noticesCounted(gateway!, 'retried')) >= 1,
-      { timeoutMs: 15_000 },
-    );
+    await eventually('a failed attempt', async () => (await noticesCounted(gateway!, 'retried')) >= 1, {
+      timeoutMs: 15_000,
+    });
     await smtp.listen();
     await eventually('the notice delivered', () => smtp.messages.length > before, { timeoutMs: 30_000 });
     expect(recipientsOf({ ...smtp, messages: smtp.messages.slice(before) })).toEqual(['late-mailbox@example.net']);

@@ -9,7 +9,9 @@ import { repoRoot } from '../../scripts/paths.mjs';
 import { dashboardFilterViolations, targetCount, unfilteredSelectors, type Dashboard } from './dashboard-filters.js';
 
 const dashboard = (): Dashboard & { panels: NonNullable<Dashboard['panels']> } =>
-  JSON.parse(readFileSync(join(repoRoot, 'ops/grafana/dashboards/api-versions.json'), 'utf8')) as Dashboard & { panels: NonNullable<Dashboard['panels']> };
+  JSON.parse(readFileSync(join(repoRoot, 'ops/grafana/dashboards/api-versions.json'), 'utf8')) as Dashboard & {
+    panels: NonNullable<Dashboard['panels']>;
+  };
 
 describe('the API versions dashboard', () => {
   it('offers datasource, cluster and namespace, and filters every query of its 24 by them', () => {
@@ -33,7 +35,9 @@ describe('the API versions dashboard', () => {
     const broken = dashboard();
     const annotation = broken.annotations!.list!.find((candidate) => candidate.expr !== undefined)!;
     annotation.expr = 'max by (version) (api_version_brownout_active) == 1';
-    expect(dashboardFilterViolations(broken)).toEqual([`annotation "${annotation.name}": api_version_brownout_active is not filtered by cluster and namespace`]);
+    expect(dashboardFilterViolations(broken)).toEqual([
+      `annotation "${annotation.name}": api_version_brownout_active is not filtered by cluster and namespace`,
+    ]);
   });
 
   it('reports missing variables', () => {
@@ -43,8 +47,10 @@ describe('the API versions dashboard', () => {
   });
 
   it('finds every selector of an expression, recorded series and both sides of a match included', () => {
-    expect(unfilteredSelectors('sum(a:b:rate5m{namespace=~"$namespace", cluster=~"$cluster"}) / on () group_left () sum(x{namespace=~"$namespace"})')).toEqual([
-      'x{namespace=~"$namespace"}',
-    ]);
+    expect(
+      unfilteredSelectors(
+        'sum(a:b:rate5m{namespace=~"$namespace", cluster=~"$cluster"}) / on () group_left () sum(x{namespace=~"$namespace"})',
+      ),
+    ).toEqual(['x{namespace=~"$namespace"}']);
   });
 });

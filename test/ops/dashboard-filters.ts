@@ -40,7 +40,9 @@ export function unfilteredSelectors(expr: string): string[] {
       }
       if (ref.name !== 'VectorSelector') return undefined;
       const selector = text.slice(ref.from, ref.to);
-      const matchers = (ref.node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []).map((node) => text.slice(node.from, node.to).replace(/\s+/g, ''));
+      const matchers = (ref.node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []).map((node) =>
+        text.slice(node.from, node.to).replace(/\s+/g, ''),
+      );
       if (!DEPLOYMENT_MATCHERS.every((wanted) => matchers.includes(wanted))) found.push(selector);
       return false;
     },
@@ -56,18 +58,26 @@ export function dashboardFilterViolations(dashboard: Dashboard): string[] {
   const found: string[] = [];
   const variables = dashboard.templating?.list ?? [];
   const names = variables.map((variable) => variable.name);
-  if (JSON.stringify(names) !== JSON.stringify(DASHBOARD_VARIABLES)) found.push(`variables are ${JSON.stringify(names)}, not ${JSON.stringify(DASHBOARD_VARIABLES)}`);
+  if (JSON.stringify(names) !== JSON.stringify(DASHBOARD_VARIABLES))
+    found.push(`variables are ${JSON.stringify(names)}, not ${JSON.stringify(DASHBOARD_VARIABLES)}`);
   for (const variable of variables) {
-    if (variable.name === 'datasource' && variable.type !== 'datasource') found.push(`variable datasource is of type ${variable.type}`);
-    if (variable.name !== 'datasource' && variable.datasource?.uid !== DATASOURCE_UID) found.push(`variable ${variable.name} does not query the chosen datasource`);
+    if (variable.name === 'datasource' && variable.type !== 'datasource')
+      found.push(`variable datasource is of type ${variable.type}`);
+    if (variable.name !== 'datasource' && variable.datasource?.uid !== DATASOURCE_UID)
+      found.push(`variable ${variable.name} does not query the chosen datasource`);
   }
   const walk = (panels: Panel[] | undefined): void => {
     for (const panel of panels ?? []) {
       const at = `panel "${panel.title ?? '?'}"`;
-      if (panel.datasource !== undefined && panel.datasource.uid !== DATASOURCE_UID) found.push(`${at}: datasource ${String(panel.datasource.uid)}, not ${DATASOURCE_UID}`);
+      if (panel.datasource !== undefined && panel.datasource.uid !== DATASOURCE_UID)
+        found.push(`${at}: datasource ${String(panel.datasource.uid)}, not ${DATASOURCE_UID}`);
       for (const target of panel.targets ?? []) {
-        if (target.datasource?.uid !== DATASOURCE_UID) found.push(`${at} ${target.refId ?? '?'}: datasource ${String(target.datasource?.uid)}, not ${DATASOURCE_UID}`);
-        for (const selector of unfilteredSelectors(target.expr ?? '')) found.push(`${at} ${target.refId ?? '?'}: ${selector} is not filtered by cluster and namespace`);
+        if (target.datasource?.uid !== DATASOURCE_UID)
+          found.push(
+            `${at} ${target.refId ?? '?'}: datasource ${String(target.datasource?.uid)}, not ${DATASOURCE_UID}`,
+          );
+        for (const selector of unfilteredSelectors(target.expr ?? ''))
+          found.push(`${at} ${target.refId ?? '?'}: ${selector} is not filtered by cluster and namespace`);
       }
       walk(panel.panels);
     }
@@ -76,14 +86,17 @@ export function dashboardFilterViolations(dashboard: Dashboard): string[] {
   for (const annotation of dashboard.annotations?.list ?? []) {
     if (annotation.expr === undefined) continue;
     const at = `annotation "${annotation.name ?? '?'}"`;
-    if (annotation.datasource?.uid !== DATASOURCE_UID) found.push(`${at}: datasource ${String(annotation.datasource?.uid)}, not ${DATASOURCE_UID}`);
-    for (const selector of unfilteredSelectors(annotation.expr)) found.push(`${at}: ${selector} is not filtered by cluster and namespace`);
+    if (annotation.datasource?.uid !== DATASOURCE_UID)
+      found.push(`${at}: datasource ${String(annotation.datasource?.uid)}, not ${DATASOURCE_UID}`);
+    for (const selector of unfilteredSelectors(annotation.expr))
+      found.push(`${at}: ${selector} is not filtered by cluster and namespace`);
   }
   return found;
 }
 
 /** How many targets (queries) the dashboard's panels hold. */
 export function targetCount(dashboard: Dashboard): number {
-  const count = (panels: Panel[] | undefined): number => (panels ?? []).reduce((sum, panel) => sum + (panel.targets ?? []).length + count(panel.panels), 0);
+  const count = (panels: Panel[] | undefined): number =>
+    (panels ?? []).reduce((sum, panel) => sum + (panel.targets ?? []).length + count(panel.panels), 0);
   return count(dashboard.panels);
 }

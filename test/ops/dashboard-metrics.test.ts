@@ -28,10 +28,9 @@ describe('metricNamesIn (lezer-promql)', () => {
   });
 
   it('reads names given as __name__ matchers and in the quoted UTF-8 form', () => {
-    expect(metricNamesIn('{__name__="process_cpu_seconds_total", job="backend"} + {"nodejs_heap_size_total_bytes"}').sort()).toEqual([
-      'nodejs_heap_size_total_bytes',
-      'process_cpu_seconds_total',
-    ]);
+    expect(
+      metricNamesIn('{__name__="process_cpu_seconds_total", job="backend"} + {"nodejs_heap_size_total_bytes"}').sort(),
+    ).toEqual(['nodejs_heap_size_total_bytes', 'process_cpu_seconds_total']);
   });
 
   it('does not take label names, label values or function names for metrics', () => {
@@ -100,13 +99,22 @@ describe('ops/ PromQL', () => {
     // Every selector of the dashboard is filtered by its cluster and namespace variables (test/ops/dashboard-filters.ts).
     const deployment = 'cluster=~"$cluster", namespace=~"$namespace"';
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
-      expect.arrayContaining([`max by (version) (api_version_brownout_active{${deployment}}) == 1`, `min(api_version_policy_last_reload_success{${deployment}})`]),
+      expect.arrayContaining([
+        `max by (version) (api_version_brownout_active{${deployment}}) == 1`,
+        `min(api_version_policy_last_reload_success{${deployment}})`,
+      ]),
     );
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
-      expect.arrayContaining([`count by (job, sha256) (api_version_policy_info{${deployment}})`, `api:version_consumer_requests:rate5m{${deployment}}`]),
+      expect.arrayContaining([
+        `count by (job, sha256) (api_version_policy_info{${deployment}})`,
+        `api:version_consumer_requests:rate5m{${deployment}}`,
+      ]),
     );
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
-      expect.arrayContaining([`min by (instance) (db_up{job="backend", ${deployment}})`, `min by (instance) (backend_up{job="gateway", ${deployment}})`]),
+      expect.arrayContaining([
+        `min by (instance) (db_up{job="backend", ${deployment}})`,
+        `min by (instance) (backend_up{job="gateway", ${deployment}})`,
+      ]),
     );
     expect(rules.expressions.length).toBe(16);
     expect([...rules.recorded].sort()).toEqual([
@@ -164,8 +172,18 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
     exported.gateway = await read(stack.gatewayAdminUrl);
     exported.backend = await read(stack.backendAdminUrl);
     postgres = await startTestPostgres();
-    postgresBackend = await startService('backend', { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', DATABASE_URL: await postgres.createDatabase() });
-    await (await fetch(`${postgresBackend.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }) })).arrayBuffer();
+    postgresBackend = await startService('backend', {
+      BACKEND_HOST: '127.0.0.1',
+      BACKEND_PORT: '0',
+      BACKEND_ADMIN_PORT: '0',
+      DATABASE_URL: await postgres.createDatabase(),
+    });
+    await (
+      await fetch(`${postgresBackend.apiUrl}/api/users`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+      })
+    ).arrayBuffer();
     exported.postgresBackend = await read(postgresBackend.adminUrl);
   }, 60_000);
 
@@ -201,7 +219,10 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
 
   it('names in every dashboard and rule expression only metrics a service exports or a rule records', () => {
     const rules = loadRules();
-    const expressions = [...loadDashboards().flatMap(({ file, dashboard }) => dashboardExpressions(dashboard, file)), ...rules.expressions];
+    const expressions = [
+      ...loadDashboards().flatMap(({ file, dashboard }) => dashboardExpressions(dashboard, file)),
+      ...rules.expressions,
+    ];
     const either = new Set([...exported.gateway, ...exported.backend, ...exported.postgresBackend]);
     expect(unknownMetrics(expressions, either, rules.recorded)).toEqual([]);
   });
@@ -209,6 +230,8 @@ describe('ops/ PromQL against the live /metrics of the built gateway and backend
   it('would report a renamed metric', () => {
     const renamed = [{ source: 'probe', expr: 'sum by (version) (rate(api_version_request_total[5m]))' }];
     const either = new Set([...exported.gateway, ...exported.backend]);
-    expect(unknownMetrics(renamed, either, loadRules().recorded)).toEqual([{ source: 'probe', metric: 'api_version_request_total' }]);
+    expect(unknownMetrics(renamed, either, loadRules().recorded)).toEqual([
+      { source: 'probe', metric: 'api_version_request_total' },
+    ]);
   });
 });

@@ -30,7 +30,10 @@ describeWithTool('prometheus', `promtool check config ${FLEET_CONFIG}`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'prometheus-fleet-'));
     try {
       copyFileSync(join(repoRoot, 'ops/prometheus/rules.yml'), join(dir, 'rules.yml'));
-      writeFileSync(join(dir, 'prometheus.yml'), readFileSync(join(repoRoot, FLEET_CONFIG), 'utf8').replace('type: A', 'type: AAAAA'));
+      writeFileSync(
+        join(dir, 'prometheus.yml'),
+        readFileSync(join(repoRoot, FLEET_CONFIG), 'utf8').replace('type: A', 'type: AAAAA'),
+      );
       const { status, output } = checkConfig(join(dir, 'prometheus.yml'));
       expect(status, output).not.toBe(0);
       expect(output).toMatch(/invalid DNS-SD records type AAAAA/i);

@@ -19,7 +19,9 @@ function prometheusBinary(): string {
   const bin = process.env.PROMETHEUS_BIN ?? 'prometheus';
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   if (probe.error || probe.status !== 0) {
-    throw new Error(`${INSTALL_HINT} (tried ${JSON.stringify(bin)}: ${probe.error?.message ?? `exit code ${probe.status}`})`);
+    throw new Error(
+      `${INSTALL_HINT} (tried ${JSON.stringify(bin)}: ${probe.error?.message ?? `exit code ${probe.status}`})`,
+    );
   }
   return bin;
 }
@@ -83,7 +85,10 @@ function configYaml({ targets, ruleFiles }: PrometheusOptions): string {
     {
       global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
       rule_files: ruleFiles,
-      scrape_configs: Object.entries(targets).map(([job, target]) => ({ job_name: job, static_configs: [{ targets: [target] }] })),
+      scrape_configs: Object.entries(targets).map(([job, target]) => ({
+        job_name: job,
+        static_configs: [{ targets: [target] }],
+      })),
     },
     null,
     2,

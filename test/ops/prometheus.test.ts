@@ -132,7 +132,10 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
     const prom = prometheus;
     const diagnose = async () => {
       const rules = await ruleStates(prom.url).catch((error: unknown) => `rules API: ${String(error)}`);
-      const targets = await fetch(`${prom.url}/api/v1/targets`).then((r) => r.text(), (error: unknown) => String(error));
+      const targets = await fetch(`${prom.url}/api/v1/targets`).then(
+        (r) => r.text(),
+        (error: unknown) => String(error),
+      );
       return `rules: ${JSON.stringify(rules)}\ntargets: ${targets}\nprometheus log:\n${prom.log()}`;
     };
     const baseline = { '1': WARM_UP, '2': WARM_UP, invalid: WARM_UP };
@@ -152,10 +155,14 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
 
     // 3. A scrape that saw all of it, then a rule evaluation at least a second after that scrape.
     const complete = { '1': WARM_UP + MIX.v1, '2': WARM_UP + MIX.v2, invalid: WARM_UP + MIX.invalid };
-    const scrapedAt = await eventually('a scrape of all the traffic sent', async () => {
-      const scraped = await scrapedCounts(prom.url);
-      return matches(scraped.counts, complete) ? scraped.at : undefined;
-    }, inBudget());
+    const scrapedAt = await eventually(
+      'a scrape of all the traffic sent',
+      async () => {
+        const scraped = await scrapedCounts(prom.url);
+        return matches(scraped.counts, complete) ? scraped.at : undefined;
+      },
+      inBudget(),
+    );
     const share = await eventually(
       'api:deprecated_version_share:ratio_rate5m evaluated after that scrape',
       async () => {
@@ -184,7 +191,9 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
     const failures: string[] = [];
     for (const { source, expr } of expressions) {
       // e.g. many-to-many matching errors only show at evaluation, not at parse time
-      await query(prometheus.url, substituteGrafanaVariables(expr)).catch((error: unknown) => failures.push(`${source}: ${String(error)}`));
+      await query(prometheus.url, substituteGrafanaVariables(expr)).catch((error: unknown) =>
+        failures.push(`${source}: ${String(error)}`),
+      );
     }
     expect(failures).toEqual([]);
   }, 10_000);

@@ -23,14 +23,16 @@ export interface SourcedExpr {
  * Grafana's built-in interval/range variables cannot be parsed as PromQL; they are replaced
  * by a representative duration (what Grafana itself does before sending the query).
  */
-const GRAFANA_DURATION_VARIABLES = /\$(?:__rate_interval|__interval|__range)\b|\$\{(?:__rate_interval|__interval|__range)\}/g;
+const GRAFANA_DURATION_VARIABLES =
+  /\$(?:__rate_interval|__interval|__range)\b|\$\{(?:__rate_interval|__interval|__range)\}/g;
 
 /** The dashboards' own variables, which stand inside label matchers' strings: replaced by a regex matching anything. */
 const DASHBOARD_VARIABLES = /\$(?:cluster|namespace)\b/g;
 
 export function substituteGrafanaVariables(expr: string): string {
   const substituted = expr.replace(GRAFANA_DURATION_VARIABLES, '5m').replace(DASHBOARD_VARIABLES, '.*');
-  if (/\$(?:[A-Za-z_]\w*|\{[^}]*\})/.test(substituted)) throw new Error(`unsupported Grafana variable in ${JSON.stringify(expr)}`);
+  if (/\$(?:[A-Za-z_]\w*|\{[^}]*\})/.test(substituted))
+    throw new Error(`unsupported Grafana variable in ${JSON.stringify(expr)}`);
   return substituted;
 }
 
@@ -55,7 +57,9 @@ export function metricNamesIn(expr: string): string[] {
   tree.iterate({
     enter(ref) {
       if (ref.type.isError) {
-        problems.push(`syntax error at offset ${ref.from}: ${JSON.stringify(text.slice(Math.max(0, ref.from - 20), ref.from + 20))}`);
+        problems.push(
+          `syntax error at offset ${ref.from}: ${JSON.stringify(text.slice(Math.max(0, ref.from - 20), ref.from + 20))}`,
+        );
         return false;
       }
       if (ref.name !== 'VectorSelector') return undefined;
@@ -96,7 +100,8 @@ interface GrafanaPanel {
 export function dashboardExpressions(dashboard: GrafanaDashboard, file: string): SourcedExpr[] {
   const out: SourcedExpr[] = [];
   for (const annotation of dashboard.annotations?.list ?? []) {
-    if (typeof annotation.expr === 'string') out.push({ source: `${file} › annotation "${annotation.name ?? '?'}"`, expr: annotation.expr });
+    if (typeof annotation.expr === 'string')
+      out.push({ source: `${file} › annotation "${annotation.name ?? '?'}"`, expr: annotation.expr });
   }
   const walk = (panels: GrafanaPanel[] | undefined) => {
     for (const panel of panels ?? []) {
@@ -133,14 +138,20 @@ interface RuleFile {
 }
 
 /** Expressions and recording-rule names of a Prometheus rule file. */
-export function ruleFileContents(yamlText: string, file: string): { expressions: SourcedExpr[]; recorded: Set<string> } {
+export function ruleFileContents(
+  yamlText: string,
+  file: string,
+): { expressions: SourcedExpr[]; recorded: Set<string> } {
   const parsed = parseYaml(yamlText) as RuleFile;
   const expressions: SourcedExpr[] = [];
   const recorded = new Set<string>();
   for (const group of parsed.groups) {
     for (const rule of group.rules) {
       if (rule.record) recorded.add(rule.record);
-      expressions.push({ source: `${file} › ${group.name} › ${rule.record ?? rule.alert ?? '?'}`, expr: String(rule.expr) });
+      expressions.push({
+        source: `${file} › ${group.name} › ${rule.record ?? rule.alert ?? '?'}`,
+        expr: String(rule.expr),
+      });
     }
   }
   return { expressions, recorded };
@@ -182,11 +193,16 @@ export interface UnknownMetric {
 const SCRAPE_SERIES = new Set(['up']);
 
 /** Metrics named by the expressions that are neither exported, written by Prometheus's scrapes, nor recorded by a rule. */
-export function unknownMetrics(expressions: SourcedExpr[], exported: Set<string>, recorded: Set<string>): UnknownMetric[] {
+export function unknownMetrics(
+  expressions: SourcedExpr[],
+  exported: Set<string>,
+  recorded: Set<string>,
+): UnknownMetric[] {
   const unknown: UnknownMetric[] = [];
   for (const { source, expr } of expressions) {
     for (const metric of metricNamesIn(expr)) {
-      if (!exported.has(metric) && !recorded.has(metric) && !SCRAPE_SERIES.has(metric)) unknown.push({ source, metric });
+      if (!exported.has(metric) && !recorded.has(metric) && !SCRAPE_SERIES.has(metric))
+        unknown.push({ source, metric });
     }
   }
   return unknown;

@@ -8,7 +8,17 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { environment, mounts, publishedPorts, readCompose, readYaml, serviceNetworks, paths, type ComposeFile, type ComposeService } from './container-files.js';
+import {
+  environment,
+  mounts,
+  publishedPorts,
+  readCompose,
+  readYaml,
+  serviceNetworks,
+  paths,
+  type ComposeFile,
+  type ComposeService,
+} from './container-files.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 
 const base = readCompose(paths.compose);
@@ -40,7 +50,13 @@ function expectHardened(definition: ComposeService, name: string): void {
 }
 
 /** interval, fall and the /readyz check of a backend section of an HAProxy configuration. */
-function haproxyChecks(file: string): { interMs: number; fall: number; checkPort: number; httpchk: string; template: string } {
+function haproxyChecks(file: string): {
+  interMs: number;
+  fall: number;
+  checkPort: number;
+  httpchk: string;
+  template: string;
+} {
   const cfg = readFileSync(join(repoRoot, file), 'utf8');
   const defaultServer = /^\s*default-server\s+(.*)$/m.exec(cfg)?.[1] ?? '';
   return {
@@ -59,7 +75,8 @@ describe('docker-compose.postgres.yml', () => {
   it('runs the official postgres:17 image, on the internal network only, published nowhere', () => {
     expect(postgres.image).toBe('postgres:17');
     expect(publishedPorts(postgres)).toEqual([]);
-    for (const network of serviceNetworks(postgres)) expect(internalNetworks, `postgres is on network ${network}`).toContain(network);
+    for (const network of serviceNetworks(postgres))
+      expect(internalNetworks, `postgres is on network ${network}`).toContain(network);
   });
 
   it('keeps the data on a named volume at the image data directory', () => {
@@ -89,7 +106,9 @@ describe('docker-compose.postgres.yml', () => {
       POSTGRES_PASSWORD: '${POSTGRES_PASSWORD:-version_router}',
       POSTGRES_DB: '${POSTGRES_DB:-version_router}',
     });
-    expect(env.DATABASE_URL).toBe(`postgres://${credentials.POSTGRES_USER}:${credentials.POSTGRES_PASSWORD}@postgres:5432/${credentials.POSTGRES_DB}`);
+    expect(env.DATABASE_URL).toBe(
+      `postgres://${credentials.POSTGRES_USER}:${credentials.POSTGRES_PASSWORD}@postgres:5432/${credentials.POSTGRES_DB}`,
+    );
     expect(env.DATABASE_POOL_MAX).toBe('${DATABASE_POOL_MAX:-10}');
     expect(backend.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
   });
@@ -118,7 +137,9 @@ describe('docker-compose.fleet.yml', () => {
     expect(service(fleet, 'backend').deploy?.replicas).toBe(2);
     expect(service(fleet, 'gateway').deploy?.replicas).toBe(3);
     expect(service(fleet, 'gateway').ports).toEqual([]);
-    expect(publishedPorts(service(fleet, 'haproxy')).map((port) => [port.target, port.published])).toEqual([[8080, '8080']]);
+    expect(publishedPorts(service(fleet, 'haproxy')).map((port) => [port.target, port.published])).toEqual([
+      [8080, '8080'],
+    ]);
   });
 
   it.each([
@@ -134,28 +155,39 @@ describe('docker-compose.fleet.yml', () => {
   });
 
   it('puts the backends behind the internal HAProxy: on internal networks only, the gateways reach them through it', () => {
-    for (const network of serviceNetworks(service(fleet, 'backend-haproxy'))) expect(internalNetworks).toContain(network);
+    for (const network of serviceNetworks(service(fleet, 'backend-haproxy')))
+      expect(internalNetworks).toContain(network);
     expect(environment(service(fleet, 'gateway')).BACKEND_URL).toBe('http://backend-haproxy:8081');
     expect(backendChecks.template).toBe('backend:8081');
     expect(gatewayChecks.template).toBe('gateway:8080');
   });
 
-  it.each(['ops/haproxy/haproxy.cfg', 'ops/haproxy/backend-haproxy.cfg'])("%s answers its own errors in the API's JSON envelope", (config) => {
-    const errors = [...readFileSync(join(repoRoot, config), 'utf8').matchAll(/^\s*http-error status (\d+) content-type (\S+) string '(.*)'$/gm)];
-    expect(errors.map((match) => Number(match[1]))).toEqual([502, 503, 504]);
-    for (const [, status, contentType, body] of errors) {
-      expect(contentType).toBe('application/json');
-      expect(JSON.parse(body!)).toEqual({ error: expect.any(String) as string, code: Number(status) });
-    }
-  });
+  it.each(['ops/haproxy/haproxy.cfg', 'ops/haproxy/backend-haproxy.cfg'])(
+    "%s answers its own errors in the API's JSON envelope",
+    (config) => {
+      const errors = [
+        ...readFileSync(join(repoRoot, config), 'utf8').matchAll(
+          /^\s*http-error status (\d+) content-type (\S+) string '(.*)'$/gm,
+        ),
+      ];
+      expect(errors.map((match) => Number(match[1]))).toEqual([502, 503, 504]);
+      for (const [, status, contentType, body] of errors) {
+        expect(contentType).toBe('application/json');
+        expect(JSON.parse(body!)).toEqual({ error: expect.any(String) as string, code: Number(status) });
+      }
+    },
+  );
 
   it.each(['ops/haproxy/haproxy.cfg', 'ops/haproxy/backend-haproxy.cfg'])(
     '%s retries on another replica only a GET or HEAD, or a POST with an Idempotency-Key, held whole, with a server timeout above the gateway deadlines',
     (config) => {
       const cfg = readFileSync(join(repoRoot, config), 'utf8');
-      const directive = (name: string): string[] => [...cfg.matchAll(new RegExp(`^\\s*${name}\\b(.*)$`, 'gm'))].map((match) => match[1]!.trim());
+      const directive = (name: string): string[] =>
+        [...cfg.matchAll(new RegExp(`^\\s*${name}\\b(.*)$`, 'gm'))].map((match) => match[1]!.trim());
       expect(directive('retry-on')).toEqual(['conn-failure empty-response response-timeout']);
-      expect(directive('http-request disable-l7-retry')).toEqual(['unless METH_GET or METH_POST { req.hdr(idempotency-key) -m found }']);
+      expect(directive('http-request disable-l7-retry')).toEqual([
+        'unless METH_GET or METH_POST { req.hdr(idempotency-key) -m found }',
+      ]);
       expect(directive('option redispatch')).toEqual(['1']);
       expect(directive('option http-buffer-request')).toEqual(['']);
       // Above BACKEND_TIMEOUT_MS (9 s by default): the gateway's own 504 comes first.
@@ -173,15 +205,20 @@ describe('docker-compose.fleet.yml', () => {
   it.each([
     ['gateway', 'ops/haproxy/haproxy.cfg'],
     ['backend', 'ops/haproxy/backend-haproxy.cfg'],
-  ])('gives every %s replica a SHUTDOWN_DELAY_MS above what HAProxy needs to take it out, and a stop grace period above delay + drain', (name, config) => {
-    const { interMs, fall } = haproxyChecks(config);
-    expect(interMs).toBeGreaterThan(0);
-    expect(fall).toBeGreaterThan(0);
-    const delay = Number(environment(service(fleet, name)).SHUTDOWN_DELAY_MS);
-    // fall failed checks, each up to one interval apart and one (default: interval) timeout long.
-    expect(delay, `${name} SHUTDOWN_DELAY_MS`).toBeGreaterThan(interMs * (fall + 1));
-    expect(seconds(service(fleet, name).stop_grace_period) * 1000, `${name} stop_grace_period`).toBeGreaterThan(delay + DRAIN_MS);
-  });
+  ])(
+    'gives every %s replica a SHUTDOWN_DELAY_MS above what HAProxy needs to take it out, and a stop grace period above delay + drain',
+    (name, config) => {
+      const { interMs, fall } = haproxyChecks(config);
+      expect(interMs).toBeGreaterThan(0);
+      expect(fall).toBeGreaterThan(0);
+      const delay = Number(environment(service(fleet, name)).SHUTDOWN_DELAY_MS);
+      // fall failed checks, each up to one interval apart and one (default: interval) timeout long.
+      expect(delay, `${name} SHUTDOWN_DELAY_MS`).toBeGreaterThan(interMs * (fall + 1));
+      expect(seconds(service(fleet, name).stop_grace_period) * 1000, `${name} stop_grace_period`).toBeGreaterThan(
+        delay + DRAIN_MS,
+      );
+    },
+  );
 
   it("keeps docker-compose.yml's mount of ops/ as a directory at the policy file directory, so an edit renamed over the file reaches the gateways", () => {
     expect(service(fleet, 'gateway').volumes).toBeUndefined();
@@ -194,7 +231,9 @@ describe('docker-compose.fleet.yml', () => {
 
   it('waits on healthchecks: every depends_on of the fleet is service_healthy', () => {
     for (const [name, definition] of Object.entries(fleet.services)) {
-      for (const [on, dependency] of Object.entries((definition.depends_on ?? {}) as Record<string, { condition: string }>)) {
+      for (const [on, dependency] of Object.entries(
+        (definition.depends_on ?? {}) as Record<string, { condition: string }>,
+      )) {
         expect(dependency.condition, `${name} → ${on}`).toBe('service_healthy');
       }
     }
@@ -208,9 +247,18 @@ describe('docker-compose.fleet.yml', () => {
       scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; type: string; port: number }[] }[];
     };
     expect(config.rule_files).toEqual(['rules.yml']);
-    const discovered = Object.fromEntries(config.scrape_configs.map((job) => [job.job_name, job.dns_sd_configs?.map(({ names, type, port }) => ({ names, type, port }))]));
-    expect(discovered.gateway).toEqual([{ names: ['gateway'], type: 'A', port: Number(environment(service(base, 'gateway')).GATEWAY_ADMIN_PORT) }]);
-    expect(discovered.backend).toEqual([{ names: ['backend'], type: 'A', port: Number(environment(service(base, 'backend')).BACKEND_ADMIN_PORT) }]);
+    const discovered = Object.fromEntries(
+      config.scrape_configs.map((job) => [
+        job.job_name,
+        job.dns_sd_configs?.map(({ names, type, port }) => ({ names, type, port })),
+      ]),
+    );
+    expect(discovered.gateway).toEqual([
+      { names: ['gateway'], type: 'A', port: Number(environment(service(base, 'gateway')).GATEWAY_ADMIN_PORT) },
+    ]);
+    expect(discovered.backend).toEqual([
+      { names: ['backend'], type: 'A', port: Number(environment(service(base, 'backend')).BACKEND_ADMIN_PORT) },
+    ]);
     expect(discovered.haproxy).toEqual([{ names: ['haproxy', 'backend-haproxy'], type: 'A', port: 8404 }]);
   });
 });

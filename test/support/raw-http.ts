@@ -64,7 +64,11 @@ export class Received {
 
   /** Waits for `count` complete responses (or the close, whichever comes first). */
   async responsesAtLeast(count: number, limitMs: number): Promise<RawResponse[]> {
-    await this.until(() => this.responses.length >= count || this.closedAfterMs !== undefined, `no ${count} responses`, limitMs);
+    await this.until(
+      () => this.responses.length >= count || this.closedAfterMs !== undefined,
+      `no ${count} responses`,
+      limitMs,
+    );
     return this.responses;
   }
 
@@ -99,10 +103,16 @@ function parseResponses(bytes: Buffer): RawResponse[] {
     const end = rest.indexOf('\r\n\r\n');
     if (end < 0) return responses;
     const [statusLine = '', ...lines] = rest.subarray(0, end).toString('latin1').split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     const length = Number(headers['content-length'] ?? 0);
     if (rest.length < end + 4 + length) return responses;
-    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.subarray(end + 4, end + 4 + length).toString('utf8') });
+    responses.push({
+      status: Number(statusLine.split(' ')[1]),
+      headers,
+      body: rest.subarray(end + 4, end + 4 + length).toString('utf8'),
+    });
     rest = rest.subarray(end + 4 + length);
   }
 }

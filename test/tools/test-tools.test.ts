@@ -29,7 +29,11 @@ interface Run {
 async function run(script: string, env: Record<string, string>): Promise<Run> {
   const environment = { HOME: process.env.HOME ?? '/', PATH: bin, ...env };
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, script)], { cwd: repoRoot, env: environment, encoding: 'utf8' });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, script)], {
+      cwd: repoRoot,
+      env: environment,
+      encoding: 'utf8',
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -98,8 +102,8 @@ describe('test/tools/test-tools.mjs', () => {
     const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '0' });
     expect(code).toBe(0);
     expect(stdout.split('\n')).toEqual([
-      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
-      'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest checks (kubectl kustomize), install Debian\'s kubernetes-client (`sudo apt-get install -y --no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it',
+      "test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it",
+      "test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest checks (kubectl kustomize), install Debian's kubernetes-client (`sudo apt-get install -y --no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it",
       '',
     ]);
     expect(existsSync(join(bin, 'apt.log'))).toBe(false);
@@ -108,14 +112,18 @@ describe('test/tools/test-tools.mjs', () => {
   it('root without apt-get: skipped, naming that', async () => {
     const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^test tools: prometheus \(promtool, prometheus\): skipped \(no apt-get\): promtool and prometheus not found on PATH;/);
+    expect(stdout).toMatch(
+      /^test tools: prometheus \(promtool, prometheus\): skipped \(no apt-get\): promtool and prometheus not found on PATH;/,
+    );
   });
 
   it('with CI=true, a tool it cannot install fails the run (exit 1) and names the tool and the command', async () => {
     const { code, stdout, stderr } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '0', CI: 'true' });
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toContain('test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not found on PATH;');
+    expect(stderr).toContain(
+      'test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not found on PATH;',
+    );
     expect(stderr).toContain('`sudo apt-get install -y --no-install-recommends kubernetes-client`');
   });
 
@@ -127,11 +135,13 @@ describe('test/tools/test-tools.mjs', () => {
     expect(failed.stderr).toContain('test tools: kubectl (kubectl): MISSING with CI=true (installed, not usable): ');
   });
 
-  it('a failed apt-get install shows apt\'s output and skips, or fails with CI=true', async () => {
+  it("a failed apt-get install shows apt's output and skips, or fails with CI=true", async () => {
     fakeAptGet({ failInstall: true });
     const { skipped, failed } = await runAsRootWithoutAndWithCi();
     expect(skipped.stderr).toContain('E: Unable to locate package');
-    expect(skipped.stdout).toContain('test tools: prometheus (promtool, prometheus): skipped (apt-get install failed): ');
+    expect(skipped.stdout).toContain(
+      'test tools: prometheus (promtool, prometheus): skipped (apt-get install failed): ',
+    );
     expect(failed.stderr).toContain('test tools: kubectl (kubectl): MISSING with CI=true (apt-get install failed): ');
   });
 });
@@ -142,14 +152,16 @@ describe('test/tools/test-ops.mjs without promtool', () => {
     expect(code).toBe(0);
     expect(stdout).toBe(
       'test:ops: SKIPPED 3 promtool checks (check config ops/prometheus/prometheus.yml; check rules ops/prometheus/rules.yml; test rules ops/prometheus/rules.test.yml): ' +
-        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian\'s prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n',
+        "promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n",
     );
   });
 
   it('fails with CI=true', async () => {
     const { code, stderr } = await run('test/tools/test-ops.mjs', { CI: 'true' });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^test:ops: FAILED with CI=true: 3 promtool checks .* cannot run: promtool and prometheus not found on PATH;/);
+    expect(stderr).toMatch(
+      /^test:ops: FAILED with CI=true: 3 promtool checks .* cannot run: promtool and prometheus not found on PATH;/,
+    );
   });
 
   it('runs promtool when it is there and fails with it', async () => {
@@ -170,7 +182,11 @@ describe('toolStatus, what test/support/tools.ts asks before a suite that needs 
   it('refuses a kubectl whose kustomize is older than v5 (Debian 12 ships kubectl 1.20), naming both', () => {
     writeFileSync(join(bin, 'kubectl'), fakeKubectl('v2.0.3'), { mode: 0o755 });
     const status = toolStatus('kubectl', { PATH: bin, CI: 'true' });
-    expect(status).toEqual({ available: false, reason: expect.stringContaining('bundles kustomize v2.0.3, deploy/kubernetes needs v5') as string, mustFail: true });
+    expect(status).toEqual({
+      available: false,
+      reason: expect.stringContaining('bundles kustomize v2.0.3, deploy/kubernetes needs v5') as string,
+      mustFail: true,
+    });
   });
 
   it('names the missing executables, what needs them and the install command; a skip, or a failure with CI=true', () => {

@@ -11,7 +11,8 @@ export const tools = Object.freeze({
   prometheus: {
     binaries: ['promtool', 'prometheus'],
     debianPackage: 'prometheus',
-    neededBy: 'the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts)',
+    neededBy:
+      'the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts)',
   },
   kubectl: {
     binaries: ['kubectl'],
@@ -27,7 +28,8 @@ const MIN_KUSTOMIZE_MAJOR = 5;
 /** Why the kubectl at `path` cannot render deploy/kubernetes, or undefined when it can. */
 function kubectlTooOld(path) {
   const probe = spawnSync(path, ['version', '--client', '-o', 'json'], { encoding: 'utf8', timeout: 30_000 });
-  if (probe.error !== undefined || probe.status !== 0) return `${path} did not run (${probe.error?.message ?? probe.stderr.trim()})`;
+  if (probe.error !== undefined || probe.status !== 0)
+    return `${path} did not run (${probe.error?.message ?? probe.stderr.trim()})`;
   let version;
   try {
     version = JSON.parse(probe.stdout);
@@ -70,9 +72,15 @@ function missingBinaries(name, path = process.env.PATH ?? '') {
  */
 export function toolStatus(name, env = process.env) {
   const missing = missingBinaries(name, env.PATH ?? '');
-  const tooOld = missing.length === 0 ? tools[name].tooOld?.(findOnPath(tools[name].binaries[0], env.PATH ?? '')) : undefined;
+  const tooOld =
+    missing.length === 0 ? tools[name].tooOld?.(findOnPath(tools[name].binaries[0], env.PATH ?? '')) : undefined;
   if (missing.length === 0 && tooOld === undefined) return { available: true };
-  if (tooOld !== undefined) return { available: false, reason: `${tooOld}; to run ${tools[name].neededBy}, install a newer one`, mustFail: env.CI === 'true' };
+  if (tooOld !== undefined)
+    return {
+      available: false,
+      reason: `${tooOld}; to run ${tools[name].neededBy}, install a newer one`,
+      mustFail: env.CI === 'true',
+    };
   const reason =
     `${missing.join(' and ')} not found on PATH; to run ${tools[name].neededBy}, ` +
     `install Debian's ${tools[name].debianPackage} (\`sudo ${installCommand(name)}\`) or run \`npm test\` as root, which installs it`;

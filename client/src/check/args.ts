@@ -33,7 +33,12 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { url: { type: 'string' }, days: { type: 'string' }, format: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        url: { type: 'string' },
+        days: { type: 'string' },
+        format: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -48,10 +53,12 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   } catch {
     throw new UsageError(`--url must be an http:// or https:// URL, not "${values.url}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, not "${values.url}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--url must be an http:// or https:// URL, not "${values.url}"`);
   const days = values.days ?? '90';
   if (!/^[0-9]{1,5}$/.test(days)) throw new UsageError(`--days must be a whole number of days, not "${days}"`);
   const format = values.format ?? 'text';
-  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${format}"`);
+  if (!(FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${format}"`);
   return { url: url.href.replace(/\/+$/, ''), days: Number(days), format: format as Format };
 }

@@ -35,19 +35,33 @@ const DAY_MS = 86_400_000;
 
 export const fails = (finding: Finding): boolean => finding.status !== 'deprecated';
 
-function statusOf(phase: string, sunsetMs: number, brownout: Brownout | undefined, nowMs: number, days: number): Status {
+function statusOf(
+  phase: string,
+  sunsetMs: number,
+  brownout: Brownout | undefined,
+  nowMs: number,
+  days: number,
+): Status {
   if (phase === 'removed') return 'removed';
   if (brownout !== undefined) return 'browned-out';
   return sunsetMs - nowMs <= days * DAY_MS ? 'sunset-soon' : 'deprecated';
 }
 
 /** Every operation of the report, judged at `now` against `--days`: most urgent first, then by version and name. */
-export function judge(answer: DeprecationsAnswer, brownouts: Map<number, Brownout[]>, url: string, now: Date, days: number): CheckResult {
+export function judge(
+  answer: DeprecationsAnswer,
+  brownouts: Map<number, Brownout[]>,
+  url: string,
+  now: Date,
+  days: number,
+): CheckResult {
   const nowMs = now.getTime();
   const findings: Finding[] = [];
   for (const version of answer.versions) {
     const sunsetMs = Date.parse(version.sunset);
-    const brownout = (brownouts.get(version.version) ?? []).find((window) => Date.parse(window.start) <= nowMs && nowMs < Date.parse(window.end));
+    const brownout = (brownouts.get(version.version) ?? []).find(
+      (window) => Date.parse(window.start) <= nowMs && nowMs < Date.parse(window.end),
+    );
     const status = statusOf(version.phase, sunsetMs, brownout, nowMs, days);
     for (const operation of version.operations) {
       findings.push({
@@ -60,11 +74,18 @@ export function judge(answer: DeprecationsAnswer, brownouts: Map<number, Brownou
         brownoutEnd: brownout === undefined ? null : new Date(brownout.end),
         successor: version.successor,
         guide: new URL(version.changes, `${url}/`).href,
-        breaking: operation.breaking_changes.map(({ change, kind, name }) => [change, kind, name].filter((part) => part !== '').join(' ')),
+        breaking: operation.breaking_changes.map(({ change, kind, name }) =>
+          [change, kind, name].filter((part) => part !== '').join(' '),
+        ),
       });
     }
   }
   const order: Status[] = ['removed', 'browned-out', 'sunset-soon', 'deprecated'];
-  findings.sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.version - b.version || (a.operation < b.operation ? -1 : 1));
+  findings.sort(
+    (a, b) =>
+      order.indexOf(a.status) - order.indexOf(b.status) ||
+      a.version - b.version ||
+      (a.operation < b.operation ? -1 : 1),
+  );
   return { consumer: answer.consumer, url, now, days, findings, failing: findings.filter(fails).length };
 }

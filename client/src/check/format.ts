@@ -1,7 +1,8 @@
 import type { Format } from './args.js';
 import { fails, type CheckResult, type Finding } from './findings.js';
 
-const inDays = (days: number): string => (days < 1 ? 'in less than a day' : days === 1 ? 'in 1 day' : `in ${days} days`);
+const inDays = (days: number): string =>
+  days < 1 ? 'in less than a day' : days === 1 ? 'in 1 day' : `in ${days} days`;
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 /** What is true of the operation now, in words: `sunsets 2027-01-01T00:00:00.000Z, in 40 days`. */
@@ -19,14 +20,16 @@ function statusText(finding: Finding): string {
   }
 }
 
-const moveTo = (finding: Finding): string => (finding.successor === null ? `see ${finding.guide}` : `move to v${finding.successor}: ${finding.guide}`);
+const moveTo = (finding: Finding): string =>
+  finding.successor === null ? `see ${finding.guide}` : `move to v${finding.successor}: ${finding.guide}`;
 
 const verdict = (result: CheckResult): string =>
   result.failing === 0
     ? `nothing to change within ${plural(result.days, 'day', 'days')}`
     : `${plural(result.failing, 'operation', 'operations')} to change now`;
 
-const criterion = (result: CheckResult): string => `removed, browned out now or sunsets within ${plural(result.days, 'day', 'days')}`;
+const criterion = (result: CheckResult): string =>
+  `removed, browned out now or sunsets within ${plural(result.days, 'day', 'days')}`;
 
 function text(result: CheckResult): string {
   const lines = [`version-router-check: consumer ${result.consumer} at ${result.url}, ${result.now.toISOString()}`];
@@ -37,7 +40,10 @@ function text(result: CheckResult): string {
   }
   if (result.findings.length === 0) lines.push(`OK: ${result.consumer} calls no deprecated or removed version.`);
   else if (result.failing === 0) lines.push(`OK: no operation ${result.consumer} called is ${criterion(result)}.`);
-  else lines.push(`FAILED: ${plural(result.failing, 'operation', 'operations')} ${result.consumer} called ${result.failing === 1 ? 'is' : 'are'} ${criterion(result)}.`);
+  else
+    lines.push(
+      `FAILED: ${plural(result.failing, 'operation', 'operations')} ${result.consumer} called ${result.failing === 1 ? 'is' : 'are'} ${criterion(result)}.`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -54,28 +60,45 @@ function markdown(result: CheckResult): string {
   else {
     lines.push('', '| | Operation | Version | Status | Move to | Breaking changes |', '|---|---|---|---|---|---|');
     for (const finding of result.findings) {
-      const target = finding.successor === null ? `[migration guide](${finding.guide})` : `[v${finding.successor}](${finding.guide})`;
+      const target =
+        finding.successor === null
+          ? `[migration guide](${finding.guide})`
+          : `[v${finding.successor}](${finding.guide})`;
       const breaking = finding.breaking.length === 0 ? 'none' : finding.breaking.map(cell).join('<br>');
-      lines.push(`| ${fails(finding) ? '❌' : '⚠️'} | \`${cell(finding.operation)}\` | v${finding.version} | ${cell(statusText(finding))} | ${target} | ${breaking} |`);
+      lines.push(
+        `| ${fails(finding) ? '❌' : '⚠️'} | \`${cell(finding.operation)}\` | v${finding.version} | ${cell(statusText(finding))} | ${target} | ${breaking} |`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
 }
 
 const xml = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 
 /** A JUnit XML report: a test case per operation called, failed when it fails the check. */
 function junit(result: CheckResult): string {
   const tests = Math.max(result.findings.length, 1);
   const cases = result.findings.map((finding) => {
     const head = `    <testcase classname="version-router.v${finding.version}" name="${xml(finding.operation)}">`;
-    const details = [`${finding.operation} (v${finding.version}): ${statusText(finding)}`, moveTo(finding), ...finding.breaking.map((change) => `breaking: ${change}`)].join('\n');
+    const details = [
+      `${finding.operation} (v${finding.version}): ${statusText(finding)}`,
+      moveTo(finding),
+      ...finding.breaking.map((change) => `breaking: ${change}`),
+    ].join('\n');
     if (!fails(finding)) return `${head}\n      <system-out>${xml(details)}</system-out>\n    </testcase>`;
     return `${head}\n      <failure type="${finding.status}" message="${xml(statusText(finding))}">${xml(details)}</failure>\n    </testcase>`;
   });
   // A report without a test case reads as a broken run in some CI systems: none called is one passed case.
-  if (cases.length === 0) cases.push(`    <testcase classname="version-router" name="${xml(`${result.consumer} calls no deprecated or removed version`)}"/>`);
+  if (cases.length === 0)
+    cases.push(
+      `    <testcase classname="version-router" name="${xml(`${result.consumer} calls no deprecated or removed version`)}"/>`,
+    );
   const counts = `tests="${tests}" failures="${result.failing}" errors="0"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -88,4 +111,5 @@ function junit(result: CheckResult): string {
   ].join('\n');
 }
 
-export const formatResult = (result: CheckResult, format: Format): string => ({ text, markdown, junit })[format](result);
+export const formatResult = (result: CheckResult, format: Format): string =>
+  ({ text, markdown, junit })[format](result);

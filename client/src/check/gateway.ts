@@ -37,10 +37,17 @@ export class CheckError extends Error {}
 
 const TIMEOUT_MS = 15_000;
 
-async function getJson(fetchFn: typeof fetch, url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+async function getJson(
+  fetchFn: typeof fetch,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: unknown }> {
   let response: Response;
   try {
-    response = await fetchFn(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    response = await fetchFn(url, {
+      headers: { accept: 'application/json', ...headers },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new CheckError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
@@ -75,13 +82,19 @@ function isDeprecationsAnswer(body: unknown): body is DeprecationsAnswer {
         isString(version.changes) &&
         (version.phase === 'deprecated' || version.phase === 'removed') &&
         Array.isArray(version.operations) &&
-        version.operations.every((operation) => isString(operation.operation) && Array.isArray(operation.breaking_changes)),
+        version.operations.every(
+          (operation) => isString(operation.operation) && Array.isArray(operation.breaking_changes),
+        ),
     )
   );
 }
 
 /** The consumer's report: `GET /deprecations` with its key. A refused key and any answer but 200 are a CheckError. */
-export async function readDeprecations(fetchFn: typeof fetch, base: string, apiKey: string): Promise<DeprecationsAnswer> {
+export async function readDeprecations(
+  fetchFn: typeof fetch,
+  base: string,
+  apiKey: string,
+): Promise<DeprecationsAnswer> {
   const url = `${base}/deprecations`;
   const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey });
   if (status === 401) throw new CheckError(`the gateway refused the key in API_KEY (401 ${errorText(body)})`);
@@ -95,11 +108,15 @@ export async function readBrownouts(fetchFn: typeof fetch, base: string): Promis
   const url = `${base}/versions`;
   const { status, body } = await getJson(fetchFn, url, {});
   const versions = (body as { versions?: unknown } | null)?.versions;
-  if (status !== 200 || !Array.isArray(versions)) throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
+  if (status !== 200 || !Array.isArray(versions))
+    throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
   const brownouts = new Map<number, Brownout[]>();
   for (const entry of versions as { version?: unknown; brownouts?: unknown }[]) {
     if (typeof entry.version !== 'number' || !Array.isArray(entry.brownouts)) continue;
-    brownouts.set(entry.version, (entry.brownouts as Brownout[]).filter((window) => isString(window.start) && isString(window.end)));
+    brownouts.set(
+      entry.version,
+      (entry.brownouts as Brownout[]).filter((window) => isString(window.start) && isString(window.end)),
+    );
   }
   return brownouts;
 }

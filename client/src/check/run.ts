@@ -33,9 +33,13 @@ export async function runCheck({ argv, env, now, fetch: fetchFn, stdout, stderr 
     return 0;
   }
   const apiKey = env.API_KEY;
-  if (apiKey === undefined || apiKey === '') return refuse('API_KEY is not set: give the consumer key the gateway issued');
+  if (apiKey === undefined || apiKey === '')
+    return refuse('API_KEY is not set: give the consumer key the gateway issued');
   try {
-    const [answer, brownouts] = await Promise.all([readDeprecations(fetchFn, args.url, apiKey), readBrownouts(fetchFn, args.url)]);
+    const [answer, brownouts] = await Promise.all([
+      readDeprecations(fetchFn, args.url, apiKey),
+      readBrownouts(fetchFn, args.url),
+    ]);
     const result = judge(answer, brownouts, args.url, now(), args.days);
     stdout(formatResult(result, args.format));
     return result.failing === 0 ? 0 : 1;

@@ -34,7 +34,10 @@ export interface GatewayMetricsSources {
   clock: Clock;
 }
 
-export function createGatewayMetrics(registry: Registry, { policy, policySha256, consumerSeries, backendAnswers, clock }: GatewayMetricsSources): GatewayMetrics {
+export function createGatewayMetrics(
+  registry: Registry,
+  { policy, policySha256, consumerSeries, backendAnswers, clock }: GatewayMetricsSources,
+): GatewayMetrics {
   // Counted per request in plain integers and handed to prom-client at scrape time: prom-client checks and
   // hashes the labels on every inc, which costs each request CPU (bench/README.md#tuning-history-before--after).
   // One tally per label set, kept across reloads, so a series never goes down.
@@ -57,7 +60,8 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     registers: [registry],
     collect() {
       this.reset();
-      for (const { version, sunset } of policy().versions) if (sunset !== undefined) this.set({ version: String(version) }, sunset / 1000);
+      for (const { version, sunset } of policy().versions)
+        if (sunset !== undefined) this.set({ version: String(version) }, sunset / 1000);
     },
   });
   new Gauge({
@@ -69,7 +73,8 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
       this.reset();
       const current = policy();
       const now = clock();
-      for (const entry of current.versions) this.set({ version: String(entry.version) }, current.brownoutAt(entry, now) === undefined ? 0 : 1);
+      for (const entry of current.versions)
+        this.set({ version: String(entry.version) }, current.brownoutAt(entry, now) === undefined ? 0 : 1);
     },
   });
   // The version that requests naming none get, and its phase now: alerts DefaultApiVersionDeprecated/Removed.
@@ -105,7 +110,8 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     registers: [registry],
     collect() {
       this.reset();
-      for (const { version, consumer, requests } of consumerSeries()) this.inc({ version: String(version), consumer }, requests);
+      for (const { version, consumer, requests } of consumerSeries())
+        this.inc({ version: String(version), consumer }, requests);
     },
   });
   // Probed at scrape time, like the backend's db_up: a gauge that no scrape reads costs nothing.
@@ -139,7 +145,8 @@ export function createGatewayMetrics(registry: Registry, { policy, policySha256,
     labelNames: ['milestone', 'channel', 'result'] as const,
     registers: [registry],
   });
-  for (const milestone of MILESTONES) for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
+  for (const milestone of MILESTONES)
+    for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);
   lastReloadSuccess.set(1);

@@ -29,7 +29,10 @@ export interface RequestAccountingOptions {
  * of the request's log line that name the client. Registered at the root, so every route
  * family's requests pass the same hook.
  */
-async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, ledger, clock }: RequestAccountingOptions): Promise<void> {
+async function requestAccountingPlugin(
+  app: FastifyInstance,
+  { metrics, usage, ledger, clock }: RequestAccountingOptions,
+): Promise<void> {
   app.decorateRequest('apiVersion', null);
   app.addHook('onResponse', (request, reply, done) => {
     const answer = request.apiVersion;
@@ -37,7 +40,8 @@ async function requestAccountingPlugin(app: FastifyInstance, { metrics, usage, l
       metrics.countVersionedRequest(answer, reply.statusCode);
       const consumer = request.consumer;
       usage.record(answer, request.raw.headers, consumer !== null);
-      if (consumer !== null && answer.version !== null && !request.consumerRefused) ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
+      if (consumer !== null && answer.version !== null && !request.consumerRefused)
+        ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset. On the request's
         // one `request completed` line, not a line of its own (docs/behaviour.md#logging).

@@ -19,7 +19,12 @@ const UNKNOWN_CONSUMER = 'unknown';
 export function consumerKey(headers: IncomingHttpHeaders): string {
   const clientId = headers['x-client-id'];
   const userAgent = headers['user-agent'];
-  const key = typeof clientId === 'string' && clientId !== '' ? clientId : userAgent !== undefined && userAgent !== '' ? userAgent : UNKNOWN_CONSUMER;
+  const key =
+    typeof clientId === 'string' && clientId !== ''
+      ? clientId
+      : userAgent !== undefined && userAgent !== ''
+        ? userAgent
+        : UNKNOWN_CONSUMER;
   return key.length > CONSUMER_KEY_LENGTH ? key.slice(0, CONSUMER_KEY_LENGTH) : key;
 }
 

@@ -32,7 +32,8 @@ export interface TopK {
  * so finding the counter to take over is O(1) and a count is O(log capacity) without allocating.
  */
 export function createTopK(capacity: number): TopK {
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+  if (!Number.isInteger(capacity) || capacity < 1)
+    throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
   const keys: string[] = new Array<string>(capacity).fill('');
   const counts = new Float64Array(capacity);
   const overestimates = new Float64Array(capacity);
@@ -45,7 +46,8 @@ export function createTopK(capacity: number): TopK {
   let displaced = 0;
 
   // Smaller count first; among equal counts the one seen longest ago goes first.
-  const before = (a: number, b: number): boolean => counts[a]! < counts[b]! || (counts[a] === counts[b] && lastSeen[a]! < lastSeen[b]!);
+  const before = (a: number, b: number): boolean =>
+    counts[a]! < counts[b]! || (counts[a] === counts[b] && lastSeen[a]! < lastSeen[b]!);
   const place = (position: number, slot: number): void => {
     heap[position] = slot;
     positionOf[slot] = position;
@@ -117,7 +119,12 @@ export function createTopK(capacity: number): TopK {
     entries() {
       const out: TopKEntry[] = [];
       for (let slot = 0; slot < size; slot++) {
-        out.push({ key: keys[slot]!, count: counts[slot]!, overestimate: overestimates[slot]!, lastSeenMs: lastSeen[slot]! });
+        out.push({
+          key: keys[slot]!,
+          count: counts[slot]!,
+          overestimate: overestimates[slot]!,
+          lastSeenMs: lastSeen[slot]!,
+        });
       }
       return out.sort((a, b) => b.count - a.count || b.lastSeenMs - a.lastSeenMs);
     },

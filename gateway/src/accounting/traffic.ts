@@ -53,7 +53,8 @@ export function createTrafficRing(): TrafficRing {
     },
     recent(nowMs) {
       const now = Math.floor(nowMs / 1000);
-      const inWindow = (bucket: number): boolean => secondOf[bucket]! <= now && secondOf[bucket]! > now - WINDOW_SECONDS;
+      const inWindow = (bucket: number): boolean =>
+        secondOf[bucket]! <= now && secondOf[bucket]! > now - WINDOW_SECONDS;
       const byVersion = new Map<number, number>();
       for (const [version, ring] of rings) {
         let total = 0;

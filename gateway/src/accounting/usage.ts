@@ -33,7 +33,8 @@ export function createVersionUsage(clock: Clock): VersionUsage {
       traffic.count(answer.version, nowMs);
       if (answer.selectedBy === 'default') unversioned.count(answer.version, nowMs);
       // Deprecated and removed versions (brownout and sunset 410s included): the anonymous consumers still to move.
-      if (!keyed && answer.version !== null && answer.labels.deprecated === 'true') consumers.count(answer.version, consumerKey(headers), nowMs);
+      if (!keyed && answer.version !== null && answer.labels.deprecated === 'true')
+        consumers.count(answer.version, consumerKey(headers), nowMs);
     },
   };
 }

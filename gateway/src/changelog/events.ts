@@ -37,7 +37,13 @@ const TAG_PREFIX = 'tag:version-router,2026:';
 export const CHANGELOG_FEED_ID = `${TAG_PREFIX}changelog`;
 
 /** Newest first; at one instant a removal before a brownout before a deprecation, then the higher version first. */
-const KIND_ORDER: Record<LifecycleEventKind, number> = { removed: 2, brownout: 1, closed_to_new: 0.2, keys_required: 0.1, deprecated: 0 };
+const KIND_ORDER: Record<LifecycleEventKind, number> = {
+  removed: 2,
+  brownout: 1,
+  closed_to_new: 0.2,
+  keys_required: 0.1,
+  deprecated: 0,
+};
 
 function eventsOf(entry: VersionEntry): LifecycleEvent[] {
   // The policy file refuses a deprecated version without all three (policy-file.ts); a current version has none.
@@ -55,9 +61,14 @@ function eventsOf(entry: VersionEntry): LifecycleEvent[] {
   // naming the instant they apply from, so moving that instant is a new entry.
   const keysFrom = keysRequiredFrom(entry);
   const rules: LifecycleEvent[] = [];
-  if (keysFrom !== undefined) rules.push({ kind: 'keys_required', ...common('keys_required', entry.announced, keysFrom), from: keysFrom });
+  if (keysFrom !== undefined)
+    rules.push({ kind: 'keys_required', ...common('keys_required', entry.announced, keysFrom), from: keysFrom });
   if (entry.closed_to_new !== undefined) {
-    rules.push({ kind: 'closed_to_new', ...common('closed_to_new', entry.announced, entry.closed_to_new), from: entry.closed_to_new });
+    rules.push({
+      kind: 'closed_to_new',
+      ...common('closed_to_new', entry.announced, entry.closed_to_new),
+      from: entry.closed_to_new,
+    });
   }
   return [
     { kind: 'deprecated', ...common('deprecated', entry.announced), brownouts },

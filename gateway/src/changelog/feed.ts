@@ -11,7 +11,8 @@ export interface RenderedChangelog {
   readonly nextChangeAt: number | undefined;
 }
 
-const windowText = ({ start, end }: { start: number; end: number }): string => `${readableInstant(start)} to ${readableInstant(end)}`;
+const windowText = ({ start, end }: { start: number; end: number }): string =>
+  `${readableInstant(start)} to ${readableInstant(end)}`;
 
 function titleOf(event: LifecycleEvent): string {
   switch (event.kind) {
@@ -22,7 +23,9 @@ function titleOf(event: LifecycleEvent): string {
     case 'removed':
       return `v${event.version} removed: use v${event.successor}`;
     case 'keys_required':
-      return Number.isFinite(event.from) ? `v${event.version} requires an API key from ${readableInstant(event.from)}` : `v${event.version} requires an API key`;
+      return Number.isFinite(event.from)
+        ? `v${event.version} requires an API key from ${readableInstant(event.from)}`
+        : `v${event.version} requires an API key`;
     case 'closed_to_new':
       return `v${event.version} closed to new consumers from ${readableInstant(event.from)}`;
   }
@@ -34,7 +37,10 @@ function summaryOf(event: LifecycleEvent): string {
   const move = `Its successor is version ${successor}.`;
   switch (event.kind) {
     case 'deprecated': {
-      const brownouts = event.brownouts.length === 0 ? '' : ` Brownouts before then (every request answered 410 during each): ${event.brownouts.map(windowText).join(', ')}.`;
+      const brownouts =
+        event.brownouts.length === 0
+          ? ''
+          : ` Brownouts before then (every request answered 410 during each): ${event.brownouts.map(windowText).join(', ')}.`;
       return `Version ${version} is deprecated as of ${readableInstant(event.at)} and will be removed on ${readableInstant(sunset)}; from then on every request for it is answered 410.${brownouts} ${move}`;
     }
     case 'brownout':

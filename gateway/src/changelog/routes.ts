@@ -26,7 +26,10 @@ const HOST_HEADER = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
  * strong ETag of its bytes and answers 304 to a reader that sends it back in If-None-Match; no Last-Modified,
  * since a reload can change an entry's text without changing any date in the feed.
  */
-export async function changelogRoutes(app: FastifyInstance, { policies, clock }: ChangelogRoutesOptions): Promise<void> {
+export async function changelogRoutes(
+  app: FastifyInstance,
+  { policies, clock }: ChangelogRoutesOptions,
+): Promise<void> {
   // Registered inside this plugin, so only the changelog's answers get an ETag.
   await app.register(fastifyEtag);
   app.get(CHANGELOG_PATH, async (request, reply) => {
@@ -35,7 +38,13 @@ export async function changelogRoutes(app: FastifyInstance, { policies, clock }:
     const nowMs = clock();
     const { xml, nextChangeAt } = renderChangelog(policies.current.policy, nowMs, `${request.protocol}://${host}`);
     // Never cached past the instant the next event comes due.
-    const maxAge = nextChangeAt === undefined ? MAX_AGE_SECONDS : Math.min(MAX_AGE_SECONDS, Math.floor((nextChangeAt - nowMs) / 1000));
-    return reply.type(`${ATOM_MEDIA_TYPE}; charset=utf-8`).header('cache-control', `public, max-age=${maxAge}`).send(xml);
+    const maxAge =
+      nextChangeAt === undefined
+        ? MAX_AGE_SECONDS
+        : Math.min(MAX_AGE_SECONDS, Math.floor((nextChangeAt - nowMs) / 1000));
+    return reply
+      .type(`${ATOM_MEDIA_TYPE}; charset=utf-8`)
+      .header('cache-control', `public, max-age=${maxAge}`)
+      .send(xml);
   });
 }

@@ -1,5 +1,13 @@
 import type { VersionChange } from '../versions/changes.js';
-import { fieldSegments, inverseValues, leafName, successorField, unscale, valueBackward, type FieldSegment } from './field-path.js';
+import {
+  fieldSegments,
+  inverseValues,
+  leafName,
+  successorField,
+  unscale,
+  valueBackward,
+  type FieldSegment,
+} from './field-path.js';
 
 /**
  * The OpenAPI document of a version declared as changes, derived from its successor's document: what the
@@ -45,7 +53,8 @@ export function translationChain(versions: readonly ChainEntry[], version: numbe
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** Keys whose values are data a client sends or gets, never prose: their text is not reworded. */
@@ -78,7 +87,10 @@ function rewordAll(node: unknown, successor: number, version: number): unknown {
   if (!isObject(node)) return node;
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
-    if (typeof value === 'string' && (key === 'description' || key === 'summary' || key === 'title' || key === 'operationId')) {
+    if (
+      typeof value === 'string' &&
+      (key === 'description' || key === 'summary' || key === 'title' || key === 'operationId')
+    ) {
       out[key] = reworded(value, successor, version);
     } else {
       out[key] = DATA_KEYS.has(key) ? value : rewordAll(value, successor, version);
@@ -90,7 +102,9 @@ function rewordAll(node: unknown, successor: number, version: number): unknown {
 /** The schema and the branches of its `allOf`/`anyOf`/`oneOf`, where a property may be declared. */
 function branches(schema: unknown): Json[] {
   if (!isObject(schema)) return [];
-  const nested = ['allOf', 'anyOf', 'oneOf'].flatMap((key) => (Array.isArray(schema[key]) ? (schema[key] as unknown[]).flatMap(branches) : []));
+  const nested = ['allOf', 'anyOf', 'oneOf'].flatMap((key) =>
+    Array.isArray(schema[key]) ? (schema[key] as unknown[]).flatMap(branches) : [],
+  );
   return [schema, ...nested];
 }
 
@@ -98,7 +112,11 @@ function branches(schema: unknown): Json[] {
  * Calls `visit` with every object schema below `schema` that declares the path's last property (through
  * `items` for `[]`, and through composition). Schemas are changed in place: the caller works on a copy.
  */
-function eachDeclaring(schema: unknown, segments: readonly FieldSegment[], visit: (parent: Json, leaf: FieldSegment) => void): void {
+function eachDeclaring(
+  schema: unknown,
+  segments: readonly FieldSegment[],
+  visit: (parent: Json, leaf: FieldSegment) => void,
+): void {
   const [first, ...rest] = segments;
   if (first === undefined) return;
   for (const branch of branches(schema)) {
@@ -119,7 +137,9 @@ const requiredOf = (parent: Json): string[] => (Array.isArray(parent.required) ?
 
 /** Renames a property in its place (key order and `required` kept), with the property's new schema. */
 function renameProperty(parent: Json, from: string, to: string, schema: unknown): void {
-  parent.properties = Object.fromEntries(Object.entries(propertiesOf(parent)).map(([key, value]) => (key === from ? [to, schema] : [key, value])));
+  parent.properties = Object.fromEntries(
+    Object.entries(propertiesOf(parent)).map(([key, value]) => (key === from ? [to, schema] : [key, value])),
+  );
   if (Array.isArray(parent.required)) parent.required = requiredOf(parent).map((name) => (name === from ? to : name));
 }
 
@@ -147,7 +167,8 @@ function typeOf(value: unknown): string {
 function unscaledSchema(schema: Json, factor: number): Json {
   const out: Json = { ...schema };
   if (out.type === 'integer') out.type = 'number';
-  else if (Array.isArray(out.type)) out.type = (out.type as unknown[]).map((type) => (type === 'integer' ? 'number' : type));
+  else if (Array.isArray(out.type))
+    out.type = (out.type as unknown[]).map((type) => (type === 'integer' ? 'number' : type));
   for (const bound of BOUNDS) {
     const value = out[bound];
     if (typeof value !== 'number') continue;
@@ -166,7 +187,8 @@ function unmappedSchema(schema: Json, inverse: ReadonlyMap<unknown, string>): Js
   const out: Json = { ...schema };
   const back = (value: unknown): unknown => inverse.get(value) ?? value;
   for (const key of ['default', 'const'] as const) if (key in out) out[key] = back(out[key]);
-  for (const key of ['enum', 'examples'] as const) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(back);
+  for (const key of ['enum', 'examples'] as const)
+    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(back);
   return out;
 }
 
@@ -188,7 +210,12 @@ function schemaBackward(schema: unknown, change: VersionChange, direction: Direc
     if (!isObject(property)) return;
     switch (change.op) {
       case 'rename':
-        renameProperty(parent, name, leaf, change.description === undefined ? withoutDescription(property) : withDescription(property, change));
+        renameProperty(
+          parent,
+          name,
+          leaf,
+          change.description === undefined ? withoutDescription(property) : withDescription(property, change),
+        );
         return;
       case 'scale': {
         const scaled = onLeaf(property, array, (value) => unscaledSchema(value, change.factor));
@@ -202,7 +229,10 @@ function schemaBackward(schema: unknown, change: VersionChange, direction: Direc
         return;
       case 'map': {
         const inverse = inverseValues(change);
-        propertiesOf(parent)[name] = withDescription(onLeaf(property, array, (value) => unmappedSchema(value, inverse)), change);
+        propertiesOf(parent)[name] = withDescription(
+          onLeaf(property, array, (value) => unmappedSchema(value, inverse)),
+          change,
+        );
         return;
       }
       case 'remove':
@@ -237,7 +267,8 @@ function putBack(schema: unknown, change: Extract<VersionChange, { op: 'remove' 
   for (const parent of parents) {
     if (!isObject(parent.properties)) continue;
     parent.properties = { ...parent.properties, [leaf.name]: property };
-    if (direction === 'response') parent.required = [...requiredOf(parent).filter((name) => name !== leaf.name), leaf.name];
+    if (direction === 'response')
+      parent.required = [...requiredOf(parent).filter((name) => name !== leaf.name), leaf.name];
   }
 }
 
@@ -265,7 +296,12 @@ function mediaBackward(media: Json, { changes, successor }: Changes, direction: 
   if ('example' in out) out.example = valueBackward(out.example, changes);
   if (isObject(out.examples)) {
     out.examples = Object.fromEntries(
-      Object.entries(out.examples).map(([name, example]) => [name, isObject(example) && 'value' in example ? { ...example, value: valueBackward(example.value, changes) } : example]),
+      Object.entries(out.examples).map(([name, example]) => [
+        name,
+        isObject(example) && 'value' in example
+          ? { ...example, value: valueBackward(example.value, changes) }
+          : example,
+      ]),
     );
   }
   if (isObject(out.schema) && Array.isArray(out.schema.examples)) {
@@ -277,18 +313,24 @@ function mediaBackward(media: Json, { changes, successor }: Changes, direction: 
 function contentBackward(content: unknown, changes: Changes, direction: Direction): unknown {
   if (!isObject(content)) return content;
   return Object.fromEntries(
-    Object.entries(content).map(([type, media]) => [type, JSON_MEDIA.test(type) && isObject(media) ? mediaBackward(media, changes, direction) : media]),
+    Object.entries(content).map(([type, media]) => [
+      type,
+      JSON_MEDIA.test(type) && isObject(media) ? mediaBackward(media, changes, direction) : media,
+    ]),
   );
 }
 
 /** An operation of a changed resource: its JSON request body and 2xx JSON responses, as the gateway translates them. */
 function operationBackward(operation: Json, changes: Changes): Json {
   const out: Json = { ...operation };
-  if (isObject(out.requestBody)) out.requestBody = { ...out.requestBody, content: contentBackward(out.requestBody.content, changes, 'request') };
+  if (isObject(out.requestBody))
+    out.requestBody = { ...out.requestBody, content: contentBackward(out.requestBody.content, changes, 'request') };
   if (isObject(out.responses)) {
     out.responses = Object.fromEntries(
       Object.entries(out.responses).map(([status, response]) =>
-        /^2(?:\d\d|XX)$/.test(status) && isObject(response) ? [status, { ...response, content: contentBackward(response.content, changes, 'response') }] : [status, response],
+        /^2(?:\d\d|XX)$/.test(status) && isObject(response)
+          ? [status, { ...response, content: contentBackward(response.content, changes, 'response') }]
+          : [status, response],
       ),
     );
   }
@@ -301,7 +343,10 @@ function deriveStep(document: Json, { version, successor, changes }: DerivationS
   const ownPath = new RegExp(`^(/api)?/v${successor}(?=/|$)`);
   const byResource = new Map<string, VersionChange[]>();
   for (const change of changes) byResource.set(change.resource, [...(byResource.get(change.resource) ?? []), change]);
-  const patterns = [...byResource].map(([resource, resourceChanges]) => ({ pattern: resourcePattern(resource, successor), changes: resourceChanges }));
+  const patterns = [...byResource].map(([resource, resourceChanges]) => ({
+    pattern: resourcePattern(resource, successor),
+    changes: resourceChanges,
+  }));
 
   const paths: Json = {};
   for (const [path, item] of Object.entries(isObject(reworded.paths) ? reworded.paths : {})) {
@@ -309,7 +354,9 @@ function deriveStep(document: Json, { version, successor, changes }: DerivationS
     let derived = item;
     if (matched.length > 0 && isObject(item)) {
       const operations: Json = { ...item };
-      for (const method of METHODS) if (isObject(item[method])) operations[method] = operationBackward(item[method], { changes: matched, successor });
+      for (const method of METHODS)
+        if (isObject(item[method]))
+          operations[method] = operationBackward(item[method], { changes: matched, successor });
       derived = operations;
     }
     paths[path.replace(ownPath, `$1/v${version}`)] = derived;
@@ -329,7 +376,10 @@ export function deriveDocument(served: object, steps: readonly DerivationStep[])
  */
 export function translatedVersions(versions: readonly ChainEntry[]): {
   versions: number[];
-  derive(version: number, documentOf: (version: number) => object | undefined): { from: number; document: object | undefined };
+  derive(
+    version: number,
+    documentOf: (version: number) => object | undefined,
+  ): { from: number; document: object | undefined };
 } {
   return {
     versions: versions.filter((entry) => entry.changes !== undefined).map((entry) => entry.version),

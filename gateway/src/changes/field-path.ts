@@ -8,7 +8,9 @@ export interface FieldSegment {
 
 /** `items[].user_id` → `items` (array), `user_id`. The policy file has checked the syntax already. */
 export function fieldSegments(path: string): FieldSegment[] {
-  return path.split('.').map((part) => (part.endsWith('[]') ? { name: part.slice(0, -2), array: true } : { name: part, array: false }));
+  return path
+    .split('.')
+    .map((part) => (part.endsWith('[]') ? { name: part.slice(0, -2), array: true } : { name: part, array: false }));
 }
 
 /** The name a change's field has in the successor (`to` of a rename or scale, else the field itself). */
@@ -22,7 +24,8 @@ export function leafName(path: string): string {
 }
 
 /** Successor value = this version's × factor; going back, the successor's ÷ factor. */
-export const unscale = (value: unknown, factor: number): unknown => (typeof value === 'number' ? value / factor : value);
+export const unscale = (value: unknown, factor: number): unknown =>
+  typeof value === 'number' ? value / factor : value;
 
 /** A `map` read backwards: successor value → this version's. The policy file has checked it is one-to-one. */
 export function inverseValues(change: Extract<VersionChange, { op: 'map' }>): Map<unknown, string> {
@@ -30,7 +33,8 @@ export function inverseValues(change: Extract<VersionChange, { op: 'map' }>): Ma
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `object` with the key `from` renamed to `to` in its place (key order kept, as a reader sees the example). */
 function renamedKey(object: Json, from: string, to: string): Json {
@@ -55,7 +59,9 @@ export function valueBackward(value: unknown, changes: readonly VersionChange[])
         replaceParent((parent, name) => (name in parent ? renamedKey(parent, name, leaf) : parent));
         break;
       case 'scale':
-        replaceParent((parent, name) => (name in parent ? renamedKey({ ...parent, [name]: unscale(parent[name], change.factor) }, name, leaf) : parent));
+        replaceParent((parent, name) =>
+          name in parent ? renamedKey({ ...parent, [name]: unscale(parent[name], change.factor) }, name, leaf) : parent,
+        );
         break;
       case 'add':
         replaceParent((parent, name) => Object.fromEntries(Object.entries(parent).filter(([key]) => key !== name)));
@@ -65,7 +71,11 @@ export function valueBackward(value: unknown, changes: readonly VersionChange[])
         break;
       case 'map': {
         const inverse = inverseValues(change);
-        replaceParent((parent, name) => (name in parent ? { ...parent, [name]: mapped(parent[name], inverse, (segments.at(-1) as FieldSegment).array) } : parent));
+        replaceParent((parent, name) =>
+          name in parent
+            ? { ...parent, [name]: mapped(parent[name], inverse, (segments.at(-1) as FieldSegment).array) }
+            : parent,
+        );
         break;
       }
     }
@@ -79,7 +89,11 @@ function mapped(value: unknown, inverse: ReadonlyMap<unknown, string>, array: bo
 }
 
 /** `value` with every parent of the path's last segment replaced by `transform(parent, leaf name)`. */
-function mapParents(value: unknown, segments: readonly FieldSegment[], transform: (parent: Json, name: string) => Json): unknown {
+function mapParents(
+  value: unknown,
+  segments: readonly FieldSegment[],
+  transform: (parent: Json, name: string) => Json,
+): unknown {
   const [first, ...rest] = segments;
   if (first === undefined || !isObject(value)) return value;
   if (rest.length === 0) return transform(value, first.name);

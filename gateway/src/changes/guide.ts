@@ -9,7 +9,8 @@ import { fieldSegments, successorField } from './field-path.js';
  */
 export interface GuideChange {
   change: 'added' | 'removed' | 'changed' | 'renamed' | 'converted' | 'mapped';
-  kind: 'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
+  kind:
+    'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
   /** The field (`items[].total`), parameter, status, header or keyword the change is about. */
   name: string;
   /** Where in the operation: `response 200 (application/json)`, `query`, `request body (application/json)`; '' for a whole endpoint or status. */
@@ -58,7 +59,9 @@ const VERSION_SEGMENT = '/v{version}';
 /** The document with each path's own version segment (`/v1`, `/api/v1`) replaced by the placeholder. */
 function withoutVersionInPaths(document: Document, version: number): Document {
   const own = new RegExp(`^(/api)?/v${version}(?=/|$)`);
-  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [path.replace(own, `$1${VERSION_SEGMENT}`), item]));
+  const paths = Object.fromEntries(
+    Object.entries(document.paths ?? {}).map(([path, item]) => [path.replace(own, `$1${VERSION_SEGMENT}`), item]),
+  );
   return { ...document, paths };
 }
 
@@ -72,17 +75,21 @@ function valueAt(document: unknown, at: readonly Key[]): unknown {
 }
 
 /** JSON Schema's type in the words a reader uses: `number` is a decimal. */
-const typeWord = (type: unknown): string | undefined => (type === 'number' ? 'decimal' : typeof type === 'string' ? type : undefined);
+const typeWord = (type: unknown): string | undefined =>
+  type === 'number' ? 'decimal' : typeof type === 'string' ? type : undefined;
 
 /** The type of a field in an operation's first 2xx JSON response, in words. */
 function fieldType(operation: unknown, field: string): string | undefined {
-  const responses = Object.entries((valueAt(operation, ['responses']) ?? {}) as Record<string, unknown>).filter(([status]) => status.startsWith('2'));
+  const responses = Object.entries((valueAt(operation, ['responses']) ?? {}) as Record<string, unknown>).filter(
+    ([status]) => status.startsWith('2'),
+  );
   for (const [, response] of responses) {
     const content = (valueAt(response, ['content']) ?? {}) as Record<string, unknown>;
     const json = Object.keys(content).find((type) => /^application\/(?:[\w.+-]+\+)?json\b/.test(type));
     if (json === undefined) continue;
     let schema = valueAt(content, [json, 'schema']);
-    for (const { name, array } of fieldSegments(field)) schema = valueAt(schema, array ? ['properties', name, 'items'] : ['properties', name]);
+    for (const { name, array } of fieldSegments(field))
+      schema = valueAt(schema, array ? ['properties', name, 'items'] : ['properties', name]);
     const type = typeWord(valueAt(schema, ['type']));
     if (type !== undefined) return type;
   }
@@ -103,10 +110,21 @@ const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
  * field and changed enum values break a client; a field added to the successor's responses does not.
  */
 function declaredEntry(change: VersionChange, before: unknown, after: unknown): GuideChange {
-  const common = { change: DECLARED[change.op], kind: 'field' as const, name: change.field, where: '', declared: true as const };
+  const common = {
+    change: DECLARED[change.op],
+    kind: 'field' as const,
+    name: change.field,
+    where: '',
+    declared: true as const,
+  };
   switch (change.op) {
     case 'rename':
-      return { ...common, to: change.to, breaking: true, description: change.description ?? `${change.field} is called ${change.to}.` };
+      return {
+        ...common,
+        to: change.to,
+        breaking: true,
+        description: change.description ?? `${change.field} is called ${change.to}.`,
+      };
     case 'scale': {
       const to = successorField(change);
       const fromType = fieldType(before, change.field);
@@ -126,7 +144,12 @@ function declaredEntry(change: VersionChange, before: unknown, after: unknown): 
     case 'remove':
       return { ...common, breaking: true, description: change.description ?? `${change.field} is gone.` };
     case 'map':
-      return { ...common, values: change.values, breaking: true, description: change.description ?? `${change.field} takes other values.` };
+      return {
+        ...common,
+        values: change.values,
+        breaking: true,
+        description: change.description ?? `${change.field} takes other values.`,
+      };
   }
 }
 
@@ -159,14 +182,27 @@ interface Described {
 }
 
 /** What one change inside an operation (`rest`: the keys below the method) is about. */
-function describeInOperation(change: ContractChange, rest: readonly Key[], before: unknown, operationAt: readonly Key[]): Described | undefined {
+function describeInOperation(
+  change: ContractChange,
+  rest: readonly Key[],
+  before: unknown,
+  operationAt: readonly Key[],
+): Described | undefined {
   const [section, first, second, third] = rest;
   if (section === undefined) return { kind: 'endpoint', name: '', where: '', change: verb(change.action, true) };
   if (section === 'parameters' && first !== undefined) {
     // A whole parameter added or removed is the change's value; inside one, the index is the old document's.
     const whole = rest.length === 2;
-    const parameter = ((whole ? change.value : valueAt(before, [...operationAt, 'parameters', first])) ?? {}) as { name?: string; in?: string };
-    return { kind: 'parameter', name: String(parameter.name ?? first), where: String(parameter.in ?? ''), change: verb(change.action, whole) };
+    const parameter = ((whole ? change.value : valueAt(before, [...operationAt, 'parameters', first])) ?? {}) as {
+      name?: string;
+      in?: string;
+    };
+    return {
+      kind: 'parameter',
+      name: String(parameter.name ?? first),
+      where: String(parameter.in ?? ''),
+      change: verb(change.action, whole),
+    };
   }
   const body = (inSchema: readonly Key[], where: string, whole: Described): Described | undefined => {
     // A field's `required` entry moves with the field: it is reported once, as the field.
@@ -175,7 +211,9 @@ function describeInOperation(change: ContractChange, rest: readonly Key[], befor
       return { kind: 'field', name, where, change: 'changed', required: true };
     }
     const field = fieldName(inSchema);
-    return field === undefined ? whole : { kind: 'field', name: field.name, where, change: verb(change.action, field.whole) };
+    return field === undefined
+      ? whole
+      : { kind: 'field', name: field.name, where, change: verb(change.action, field.whole) };
   };
   if (section === 'responses' && first !== undefined) {
     const status = String(first);
@@ -186,13 +224,23 @@ function describeInOperation(change: ContractChange, rest: readonly Key[], befor
       return { kind: 'header', name, where: `response ${status}`, change: verb(change.action, rest.length <= 4) };
     }
     if (second === 'content' && third !== undefined && rest[4] === 'schema') {
-      return body(rest.slice(5), `response ${status} (${String(third)})`, { kind: 'response', name: status, where: `response ${status} (${String(third)})`, change: 'changed' });
+      return body(rest.slice(5), `response ${status} (${String(third)})`, {
+        kind: 'response',
+        name: status,
+        where: `response ${status} (${String(third)})`,
+        change: 'changed',
+      });
     }
     return { kind: 'response', name: status, where: `response ${status}`, change: 'changed' };
   }
   if (section === 'requestBody') {
     if (first === 'content' && second !== undefined && third === 'schema') {
-      return body(rest.slice(4), `request body (${String(second)})`, { kind: 'request body', name: '', where: `request body (${String(second)})`, change: 'changed' });
+      return body(rest.slice(4), `request body (${String(second)})`, {
+        kind: 'request body',
+        name: '',
+        where: `request body (${String(second)})`,
+        change: 'changed',
+      });
     }
     return { kind: 'request body', name: '', where: 'request body', change: verb(change.action, rest.length === 1) };
   }
@@ -202,7 +250,9 @@ function describeInOperation(change: ContractChange, rest: readonly Key[], befor
 /** A field made required or optional where the same field is added or removed says nothing more. */
 function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet<GuideChange>): GuideChange[] {
   const key = (change: GuideChange) => `${change.where}\n${change.name}`;
-  const wholeFields = new Set(changes.filter((change) => change.kind === 'field' && change.change !== 'changed').map(key));
+  const wholeFields = new Set(
+    changes.filter((change) => change.kind === 'field' && change.change !== 'changed').map(key),
+  );
   return changes.filter((change) => !(fromRequired.has(change) && wholeFields.has(key(change))));
 }
 
@@ -212,7 +262,13 @@ function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet
  * the classifier the contracts gate uses, differ in that no declaration explains. Prose and examples are left
  * out; without a declaration a renamed field shows as one removed and one added.
  */
-export function buildMigrationGuide(version: number, successor: number, before: object, after: object, declared: readonly VersionChange[] = []): MigrationGuide {
+export function buildMigrationGuide(
+  version: number,
+  successor: number,
+  before: object,
+  after: object,
+  declared: readonly VersionChange[] = [],
+): MigrationGuide {
   const left = withoutVersionInPaths(before as Document, version);
   const right = withoutVersionInPaths(after as Document, successor);
   const operations = new Map<string, GuideOperation>();
@@ -238,8 +294,13 @@ export function buildMigrationGuide(version: number, successor: number, before: 
     for (const method of Object.keys(item as object).filter((key) => METHODS.has(key))) {
       const operation = operationOf(method.toUpperCase(), path);
       const successorOperation = valueAt(right, ['paths', path, method]);
-      operation.changes.push(...own.map((change) => declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation)));
-      explained.set(`${method.toUpperCase()} ${path}`, new Set(own.flatMap((change) => [change.field, successorField(change)])));
+      operation.changes.push(
+        ...own.map((change) => declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation)),
+      );
+      explained.set(
+        `${method.toUpperCase()} ${path}`,
+        new Set(own.flatMap((change) => [change.field, successorField(change)])),
+      );
     }
   }
 
@@ -266,21 +327,31 @@ export function buildMigrationGuide(version: number, successor: number, before: 
       // A whole path added or removed: each of its operations is an endpoint added or removed.
       const item = (valueAt(change.action === 'add' ? right : left, ['paths', path]) ?? {}) as Record<string, unknown>;
       for (const name of Object.keys(item).filter((key) => METHODS.has(key))) {
-        operationOf(name.toUpperCase(), String(path)).changes.push(entry({ kind: 'endpoint', name: '', where: '', change: verb(change.action, true) }));
+        operationOf(name.toUpperCase(), String(path)).changes.push(
+          entry({ kind: 'endpoint', name: '', where: '', change: verb(change.action, true) }),
+        );
       }
       continue;
     }
     const isMethod = METHODS.has(method);
     const described = isMethod
       ? describeInOperation(change, change.at.slice(3), left, ['paths', path, method])
-      : { kind: 'operation' as const, name: change.at.slice(2).join('.'), where: '', change: verb(change.action, false) };
+      : {
+          kind: 'operation' as const,
+          name: change.at.slice(2).join('.'),
+          where: '',
+          change: verb(change.action, false),
+        };
     if (described === undefined) continue;
     const key = `${isMethod ? String(method).toUpperCase() : '*'} ${String(path)}`;
     if (described.kind === 'field' && explained.get(key)?.has(described.name) === true) continue;
     operationOf(isMethod ? String(method).toUpperCase() : '*', String(path)).changes.push(entry(described));
   }
 
-  const grouped = [...operations.values()].map((operation) => ({ ...operation, changes: foldRequired(operation.changes, fromRequired) }));
+  const grouped = [...operations.values()].map((operation) => ({
+    ...operation,
+    changes: foldRequired(operation.changes, fromRequired),
+  }));
   const all = [...grouped.flatMap((operation) => operation.changes), ...otherChanges];
   return {
     version,

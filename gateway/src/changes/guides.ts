@@ -23,7 +23,11 @@ export interface MigrationGuides {
 }
 
 /** undici's codes for a backend that did not answer in time (BACKEND_TIMEOUT_MS, or the connect cap). */
-const TIMEOUT_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES: ReadonlySet<unknown> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 class DocumentUnavailable extends Error {
   constructor(
@@ -52,19 +56,30 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
   const fetchDocument = async (version: number, requestId: string): Promise<string> => {
     let response;
     try {
-      response = await pool.request({ method: 'GET', path: `/v${version}/openapi.json`, headers: { accept: 'application/json', 'x-request-id': requestId } });
+      response = await pool.request({
+        method: 'GET',
+        path: `/v${version}/openapi.json`,
+        headers: { accept: 'application/json', 'x-request-id': requestId },
+      });
     } catch (err) {
       const code = (err as { code?: string }).code;
-      throw new DocumentUnavailable(TIMEOUT_CODES.has(code) ? 504 : 502, `GET /v${version}/openapi.json failed: ${code ?? String(err)}`);
+      throw new DocumentUnavailable(
+        TIMEOUT_CODES.has(code) ? 504 : 502,
+        `GET /v${version}/openapi.json failed: ${code ?? String(err)}`,
+      );
     }
     let text: string;
     try {
       text = await response.body.text();
     } catch (err) {
       const code = (err as { code?: string }).code;
-      throw new DocumentUnavailable(TIMEOUT_CODES.has(code) ? 504 : 502, `GET /v${version}/openapi.json broke off: ${code ?? String(err)}`);
+      throw new DocumentUnavailable(
+        TIMEOUT_CODES.has(code) ? 504 : 502,
+        `GET /v${version}/openapi.json broke off: ${code ?? String(err)}`,
+      );
     }
-    if (response.statusCode !== 200) throw new DocumentUnavailable(502, `GET /v${version}/openapi.json answered ${response.statusCode}`);
+    if (response.statusCode !== 200)
+      throw new DocumentUnavailable(502, `GET /v${version}/openapi.json answered ${response.statusCode}`);
     return text;
   };
 
@@ -79,7 +94,13 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     return deriveDocument(parsed, translationChain(policy.versions, version).steps);
   };
 
-  const render = (policy: VersionPolicy, entry: VersionEntry, successor: number, before: string, after: string): RenderedGuide => {
+  const render = (
+    policy: VersionPolicy,
+    entry: VersionEntry,
+    successor: number,
+    before: string,
+    after: string,
+  ): RenderedGuide => {
     const documents = [documentOf(policy, entry.version, before), documentOf(policy, successor, after)] as const;
     const guide = buildMigrationGuide(entry.version, successor, ...documents, entry.changes);
     return { guide, json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
@@ -89,11 +110,15 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     async get(policy, version, requestId) {
       const entry = policy.versions.find((listed) => listed.version === version);
       const successor = entry?.successor;
-      if (entry === undefined || successor === undefined) return { ok: false, status: 404, reason: `version ${version} has no successor` };
+      if (entry === undefined || successor === undefined)
+        return { ok: false, status: 404, reason: `version ${version} has no successor` };
       try {
         // A version declared as changes has no document at the backend: the one its chain ends at is fetched.
         const served = (listed: number) => translationChain(policy.versions, listed).served;
-        const [before, after] = await Promise.all([fetchDocument(served(version), requestId), fetchDocument(served(successor), requestId)]);
+        const [before, after] = await Promise.all([
+          fetchDocument(served(version), requestId),
+          fetchDocument(served(successor), requestId),
+        ]);
         let byVersion = cache.get(policy);
         if (byVersion === undefined) {
           byVersion = new Map();

@@ -46,7 +46,8 @@ const tagOf = (change: GuideChange): string =>
 /** The policy's declarations on one operation, one sentence each. */
 function declaredList(changes: readonly GuideChange[]): string {
   const items = changes.map(
-    (change) => `<li class="${change.breaking ? 'is-breaking' : 'is-compatible'}">${declaredSentence(change)} ${tagOf(change)} <span class="description">${escapeText(change.description)}</span></li>`,
+    (change) =>
+      `<li class="${change.breaking ? 'is-breaking' : 'is-compatible'}">${declaredSentence(change)} ${tagOf(change)} <span class="description">${escapeText(change.description)}</span></li>`,
   );
   return `<ul class="declared">\n${items.join('\n')}\n</ul>`;
 }
@@ -83,10 +84,15 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
     const caption = `${plural(found.filter((change) => change.breaking).length, 'breaking change', 'breaking changes')} of ${found.length}${declared.length === 0 ? '' : ' besides the declared ones'}.`;
     return (
       `<h2><code>${operation.method} ${escapeText(operation.path)}</code> → <code>${operation.method} ${escapeText(operation.successor_path)}</code></h2>\n` +
-      [declared.length === 0 ? '' : declaredList(declared), found.length === 0 ? '' : changeTable(found, caption)].filter((part) => part !== '').join('\n')
+      [declared.length === 0 ? '' : declaredList(declared), found.length === 0 ? '' : changeTable(found, caption)]
+        .filter((part) => part !== '')
+        .join('\n')
     );
   });
-  if (guide.other_changes.length > 0) sections.push(`<h2>Outside the operations</h2>\n${changeTable(guide.other_changes, 'Shared parts of the documents.')}`);
+  if (guide.other_changes.length > 0)
+    sections.push(
+      `<h2>Outside the operations</h2>\n${changeTable(guide.other_changes, 'Shared parts of the documents.')}`,
+    );
 
   return `<!doctype html>
 <html lang="en">

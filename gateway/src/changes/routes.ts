@@ -17,8 +17,13 @@ export interface ChangesRoutesOptions {
  * (refused, broken off, not 200, not JSON) or 504 `gateway timeout` (no answer within BACKEND_TIMEOUT_MS), as
  * for a proxied request; the reason goes to the log only.
  */
-export function sendGuideUnavailable(request: FastifyRequest, reply: FastifyReply, status: 502 | 504, reason: string): FastifyReply {
-  request.log.warn({ reason }, 'migration guide: the backend\'s OpenAPI documents are unavailable');
+export function sendGuideUnavailable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 502 | 504,
+  reason: string,
+): FastifyReply {
+  request.log.warn({ reason }, "migration guide: the backend's OpenAPI documents are unavailable");
   return status === 504 ? sendError(reply, 504, 'gateway timeout') : sendError(reply, 502, 'bad gateway');
 }
 

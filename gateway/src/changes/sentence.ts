@@ -19,7 +19,9 @@ export function declaredSentence(change: GuideChange): string {
       return `converted ${name}${from} → ${code(change.to ?? change.name)} (${to})`;
     }
     case 'mapped': {
-      const pairs = Object.entries(change.values ?? {}).map(([old, successor]) => `${code(old)} → ${code(String(successor))}`);
+      const pairs = Object.entries(change.values ?? {}).map(
+        ([old, successor]) => `${code(old)} → ${code(String(successor))}`,
+      );
       return `mapped ${name}: ${pairs.join(', ')}`;
     }
     default:

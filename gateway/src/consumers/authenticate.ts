@@ -61,7 +61,10 @@ export function refuseKey(reply: FastifyReply, check: 'none' | 'invalid'): Fasti
   if (keysUrl === undefined) return sendError(reply, 401, error);
   const links = reply.getHeader('link');
   void reply.header('link', `${links === undefined ? '' : `${String(links)}, `}<${keysUrl}>; rel="help"`);
-  const what = check === INVALID ? 'the API-Key header holds no valid key (malformed, unknown or revoked)' : 'send your key in the API-Key header';
+  const what =
+    check === INVALID
+      ? 'the API-Key header holds no valid key (malformed, unknown or revoked)'
+      : 'send your key in the API-Key header';
   return sendError(reply, 401, error, `${what}; how to get one: ${keysUrl}`);
 }
 
@@ -70,7 +73,13 @@ export function refuseKey(reply: FastifyReply, check: 'none' | 'invalid'): Fasti
  * key the version requires, 403 for a consumer new to a version that is closed to new consumers (no use of
  * it before `closed_to_new`, as far as every replica has told this one). Answers whether it refused.
  */
-export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyReply, answer: VersionAnswer, check: KeyCheck, ledger: Ledger): boolean {
+export function refusedByConsumerRules(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: VersionAnswer,
+  check: KeyCheck,
+  ledger: Ledger,
+): boolean {
   if (check === NO_KEY) {
     if (!answer.keyRequired) return false;
     refuseKey(reply, NO_KEY);
@@ -91,7 +100,10 @@ export function refusedByConsumerRules(request: FastifyRequest, reply: FastifyRe
   return true;
 }
 
-async function consumerRequestPlugin(app: FastifyInstance, { consumerKeysUrl }: { consumerKeysUrl?: string }): Promise<void> {
+async function consumerRequestPlugin(
+  app: FastifyInstance,
+  { consumerKeysUrl }: { consumerKeysUrl?: string },
+): Promise<void> {
   app.decorateRequest('consumer', null);
   app.decorateRequest('consumerRefused', false);
   app.decorate('consumerKeysUrl', consumerKeysUrl);

@@ -31,11 +31,17 @@ function callOf(args: string[]): AdminCall {
     if (rest.length !== 1) throw new UsageError(`${command} takes ${what}`);
     return encodeURIComponent(rest[0] as string);
   };
-  if (command !== 'create' && Object.keys(values).length > 0) throw new UsageError(`${command ?? 'no command'} takes no options`);
+  if (command !== 'create' && Object.keys(values).length > 0)
+    throw new UsageError(`${command ?? 'no command'} takes no options`);
   switch (command) {
     case 'create': {
       if (rest.length !== 1) throw new UsageError('create takes one name (quote a name with spaces)');
-      const body = { name: rest[0], ...(values.id === undefined ? {} : { id: values.id }), ...(values.email === undefined ? {} : { contact_email: values.email }), ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }) };
+      const body = {
+        name: rest[0],
+        ...(values.id === undefined ? {} : { id: values.id }),
+        ...(values.email === undefined ? {} : { contact_email: values.email }),
+        ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }),
+      };
       return { method: 'POST', path: '/consumers', body };
     }
     case 'list':
@@ -47,7 +53,10 @@ function callOf(args: string[]): AdminCall {
       return { method: 'POST', path: `/consumers/${one('one consumer id')}/keys` };
     case 'revoke-key': {
       if (rest.length !== 2) throw new UsageError('revoke-key takes a consumer id and a key id');
-      return { method: 'DELETE', path: `/consumers/${encodeURIComponent(rest[0] as string)}/keys/${encodeURIComponent(rest[1] as string)}` };
+      return {
+        method: 'DELETE',
+        path: `/consumers/${encodeURIComponent(rest[0] as string)}/keys/${encodeURIComponent(rest[1] as string)}`,
+      };
     }
     default:
       throw new UsageError(command === undefined ? 'no command' : `unknown command "${command}"`);
@@ -56,8 +65,9 @@ function callOf(args: string[]): AdminCall {
 
 /** What to change when the admin listener refuses the caller itself (docs/behaviour.md#admin-authentication). */
 function fixFor(status: number, withToken: boolean): string {
-  if (status === 401) return withToken ? ' (ADMIN_TOKEN is not the gateway\'s token)' : ' (the gateway asks for a token: set ADMIN_TOKEN)';
-  if (status === 403) return ' (the admin listener is not on loopback: set ADMIN_TOKEN to the gateway\'s token)';
+  if (status === 401)
+    return withToken ? " (ADMIN_TOKEN is not the gateway's token)" : ' (the gateway asks for a token: set ADMIN_TOKEN)';
+  if (status === 403) return " (the admin listener is not on loopback: set ADMIN_TOKEN to the gateway's token)";
   return '';
 }
 
@@ -65,7 +75,11 @@ function fixFor(status: number, withToken: boolean): string {
 async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path, body }: AdminCall): Promise<string> {
   const headers: Record<string, string> = adminToken === undefined ? {} : { authorization: `Bearer ${adminToken}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${adminUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${adminUrl}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   if (!res.ok) {
     let reason = text;
@@ -77,7 +91,9 @@ async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path
     }
     throw new Error(`${res.status} ${reason}${fixFor(res.status, adminToken !== undefined)}`);
   }
-  return res.status === 204 ? `revoked ${decodeURIComponent(path.split('/').at(-1) ?? '')}` : JSON.stringify(JSON.parse(text), null, 2);
+  return res.status === 204
+    ? `revoked ${decodeURIComponent(path.split('/').at(-1) ?? '')}`
+    : JSON.stringify(JSON.parse(text), null, 2);
 }
 
 /**
@@ -105,7 +121,10 @@ async function main(): Promise<number> {
     // fetch names why it could not connect in its cause: a code (ECONNREFUSED), or a message alone ("bad port").
     const failure = (err as Error & { cause?: { code?: string; message?: string } }).cause;
     const cause = failure === undefined ? undefined : (failure.code ?? failure.message);
-    const unreachable = cause === undefined ? '' : ` (${cause} at ${config.adminUrl}: is the gateway running? Its banner prints the admin URL; set GATEWAY_ADMIN_URL to it)`;
+    const unreachable =
+      cause === undefined
+        ? ''
+        : ` (${cause} at ${config.adminUrl}: is the gateway running? Its banner prints the admin URL; set GATEWAY_ADMIN_URL to it)`;
     process.stderr.write(`${(err as Error).message}${unreachable}\n`);
     return 1;
   }

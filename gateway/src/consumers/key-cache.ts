@@ -40,7 +40,12 @@ export interface KeyCacheOptions {
  * (`load` fails when the store cannot be read); then a poll of the store's change counter reads only the
  * rows changed since, so a key made or revoked on any replica applies here within about a second.
  */
-export async function loadKeyCache({ store, logger, learnFirstUses, pollIntervalMs = POLL_INTERVAL_MS }: KeyCacheOptions): Promise<KeyCache> {
+export async function loadKeyCache({
+  store,
+  logger,
+  learnFirstUses,
+  pollIntervalMs = POLL_INTERVAL_MS,
+}: KeyCacheOptions): Promise<KeyCache> {
   const keys = new Map<string, KeyEntry>();
   let seq = 0;
   const apply = (changes: StoreChanges): void => {
@@ -63,7 +68,11 @@ export async function loadKeyCache({ store, logger, learnFirstUses, pollInterval
         },
         (err: unknown) => {
           // One line per outage, not one per poll; the keys known so far keep working.
-          if (!failing) logger.warn({ reason: (err as Error).message }, 'consumer store unreachable; checking keys against the last known ones');
+          if (!failing)
+            logger.warn(
+              { reason: (err as Error).message },
+              'consumer store unreachable; checking keys against the last known ones',
+            );
           failing = true;
         },
       )

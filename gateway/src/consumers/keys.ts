@@ -33,7 +33,8 @@ export function generateKey(): NewKey {
 
 /** The key id of a well-formed key, else undefined. Base64url holds `_` too, so the parts are cut by position. */
 export function keyIdOf(key: string): string | undefined {
-  if (key.length !== KEY_LENGTH || !key.startsWith(PREFIX) || key[PREFIX.length + KEY_ID_LENGTH] !== '_') return undefined;
+  if (key.length !== KEY_LENGTH || !key.startsWith(PREFIX) || key[PREFIX.length + KEY_ID_LENGTH] !== '_')
+    return undefined;
   if (!BASE64URL.test(key)) return undefined;
   return key.slice(PREFIX.length, PREFIX.length + KEY_ID_LENGTH);
 }

@@ -56,7 +56,12 @@ interface Pending extends UsageDelta {
  * blocking the request): it decides `closed_to_new` on every replica. While the store cannot be written,
  * pending rows stay, bounded; rows beyond the bound are dropped and counted.
  */
-export function createLedger({ store, logger, countDropped, flushIntervalMs = FLUSH_INTERVAL_MS }: LedgerOptions): Ledger {
+export function createLedger({
+  store,
+  logger,
+  countDropped,
+  flushIntervalMs = FLUSH_INTERVAL_MS,
+}: LedgerOptions): Ledger {
   const firstUses = new Map<string, Map<number, number>>();
   let pending = new Map<string, Pending>();
   /**
@@ -80,7 +85,8 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
     return day.text;
   };
 
-  const knownFirstUse = (consumerId: string, version: number): number | undefined => firstUses.get(consumerId)?.get(version);
+  const knownFirstUse = (consumerId: string, version: number): number | undefined =>
+    firstUses.get(consumerId)?.get(version);
   const learnOne = ({ consumerId, version, firstSeenMs }: FirstUse): void => {
     let versions = firstUses.get(consumerId);
     if (versions === undefined) firstUses.set(consumerId, (versions = new Map<number, number>()));
@@ -89,7 +95,11 @@ export function createLedger({ store, logger, countDropped, flushIntervalMs = FL
   };
 
   const reportFailure = (err: unknown): void => {
-    if (!failing) logger.warn({ reason: (err as Error).message, pending: pending.size }, 'consumer usage not written; kept in memory and retried');
+    if (!failing)
+      logger.warn(
+        { reason: (err as Error).message, pending: pending.size },
+        'consumer usage not written; kept in memory and retried',
+      );
     failing = true;
   };
 

@@ -31,11 +31,22 @@ const ID_RULE = 'must be 1-64 lower-case letters, digits and hyphens, starting a
 const httpUrl = z
   .string()
   .max(2048, 'must be at most 2048 characters')
-  .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'must be an http:// or https:// URL');
+  .refine(
+    (text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol),
+    'must be an http:// or https:// URL',
+  );
 
 const newConsumerBody = z.strictObject({
-  name: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
-  contact_email: z.email({ error: 'must be an e-mail address' }).max(254, 'must be at most 254 characters').nullable().optional(),
+  name: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters'),
+  contact_email: z
+    .email({ error: 'must be an e-mail address' })
+    .max(254, 'must be at most 254 characters')
+    .nullable()
+    .optional(),
   webhook_url: httpUrl.nullable().optional(),
   id: z.string({ error: 'must be a string' }).regex(ID_PATTERN, ID_RULE).optional(),
   version: z.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).optional(),
@@ -132,13 +143,17 @@ export async function registryRoutes(
     return { key_id: keyId, key, consumer_id: consumerId, created_at: record.created_at };
   });
 
-  admin.delete<{ Params: { id: string; keyId: string } }>('/consumers/:id/keys/:keyId', credentials, async (request, reply) => {
-    const { id, keyId } = request.params;
-    if (!(await store.revokeKey(id, keyId, clock()))) {
-      const known = (await store.consumer(id)) !== undefined;
-      return sendError(reply, 404, known ? 'key not found' : 'consumer not found');
-    }
-    keys.revoke(keyId);
-    return reply.code(204).send();
-  });
+  admin.delete<{ Params: { id: string; keyId: string } }>(
+    '/consumers/:id/keys/:keyId',
+    credentials,
+    async (request, reply) => {
+      const { id, keyId } = request.params;
+      if (!(await store.revokeKey(id, keyId, clock()))) {
+        const known = (await store.consumer(id)) !== undefined;
+        return sendError(reply, 404, known ? 'key not found' : 'consumer not found');
+      }
+      keys.revoke(keyId);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -36,7 +36,10 @@ export interface ConsumerUsageReader {
   /** The consumer's rows summed over days, one per (version, operation); requests = all-time unless sinceMs is given. */
   usageOf(consumerId: string, sinceMs?: number): Promise<UsageRow[]>;
   /** Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time); most requests first, then by id. */
-  consumersOf(version: number, sinceMs: number): Promise<{ consumer: ConsumerRecord; requests: number; last_seen: string }[]>;
+  consumersOf(
+    version: number,
+    sinceMs: number,
+  ): Promise<{ consumer: ConsumerRecord; requests: number; last_seen: string }[]>;
 }
 
 export interface NewConsumer {
@@ -150,7 +153,10 @@ const BUMP = 'UPDATE gateway.changes SET seq = seq + 1 RETURNING seq';
 /** The store on a database the gateway's migrations have been applied to (schema `gateway`); `close` ends what it runs on. */
 export function createConsumerStore(database: Database, close: () => Promise<void>): ConsumerStore {
   /** Runs `work` in a transaction that first takes the next change number (the counter's row lock orders writers). */
-  const inChange = <Result>(operation: string, work: (query: QueryOnClient, seq: number) => Promise<Result>): Promise<Result> =>
+  const inChange = <Result>(
+    operation: string,
+    work: (query: QueryOnClient, seq: number) => Promise<Result>,
+  ): Promise<Result> =>
     database.withClient(operation, async (client) => {
       await client.query('BEGIN');
       try {
@@ -187,12 +193,20 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     },
 
     async consumers() {
-      const { rows } = await database.query<ConsumerRecord>('consumers', `SELECT ${CONSUMER_COLUMNS} FROM gateway.consumers ORDER BY id`, []);
+      const { rows } = await database.query<ConsumerRecord>(
+        'consumers',
+        `SELECT ${CONSUMER_COLUMNS} FROM gateway.consumers ORDER BY id`,
+        [],
+      );
       return rows;
     },
 
     async consumer(id) {
-      const { rows } = await database.query<ConsumerRecord>('consumer', `SELECT ${CONSUMER_COLUMNS} FROM gateway.consumers WHERE id = $1`, [id]);
+      const { rows } = await database.query<ConsumerRecord>(
+        'consumer',
+        `SELECT ${CONSUMER_COLUMNS} FROM gateway.consumers WHERE id = $1`,
+        [id],
+      );
       const record = rows[0];
       if (record === undefined) return undefined;
       const keys = await database.query<KeyRecord>(
@@ -287,7 +301,11 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
           revoked: row.revoked,
           pin: row.pin,
         })),
-        firstUses: firstUses.rows.map((row) => ({ consumerId: row.consumer_id, version: row.version, firstSeenMs: row.first_seen_ms })),
+        firstUses: firstUses.rows.map((row) => ({
+          consumerId: row.consumer_id,
+          version: row.version,
+          firstSeenMs: row.first_seen_ms,
+        })),
       };
     },
 
@@ -306,7 +324,13 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     async addUsage(rows) {
       if (rows.length === 0) return;
       // Sorted by key, so replicas flushing the same rows at once lock them in the same order (no deadlock).
-      const sorted = [...rows].sort((a, b) => compare(a.consumerId, b.consumerId) || a.version - b.version || compare(a.operation, b.operation) || compare(a.day, b.day));
+      const sorted = [...rows].sort(
+        (a, b) =>
+          compare(a.consumerId, b.consumerId) ||
+          a.version - b.version ||
+          compare(a.operation, b.operation) ||
+          compare(a.day, b.day),
+      );
       await database.query(
         'add_usage',
         `INSERT INTO gateway.usage AS u (consumer_id, version, operation, day, requests, first_seen, last_seen)

@@ -28,11 +28,14 @@ export function lockDataDir(dataDir: string): () => void {
       return () => rmSync(path, { force: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new Error(`GATEWAY_DATA_DIR: cannot write ${path} (${code ?? (err as Error).message})`);
+      if (code !== 'EEXIST')
+        throw new Error(`GATEWAY_DATA_DIR: cannot write ${path} (${code ?? (err as Error).message})`);
     }
     const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
     if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
-      throw new Error(`GATEWAY_DATA_DIR: ${dataDir} is in use by process ${holder} (another gateway?); stop it, or remove ${path} if no gateway runs`);
+      throw new Error(
+        `GATEWAY_DATA_DIR: ${dataDir} is in use by process ${holder} (another gateway?); stop it, or remove ${path} if no gateway runs`,
+      );
     }
     rmSync(path, { force: true });
   }

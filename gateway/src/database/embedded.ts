@@ -10,7 +10,13 @@ import { lockDataDir } from './data-dir-lock.js';
  * PostgreSQL's memory settings for a store of a few thousand rows: its defaults (128 MB of shared buffers)
  * are sized for a server, and in PGlite every byte of them is the serving process's memory.
  */
-const POSTGRESQL_CONF = ['shared_buffers = 8MB', 'wal_buffers = 256kB', 'temp_buffers = 1MB', 'work_mem = 1MB', 'maintenance_work_mem = 2MB'];
+const POSTGRESQL_CONF = [
+  'shared_buffers = 8MB',
+  'wal_buffers = 256kB',
+  'temp_buffers = 1MB',
+  'work_mem = 1MB',
+  'maintenance_work_mem = 2MB',
+];
 
 /**
  * V8 compiles PGlite's WebAssembly a second time with its optimising compiler once it runs hot, which costs
@@ -46,8 +52,16 @@ export interface EmbeddedServer {
 
 /** Starts the serving process; resolves once its socket listens, rejects with its last stderr line if it exits first. */
 function serve(directory: string, socketPath: string): Promise<{ stop(): Promise<void> }> {
-  const args = [import.meta.resolve('@electric-sql/pglite'), import.meta.resolve('@electric-sql/pglite-socket'), directory, socketPath, JSON.stringify(POSTGRESQL_CONF)];
-  const child = spawn(process.execPath, [...NODE_OPTIONS, '--input-type=module', '-e', SERVE, ...args], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  const args = [
+    import.meta.resolve('@electric-sql/pglite'),
+    import.meta.resolve('@electric-sql/pglite-socket'),
+    directory,
+    socketPath,
+    JSON.stringify(POSTGRESQL_CONF),
+  ];
+  const child = spawn(process.execPath, [...NODE_OPTIONS, '--input-type=module', '-e', SERVE, ...args], {
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4096);
@@ -65,7 +79,11 @@ function serve(directory: string, socketPath: string): Promise<{ stop(): Promise
     );
     child.once('exit', (code, signal) => {
       const last = stderr.trim().split('\n').pop() ?? '';
-      fail(new Error(`the embedded store's process exited (${signal ?? `code ${String(code)}`})${last === '' ? '' : `: ${last}`}`));
+      fail(
+        new Error(
+          `the embedded store's process exited (${signal ?? `code ${String(code)}`})${last === '' ? '' : `: ${last}`}`,
+        ),
+      );
     });
   });
 }
@@ -87,7 +105,14 @@ export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServ
   try {
     const directory = resolve(dataDir);
     if (!existsSync(join(directory, 'PG_VERSION'))) {
-      await promisify(execFile)(process.execPath, ['--input-type=module', '-e', INITIALIZE, import.meta.resolve('@electric-sql/pglite'), directory, JSON.stringify(POSTGRESQL_CONF)]);
+      await promisify(execFile)(process.execPath, [
+        '--input-type=module',
+        '-e',
+        INITIALIZE,
+        import.meta.resolve('@electric-sql/pglite'),
+        directory,
+        JSON.stringify(POSTGRESQL_CONF),
+      ]);
     }
     const server = await serve(directory, join(socketDir, '.s.PGSQL.5432'));
     return {

@@ -37,18 +37,32 @@ export interface GatewayDatabase {
  * set, else the embedded one in GATEWAY_DATA_DIR, through the same pool and migrations. Any failure stops
  * the start (the caller prints it as one line).
  */
-export async function openGatewayDatabase({ database, dataDir }: StoreLocation, logger: Logger): Promise<GatewayDatabase> {
+export async function openGatewayDatabase(
+  { database, dataDir }: StoreLocation,
+  logger: Logger,
+): Promise<GatewayDatabase> {
   const embedded = database === undefined ? await startEmbeddedServer(dataDir) : undefined;
   // PGlite is one session shared by its connections: one pooled connection, unnamed statements.
   const { url, poolMax, migrationTimeoutMs } =
-    embedded === undefined ? (database as DatabaseConfig) : { url: embedded.url, poolMax: 1, migrationTimeoutMs: EMBEDDED_MIGRATION_TIMEOUT_MS };
+    embedded === undefined
+      ? (database as DatabaseConfig)
+      : { url: embedded.url, poolMax: 1, migrationTimeoutMs: EMBEDDED_MIGRATION_TIMEOUT_MS };
   const pool = openDatabase({ url, poolMax, logger, applicationName: APPLICATION_NAME });
   const close = async (): Promise<void> => {
     await pool.close();
     await embedded?.close();
   };
   try {
-    await migrate({ url, migrationTimeoutMs, logger, redact: (text) => pool.redact(text), dir: MIGRATIONS_DIR, schema: SCHEMA, applicationName: APPLICATION_NAME, processName: 'gateway' });
+    await migrate({
+      url,
+      migrationTimeoutMs,
+      logger,
+      redact: (text) => pool.redact(text),
+      dir: MIGRATIONS_DIR,
+      schema: SCHEMA,
+      applicationName: APPLICATION_NAME,
+      processName: 'gateway',
+    });
   } catch (err) {
     await close();
     throw err;

@@ -4,7 +4,9 @@ function qualityOf(accept: string, type: string): number {
   for (const range of accept.split(',')) {
     const [name, ...parameters] = range.split(';');
     if (name?.trim().toLowerCase() !== type) continue;
-    const q = parameters.map((parameter) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(parameter)?.[1]).find((value) => value !== undefined);
+    const q = parameters
+      .map((parameter) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(parameter)?.[1])
+      .find((value) => value !== undefined);
     best = Math.max(best, q === undefined ? 1 : Number(q) || 0);
   }
   return best;

@@ -3,7 +3,6 @@ import type { VersionPolicy } from '../versions/policy.js';
 import type { Channel } from './labels.js';
 import { expiresAt, milestonesOf, type Milestone, type MilestoneName } from './milestones.js';
 
-
 /** Who calls a version, as the scheduling needs it. */
 export interface Recipient {
   consumerId: string;
@@ -32,7 +31,6 @@ export interface DueNotice extends NoticeKey {
 export const noticeKeyText = ({ consumerId, version, milestone, occasion, channel }: NoticeKey): string =>
   `${consumerId}\n${version}\n${milestone}\n${occasion}\n${channel}`;
 
-
 /**
  * The milestone a version's consumers are told of at `nowMs`: the latest one due that is still news (a brownout
  * notice is none once its window has ended); undefined before the announcement.
@@ -45,7 +43,9 @@ export function currentMilestone(milestones: readonly Milestone[], nowMs: number
 
 /** The versions whose consumers may have a notice due at `nowMs`: those with a current milestone. */
 export function versionsWithNotices(policy: VersionPolicy, nowMs: number): number[] {
-  return policy.versions.filter((entry) => currentMilestone(milestonesOf(entry), nowMs) !== undefined).map(({ version }) => version);
+  return policy.versions
+    .filter((entry) => currentMilestone(milestonesOf(entry), nowMs) !== undefined)
+    .map(({ version }) => version);
 }
 
 export interface DueNotices {

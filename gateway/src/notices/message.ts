@@ -52,7 +52,10 @@ export interface MessageInput {
 /** One notice's message, from the consumer's report of the version (what it calls, what breaks for it). */
 export function noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl }: MessageInput): NoticeMessage {
   const keysFrom = keysRequiredFrom(entry);
-  const window = notice.milestone === 'brownout_in_48_hours' ? entry.brownouts?.find(({ start }) => new Date(start).toISOString() === notice.occasion) : undefined;
+  const window =
+    notice.milestone === 'brownout_in_48_hours'
+      ? entry.brownouts?.find(({ start }) => new Date(start).toISOString() === notice.occasion)
+      : undefined;
   return {
     id: notice.messageId,
     type: `version.${notice.milestone}`,
@@ -65,7 +68,10 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
       days_left: daysLeft(entry.sunset, nowMs),
       successor: entry.successor ?? null,
       api_key_required_from: keysFrom !== undefined && keysFrom > nowMs ? new Date(keysFrom).toISOString() : null,
-      brownout: window === undefined ? null : { start: new Date(window.start).toISOString(), end: new Date(window.end).toISOString() },
+      brownout:
+        window === undefined
+          ? null
+          : { start: new Date(window.start).toISOString(), end: new Date(window.end).toISOString() },
       operations: (report?.operations ?? []).map(({ operation, last_seen, breaking_changes }) => ({
         operation,
         requests_30_days: recentRequests.get(operation) ?? 0,
@@ -100,11 +106,17 @@ export function subjectOf({ milestone, version, sunset, days_left: days, brownou
 export function textOf(data: NoticeData): string {
   const on = readableInstant(Date.parse(data.sunset));
   const lines = [`Hello ${data.consumer.name},`, ''];
-  if (data.phase === 'removed') lines.push(`Version ${data.version} of the API was removed on ${on}: its requests are answered 410 Gone.`);
-  else lines.push(`Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${dayCount(data.days_left)}.`);
+  if (data.phase === 'removed')
+    lines.push(`Version ${data.version} of the API was removed on ${on}: its requests are answered 410 Gone.`);
+  else
+    lines.push(
+      `Version ${data.version} of the API is deprecated. It will be removed on ${on}, in ${dayCount(data.days_left)}.`,
+    );
   if (data.successor !== null) lines.push(`Its successor is version ${data.successor}.`);
   if (data.api_key_required_from !== null) {
-    lines.push(`From ${readableInstant(Date.parse(data.api_key_required_from))}, v${data.version} answers only requests that carry an API key: send yours on every request.`);
+    lines.push(
+      `From ${readableInstant(Date.parse(data.api_key_required_from))}, v${data.version} answers only requests that carry an API key: send yours on every request.`,
+    );
   }
   if (data.brownout !== null) {
     lines.push(

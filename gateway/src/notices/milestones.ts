@@ -1,7 +1,14 @@
 import type { VersionEntry } from '../versions/policy-file.js';
 
 /** The moments of a deprecation at which the consumers of a version are told (the metric's label values). */
-export const MILESTONES = ['announced', 'sunset_in_90_days', 'sunset_in_30_days', 'sunset_in_7_days', 'brownout_in_48_hours', 'removed'] as const;
+export const MILESTONES = [
+  'announced',
+  'sunset_in_90_days',
+  'sunset_in_30_days',
+  'sunset_in_7_days',
+  'brownout_in_48_hours',
+  'removed',
+] as const;
 export type MilestoneName = (typeof MILESTONES)[number];
 
 const DAY_MS = 86_400_000;
@@ -41,15 +48,13 @@ export function milestonesOf(entry: VersionEntry): Milestone[] {
     { name: 'announced', at: announced, occasion: '' },
     // A sunset is at least 6 months after its announcement, so each of these comes after it.
     ...SUNSET_IN.map(([name, days]): Milestone => ({ name, at: sunset - days * DAY_MS, occasion: '' })),
-    ...(entry.brownouts ?? []).map(
-      (window): Milestone => ({
-        name: 'brownout_in_48_hours',
-        // A window within 48 h of the announcement is announced with it.
-        at: Math.max(announced, window.start - BROWNOUT_NOTICE_MS),
-        occasion: new Date(window.start).toISOString(),
-        window: { start: window.start, end: window.end },
-      }),
-    ),
+    ...(entry.brownouts ?? []).map((window): Milestone => ({
+      name: 'brownout_in_48_hours',
+      // A window within 48 h of the announcement is announced with it.
+      at: Math.max(announced, window.start - BROWNOUT_NOTICE_MS),
+      occasion: new Date(window.start).toISOString(),
+      window: { start: window.start, end: window.end },
+    })),
     { name: 'removed', at: sunset, occasion: '' },
   ];
   const rank = (milestone: Milestone): number => MILESTONES.indexOf(milestone.name);

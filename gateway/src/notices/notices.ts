@@ -32,11 +32,23 @@ export interface NoticesOptions {
  * The deprecation notices of this replica: e-mail (with SMTP_URL) and webhooks, scheduled and delivered once
  * across the fleet (docs/runbook.md#deprecation-notices).
  */
-export function createNotices({ store, config, consumers, guides, policy, clock, backendTimeoutMs, logger, count }: NoticesOptions): NoticeScheduler {
+export function createNotices({
+  store,
+  config,
+  consumers,
+  guides,
+  policy,
+  clock,
+  backendTimeoutMs,
+  logger,
+  count,
+}: NoticesOptions): NoticeScheduler {
   const channels: Partial<Record<Channel, NoticeChannel>> = {
     // The signature's timestamp is the wall clock's: receivers refuse one far from theirs.
     webhook: createWebhookChannel({ timeoutMs: config.sendTimeoutMs, clock: Date.now }),
-    ...(config.email === undefined ? {} : { email: createEmailChannel({ ...config.email, timeoutMs: config.sendTimeoutMs }) }),
+    ...(config.email === undefined
+      ? {}
+      : { email: createEmailChannel({ ...config.email, timeoutMs: config.sendTimeoutMs }) }),
   };
   const sender = createNoticeSender({
     // Unique per process: a restarted replica (same host name, maybe the same pid) is another sender.

@@ -47,7 +47,9 @@ export function createNoticeScheduler(options: NoticeSchedulerOptions): NoticeSc
   let timer: NodeJS.Timeout | undefined;
 
   const channelsOf = (consumer: ConsumerRecord): Channel[] =>
-    options.channels.filter((channel) => (channel === 'email' ? consumer.contact_email !== null : consumer.webhook_url !== null));
+    options.channels.filter((channel) =>
+      channel === 'email' ? consumer.contact_email !== null : consumer.webhook_url !== null,
+    );
 
   const recordDue = async (): Promise<void> => {
     const policy = options.policy();
@@ -59,7 +61,11 @@ export function createNoticeScheduler(options: NoticeSchedulerOptions): NoticeSc
       const rows = await consumers.consumersOf(version, nowMs - ACTIVE_WINDOW_MS);
       recipients.set(
         version,
-        rows.map(({ consumer, last_seen }) => ({ consumerId: consumer.id, lastSeenMs: Date.parse(last_seen), channels: channelsOf(consumer) })),
+        rows.map(({ consumer, last_seen }) => ({
+          consumerId: consumer.id,
+          lastSeenMs: Date.parse(last_seen),
+          channels: channelsOf(consumer),
+        })),
       );
     }
     const { send, skip } = dueNotices(policy, nowMs, recipients, await store.recorded(versions));
@@ -74,7 +80,11 @@ export function createNoticeScheduler(options: NoticeSchedulerOptions): NoticeSc
       if (failing) logger.info('notices: the consumer store is reachable again');
       failing = false;
     } catch (err) {
-      if (!failing) logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'notices: check failed; trying again at the next one');
+      if (!failing)
+        logger.warn(
+          { reason: err instanceof Error ? err.message : String(err) },
+          'notices: check failed; trying again at the next one',
+        );
       failing = true;
     }
   };

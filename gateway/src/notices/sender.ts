@@ -14,7 +14,6 @@ import { milestonesOf, type MilestoneName } from './milestones.js';
 import { nextAttemptAt } from './retry.js';
 import type { ClaimedNotice, NoticeOutcome, NoticeStore } from './store.js';
 
-
 /** Notices claimed by one statement: nothing more is held in memory. */
 const BATCH_SIZE = 10;
 /** Batches one check works through at most; the rest waits for the next check. */
@@ -56,7 +55,12 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
   const { sender, store, channels, clock, logger, count } = options;
   const available = (Object.keys(channels) as Channel[]).filter((channel) => channels[channel] !== undefined);
 
-  const compose = async (notice: ClaimedNotice, entry: VersionEntry & { sunset: number }, policy: VersionPolicy, nowMs: number): Promise<NoticeMessage> => {
+  const compose = async (
+    notice: ClaimedNotice,
+    entry: VersionEntry & { sunset: number },
+    policy: VersionPolicy,
+    nowMs: number,
+  ): Promise<NoticeMessage> => {
     const reports = await consumerReports({
       consumerId: notice.consumerId,
       reader: options.consumers,
@@ -67,7 +71,9 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
     });
     if (!reports.ok) throw new Error(`the migration guide could not be read: ${reports.reason}`);
     const recent = await options.consumers.usageOf(notice.consumerId, nowMs - ACTIVE_WINDOW_MS);
-    const recentRequests = new Map(recent.filter((row) => row.version === entry.version).map((row) => [row.operation, row.requests]));
+    const recentRequests = new Map(
+      recent.filter((row) => row.version === entry.version).map((row) => [row.operation, row.requests]),
+    );
     const report = reports.versions.find((version) => version.version === entry.version);
     return noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl: options.baseUrl });
   };
@@ -78,8 +84,10 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
     const entry = policy.versions.find(({ version }) => version === notice.version);
     const current = entry === undefined ? undefined : currentMilestone(milestonesOf(entry), nowMs);
     if (entry?.sunset === undefined || current?.name !== notice.milestone || current.occasion !== notice.occasion) {
-      const error = current === undefined ? 'no milestone of the version is due any more' : `superseded by ${current.name}`;
-      if (await store.finish(notice, sender, { status: 'skipped', error }, nowMs)) count(notice.milestone, notice.channel, 'skipped');
+      const error =
+        current === undefined ? 'no milestone of the version is due any more' : `superseded by ${current.name}`;
+      if (await store.finish(notice, sender, { status: 'skipped', error }, nowMs))
+        count(notice.milestone, notice.channel, 'skipped');
       return;
     }
     if (!(await store.begin(notice, sender, nowMs, options.leaseMs))) return;
@@ -94,12 +102,29 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
       outcome = next === undefined ? { status: 'failed', error } : { status: 'pending', nextAttemptMs: next, error };
     }
     const recorded = await store.finish(notice, sender, outcome, clock());
-    const result: NoticeResult = outcome.status === 'sent' ? (notice.unconfirmed > 0 ? 'resent' : 'sent') : outcome.status === 'pending' ? 'retried' : 'failed';
+    const result: NoticeResult =
+      outcome.status === 'sent'
+        ? notice.unconfirmed > 0
+          ? 'resent'
+          : 'sent'
+        : outcome.status === 'pending'
+          ? 'retried'
+          : 'failed';
     count(notice.milestone, notice.channel, result);
-    const about = { consumer: notice.consumerId, version: notice.version, milestone: notice.milestone, channel: notice.channel, id: notice.messageId };
+    const about = {
+      consumer: notice.consumerId,
+      version: notice.version,
+      milestone: notice.milestone,
+      channel: notice.channel,
+      id: notice.messageId,
+    };
     if (!recorded) logger.warn(about, 'notice claim lapsed during its delivery; another replica may deliver it again');
     if (outcome.status === 'sent') logger.info({ ...about, possiblyTwice: notice.unconfirmed > 0 }, 'notice sent');
-    else if (outcome.status === 'pending') logger.warn({ ...about, reason: outcome.error, retryAt: new Date(outcome.nextAttemptMs).toISOString() }, 'notice not delivered; retrying later');
+    else if (outcome.status === 'pending')
+      logger.warn(
+        { ...about, reason: outcome.error, retryAt: new Date(outcome.nextAttemptMs).toISOString() },
+        'notice not delivered; retrying later',
+      );
     else logger.error({ ...about, reason: outcome.error }, 'notice not delivered for 24 h; given up');
   };
 

@@ -60,7 +60,13 @@ export interface NoticeStore {
    */
   record(send: readonly DueNotice[], skip: readonly DueNotice[], nowMs: number): Promise<NoticeKey[]>;
   /** Claims up to `limit` pending notices on these channels whose next attempt has come and whose claim (if any) has lapsed. */
-  claim(sender: string, channels: readonly Channel[], limit: number, nowMs: number, leaseMs: number): Promise<ClaimedNotice[]>;
+  claim(
+    sender: string,
+    channels: readonly Channel[],
+    limit: number,
+    nowMs: number,
+    leaseMs: number,
+  ): Promise<ClaimedNotice[]>;
   /** Starts an attempt and renews the claim, if `sender` still holds it; false: leave the notice alone. */
   begin(notice: NoticeKey, sender: string, nowMs: number, leaseMs: number): Promise<boolean>;
   /** Records the outcome and lets go of the claim; false: the claim was no longer this sender's, nothing recorded. */
@@ -78,7 +84,13 @@ export function messageIdOf(key: NoticeKey): string {
 
 const at = (epochMs: number): string => new Date(epochMs).toISOString();
 const KEY_MATCH = 'consumer_id = $1 AND version = $2 AND milestone = $3 AND occasion = $4 AND channel = $5';
-const keyValues = ({ consumerId, version, milestone, occasion, channel }: NoticeKey): unknown[] => [consumerId, version, milestone, occasion, channel];
+const keyValues = ({ consumerId, version, milestone, occasion, channel }: NoticeKey): unknown[] => [
+  consumerId,
+  version,
+  milestone,
+  occasion,
+  channel,
+];
 
 interface ClaimedRow {
   consumer_id: string;
@@ -109,9 +121,19 @@ export function createNoticeStore(database: Database): NoticeStore {
     },
 
     async record(send, skip, nowMs) {
-      const rows = [...send.map((notice) => ({ notice, status: 'pending' })), ...skip.map((notice) => ({ notice, status: 'skipped' }))];
+      const rows = [
+        ...send.map((notice) => ({ notice, status: 'pending' })),
+        ...skip.map((notice) => ({ notice, status: 'skipped' })),
+      ];
       if (rows.length === 0) return [];
-      const inserted = await database.query<{ consumer_id: string; version: number; milestone: MilestoneName; occasion: string; channel: Channel; status: string }>(
+      const inserted = await database.query<{
+        consumer_id: string;
+        version: number;
+        milestone: MilestoneName;
+        occasion: string;
+        channel: Channel;
+        status: string;
+      }>(
         'record_notices',
         `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, next_attempt_at, last_error)
          SELECT r.consumer_id, r.version, r.milestone, r.occasion, r.channel, r.message_id, r.status, r.due_at, $8::timestamptz,
@@ -134,7 +156,13 @@ export function createNoticeStore(database: Database): NoticeStore {
       );
       return inserted.rows
         .filter((row) => row.status === 'skipped')
-        .map(({ consumer_id: consumerId, version, milestone, occasion, channel }) => ({ consumerId, version, milestone, occasion, channel }));
+        .map(({ consumer_id: consumerId, version, milestone, occasion, channel }) => ({
+          consumerId,
+          version,
+          milestone,
+          occasion,
+          channel,
+        }));
     },
 
     async claim(sender, channels, limit, nowMs, leaseMs) {
@@ -169,7 +197,12 @@ export function createNoticeStore(database: Database): NoticeStore {
         attempts: row.attempts,
         firstAttemptMs: row.first_attempt_ms ?? undefined,
         unconfirmed: row.unconfirmed,
-        consumer: { name: row.name, contactEmail: row.contact_email, webhookUrl: row.webhook_url, webhookSecret: row.webhook_secret },
+        consumer: {
+          name: row.name,
+          contactEmail: row.contact_email,
+          webhookUrl: row.webhook_url,
+          webhookSecret: row.webhook_secret,
+        },
       }));
     },
 
@@ -207,7 +240,14 @@ export function createNoticeStore(database: Database): NoticeStore {
         "SELECT DISTINCT consumer_id FROM gateway.notices WHERE version = $1 AND status = 'sent'",
         [version],
       );
-      const failed = await database.query<{ consumer_id: string; milestone: MilestoneName; occasion: string; channel: Channel; attempts: number; last_error: string | null }>(
+      const failed = await database.query<{
+        consumer_id: string;
+        milestone: MilestoneName;
+        occasion: string;
+        channel: Channel;
+        attempts: number;
+        last_error: string | null;
+      }>(
         'failed_notices',
         `SELECT consumer_id, milestone, occasion, channel, attempts, last_error FROM gateway.notices
          WHERE version = $1 AND status = 'failed' ORDER BY first_attempt_at DESC, consumer_id LIMIT 20`,
@@ -234,13 +274,25 @@ export function createNoticeStore(database: Database): NoticeStore {
     },
 
     async sentOf(version) {
-      const { rows } = await database.query<{ consumer_id: string; milestone: MilestoneName; occasion: string; channel: Channel; sent_ms: number }>(
+      const { rows } = await database.query<{
+        consumer_id: string;
+        milestone: MilestoneName;
+        occasion: string;
+        channel: Channel;
+        sent_ms: number;
+      }>(
         'sent_notices',
         `SELECT consumer_id, milestone, occasion, channel, (extract(epoch FROM sent_at) * 1000)::float8 AS sent_ms FROM gateway.notices
          WHERE version = $1 AND status = 'sent' ORDER BY consumer_id, sent_at, milestone, occasion, channel`,
         [version],
       );
-      return rows.map((row) => ({ consumerId: row.consumer_id, milestone: row.milestone, occasion: row.occasion, channel: row.channel, sentMs: row.sent_ms }));
+      return rows.map((row) => ({
+        consumerId: row.consumer_id,
+        milestone: row.milestone,
+        occasion: row.occasion,
+        channel: row.channel,
+        sentMs: row.sent_ms,
+      }));
     },
   };
 }

@@ -30,7 +30,18 @@ export function createWebhookChannel({ timeoutMs, clock }: WebhookChannelOptions
         'webhook-signature': new Webhook(webhookSecret).sign(message.id, sentAt, body),
       };
       const signal = AbortSignal.timeout(timeoutMs);
-      const answer = await within(timeoutMs, 'webhook', request(webhookUrl, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }));
+      const answer = await within(
+        timeoutMs,
+        'webhook',
+        request(webhookUrl, {
+          method: 'POST',
+          headers,
+          body,
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        }),
+      );
       await answer.body.dump({ limit: 65_536, signal });
       if (answer.statusCode < 200 || answer.statusCode > 299) throw new Error(`webhook answered ${answer.statusCode}`);
     },

@@ -10,7 +10,13 @@ const PROBE_TIMEOUT_MS = 1_000;
  */
 export async function backendAnswers(pool: Dispatcher, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
   try {
-    const { statusCode, body } = await pool.request({ method: 'HEAD', path: '/', headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+    const { statusCode, body } = await pool.request({
+      method: 'HEAD',
+      path: '/',
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     await body.dump();
     return statusCode < 500;
   } catch {

@@ -81,7 +81,10 @@ export function copyEndToEndHeaders(headers: ResponseHeaders, omitted?: Readonly
   const named =
     connection === undefined || connection === 'keep-alive' || connection === 'close'
       ? undefined
-      : String(connection).toLowerCase().split(',').map((name) => name.trim());
+      : String(connection)
+          .toLowerCase()
+          .split(',')
+          .map((name) => name.trim());
   const kept: ResponseHeaders = {};
   for (const name of Object.keys(headers)) {
     switch (name) {
@@ -99,7 +102,8 @@ export function copyEndToEndHeaders(headers: ResponseHeaders, omitted?: Readonly
 }
 
 /** reply-from copies every header it is given, so a backend `Connection: close` or `Keep-Alive: timeout=…` would reach the client. */
-const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHeaders']> = (headers) => copyEndToEndHeaders(headers);
+const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHeaders']> = (headers) =>
+  copyEndToEndHeaders(headers);
 
 /** Bodies up to this size are collected and sent on in one piece instead of streamed: the backend's answers, and requests' bodies (forwarding.ts). */
 export const SMALL_BODY_BYTES = 16 * 1024;

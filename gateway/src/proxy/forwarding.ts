@@ -1,5 +1,11 @@
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
-import type { FastifyBodyParser, FastifyContentTypeParser, FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyBodyParser,
+  FastifyContentTypeParser,
+  FastifyInstance,
+  FastifyRequest,
+  onRequestHookHandler,
+} from 'fastify';
 import type { Pool } from 'undici';
 import { SMALL_BODY_BYTES } from './backend.js';
 

@@ -15,7 +15,10 @@ const USERS_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS
  * An API-Key is optional here (no version names a rule for it): a valid one tells the backend the consumer,
  * any other is a 401.
  */
-export async function usersProxy(app: FastifyInstance, { keys, ...options }: ForwardingOptions & { keys: KeyCache }): Promise<void> {
+export async function usersProxy(
+  app: FastifyInstance,
+  { keys, ...options }: ForwardingOptions & { keys: KeyCache },
+): Promise<void> {
   await setUpForwarding(app, options);
   const forward = (request: FastifyRequest, reply: FastifyReply): void => {
     if (checkApiKey(request, keys) === 'invalid') {

@@ -1,6 +1,11 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_KEY_SCHEME, KEY_OPTIONAL, KEY_REQUIRED, apiKeySecurityScheme } from '@version-router/platform/api-document';
+import {
+  API_KEY_SCHEME,
+  KEY_OPTIONAL,
+  KEY_REQUIRED,
+  apiKeySecurityScheme,
+} from '@version-router/platform/api-document';
 import { deriveDocument, translationChain } from '../changes/derive-document.js';
 import { readUpstreamBody, type UpstreamResponse } from '../proxy/backend.js';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
@@ -22,7 +27,8 @@ type OpenApiDocument = Json & {
   components?: Json & { securitySchemes?: Json; headers?: Json; responses?: Json };
 };
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The name of the 410 in `components.responses`. */
 const GONE_RESPONSE = 'VersionGone';
@@ -45,7 +51,10 @@ function lifecycleExtensions({ sunset, successor }: NonNullable<Annotation['depr
 }
 
 /** A deprecated version's response headers and its 410, each once in `components`, with this policy's values as examples. */
-function deprecationComponents({ successor, headers }: NonNullable<Annotation['deprecation']>, version: number): { headers: Json; responses: Json } {
+function deprecationComponents(
+  { successor, headers }: NonNullable<Annotation['deprecation']>,
+  version: number,
+): { headers: Json; responses: Json } {
   const header = (description: string, value: string | undefined): Json => ({
     description,
     schema: { type: 'string' },
@@ -53,7 +62,10 @@ function deprecationComponents({ successor, headers }: NonNullable<Annotation['d
   });
   const componentHeaders: Json = {
     Deprecation: header('The version is deprecated (RFC 9745).', headers.get('deprecation')),
-    Sunset: header('When the version is removed; from then on its requests are answered 410 (RFC 8594).', headers.get('sunset')),
+    Sunset: header(
+      'When the version is removed; from then on its requests are answered 410 (RFC 8594).',
+      headers.get('sunset'),
+    ),
   };
   if (successor !== null) {
     componentHeaders.Link = header(
@@ -88,7 +100,9 @@ function deprecatedOperation(operation: Json, headerNames: readonly string[]): J
   for (const [status, response] of Object.entries(isObject(operation.responses) ? operation.responses : {})) {
     // A response by reference is shared with operations that are not deprecated: left as it is.
     responses[status] =
-      isObject(response) && !('$ref' in response) ? { ...response, headers: { ...(isObject(response.headers) ? response.headers : {}), ...headerRefs } } : response;
+      isObject(response) && !('$ref' in response)
+        ? { ...response, headers: { ...(isObject(response.headers) ? response.headers : {}), ...headerRefs } }
+        : response;
   }
   responses['410'] = { $ref: `#/components/responses/${GONE_RESPONSE}` };
   return { ...operation, deprecated: true, responses };
@@ -129,7 +143,10 @@ function annotate(document: OpenApiDocument, { version, keyRequired, deprecation
       securitySchemes: { ...components.securitySchemes, [API_KEY_SCHEME]: apiKeySecurityScheme },
       ...(deprecationParts === null
         ? {}
-        : { headers: { ...components.headers, ...deprecationParts.headers }, responses: { ...components.responses, ...deprecationParts.responses } }),
+        : {
+            headers: { ...components.headers, ...deprecationParts.headers },
+            responses: { ...components.responses, ...deprecationParts.responses },
+          }),
     },
     security: KEY_OPTIONAL,
     paths,
@@ -167,7 +184,10 @@ function annotatedText(answer: VersionAnswer, policy: VersionPolicy, upstream: s
     annotate(ownDocument(parsed, answer.version, policy), {
       version: answer.version,
       keyRequired: answer.keyRequired,
-      deprecation: answer.phase === 'deprecated' ? { sunset: answer.sunset, successor: answer.successor, headers: new Map(answer.headers) } : null,
+      deprecation:
+        answer.phase === 'deprecated'
+          ? { sunset: answer.sunset, successor: answer.successor, headers: new Map(answer.headers) }
+          : null,
     }),
   );
   annotatedByAnswer.set(answer, { upstream, annotated });
@@ -192,7 +212,10 @@ export function openApiReplyOptions(base: FastifyReplyFromHooks): FastifyReplyFr
       // The chain is the policy's in force now; a reload since the request arrived changes the next request's answer too.
       const { policy } = (request as FastifyRequest).server.versionPolicies.current;
       readUpstreamBody(ours, stream, (upstream) => {
-        void ours.removeHeader('content-length').removeHeader('transfer-encoding').send(annotatedText(answer, policy, upstream.toString()));
+        void ours
+          .removeHeader('content-length')
+          .removeHeader('transfer-encoding')
+          .send(annotatedText(answer, policy, upstream.toString()));
       });
     },
   };

@@ -51,7 +51,10 @@ const documentReplyOptions = openApiReplyOptions(versionedReplyOptions);
  * put the request's own query back when the target has none, and pass a target's query through URL
  * parsing, which re-encodes some bytes. Built only for requests that use the query scheme.
  */
-const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyReplyFromHooks => ({ ...options, queryString: () => kept });
+const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyReplyFromHooks => ({
+  ...options,
+  queryString: () => kept,
+});
 
 /**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
@@ -107,7 +110,10 @@ export async function versionedResources(
       void reply.header(name, value);
     }
     if (answer.successor !== null) {
-      void reply.header('link', `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`);
+      void reply.header(
+        'link',
+        `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`,
+      );
     }
     if (check === 'invalid') {
       void refuseKey(reply, check);
@@ -137,7 +143,10 @@ export async function versionedResources(
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
     const options = withRequestBody(request, base);
     if (query !== undefined) {
-      void reply.from(match.route.form === 'path' ? path : `/v${answer.version}${path}`, keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)));
+      void reply.from(
+        match.route.form === 'path' ? path : `/v${answer.version}${path}`,
+        keepingQuery(options, schemes.queryWithoutVersion(url, queryAt)),
+      );
       return;
     }
     void reply.from(match.route.form === 'path' ? undefined : `/v${answer.version}${url}`, options);

@@ -16,9 +16,18 @@ const noticeVersions = (policy: VersionPolicy, nowMs: number): number[] =>
  * The notice figures of every deprecated or removed version from the store every replica shares, under the
  * page's wait for the store (registered.ts): a store that fails or does not answer in time leaves them unknown.
  */
-export async function readNoticeFigures(store: NoticeStore, policy: VersionPolicy, nowMs: number, log: FastifyBaseLogger): Promise<NoticeFigures> {
+export async function readNoticeFigures(
+  store: NoticeStore,
+  policy: VersionPolicy,
+  nowMs: number,
+  log: FastifyBaseLogger,
+): Promise<NoticeFigures> {
   const versions = noticeVersions(policy, nowMs);
-  const figures = await withinStoreWait(Promise.all(versions.map((version) => store.ofVersion(version))), log, 'notice figures are');
+  const figures = await withinStoreWait(
+    Promise.all(versions.map((version) => store.ofVersion(version))),
+    log,
+    'notice figures are',
+  );
   if (figures === 'store unavailable') return figures;
   return new Map(versions.map((version, i) => [version, figures[i] as VersionNotices]));
 }
@@ -29,7 +38,12 @@ export async function readNoticeFigures(store: NoticeStore, policy: VersionPolic
  * and how many may have arrived twice. Fleet-wide figures, read from the shared store: the active consumers are
  * the registered ones the page already read (those last seen within the window), the rest `readNoticeFigures`.
  */
-export function noticesSection(policy: VersionPolicy, nowMs: number, registered: RegisteredConsumers, figures: NoticeFigures): string {
+export function noticesSection(
+  policy: VersionPolicy,
+  nowMs: number,
+  registered: RegisteredConsumers,
+  figures: NoticeFigures,
+): string {
   const sections: string[] = [];
   for (const version of noticeVersions(policy, nowMs)) {
     const heading = `<h2 id="notices-v${version}">Notices about v${version}</h2>`;
@@ -39,14 +53,18 @@ export function noticesSection(policy: VersionPolicy, nowMs: number, registered:
       sections.push(`${heading}\n<p class="note">Unknown: the consumer store cannot be read.</p>`);
       continue;
     }
-    const active = consumers.filter(({ last_seen }) => Date.parse(last_seen) >= nowMs - ACTIVE_WINDOW_MS).map(({ id }) => id);
+    const active = consumers
+      .filter(({ last_seen }) => Date.parse(last_seen) >= nowMs - ACTIVE_WINDOW_MS)
+      .map(({ id }) => id);
     const notified = active.filter((id) => notices.notified.has(id)).length;
     const lines = [
       heading,
       `<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
     ];
     if (notices.possiblyTwice > 0) {
-      lines.push(`<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same id: a replica stopped during their delivery.</p>`);
+      lines.push(
+        `<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same id: a replica stopped during their delivery.</p>`,
+      );
     }
     if (notices.failed.length > 0) {
       const rows = notices.failed

@@ -60,29 +60,39 @@ function accessNote(entry: VersionEntry, phase: Phase, nowMs: number): string {
   if (phase === 'removed') return '';
   const notes: string[] = [];
   const keysFrom = keysRequiredFrom(entry);
-  if (keysFrom !== undefined) notes.push(keysFrom <= nowMs ? 'API key required' : `API key required from ${readableInstant(keysFrom)}`);
+  if (keysFrom !== undefined)
+    notes.push(keysFrom <= nowMs ? 'API key required' : `API key required from ${readableInstant(keysFrom)}`);
   const closed = entry.closed_to_new;
-  if (closed !== undefined) notes.push(closed <= nowMs ? 'closed to new consumers' : `closed to new consumers from ${readableInstant(closed)}`);
+  if (closed !== undefined)
+    notes.push(closed <= nowMs ? 'closed to new consumers' : `closed to new consumers from ${readableInstant(closed)}`);
   return notes.map((note) => `<br><small>${note}</small>`).join('');
 }
 
 /** The versions whose consumers are listed: those deprecated or removed now, and any with counts. */
 export function consumerVersions(policy: VersionPolicy, consumers: ConsumerTable, nowMs: number): number[] {
-  const listed = policy.versions.filter((entry) => policy.phaseOf(entry, nowMs) !== 'current').map(({ version }) => version);
+  const listed = policy.versions
+    .filter((entry) => policy.phaseOf(entry, nowMs) !== 'current')
+    .map(({ version }) => version);
   return [...new Set([...listed, ...consumers.versions()])].sort((a, b) => a - b);
 }
 
 const phaseNote = (phase: Phase | undefined): string => (phase === undefined ? '' : ` (${phase})`);
 
 /** The version's registered consumers, read from the store every replica shares: who they are, not what they claim. */
-function registeredSection(version: number, phase: Phase | undefined, registered: RegisteredConsumers, nowMs: number): string {
+function registeredSection(
+  version: number,
+  phase: Phase | undefined,
+  registered: RegisteredConsumers,
+  nowMs: number,
+): string {
   const heading = `<h2 id="registered-v${version}">Registered consumers of v${version}${phaseNote(phase)}</h2>`;
   const contacts = `Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
   if (registered === 'store unavailable') {
     return `${heading}\n<p class="note unavailable">The consumer store could not be read, so the registered consumers cannot be shown now; the anonymous list below is this replica's own and still shown.</p>`;
   }
   const list = registered.get(version);
-  if (list === undefined || list.consumers.length === 0) return `${heading}\n<p class="note">No consumer has called v${version} with an API key.</p>`;
+  if (list === undefined || list.consumers.length === 0)
+    return `${heading}\n<p class="note">No consumer has called v${version} with an API key.</p>`;
   const since = list.requests_since.slice(0, 10);
   const rows = list.consumers
     .map(
@@ -110,7 +120,12 @@ function pinnedNote(version: number, pinned: ReadonlyMap<number, number>): strin
   return `<p class="note pinned" data-version="${version}">${text}</p>`;
 }
 
-function consumersSection({ version, consumers }: VersionConsumers, phase: Phase | undefined, table: ConsumerTable, nowMs: number): string {
+function consumersSection(
+  { version, consumers }: VersionConsumers,
+  phase: Phase | undefined,
+  table: ConsumerTable,
+  nowMs: number,
+): string {
   const heading = `<h2 id="consumers-v${version}">Anonymous top consumers of v${version}${phaseNote(phase)}</h2>`;
   if (consumers.length === 0) return `${heading}\n<p class="note">No requests since the gateway started.</p>`;
   const rows = consumers
@@ -126,7 +141,9 @@ function consumersSection({ version, consumers }: VersionConsumers, phase: Phase
     'Requests without a valid API key only (the registered consumers are above), named by what each says of itself.',
   ];
   if (table.approximate(version)) {
-    notes.push(`More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may include requests of consumers it displaced.`);
+    notes.push(
+      `More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may include requests of consumers it displaced.`,
+    );
   }
   return `${heading}
 <table class="consumers" data-version="${version}">

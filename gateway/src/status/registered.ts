@@ -20,7 +20,11 @@ const STORE_WAIT_MS = 2_000;
  * reason is logged (`missing` says what the page leaves out); the page says only that the store could not be
  * read, as the reason may name hosts.
  */
-export async function withinStoreWait<T>(read: Promise<T>, log: FastifyBaseLogger, missing: string): Promise<T | StoreUnavailable> {
+export async function withinStoreWait<T>(
+  read: Promise<T>,
+  log: FastifyBaseLogger,
+  missing: string,
+): Promise<T | StoreUnavailable> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${STORE_WAIT_MS / 1000} s`)), STORE_WAIT_MS);
@@ -28,7 +32,10 @@ export async function withinStoreWait<T>(read: Promise<T>, log: FastifyBaseLogge
   try {
     return await Promise.race([read, late]);
   } catch (err) {
-    log.warn({ reason: (err as Error).message }, `status page: the consumer store could not be read; ${missing} not shown`);
+    log.warn(
+      { reason: (err as Error).message },
+      `status page: the consumer store could not be read; ${missing} not shown`,
+    );
     return 'store unavailable';
   } finally {
     clearTimeout(timer);
@@ -36,8 +43,17 @@ export async function withinStoreWait<T>(read: Promise<T>, log: FastifyBaseLogge
 }
 
 /** The registered consumers of `versions` from the store every replica shares, each version's as the operators' list has them. */
-export async function readRegisteredConsumers(reader: ConsumerUsageReader, versions: readonly number[], nowMs: number, log: FastifyBaseLogger): Promise<RegisteredConsumers> {
-  const lists = await withinStoreWait(Promise.all(versions.map((version) => versionConsumers(reader, version, nowMs))), log, 'registered consumers are');
+export async function readRegisteredConsumers(
+  reader: ConsumerUsageReader,
+  versions: readonly number[],
+  nowMs: number,
+  log: FastifyBaseLogger,
+): Promise<RegisteredConsumers> {
+  const lists = await withinStoreWait(
+    Promise.all(versions.map((version) => versionConsumers(reader, version, nowMs))),
+    log,
+    'registered consumers are',
+  );
   if (lists === 'store unavailable') return lists;
   return new Map(versions.map((version, i) => [version, lists[i] as ConsumersOfVersion]));
 }

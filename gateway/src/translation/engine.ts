@@ -209,9 +209,11 @@ export interface VersionTranslation {
   readonly digest: string;
 }
 
-const inOrder = (applies: readonly Apply[]): Apply => (body) => {
-  for (const apply of applies) apply(body);
-};
+const inOrder =
+  (applies: readonly Apply[]): Apply =>
+  (body) => {
+    for (const apply of applies) apply(body);
+  };
 
 interface TranslatedEntry {
   readonly version: number;

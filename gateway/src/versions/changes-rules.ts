@@ -54,9 +54,8 @@ export function checkVersionChanges(entry: ChangingVersion, resources: readonly 
     const at = (...path: (string | number)[]) => ['changes', index, ...path];
     if (!listed.has(change.resource)) {
       fail(`resource "${change.resource}" is not listed in resources`, ...at('resource'));
-    }
-    else if (change.resource === DOCUMENT_RESOURCE) {
-      const why = 'its document follows from the other resources\' changes';
+    } else if (change.resource === DOCUMENT_RESOURCE) {
+      const why = "its document follows from the other resources' changes";
       fail(`${DOCUMENT_RESOURCE} is not translated: ${why}`, ...at('resource'));
     }
     if (change.op !== 'scale' && change.op !== 'map' && change.field.endsWith('[]')) {
@@ -104,8 +103,7 @@ function checkOneToOne(
     const other = seen.get(key);
     if (other !== undefined) {
       fail(`"${from}" and "${other}" both map to ${JSON.stringify(to)}; a map must be one-to-one`, from);
-    }
-    else seen.set(key, from);
+    } else seen.set(key, from);
   }
 }
 
@@ -117,7 +115,7 @@ export function checkChainsEnd(policy: ChangesOfPolicy, fail: (index: number, me
   const byVersion = new Map(policy.versions.map((entry) => [entry.version, entry]));
   policy.versions.forEach((entry, index) => {
     const seen = new Set([entry.version]);
-    for (let step = entry; step.changes !== undefined && step.changes.length > 0 && step.successor !== undefined; ) {
+    for (let step = entry; step.changes !== undefined && step.changes.length > 0 && step.successor !== undefined;) {
       if (seen.has(step.successor)) {
         const message = `the successors of versions with changes come back to version ${step.successor}`;
         fail(index, `version ${entry.version}: ${message}; a chain must end at a version without changes`);

@@ -16,7 +16,15 @@ export interface DefaultVersionWatch {
  * load and reload, and again when the default's phase changes while the gateway runs (its announcement or sunset
  * passes), checked by a timer set for that instant (docs/runbook.md#move-the-default).
  */
-export function watchDefaultVersion({ policies, clock, logger }: { policies: PolicyInForce; clock: Clock; logger: Logger }): DefaultVersionWatch {
+export function watchDefaultVersion({
+  policies,
+  clock,
+  logger,
+}: {
+  policies: PolicyInForce;
+  clock: Clock;
+  logger: Logger;
+}): DefaultVersionWatch {
   let logged = '';
   let timer: NodeJS.Timeout | undefined;
 
@@ -30,7 +38,12 @@ export function watchDefaultVersion({ policies, clock, logger }: { policies: Pol
     const phase = policy.phaseOf(entry, nowMs);
     const state = `${entry.version} ${phase}`;
     if (phase !== 'current' && (loaded || state !== logged)) {
-      const fields = { defaultVersion: entry.version, phase, sunset: new Date(entry.sunset ?? 0).toISOString(), successor: entry.successor };
+      const fields = {
+        defaultVersion: entry.version,
+        phase,
+        sunset: new Date(entry.sunset ?? 0).toISOString(),
+        successor: entry.successor,
+      };
       logger.warn(
         fields,
         phase === 'removed'

@@ -16,7 +16,14 @@ export const API_KEY_VARY = 'API-Key';
  * `Vary` is shared (merged with the backend's), and `Retry-After` is the policy's only on its own
  * brownout answers, so a backend's Retry-After on a proxied answer passes through.
  */
-export const POLICY_HEADERS = ['deprecation', 'sunset', 'link', 'api-version', 'api-supported-versions', 'api-deprecated-versions'] as const;
+export const POLICY_HEADERS = [
+  'deprecation',
+  'sunset',
+  'link',
+  'api-version',
+  'api-supported-versions',
+  'api-deprecated-versions',
+] as const;
 
 export type PolicyHeader = (typeof POLICY_HEADERS)[number] | 'vary' | 'retry-after';
 

@@ -51,7 +51,8 @@ export function createPolicyInForce(
       try {
         const source = read();
         const problem = problemAtLoad(source.file, clock(), current.policy.versions);
-        if (problem !== undefined) throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
+        if (problem !== undefined)
+          throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
         current = activate(source);
         result = { ok: true };
       } catch (err) {

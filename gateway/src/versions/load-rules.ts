@@ -48,12 +48,18 @@ function brownoutTooSoon(file: PolicyFile, nowMs: number, inForce: readonly Vers
  * notice. At start nothing tells which windows are new, so a window sooner than that is accepted and its notice
  * goes out at once (docs/behaviour.md#the-policy-file). `inForce`: the versions of the policy being replaced.
  */
-export function problemAtLoad(file: PolicyFile, nowMs: number, inForce?: readonly VersionEntry[]): LoadProblem | undefined {
+export function problemAtLoad(
+  file: PolicyFile,
+  nowMs: number,
+  inForce?: readonly VersionEntry[],
+): LoadProblem | undefined {
   return removedDefault(file, nowMs) ?? (inForce === undefined ? undefined : brownoutTooSoon(file, nowMs, inForce));
 }
 
 /** The policy file read at start, refused (the process's one line, naming the file and the JSON path) on a problem. */
 export function refusedAtStart(file: PolicyFile, path: string, nowMs: number): ConfigError | undefined {
   const problem = problemAtLoad(file, nowMs);
-  return problem === undefined ? undefined : new ConfigError(`API_VERSIONS_FILE: ${path} is invalid at ${problem.path}: ${problem.message}`);
+  return problem === undefined
+    ? undefined
+    : new ConfigError(`API_VERSIONS_FILE: ${path} is invalid at ${problem.path}: ${problem.message}`);
 }

@@ -24,7 +24,9 @@ const instant = z
   .transform((text) => Date.parse(text));
 
 /** Links in headers are followed by clients and people: absolute, and https only. */
-const httpsUrl = z.string().refine((text) => URL.canParse(text) && new URL(text).protocol === 'https:', 'must be an absolute https:// URL');
+const httpsUrl = z
+  .string()
+  .refine((text) => URL.canParse(text) && new URL(text).protocol === 'https:', 'must be an absolute https:// URL');
 
 const brownoutWindow = z.strictObject({ start: instant, end: instant });
 
@@ -82,10 +84,12 @@ function checkLifecycle(entry: VersionEntry, fail: Fail): void {
     if (entry.sunset !== undefined) fail('a current version cannot have a sunset; mark it deprecated first', 'sunset');
     if (entry.announced !== undefined) fail('a current version has no deprecation announcement', 'announced');
     if (entry.successor !== undefined) fail('a current version has no successor', 'successor');
-    if (entry.brownouts !== undefined) fail('a current version has no brownouts; mark it deprecated first', 'brownouts');
+    if (entry.brownouts !== undefined)
+      fail('a current version has no brownouts; mark it deprecated first', 'brownouts');
     if (entry.deprecation_link !== undefined) fail('a current version has no deprecation_link', 'deprecation_link');
     if (entry.sunset_link !== undefined) fail('a current version has no sunset_link', 'sunset_link');
-    if (entry.closed_to_new !== undefined) fail('a current version is not closed to new consumers; mark it deprecated first', 'closed_to_new');
+    if (entry.closed_to_new !== undefined)
+      fail('a current version is not closed to new consumers; mark it deprecated first', 'closed_to_new');
     return;
   }
   if (entry.announced === undefined) fail('a deprecated version needs an announced date', 'announced');
@@ -120,16 +124,27 @@ function checkClosedToNew(entry: VersionEntry, announced: number, sunset: number
   const closed = entry.closed_to_new;
   if (closed === undefined) return;
   if (closed < announced || closed >= sunset) {
-    fail(`closed_to_new ${iso(closed)} is outside the deprecation period [${iso(announced)}, ${iso(sunset)})`, 'closed_to_new');
+    fail(
+      `closed_to_new ${iso(closed)} is outside the deprecation period [${iso(announced)}, ${iso(sunset)})`,
+      'closed_to_new',
+    );
   }
   const keysFrom = keysRequiredFrom(entry);
   if (keysFrom === undefined || keysFrom > closed) {
-    fail('closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)', 'closed_to_new');
+    fail(
+      'closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+      'closed_to_new',
+    );
   }
 }
 
 /** Windows lie in [announced, sunset), end after start, last at most a day, and never overlap. */
-function checkBrownouts(windows: readonly { start: number; end: number }[], announced: number, sunset: number, fail: Fail): void {
+function checkBrownouts(
+  windows: readonly { start: number; end: number }[],
+  announced: number,
+  sunset: number,
+  fail: Fail,
+): void {
   windows.forEach(({ start, end }, index) => {
     const window = `brownout ${iso(start)}..${iso(end)}`;
     if (end <= start) fail(`${window}: end must be after start`, 'brownouts', index, 'end');
@@ -137,7 +152,9 @@ function checkBrownouts(windows: readonly { start: number; end: number }[], anno
     else if (start < announced || end > sunset) {
       fail(`${window} is outside the deprecation period [${iso(announced)}, ${iso(sunset)})`, 'brownouts', index);
     } else {
-      const overlapped = windows.findIndex((other, otherIndex) => otherIndex < index && other.start < end && start < other.end);
+      const overlapped = windows.findIndex(
+        (other, otherIndex) => otherIndex < index && other.start < end && start < other.end,
+      );
       if (overlapped !== -1) fail(`${window} overlaps brownouts.${overlapped}`, 'brownouts', index);
     }
   });
@@ -152,11 +169,18 @@ export const versionPolicyFileSchema = z
     default_version: versionNumber,
     /** `true` (the original header form) or `date` (RFC 9745: `@<epoch seconds>` of the announcement). */
     deprecation_header: z.enum(['true', 'date'], { error: 'must be "true" or "date"' }).default('true'),
-    resources: z.array(resourceTemplate).min(1, 'must list at least one resource').default([...DEFAULT_RESOURCES]),
+    resources: z
+      .array(resourceTemplate)
+      .min(1, 'must list at least one resource')
+      .default([...DEFAULT_RESOURCES]),
     versions: z.array(versionEntry).min(1, 'must list at least one version'),
     /** How requests may name a version (docs/behaviour.md#version-schemes). */
     schemes: z
-      .array(z.enum(VERSION_SCHEMES, { error: `must be one of ${VERSION_SCHEMES.map((scheme) => `"${scheme}"`).join(', ')}` }))
+      .array(
+        z.enum(VERSION_SCHEMES, {
+          error: `must be one of ${VERSION_SCHEMES.map((scheme) => `"${scheme}"`).join(', ')}`,
+        }),
+      )
       .min(1, 'must enable at least one scheme')
       .default([...DEFAULT_SCHEMES]),
     query_parameter: z
@@ -172,14 +196,20 @@ export const versionPolicyFileSchema = z
     const listed = new Set<number>();
     file.versions.forEach((entry, index) => {
       const fail: Fail = (message, ...path) => {
-        ctx.addIssue({ code: 'custom', path: ['versions', index, ...path], message: `version ${entry.version}: ${message}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['versions', index, ...path],
+          message: `version ${entry.version}: ${message}`,
+        });
       };
       if (listed.has(entry.version)) fail('is listed twice');
       listed.add(entry.version);
       checkLifecycle(entry, fail);
       checkVersionChanges(entry, file.resources, fail);
     });
-    checkChainsEnd(file, (index, message) => ctx.addIssue({ code: 'custom', path: ['versions', index, 'changes'], message }));
+    checkChainsEnd(file, (index, message) =>
+      ctx.addIssue({ code: 'custom', path: ['versions', index, 'changes'], message }),
+    );
     file.versions.forEach((entry, index) => {
       if (entry.successor !== undefined && entry.successor !== entry.version && !listed.has(entry.successor)) {
         ctx.addIssue({
@@ -193,14 +223,24 @@ export const versionPolicyFileSchema = z
       ctx.addIssue({ code: 'custom', path: ['versions'], message: 'no version has status "current"' });
     }
     if (!listed.has(file.default_version)) {
-      ctx.addIssue({ code: 'custom', path: ['default_version'], message: `default_version ${file.default_version} is not a listed version` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_version'],
+        message: `default_version ${file.default_version} is not a listed version`,
+      });
     }
     file.schemes.forEach((scheme, index) => {
-      if (file.schemes.indexOf(scheme) !== index) ctx.addIssue({ code: 'custom', path: ['schemes', index], message: `"${scheme}" is listed twice` });
+      if (file.schemes.indexOf(scheme) !== index)
+        ctx.addIssue({ code: 'custom', path: ['schemes', index], message: `"${scheme}" is listed twice` });
     });
     file.resources.forEach((resource, index) => {
       const collision = collisionOf(resource, file.resources.slice(0, index));
-      if (collision !== undefined) ctx.addIssue({ code: 'custom', path: ['resources', index], message: `"${resource}" collides with ${collision}` });
+      if (collision !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['resources', index],
+          message: `"${resource}" collides with ${collision}`,
+        });
     });
   });
 
@@ -222,5 +262,8 @@ export function policyDigest(bytes: Uint8Array): string {
  */
 export function readPolicyFile(path: string): PolicySource {
   const bytes = readFileOf('API_VERSIONS_FILE', path);
-  return { file: parseJsonFile('API_VERSIONS_FILE', path, bytes, versionPolicyFileSchema), sha256: policyDigest(bytes) };
+  return {
+    file: parseJsonFile('API_VERSIONS_FILE', path, bytes, versionPolicyFileSchema),
+    sha256: policyDigest(bytes),
+  };
 }

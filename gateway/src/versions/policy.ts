@@ -41,7 +41,11 @@ export interface VersionAnswer {
   readonly keyRequired: boolean;
   /** Since when the version refuses consumers that had not used it before (`closed_to_new`, once in force); else null. */
   readonly closedToNew: number | null;
-  readonly labels: { readonly version: string; readonly deprecated: 'true' | 'false'; readonly selected_by: SelectedBy };
+  readonly labels: {
+    readonly version: string;
+    readonly deprecated: 'true' | 'false';
+    readonly selected_by: SelectedBy;
+  };
 }
 
 /** A version's state during one period: phase, and the brownout window it is in, if any. */
@@ -99,7 +103,13 @@ export interface VersionPolicy {
    * path version that is none: undefined, the route's 404); every later one must be the same text,
    * else 400. Nothing named: default_version.
    */
-  resolve(path: string | undefined, header: string | undefined, query: string | undefined, mediaType: string | undefined, nowMs: number): VersionAnswer | undefined;
+  resolve(
+    path: string | undefined,
+    header: string | undefined,
+    query: string | undefined,
+    mediaType: string | undefined,
+    nowMs: number,
+  ): VersionAnswer | undefined;
   /**
    * The answer for a request that names no version from a consumer pinned to `pin`: that version's, as a
    * request naming it gets (410 once removed or in a brownout), selected by "pin"; 406 once it is not listed.
@@ -112,7 +122,8 @@ export interface VersionPolicy {
   describe(nowMs: number): { default_version: number; versions: VersionSummary[] };
 }
 
-const iso = (epochMs: number | undefined): string | null => (epochMs === undefined ? null : new Date(epochMs).toISOString());
+const iso = (epochMs: number | undefined): string | null =>
+  epochMs === undefined ? null : new Date(epochMs).toISOString();
 
 function phaseOf(entry: VersionEntry, nowMs: number): Phase {
   if (entry.sunset !== undefined && nowMs >= entry.sunset) return 'removed';
@@ -121,7 +132,10 @@ function phaseOf(entry: VersionEntry, nowMs: number): Phase {
 }
 
 /** The key requirement as `GET /versions` shows it: now, and since when ("required" without a date: null). */
-function keyFields(entry: VersionEntry, nowMs: number): Pick<VersionSummary, 'consumer_key' | 'consumer_key_required_from'> {
+function keyFields(
+  entry: VersionEntry,
+  nowMs: number,
+): Pick<VersionSummary, 'consumer_key' | 'consumer_key_required_from'> {
   const from = keysRequiredFrom(entry);
   return {
     consumer_key: from !== undefined && from <= nowMs ? 'required' : 'optional',
@@ -153,16 +167,24 @@ function linkTo(url: string | undefined, rel: string, type?: string): string {
 }
 
 /** How a conflict's details name where a version came from, and what the request should send instead. */
-function schemeTexts(schemes: RequestSchemes): Record<VersionScheme, { source: string; instead: (label: string) => string }> {
+function schemeTexts(
+  schemes: RequestSchemes,
+): Record<VersionScheme, { source: string; instead: (label: string) => string }> {
   return {
     // The path is always named first, so nothing is ever sent instead of it.
     path: { source: 'the path', instead: () => '' },
-    header: { source: 'the API-Version header', instead: (label) => `send no API-Version header or exactly "${label}"` },
+    header: {
+      source: 'the API-Version header',
+      instead: (label) => `send no API-Version header or exactly "${label}"`,
+    },
     query: {
       source: `the query parameter ${schemes.queryParameter}`,
       instead: (label) => `send no ${schemes.queryParameter} query parameter or exactly "${label}"`,
     },
-    media_type: { source: 'the Accept media type', instead: (label) => `send no versioned media type in Accept or exactly ${schemes.mediaTypeOf(label)}` },
+    media_type: {
+      source: 'the Accept media type',
+      instead: (label) => `send no versioned media type in Accept or exactly ${schemes.mediaTypeOf(label)}`,
+    },
   };
 }
 
@@ -325,7 +347,12 @@ function answersOf(context: PeriodContext, state: VersionState): AnswersOfVersio
   };
 }
 
-function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], schemes: RequestSchemes, nowMs: number): Period {
+function buildPeriod(
+  file: PolicyFile,
+  versions: readonly VersionEntry[],
+  schemes: RequestSchemes,
+  nowMs: number,
+): Period {
   const states = versionStates(versions, nowMs);
   const context: PeriodContext = {
     file,
@@ -366,7 +393,8 @@ function buildPeriod(file: PolicyFile, versions: readonly VersionEntry[], scheme
 export const changesPath = (version: number): string => `/versions/${version}/changes`;
 
 /** The version a `/versions/{n}/…` path names: only its decimal does (`01`, `1.0`, `x` name none). */
-export const versionInPath = (label: string): number | undefined => (/^[1-9][0-9]{0,8}$/.test(label) ? Number(label) : undefined);
+export const versionInPath = (label: string): number | undefined =>
+  /^[1-9][0-9]{0,8}$/.test(label) ? Number(label) : undefined;
 
 /** The answer for a request whose first named version is `label` in `anchor`, given what the later schemes name. */
 function settle(
@@ -420,7 +448,8 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
       const period = periodAt(nowMs);
       if (path !== undefined) {
         // The path form naming nothing else is nearly all traffic: answered without the general walk.
-        if (header === undefined && query === undefined && mediaType === undefined) return period.byLabel.get(path)?.byForm.path;
+        if (header === undefined && query === undefined && mediaType === undefined)
+          return period.byLabel.get(path)?.byForm.path;
         return settle(period, 'path', path, header, query, mediaType);
       }
       if (header !== undefined) return settle(period, 'header', header, undefined, query, mediaType);
@@ -443,10 +472,15 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
           announced: iso(entry.announced),
           sunset: iso(entry.sunset),
           successor: entry.successor ?? null,
-          brownouts: (entry.brownouts ?? []).map(({ start, end }) => ({ start: iso(start) as string, end: iso(end) as string })),
+          brownouts: (entry.brownouts ?? []).map(({ start, end }) => ({
+            start: iso(start) as string,
+            end: iso(end) as string,
+          })),
           ...keyFields(entry, nowMs),
           closed_to_new: iso(entry.closed_to_new),
-          ...(entry.successor !== undefined && phaseOf(entry, nowMs) !== 'current' ? { changes: changesPath(entry.version) } : {}),
+          ...(entry.successor !== undefined && phaseOf(entry, nowMs) !== 'current'
+            ? { changes: changesPath(entry.version) }
+            : {}),
         })),
       };
     },

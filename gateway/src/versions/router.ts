@@ -30,15 +30,35 @@ export interface ResourceRouter {
  * The path forms exist while the path scheme is on; the bare path while any other scheme is (it is
  * where the header, the query parameter, the media type or default_version choose).
  */
-export function createResourceRouter(resources: readonly string[], versions: readonly VersionEntry[], schemes: RequestSchemes): ResourceRouter {
+export function createResourceRouter(
+  resources: readonly string[],
+  versions: readonly VersionEntry[],
+  schemes: RequestSchemes,
+): ResourceRouter {
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>();
   const labels = versions.map(({ version }) => String(version));
   for (const template of resources) {
     const [header, path, apiPath] = routeFormsOf(template) as [string, string, string];
     const routes: [string, ResourceRoute][] = [
       [header, { form: 'header', prefix: '', template, labels: new Map([['', template]]) }],
-      [path, { form: 'path', prefix: '', template, labels: new Map(labels.map((label) => [label, `/v${label}${template}`])) }],
-      [apiPath, { form: 'path', prefix: '/api', template, labels: new Map(labels.map((label) => [label, `/api/v${label}${template}`])) }],
+      [
+        path,
+        {
+          form: 'path',
+          prefix: '',
+          template,
+          labels: new Map(labels.map((label) => [label, `/v${label}${template}`])),
+        },
+      ],
+      [
+        apiPath,
+        {
+          form: 'path',
+          prefix: '/api',
+          template,
+          labels: new Map(labels.map((label) => [label, `/api/v${label}${template}`])),
+        },
+      ],
     ];
     for (const [pattern, route] of routes) {
       const served = route.form === 'path' ? schemes.path : schemes.header || schemes.query || schemes.mediaType;

@@ -52,9 +52,15 @@ function joinValues(found: string | undefined, value: string): string {
   return found === undefined || found === value ? value : `${found}, ${value}`;
 }
 
-export function createRequestSchemes({ schemes, query_parameter: parameter, media_type_vendor: vendor }: SchemeSettings): RequestSchemes {
+export function createRequestSchemes({
+  schemes,
+  query_parameter: parameter,
+  media_type_vendor: vendor,
+}: SchemeSettings): RequestSchemes {
   const enabled = new Set(schemes);
-  const vary = [enabled.has('header') ? API_VERSION_VARY : '', enabled.has('media_type') ? MEDIA_TYPE_VARY : ''].filter((name) => name !== '').join(', ');
+  const vary = [enabled.has('header') ? API_VERSION_VARY : '', enabled.has('media_type') ? MEDIA_TYPE_VARY : '']
+    .filter((name) => name !== '')
+    .join(', ');
   // Media types are case-insensitive (RFC 9110 §8.3.1); the tail runs to the next parameter or range.
   const mediaRange = new RegExp(`application/vnd\\.${vendor.replace(REGEX_SPECIALS, '\\$&')}\\.v([^,;\\s]*)`, 'gi');
   const pieceIsParameter = (piece: string): boolean => piece === parameter || piece.startsWith(`${parameter}=`);

@@ -82,7 +82,8 @@ export function collisionOf(resource: string, earlier: readonly string[]): strin
   }
   for (const other of earlier) {
     const otherForms = routeFormsOf(other);
-    if (forms.some((form) => otherForms.some((otherForm) => routesOverlap(form, otherForm)))) return `resource "${other}"`;
+    if (forms.some((form) => otherForms.some((otherForm) => routesOverlap(form, otherForm))))
+      return `resource "${other}"`;
   }
   return undefined;
 }

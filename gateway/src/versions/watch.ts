@@ -32,7 +32,11 @@ export interface PolicyWatch {
  * periodic check covers the events that never come, and re-arms the watch when the directory was
  * removed or replaced.
  */
-export function watchPolicyFile({ path, policies, checkIntervalMs = CHECK_INTERVAL_MS }: PolicyWatchOptions): PolicyWatch {
+export function watchPolicyFile({
+  path,
+  policies,
+  checkIntervalMs = CHECK_INTERVAL_MS,
+}: PolicyWatchOptions): PolicyWatch {
   const directory = dirname(path);
   let watcher: FSWatcher | undefined;
   let watchedInode: number | undefined;

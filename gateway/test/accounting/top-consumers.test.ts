@@ -25,7 +25,11 @@ describe('the consumer series of the table (api_version_consumer_requests_total)
       { version: 1, consumer: 'other', requests: 1 + 3 + 1 },
     ]);
     table.count(1, 'heavy', NOW);
-    expect(table.series().find(({ consumer }) => consumer === 'heavy')).toEqual({ version: 1, consumer: 'heavy', requests: 1 });
+    expect(table.series().find(({ consumer }) => consumer === 'heavy')).toEqual({
+      version: 1,
+      consumer: 'heavy',
+      requests: 1,
+    });
   });
 
   it('never lowers a series between two scrapes that both show it, and its series add up to every request (counters Prometheus can sum across replicas)', () => {
@@ -39,7 +43,8 @@ describe('the consumer series of the table (api_version_consumer_requests_total)
       counted += 5 + round;
       const current = new Map(table.series().map(({ consumer, requests }) => [consumer, requests]));
       expect(current.size).toBeLessThanOrEqual(21);
-      for (const [consumer, requests] of previous) if (current.has(consumer)) expect(current.get(consumer)).toBeGreaterThanOrEqual(requests);
+      for (const [consumer, requests] of previous)
+        if (current.has(consumer)) expect(current.get(consumer)).toBeGreaterThanOrEqual(requests);
       expect([...current.values()].reduce((sum, requests) => sum + requests, 0)).toBe(counted);
       previous = current;
     }

@@ -11,7 +11,13 @@ describe('the ring of per-second request counters', () => {
     ring.count(2, T0 + 1_000);
     ring.count(null, T0 + 2_000);
     ring.count(1, T0 + 299_000);
-    expect(ring.recent(T0 + 299_500)).toEqual({ byVersion: new Map([[1, 3], [2, 1]]), unversioned: 1 });
+    expect(ring.recent(T0 + 299_500)).toEqual({
+      byVersion: new Map([
+        [1, 3],
+        [2, 1],
+      ]),
+      unversioned: 1,
+    });
   });
 
   it('drops each second once it is 5 minutes old, also when its bucket is not reused', () => {
@@ -19,12 +25,17 @@ describe('the ring of per-second request counters', () => {
     ring.count(1, T0);
     ring.count(2, T0 + 1_000);
     // Second T0 leaves the window at T0 + 300 s; second T0 + 1 s one second later.
-    expect(ring.recent(T0 + (WINDOW_SECONDS - 1) * 1_000).byVersion).toEqual(new Map([[1, 1], [2, 1]]));
+    expect(ring.recent(T0 + (WINDOW_SECONDS - 1) * 1_000).byVersion).toEqual(
+      new Map([
+        [1, 1],
+        [2, 1],
+      ]),
+    );
     expect(ring.recent(T0 + WINDOW_SECONDS * 1_000).byVersion).toEqual(new Map([[2, 1]]));
     expect(ring.recent(T0 + (WINDOW_SECONDS + 1) * 1_000)).toEqual({ byVersion: new Map(), unversioned: 0 });
   });
 
-  it('reuses a bucket for a new second: the old second\'s counts of every version are cleared', () => {
+  it("reuses a bucket for a new second: the old second's counts of every version are cleared", () => {
     const ring = createTrafficRing();
     ring.count(1, T0);
     ring.count(null, T0);

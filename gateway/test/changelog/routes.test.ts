@@ -1,7 +1,16 @@
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Received, open } from '../../../test/support/raw-http.js';
-import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import {
+  TEST_REPLICA,
+  TODAY,
+  V1_SUNSET,
+  at,
+  buildTestGateway,
+  designPolicyFile,
+  lifecyclePolicyFile,
+  type TestGateway,
+} from '../helpers.js';
 
 /** No request reaches the backend: the changelog is the gateway's own. */
 const NO_BACKEND = 'http://127.0.0.1:9';
@@ -64,7 +73,7 @@ async function readFeed(gateway: TestGateway) {
 const idsOf = async (gateway: TestGateway) => (await readFeed(gateway)).entries.map(({ id }) => id);
 
 describe('GET /changelog', () => {
-  it('is an Atom 1.0 feed with an id, a title, a self link and the newest entry\'s instant as updated', async () => {
+  it("is an Atom 1.0 feed with an id, a title, a self link and the newest entry's instant as updated", async () => {
     const { feed, id } = await readFeed(await gatewayWith(lifecyclePolicyFile, V1_SUNSET));
     expect(id).toBe(ID.feed);
     expect(feed.title).toBe('API versions: changelog');
@@ -73,7 +82,7 @@ describe('GET /changelog', () => {
     expect(feed.updated?.toISOString()).toBe('2027-01-01T00:00:00.000Z');
   });
 
-  it('lists v1\'s deprecation once it is announced: title, sunset and successor, a link to the migration guide', async () => {
+  it("lists v1's deprecation once it is announced: title, sunset and successor, a link to the migration guide", async () => {
     const { entries } = await readFeed(await gatewayWith(designPolicyFile, TODAY));
     expect(entries).toEqual([
       {
@@ -135,7 +144,8 @@ describe('GET /changelog', () => {
       title: 'v1 removed: use v2',
       updated: '2027-01-01T00:00:00.000Z',
       url: V1_GUIDE,
-      description: 'Version 1 was removed on 2027-01-01: every request for it is answered 410. Its successor is version 2.',
+      description:
+        'Version 1 was removed on 2027-01-01: every request for it is answered 410. Its successor is version 2.',
       content: `<p>Version 1 was removed on 2027-01-01: every request for it is answered 410. Its successor is version 2.</p>\n<p><a href="${V1_GUIDE}">What changes from version 1 to version 2</a></p>`,
     });
   });
@@ -150,24 +160,31 @@ describe('GET /changelog', () => {
       ],
     };
     const { entries } = await readFeed(await gatewayWith(policy, at('2027-02-01T00:00:00Z')));
-    expect(entries.map(({ title }) => title)).toEqual(['v2 removed: use v3', 'v2 deprecated: removed on 2027-01-01', 'v1 deprecated: removed on 2027-03-01 12:30 UTC']);
+    expect(entries.map(({ title }) => title)).toEqual([
+      'v2 removed: use v3',
+      'v2 deprecated: removed on 2027-01-01',
+      'v1 deprecated: removed on 2027-03-01 12:30 UTC',
+    ]);
     expect(entries[0]?.url).toBe(`${ORIGIN}/versions/2/changes`);
   });
 
-  it('keeps every entry\'s id and date across two builds of the app, whatever the file\'s bytes and the time of serving', async () => {
+  it("keeps every entry's id and date across two builds of the app, whatever the file's bytes and the time of serving", async () => {
     // The same policy in another key order and layout: other bytes, so another policy_sha256.
     const reversed = (object: object): Record<string, unknown> => Object.fromEntries(Object.entries(object).reverse());
     const reordered = reversed({ ...lifecyclePolicyFile, versions: lifecyclePolicyFile.versions.map(reversed) });
     expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(lifecyclePolicyFile));
     const first = await gatewayWith(lifecyclePolicyFile, at('2026-12-08T12:00:00Z'));
     const second = await gatewayWith(reordered, at('2027-02-01T00:00:00Z'));
-    const sha256 = async (gateway: TestGateway) => (await gateway.app.inject({ url: '/versions' })).json<{ policy_sha256: string }>().policy_sha256;
+    const sha256 = async (gateway: TestGateway) =>
+      (await gateway.app.inject({ url: '/versions' })).json<{ policy_sha256: string }>().policy_sha256;
     expect(await sha256(first)).not.toBe(await sha256(second));
 
     const earlier = (await readFeed(first)).entries;
     const later = (await readFeed(second)).entries;
     expect(later.map(({ id }) => id)).toEqual([ID.v1Removed, ...earlier.map(({ id }) => id)]);
-    expect(later.slice(1).map(({ id, updated }) => ({ id, updated }))).toEqual(earlier.map(({ id, updated }) => ({ id, updated })));
+    expect(later.slice(1).map(({ id, updated }) => ({ id, updated }))).toEqual(
+      earlier.map(({ id, updated }) => ({ id, updated })),
+    );
     expect((await readFeed(first)).id).toBe((await readFeed(second)).id);
   });
 
@@ -179,7 +196,13 @@ describe('GET /changelog', () => {
     expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(await idsOf(gateway)).toEqual([ID.v1FirstBrownout, ID.v1Deprecated]);
 
-    gateway.setNextPolicy({ default_version: 1, versions: [{ version: 1, status: 'current' }, { version: 2, status: 'current' }] });
+    gateway.setNextPolicy({
+      default_version: 1,
+      versions: [
+        { version: 1, status: 'current' },
+        { version: 2, status: 'current' },
+      ],
+    });
     expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     const { entries, feed } = await readFeed(gateway);
     expect(entries).toEqual([]);
@@ -223,7 +246,7 @@ describe('GET /changelog', () => {
     expect(await maxAge('2027-02-01T00:00:00Z')).toBe('public, max-age=300');
   });
 
-  it('builds its links from the request\'s Host, and refuses one that names no host with 400 bad request', async () => {
+  it("builds its links from the request's Host, and refuses one that names no host with 400 bad request", async () => {
     const gateway = await gatewayWith(designPolicyFile, TODAY);
     for (const host of ['localhost:8080', '127.0.0.1', '[::1]:8080', 'gateway_1:8080']) {
       const res = await fetchFeed(gateway, { host });
@@ -278,7 +301,10 @@ describe('GET /changelog: who may call', () => {
   it('announces a scheduled key requirement and closed_to_new with the deprecation, each naming when it applies', async () => {
     const policy = {
       ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-10-01' }, closed_to_new: '2026-11-01' }, designPolicyFile.versions[1]],
+      versions: [
+        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-10-01' }, closed_to_new: '2026-11-01' },
+        designPolicyFile.versions[1],
+      ],
     };
     const { entries } = await readFeed(await gatewayWith(policy, at('2026-06-02T00:00:00Z')));
     expect(entries.map(({ id, title, updated }) => ({ id, title, updated }))).toEqual([
@@ -303,8 +329,14 @@ describe('GET /changelog: who may call', () => {
   });
 
   it('lists "consumer_key": "required" without a date', async () => {
-    const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]] };
+    const policy = {
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]],
+    };
     const { entries } = await readFeed(await gatewayWith(policy, TODAY));
-    expect(entries[0]).toMatchObject({ id: 'tag:version-router,2026:versions/1/keys_required/always', title: 'v1 requires an API key' });
+    expect(entries[0]).toMatchObject({
+      id: 'tag:version-router,2026:versions/1/keys_required/always',
+      title: 'v1 requires an API key',
+    });
   });
 });

@@ -8,21 +8,28 @@ import { V1_CHANGES } from './v1-changes.js';
 
 type Json = Record<string, unknown>;
 
-const step = (version: number, successor: number, changes: VersionChange[]): DerivationStep => ({ version, successor, changes });
+const step = (version: number, successor: number, changes: VersionChange[]): DerivationStep => ({
+  version,
+  successor,
+  changes,
+});
 
 /** The object at `keys`. */
 function at(document: unknown, ...keys: (string | number)[]): Json {
   return keys.reduce<Json>((inner, key) => (inner as Record<string | number, Json>)[key] as Json, document as Json);
 }
 
-const orderSchema = (document: unknown, path: string): Json => at(document, 'paths', path, 'get', 'responses', '200', 'content', 'application/json', 'schema');
+const orderSchema = (document: unknown, path: string): Json =>
+  at(document, 'paths', path, 'get', 'responses', '200', 'content', 'application/json', 'schema');
 
-describe('deriving a translated version\'s OpenAPI document from its successor\'s', () => {
+describe("deriving a translated version's OpenAPI document from its successor's", () => {
   const v2 = committedDocument(2);
   const v1 = deriveDocument(v2, [step(1, 2, V1_CHANGES)]) as Json;
 
-  it('moves the version\'s paths, info.version and prose; unversioned paths stay', () => {
-    expect(Object.keys(at(v1, 'paths'))).toEqual(Object.keys(at(v2, 'paths')).map((path) => path.replace(/^(\/api)?\/v2\//, '$1/v1/')));
+  it("moves the version's paths, info.version and prose; unversioned paths stay", () => {
+    expect(Object.keys(at(v1, 'paths'))).toEqual(
+      Object.keys(at(v2, 'paths')).map((path) => path.replace(/^(\/api)?\/v2\//, '$1/v1/')),
+    );
     expect(at(v1, 'info').version).toBe('1');
     expect(at(v1, 'info').description).toBe(
       'Major version 1: users (unversioned, the same in every version) and the version 1 representation of orders at /v1/orders/{id} and /api/v1/orders/{id}.',
@@ -32,7 +39,7 @@ describe('deriving a translated version\'s OpenAPI document from its successor\'
     expect(at(v1, 'paths', '/api/users')).toEqual(at(v2, 'paths', '/api/users'));
   });
 
-  it('gives each order path SPEC\'s version 1 representation: renamed, scaled to a number, the added field gone', () => {
+  it("gives each order path SPEC's version 1 representation: renamed, scaled to a number, the added field gone", () => {
     for (const path of ['/v1/orders/{id}', '/api/v1/orders/{id}']) {
       const schema = orderSchema(v1, path);
       expect(schema.properties).toEqual({
@@ -41,13 +48,19 @@ describe('deriving a translated version\'s OpenAPI document from its successor\'
         total: { type: 'number', description: "Version 2's `total_cents` divided by 100." },
       });
       expect(schema.required).toEqual(['id', 'user_id', 'total']);
-      expect(at(v1, 'paths', path, 'get', 'responses', '200', 'content', 'application/json').example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
+      expect(at(v1, 'paths', path, 'get', 'responses', '200', 'content', 'application/json').example).toEqual({
+        id: 'ord-1001',
+        user_id: 'user-1',
+        total: 19.99,
+      });
     }
     // Error responses pass unchanged, as the gateway passes error envelopes.
-    expect(at(v1, 'paths', '/v1/orders/{id}', 'get', 'responses', '404')).toEqual(at(v2, 'paths', '/v2/orders/{id}', 'get', 'responses', '404'));
+    expect(at(v1, 'paths', '/v1/orders/{id}', 'get', 'responses', '404')).toEqual(
+      at(v2, 'paths', '/v2/orders/{id}', 'get', 'responses', '404'),
+    );
   });
 
-  it('says nothing a client depends on that the backend\'s own version 1 document does not (the declarations are SPEC\'s v1)', () => {
+  it("says nothing a client depends on that the backend's own version 1 document does not (the declarations are SPEC's v1)", () => {
     const backendV1 = committedDocument(1);
     expect(compareDocuments(backendV1, v1).filter((change) => !change.documentation)).toEqual([]);
   });
@@ -65,7 +78,10 @@ describe('deriving a translated version\'s OpenAPI document from its successor\'
       schema.required = (schema.required as string[]).map((name) => (name === 'customer_id' ? 'client_id' : name));
     };
     for (const path of ['/v3/orders/{id}', '/api/v3/orders/{id}']) renamed(orderSchema(v3, path));
-    const chain = [step(2, 3, [{ resource: '/orders/:id', op: 'rename', field: 'customer_id', to: 'client_id' }]), step(1, 2, V1_CHANGES)];
+    const chain = [
+      step(2, 3, [{ resource: '/orders/:id', op: 'rename', field: 'customer_id', to: 'client_id' }]),
+      step(1, 2, V1_CHANGES),
+    ];
     const derived = deriveDocument(v3, chain) as Json;
     expect(Object.keys(orderSchema(derived, '/v1/orders/{id}').properties as Json)).toEqual(['user_id', 'id', 'total']);
     expect(at(derived, 'info').version).toBe('1');
@@ -90,7 +106,10 @@ describe('deriving a translated version\'s OpenAPI document from its successor\'
                           type: 'array',
                           items: {
                             type: 'object',
-                            properties: { customer_id: { type: 'string' }, status: { type: 'string', enum: ['enabled', 'disabled'] } },
+                            properties: {
+                              customer_id: { type: 'string' },
+                              status: { type: 'string', enum: ['enabled', 'disabled'] },
+                            },
                             required: ['customer_id', 'status'],
                           },
                         },
@@ -108,7 +127,13 @@ describe('deriving a translated version\'s OpenAPI document from its successor\'
     };
     const changes: VersionChange[] = [
       { resource: '/carts/:id', op: 'rename', field: 'items[].user_id', to: 'items[].customer_id' },
-      { resource: '/carts/:id', op: 'map', field: 'items[].status', values: { active: 'enabled', inactive: 'disabled' }, description: 'Active or inactive.' },
+      {
+        resource: '/carts/:id',
+        op: 'map',
+        field: 'items[].status',
+        values: { active: 'enabled', inactive: 'disabled' },
+        description: 'Active or inactive.',
+      },
       { resource: '/carts/:id', op: 'remove', field: 'items[].legacy', value: false },
     ];
     const derived = deriveDocument(page, [step(1, 2, changes)]);
@@ -132,7 +157,11 @@ describe('deriving a translated version\'s OpenAPI document from its successor\'
       paths: {
         '/v2/notes': {
           post: {
-            requestBody: { content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } } },
+            requestBody: {
+              content: {
+                'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } },
+              },
+            },
             responses: { '201': { description: 'created' } },
           },
         },

@@ -21,7 +21,9 @@ export function committedDocument(version: number): Json {
  */
 export function ordersDocument(version: number): Json {
   const document = committedDocument(version);
-  const paths = Object.entries(document.paths as Json).filter(([path]) => !VERSIONED_PATH.test(path) || ORDER_PATH.test(path));
+  const paths = Object.entries(document.paths as Json).filter(
+    ([path]) => !VERSIONED_PATH.test(path) || ORDER_PATH.test(path),
+  );
   return { ...document, paths: Object.fromEntries(paths) };
 }
 
@@ -39,13 +41,19 @@ export interface DocumentBackend {
 }
 
 export async function startDocumentBackend(): Promise<DocumentBackend> {
-  const backend = { documents: new Map([1, 2].map((version) => [`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version))])), seen: [], silent: false } as unknown as DocumentBackend;
+  const backend = {
+    documents: new Map([1, 2].map((version) => [`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version))])),
+    seen: [],
+    silent: false,
+  } as unknown as DocumentBackend;
   const server: Server = createServer((req, res) => {
     backend.seen.push({ url: req.url ?? '', headers: req.headers });
     if (backend.silent) return;
     const document = backend.documents.get(req.url ?? '');
-    if (document === undefined && !(req.url ?? '').endsWith('/openapi.json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    else if (document === undefined) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
+    if (document === undefined && !(req.url ?? '').endsWith('/openapi.json'))
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    else if (document === undefined)
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
     else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(document);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

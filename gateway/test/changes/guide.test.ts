@@ -13,11 +13,17 @@ function node(document: Json, ...keys: string[]): Json {
 
 /** A document as version `to` would publish it: the same operations under `/v{to}` paths. */
 function asVersion(document: Json, from: number, to: number): Json {
-  const paths = Object.entries(node(document, 'paths')).map(([path, item]) => [path.replace(`/v${from}/`, `/v${to}/`), item]);
+  const paths = Object.entries(node(document, 'paths')).map(([path, item]) => [
+    path.replace(`/v${from}/`, `/v${to}/`),
+    item,
+  ]);
   return { ...document, paths: Object.fromEntries(paths) };
 }
 const short = (changes: { change: string; kind: string; name: string; where: string; breaking: boolean }[]) =>
-  changes.map(({ change, kind, name, where, breaking }) => `${change} ${kind} ${name}${where === '' ? '' : ` in ${where}`}${breaking ? ' (breaking)' : ''}`);
+  changes.map(
+    ({ change, kind, name, where, breaking }) =>
+      `${change} ${kind} ${name}${where === '' ? '' : ` in ${where}`}${breaking ? ' (breaking)' : ''}`,
+  );
 
 describe('the migration guide from two OpenAPI documents', () => {
   it('lists v1 → v2 per order operation: user_id and total removed (breaking), customer_id, total_cents and currency added', () => {
@@ -29,7 +35,14 @@ describe('the migration guide from two OpenAPI documents', () => {
       'added field total_cents in response 200 (application/json)',
       'added field currency in response 200 (application/json)',
     ];
-    expect(guide.operations.map(({ method, path, successor_path, changes }) => ({ method, path, successor_path, changes: short(changes) }))).toEqual([
+    expect(
+      guide.operations.map(({ method, path, successor_path, changes }) => ({
+        method,
+        path,
+        successor_path,
+        changes: short(changes),
+      })),
+    ).toEqual([
       { method: 'GET', path: '/v1/orders/{id}', successor_path: '/v2/orders/{id}', changes: expected },
       { method: 'GET', path: '/api/v1/orders/{id}', successor_path: '/api/v2/orders/{id}', changes: expected },
     ]);
@@ -41,22 +54,44 @@ describe('the migration guide from two OpenAPI documents', () => {
       breaking: true,
       description: '[Removed] property `user_id` in Response 200 content (application/json)',
     });
-    expect(guide).toMatchObject({ version: 1, successor: 2, breaking_changes: 4, compatible_changes: 6, other_changes: [] });
+    expect(guide).toMatchObject({
+      version: 1,
+      successor: 2,
+      breaking_changes: 4,
+      compatible_changes: 6,
+      other_changes: [],
+    });
   });
 
   it('names endpoints, parameters, statuses, headers and nested fields, and leaves prose out', () => {
     const before = ordersDocument(2);
     const after = asVersion(ordersDocument(2), 2, 3);
     const page = node(after, 'paths', '/api/users/page', 'get');
-    page.parameters = [...(page.parameters as Json[]).filter((parameter) => parameter.name !== 'cursor'), { in: 'query', name: 'sort', required: true, schema: { type: 'string' } }];
-    node(page, 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'items', 'items', 'properties').nickname = { type: 'string' };
+    page.parameters = [
+      ...(page.parameters as Json[]).filter((parameter) => parameter.name !== 'cursor'),
+      { in: 'query', name: 'sort', required: true, schema: { type: 'string' } },
+    ];
+    node(
+      page,
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'schema',
+      'properties',
+      'items',
+      'items',
+      'properties',
+    ).nickname = { type: 'string' };
     node(page, 'responses', '200').headers = { 'X-Total': { schema: { type: 'integer' } } };
     page.summary = 'Reworded';
     delete node(after, 'paths', '/api/users').post;
     delete node(after, 'paths', '/v3/orders/{id}', 'get', 'responses')['404'];
     node(after, 'paths')['/v3/orders/{id}/items'] = { get: { responses: { 200: { description: 'items' } } } };
     const guide = buildMigrationGuide(2, 3, before, after);
-    const byOperation = Object.fromEntries(guide.operations.map((operation) => [`${operation.method} ${operation.path}`, short(operation.changes)]));
+    const byOperation = Object.fromEntries(
+      guide.operations.map((operation) => [`${operation.method} ${operation.path}`, short(operation.changes)]),
+    );
     expect(byOperation).toEqual({
       'POST /api/users': ['removed endpoint  (breaking)'],
       'GET /api/users/page': [
@@ -68,7 +103,9 @@ describe('the migration guide from two OpenAPI documents', () => {
       'GET /v2/orders/{id}': ['removed status 404 (breaking)'],
       'GET /v2/orders/{id}/items': ['added endpoint '],
     });
-    expect(guide.operations.find((operation) => operation.path === '/v2/orders/{id}/items')?.successor_path).toBe('/v3/orders/{id}/items');
+    expect(guide.operations.find((operation) => operation.path === '/v2/orders/{id}/items')?.successor_path).toBe(
+      '/v3/orders/{id}/items',
+    );
   });
 
   it('finds nothing between a document and itself', () => {
@@ -82,7 +119,7 @@ describe('the migration guide from two OpenAPI documents', () => {
     });
   });
 
-  it('lists the policy\'s declarations first on each operation of their resource, then only what they do not explain', () => {
+  it("lists the policy's declarations first on each operation of their resource, then only what they do not explain", () => {
     const after = ordersDocument(2);
     const before = deriveDocument(after, [{ version: 1, successor: 2, changes: V1_CHANGES }]) as Json;
     // One difference no declaration explains: version 1's order path lost its 404.
@@ -112,10 +149,24 @@ describe('the migration guide from two OpenAPI documents', () => {
         breaking: true,
         description: 'total_cents is total × 100.',
       },
-      { change: 'added', kind: 'field', name: 'currency', where: '', declared: true, breaking: false, description: 'currency is new.' },
+      {
+        change: 'added',
+        kind: 'field',
+        name: 'currency',
+        where: '',
+        declared: true,
+        breaking: false,
+        description: 'currency is new.',
+      },
     ];
     expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
-      { path: '/v1/orders/{id}', changes: [...declared, expect.objectContaining({ change: 'added', kind: 'status', name: '404', breaking: false })] },
+      {
+        path: '/v1/orders/{id}',
+        changes: [
+          ...declared,
+          expect.objectContaining({ change: 'added', kind: 'status', name: '404', breaking: false }),
+        ],
+      },
       { path: '/api/v1/orders/{id}', changes: declared },
     ]);
     expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 3 });
@@ -127,10 +178,33 @@ describe('the migration guide from two OpenAPI documents', () => {
       { resource: '/orders/:id', op: 'map' as const, field: 'state', values: { open: 'pending' } },
       { resource: '/orders/:id', op: 'remove' as const, field: 'legacy' },
     ];
-    const guide = buildMigrationGuide(1, 2, deriveDocument(after, [{ version: 1, successor: 2, changes }]), after, changes);
+    const guide = buildMigrationGuide(
+      1,
+      2,
+      deriveDocument(after, [{ version: 1, successor: 2, changes }]),
+      after,
+      changes,
+    );
     expect(guide.operations[0]?.changes).toEqual([
-      { change: 'mapped', kind: 'field', name: 'state', values: { open: 'pending' }, where: '', declared: true, breaking: true, description: 'state takes other values.' },
-      { change: 'removed', kind: 'field', name: 'legacy', where: '', declared: true, breaking: true, description: 'legacy is gone.' },
+      {
+        change: 'mapped',
+        kind: 'field',
+        name: 'state',
+        values: { open: 'pending' },
+        where: '',
+        declared: true,
+        breaking: true,
+        description: 'state takes other values.',
+      },
+      {
+        change: 'removed',
+        kind: 'field',
+        name: 'legacy',
+        where: '',
+        declared: true,
+        breaking: true,
+        description: 'legacy is gone.',
+      },
     ]);
   });
 });

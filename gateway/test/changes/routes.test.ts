@@ -17,7 +17,12 @@ interface Guide {
   version: number;
   successor: number;
   breaking_changes: number;
-  operations: { method: string; path: string; successor_path: string; changes: { change: string; kind: string; name: string; where: string; breaking: boolean }[] }[];
+  operations: {
+    method: string;
+    path: string;
+    successor_path: string;
+    changes: { change: string; kind: string; name: string; where: string; breaking: boolean }[];
+  }[];
 }
 
 let backend: DocumentBackend;
@@ -33,7 +38,10 @@ afterEach(async () => {
 });
 
 const get = (url: string, headers: Record<string, string> = {}) => gateway.app.inject({ method: 'GET', url, headers });
-const fieldsOf = (guide: Guide) => guide.operations.map(({ changes }) => changes.map(({ change, kind, name, where, breaking }) => ({ change, kind, name, where, breaking })));
+const fieldsOf = (guide: Guide) =>
+  guide.operations.map(({ changes }) =>
+    changes.map(({ change, kind, name, where, breaking }) => ({ change, kind, name, where, breaking })),
+  );
 
 describe('GET /versions/{n}/changes', () => {
   it('answers JSON by default: per operation, user_id and total removed (breaking), customer_id, total_cents, currency added', async () => {
@@ -44,10 +52,9 @@ describe('GET /versions/{n}/changes', () => {
       expect(res.headers.vary).toBe('Accept');
       const guide = res.json<Guide>();
       expect(guide).toMatchObject({ version: 1, successor: 2, breaking_changes: 4 });
-      expect(guide.operations.map(({ method, path, successor_path }) => `${method} ${path} → ${successor_path}`)).toEqual([
-        'GET /v1/orders/{id} → /v2/orders/{id}',
-        'GET /api/v1/orders/{id} → /api/v2/orders/{id}',
-      ]);
+      expect(
+        guide.operations.map(({ method, path, successor_path }) => `${method} ${path} → ${successor_path}`),
+      ).toEqual(['GET /v1/orders/{id} → /v2/orders/{id}', 'GET /api/v1/orders/{id} → /api/v2/orders/{id}']);
       expect(fieldsOf(guide)).toEqual([FIELDS_V1_TO_V2, FIELDS_V1_TO_V2]);
     }
   });
@@ -68,41 +75,73 @@ describe('GET /versions/{n}/changes', () => {
         'x-content-type-options': 'nosniff',
         vary: 'Accept',
       });
-      expect(GUIDE_PAGE_CSP).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+      expect(GUIDE_PAGE_CSP).toMatch(
+        /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+      );
       expect(res.body).toContain('<title>Moving from v1 to v2</title>');
-      expect(res.body).toContain('Version 1 is deprecated from 2026-06-01; it is removed on 2027-01-01 (answered 410 from then on).');
+      expect(res.body).toContain(
+        'Version 1 is deprecated from 2026-06-01; it is removed on 2027-01-01 (answered 410 from then on).',
+      );
       expect(res.body).toContain('<p class="summary">4 breaking changes and 6 compatible changes in 2 operations.');
       expect(res.body).toContain('<h2><code>GET /v1/orders/{id}</code> → <code>GET /v2/orders/{id}</code></h2>');
-      expect(res.body).toContain('<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td class="where">response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>');
-      expect(res.body).toContain('<tr class="is-compatible"><td>added</td><td>field</td><td><code>currency</code></td>');
+      expect(res.body).toContain(
+        '<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td class="where">response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>',
+      );
+      expect(res.body).toContain(
+        '<tr class="is-compatible"><td>added</td><td>field</td><td><code>currency</code></td>',
+      );
       expect(res.body).toContain('Without a declaration, a renamed field shows as one field removed and one added');
       expect(res.body).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
       expect([...res.body.matchAll(/<style>/g)]).toHaveLength(1);
     }
   });
 
-  it.each(['/versions/2/changes', '/versions/9/changes', '/versions/0/changes', '/versions/01/changes', '/versions/x/changes', '/versions/1.0/changes'])(
-    'answers 404 not found for %s (no such version, or no successor), without asking the backend',
-    async (url) => {
-      const res = await get(url, { accept: 'text/html' });
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'not found', code: 404 });
-      expect(backend.seen).toHaveLength(0);
-    },
-  );
+  it.each([
+    '/versions/2/changes',
+    '/versions/9/changes',
+    '/versions/0/changes',
+    '/versions/01/changes',
+    '/versions/x/changes',
+    '/versions/1.0/changes',
+  ])('answers 404 not found for %s (no such version, or no successor), without asking the backend', async (url) => {
+    const res = await get(url, { accept: 'text/html' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'not found', code: 404 });
+    expect(backend.seen).toHaveLength(0);
+  });
 
   it('follows a changed document and a reloaded policy, and reuses the guide while neither changes', async () => {
     const first = await get('/versions/1/changes', { accept: 'text/html' });
     expect((await get('/versions/1/changes', { accept: 'text/html' })).body).toBe(first.body);
 
-    const v2 = ordersDocument(2) as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }> };
-    const properties = v2.paths['/v2/orders/{id}']?.get.responses['200']?.content['application/json']?.schema.properties ?? {};
+    const v2 = ordersDocument(2) as {
+      paths: Record<
+        string,
+        {
+          get: {
+            responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+          };
+        }
+      >;
+    };
+    const properties =
+      v2.paths['/v2/orders/{id}']?.get.responses['200']?.content['application/json']?.schema.properties ?? {};
     properties.note = { type: 'string' };
     backend.documents.set('/v2/openapi.json', JSON.stringify(v2));
     const changed = (await get('/versions/1/changes')).json<Guide>();
-    expect(changed.operations[0]?.changes.map(({ name }) => name)).toEqual(['user_id', 'total', 'customer_id', 'total_cents', 'currency', 'note']);
+    expect(changed.operations[0]?.changes.map(({ name }) => name)).toEqual([
+      'user_id',
+      'total',
+      'customer_id',
+      'total_cents',
+      'currency',
+      'note',
+    ]);
 
-    gateway.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], sunset: '2027-03-01T00:00:00Z' }, designPolicyFile.versions[1]] });
+    gateway.setNextPolicy({
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], sunset: '2027-03-01T00:00:00Z' }, designPolicyFile.versions[1]],
+    });
     expect((await (await gateway.admin()).inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
     expect((await get('/versions/1/changes', { accept: 'text/html' })).body).toContain('it is removed on 2027-03-01');
   });
@@ -120,7 +159,9 @@ describe('GET /versions/{n}/changes', () => {
     const slow = await get('/versions/1/changes', { accept: 'text/html' });
     expect(slow.statusCode).toBe(504);
     expect(slow.json()).toEqual({ error: 'gateway timeout', code: 504 });
-    expect(gateway.logs.some((line) => line.msg === "migration guide: the backend's OpenAPI documents are unavailable")).toBe(true);
+    expect(
+      gateway.logs.some((line) => line.msg === "migration guide: the backend's OpenAPI documents are unavailable"),
+    ).toBe(true);
   });
 
   it('answers 502 bad gateway, naming no internal address, when the backend refuses connections', async () => {
@@ -135,18 +176,26 @@ describe('GET /versions/{n}/changes', () => {
     const res = await admin.inject({ method: 'GET', url: '/versions/1/changes', headers: { accept: 'text/html' } });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<title>Moving from v1 to v2</title>');
-    expect((await admin.inject({ method: 'GET', url: '/' })).body).toContain('<a href="/versions/1/changes">what changes</a>');
+    expect((await admin.inject({ method: 'GET', url: '/' })).body).toContain(
+      '<a href="/versions/1/changes">what changes</a>',
+    );
   });
 
   it('refuses a resource template that would shadow the guide', async () => {
     gateway.setNextPolicy({ ...designPolicyFile, resources: ['/versions/:id/changes'] });
     const res = await (await gateway.admin()).inject({ method: 'POST', url: '/-/reload' });
-    expect(res.json()).toMatchObject({ error: 'invalid version policy', details: 'invalid at resources.0: "/versions/:id/changes" collides with /versions/:version/changes' });
+    expect(res.json()).toMatchObject({
+      error: 'invalid version policy',
+      details: 'invalid at resources.0: "/versions/:id/changes" collides with /versions/:version/changes',
+    });
   });
 });
 
 describe('GET /versions/{n}/changes of a version declared as changes', () => {
-  const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]] };
+  const policy = {
+    ...designPolicyFile,
+    versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+  };
   let declaring: TestGateway;
   beforeEach(async () => {
     declaring = await buildTestGateway(backend.url, { policy });
@@ -155,12 +204,21 @@ describe('GET /versions/{n}/changes of a version declared as changes', () => {
     await declaring.app.close();
   });
 
-  it('lists the declarations as JSON, derives version 1\'s document from version 2\'s and finds nothing else', async () => {
+  it("lists the declarations as JSON, derives version 1's document from version 2's and finds nothing else", async () => {
     const res = await declaring.app.inject({ url: '/versions/1/changes' });
     expect(res.statusCode).toBe(200);
     const guide = res.json<Guide & { compatible_changes: number }>();
     const declared = [
-      { change: 'renamed', kind: 'field', name: 'user_id', where: '', breaking: true, declared: true, to: 'customer_id', description: 'The customer identifier under its old name.' },
+      {
+        change: 'renamed',
+        kind: 'field',
+        name: 'user_id',
+        where: '',
+        breaking: true,
+        declared: true,
+        to: 'customer_id',
+        description: 'The customer identifier under its old name.',
+      },
       {
         change: 'converted',
         kind: 'field',
@@ -174,7 +232,15 @@ describe('GET /versions/{n}/changes of a version declared as changes', () => {
         to_type: 'integer',
         description: 'total_cents is total × 100.',
       },
-      { change: 'added', kind: 'field', name: 'currency', where: '', breaking: false, declared: true, description: 'currency is new.' },
+      {
+        change: 'added',
+        kind: 'field',
+        name: 'currency',
+        where: '',
+        breaking: false,
+        declared: true,
+        description: 'currency is new.',
+      },
     ];
     expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
       { path: '/v1/orders/{id}', changes: declared },
@@ -192,7 +258,9 @@ describe('GET /versions/{n}/changes of a version declared as changes', () => {
     expect(text).toContain('renamed user_id → customer_id breaking The customer identifier under its old name.');
     expect(text).toContain('converted total (decimal) → total_cents (integer, × 100) breaking');
     expect(text).toContain('added currency compatible');
-    expect(res.body).toContain('<li class="is-breaking">renamed <code>user_id</code> → <code>customer_id</code> <span class="tag breaking">breaking</span>');
+    expect(res.body).toContain(
+      '<li class="is-breaking">renamed <code>user_id</code> → <code>customer_id</code> <span class="tag breaking">breaking</span>',
+    );
     // Nothing else differs: no table of the documents' differences.
     expect(res.body).not.toContain('<table');
   });

@@ -26,14 +26,23 @@ async function start(options: Parameters<typeof buildTestGateway>[1] = {}): Prom
 const lastSeen = () => stub.seen.at(-1);
 
 /** The policy as shipped, v2 requiring keys. */
-const v2RequiresKeys = { ...designPolicyFile, versions: [designPolicyFile.versions[0], { version: 2, status: 'current', consumer_key: 'required' }] };
+const v2RequiresKeys = {
+  ...designPolicyFile,
+  versions: [designPolicyFile.versions[0], { version: 2, status: 'current', consumer_key: 'required' }],
+};
 
 describe('API-Key on a forwarded request', () => {
   it('sends the backend API-Consumer for a valid key, never the key; a client API-Consumer never passes', async () => {
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'acme');
     const { app } = await start({ consumerStore: store });
-    for (const url of ['/v2/orders/ord-1', '/orders/ord-1', '/api/v1/orders/ord-1', '/api/users', '/api/users/user-1']) {
+    for (const url of [
+      '/v2/orders/ord-1',
+      '/orders/ord-1',
+      '/api/v1/orders/ord-1',
+      '/api/users',
+      '/api/users/user-1',
+    ]) {
       const res = await app.inject({ url, headers: { 'api-key': key, 'api-consumer': 'someone-else' } });
       expect(res.statusCode, url).toBe(200);
       expect(lastSeen()?.headers['api-consumer'], url).toBe('acme');
@@ -50,26 +59,29 @@ describe('API-Key on a forwarded request', () => {
     ['an unknown key', generateKey().key],
     ['a known key id with another secret', 'KNOWN'],
     ['two keys', 'TWICE'],
-  ])('answers %s 401 invalid API key with WWW-Authenticate and the version headers, without calling the backend', async (_what, given) => {
-    const store = createMemoryConsumerStore();
-    const { key } = await consumerWithKey(store, 'acme');
-    const sent = given === 'KNOWN' ? `${key.slice(0, 16)}${'A'.repeat(43)}` : given === 'TWICE' ? [key, key] : given;
-    const { app } = await start({ consumerStore: store });
-    const before = stub.seen.length;
-    const res = await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': sent } });
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'invalid API key', code: 401 });
-    expect(res.headers['www-authenticate']).toBe('API-Key');
-    expect(res.headers['api-supported-versions']).toBe('2');
-    expect(res.headers['api-deprecated-versions']).toBe('1');
-    expect(res.headers.deprecation).toBe('true');
-    expect(res.headers.link).toBe('</v2/orders/ord-1>; rel="successor-version"');
-    const users = await app.inject({ url: '/api/users', headers: { 'api-key': sent } });
-    expect(users.statusCode).toBe(401);
-    expect(users.json()).toEqual({ error: 'invalid API key', code: 401 });
-    expect(users.headers['www-authenticate']).toBe('API-Key');
-    expect(stub.seen.length).toBe(before);
-  });
+  ])(
+    'answers %s 401 invalid API key with WWW-Authenticate and the version headers, without calling the backend',
+    async (_what, given) => {
+      const store = createMemoryConsumerStore();
+      const { key } = await consumerWithKey(store, 'acme');
+      const sent = given === 'KNOWN' ? `${key.slice(0, 16)}${'A'.repeat(43)}` : given === 'TWICE' ? [key, key] : given;
+      const { app } = await start({ consumerStore: store });
+      const before = stub.seen.length;
+      const res = await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': sent } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: 'invalid API key', code: 401 });
+      expect(res.headers['www-authenticate']).toBe('API-Key');
+      expect(res.headers['api-supported-versions']).toBe('2');
+      expect(res.headers['api-deprecated-versions']).toBe('1');
+      expect(res.headers.deprecation).toBe('true');
+      expect(res.headers.link).toBe('</v2/orders/ord-1>; rel="successor-version"');
+      const users = await app.inject({ url: '/api/users', headers: { 'api-key': sent } });
+      expect(users.statusCode).toBe(401);
+      expect(users.json()).toEqual({ error: 'invalid API key', code: 401 });
+      expect(users.headers['www-authenticate']).toBe('API-Key');
+      expect(stub.seen.length).toBe(before);
+    },
+  );
 
   it('refuses a revoked key at once on the replica that revoked it, and after its next poll on another', async () => {
     const store = createMemoryConsumerStore();
@@ -79,10 +91,15 @@ describe('API-Key on a forwarded request', () => {
     const other = await buildTestGateway(stub.url, { consumerStore: store });
     try {
       expect((await other.app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
-      expect((await (await test.admin()).inject({ method: 'DELETE', url: `/consumers/acme/keys/${keyId}` })).statusCode).toBe(204);
+      expect(
+        (await (await test.admin()).inject({ method: 'DELETE', url: `/consumers/acme/keys/${keyId}` })).statusCode,
+      ).toBe(204);
       expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(401);
       await other.app.consumers.keys.refresh();
-      expect((await other.app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).json()).toEqual({ error: 'invalid API key', code: 401 });
+      expect((await other.app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).json()).toEqual({
+        error: 'invalid API key',
+        code: 401,
+      });
     } finally {
       await other.app.close();
     }
@@ -98,7 +115,11 @@ describe('API-Key on a forwarded request', () => {
     store.down = true;
     await app.consumers.keys.refresh();
     expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
-    expect(gateway?.logs.some((line) => line.msg === 'consumer store unreachable; checking keys against the last known ones')).toBe(true);
+    expect(
+      gateway?.logs.some(
+        (line) => line.msg === 'consumer store unreachable; checking keys against the last known ones',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -121,47 +142,81 @@ describe('consumer_key: "required"', () => {
   });
 
   it('says where keys come from with CONSUMER_KEYS_URL: in details and a rel="help" Link beside the version\'s own', async () => {
-    const { app } = await start({ policy: { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]] }, consumerKeysUrl: 'https://developer.example.com/keys' });
+    const { app } = await start({
+      policy: {
+        ...designPolicyFile,
+        versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]],
+      },
+      consumerKeysUrl: 'https://developer.example.com/keys',
+    });
     const res = await app.inject({ url: '/v1/orders/ord-1' });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'API key required', code: 401, details: 'send your key in the API-Key header; how to get one: https://developer.example.com/keys' });
-    expect(res.headers.link).toBe('</v2/orders/ord-1>; rel="successor-version", <https://developer.example.com/keys>; rel="help"');
+    expect(res.json()).toEqual({
+      error: 'API key required',
+      code: 401,
+      details: 'send your key in the API-Key header; how to get one: https://developer.example.com/keys',
+    });
+    expect(res.headers.link).toBe(
+      '</v2/orders/ord-1>; rel="successor-version", <https://developer.example.com/keys>; rel="help"',
+    );
     const invalid = await app.inject({ url: '/api/users', headers: { 'api-key': 'not-a-key' } });
     expect(invalid.json()).toEqual({
       error: 'invalid API key',
       code: 401,
-      details: 'the API-Key header holds no valid key (malformed, unknown or revoked); how to get one: https://developer.example.com/keys',
+      details:
+        'the API-Key header holds no valid key (malformed, unknown or revoked); how to get one: https://developer.example.com/keys',
     });
     expect(invalid.headers.link).toBe('<https://developer.example.com/keys>; rel="help"');
   });
 
   it('applies a scheduled requirement ({"required_from": …}) from its instant on, and GET /versions says so', async () => {
-    const scheduled = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' } }, designPolicyFile.versions[1]] };
+    const scheduled = {
+      ...designPolicyFile,
+      versions: [
+        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' } },
+        designPolicyFile.versions[1],
+      ],
+    };
     const test = await start({ policy: scheduled });
     expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
-    const v1 = async () => (await test.app.inject({ url: '/versions' })).json<{ versions: Record<string, unknown>[] }>().versions[0];
-    expect(await v1()).toMatchObject({ consumer_key: 'optional', consumer_key_required_from: '2026-12-01T00:00:00.000Z', closed_to_new: null });
+    const v1 = async () =>
+      (await test.app.inject({ url: '/versions' })).json<{ versions: Record<string, unknown>[] }>().versions[0];
+    expect(await v1()).toMatchObject({
+      consumer_key: 'optional',
+      consumer_key_required_from: '2026-12-01T00:00:00.000Z',
+      closed_to_new: null,
+    });
     test.setNow(at('2026-12-01T00:00:00Z'));
     expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(401);
-    expect(await v1()).toMatchObject({ consumer_key: 'required', consumer_key_required_from: '2026-12-01T00:00:00.000Z' });
+    expect(await v1()).toMatchObject({
+      consumer_key: 'required',
+      consumer_key_required_from: '2026-12-01T00:00:00.000Z',
+    });
   });
 
   it('refuses closed_to_new before a scheduled key requirement', async () => {
     const test = await start();
     test.setNextPolicy({
       ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-11-30' }, designPolicyFile.versions[1]],
+      versions: [
+        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-11-30' },
+        designPolicyFile.versions[1],
+      ],
     });
     expect(test.app.versionPolicies.reload()).toEqual({
       ok: false,
-      reason: 'invalid at versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+      reason:
+        'invalid at versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
     });
   });
 
   it("lets the version's own refusals win: a removed version answers 410 without a key", async () => {
     const { app } = await start({
       now: at('2027-02-01T00:00:00Z'),
-      policy: { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]] },
+      policy: {
+        ...designPolicyFile,
+        versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]],
+      },
     });
     expect((await app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(410);
   });
@@ -171,7 +226,10 @@ describe('closed_to_new', () => {
   const CLOSED = '2026-09-01';
   const closedPolicy = {
     ...designPolicyFile,
-    versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required', closed_to_new: CLOSED }, designPolicyFile.versions[1]],
+    versions: [
+      { ...designPolicyFile.versions[0], consumer_key: 'required', closed_to_new: CLOSED },
+      designPolicyFile.versions[1],
+    ],
   };
 
   it('refuses a consumer with no use of the version before the date 403, with the successor Link; earlier consumers keep it', async () => {
@@ -218,7 +276,9 @@ describe('closed_to_new', () => {
     expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
     test.setNow(at('2026-09-01T00:00:00Z'));
     expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': late.key } })).statusCode).toBe(403);
-    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': atClosing.key } })).statusCode).toBe(403);
+    expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': atClosing.key } })).statusCode).toBe(
+      403,
+    );
     test.setNow(TODAY);
     expect((await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
   });
@@ -235,7 +295,10 @@ describe('closed_to_new', () => {
 
   it('refuses a reload that closes a version without requiring keys, and keeps the policy in force', async () => {
     const test = await start();
-    test.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], closed_to_new: CLOSED }, designPolicyFile.versions[1]] });
+    test.setNextPolicy({
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], closed_to_new: CLOSED }, designPolicyFile.versions[1]],
+    });
     const res = await (await test.admin()).inject({ method: 'POST', url: '/-/reload' });
     expect(res.statusCode).toBe(400);
     expect(res.json<{ details: string }>().details).toContain('closed_to_new needs "consumer_key": "required"');
@@ -256,7 +319,11 @@ describe('the ledger, fed by requests', () => {
     await app.inject({ url: '/v1/orders/ord-1' });
     await app.inject({ url: '/api/users', headers });
     // The first use of each version is in the store before any flush.
-    expect((await store.changesSince(0)).firstUses.map(({ consumerId, version, firstSeenMs }) => [consumerId, version, firstSeenMs]).sort()).toEqual([
+    expect(
+      (await store.changesSince(0)).firstUses
+        .map(({ consumerId, version, firstSeenMs }) => [consumerId, version, firstSeenMs])
+        .sort(),
+    ).toEqual([
       ['acme', 1, TODAY],
       ['acme', 2, TODAY],
     ]);
@@ -264,10 +331,38 @@ describe('the ledger, fed by requests', () => {
     await app.close();
     gateway = undefined;
     expect(await store.usageOf('acme')).toEqual([
-      { consumer_id: 'acme', version: 1, operation: 'GET /api/v1/orders/{id}', requests: 1, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
-      { consumer_id: 'acme', version: 1, operation: 'GET /orders/{id}', requests: 1, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
-      { consumer_id: 'acme', version: 1, operation: 'GET /v1/orders/{id}', requests: 2, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
-      { consumer_id: 'acme', version: 2, operation: 'DELETE /v2/orders/{id}', requests: 1, first_seen: '2026-11-22T12:00:00.000Z', last_seen: '2026-11-22T12:00:00.000Z' },
+      {
+        consumer_id: 'acme',
+        version: 1,
+        operation: 'GET /api/v1/orders/{id}',
+        requests: 1,
+        first_seen: '2026-11-22T12:00:00.000Z',
+        last_seen: '2026-11-22T12:00:00.000Z',
+      },
+      {
+        consumer_id: 'acme',
+        version: 1,
+        operation: 'GET /orders/{id}',
+        requests: 1,
+        first_seen: '2026-11-22T12:00:00.000Z',
+        last_seen: '2026-11-22T12:00:00.000Z',
+      },
+      {
+        consumer_id: 'acme',
+        version: 1,
+        operation: 'GET /v1/orders/{id}',
+        requests: 2,
+        first_seen: '2026-11-22T12:00:00.000Z',
+        last_seen: '2026-11-22T12:00:00.000Z',
+      },
+      {
+        consumer_id: 'acme',
+        version: 2,
+        operation: 'DELETE /v2/orders/{id}',
+        requests: 1,
+        first_seen: '2026-11-22T12:00:00.000Z',
+        last_seen: '2026-11-22T12:00:00.000Z',
+      },
     ]);
   });
 
@@ -276,6 +371,10 @@ describe('the ledger, fed by requests', () => {
     const { key } = await consumerWithKey(store, 'acme');
     const test = await start({ consumerStore: store });
     await test.app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': key } });
-    expect(test.logs.find((line) => line.deprecated === true)).toMatchObject({ msg: 'request completed', consumer: 'acme', version: 1 });
+    expect(test.logs.find((line) => line.deprecated === true)).toMatchObject({
+      msg: 'request completed',
+      consumer: 'acme',
+      version: 1,
+    });
   });
 });

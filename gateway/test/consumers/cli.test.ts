@@ -11,7 +11,10 @@ const CLI = 'gateway/dist/src/consumers/cli.js';
 const TOKEN = 'a-sixteen-char-token-x';
 
 /** Runs the built CLI (npm run consumers) with `env`; its exit code and output. */
-function consumers(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function consumers(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   expect(existsSync(join(repoRoot, CLI)), `${CLI} missing: run npm run build`).toBe(true);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: repoRoot, env: { PATH: process.env.PATH, ...env } });
@@ -46,7 +49,12 @@ describe('npm run consumers', () => {
     const listed = await consumers(['list'], { GATEWAY_ADMIN_URL: url, ADMIN_TOKEN: TOKEN });
     expect(listed.stderr).toBe('');
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as { consumers: { id: string; name: string }[] }).consumers.map(({ id, name }) => [id, name])).toEqual([
+    expect(
+      (JSON.parse(listed.stdout) as { consumers: { id: string; name: string }[] }).consumers.map(({ id, name }) => [
+        id,
+        name,
+      ]),
+    ).toEqual([
       ['acme', 'Acme Billing'],
       ['beta', 'Beta'],
     ]);

@@ -5,7 +5,12 @@ import { loadKeyCache, type KeyCache } from '../../src/consumers/key-cache.js';
 import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
 
 /** A store with one consumer and two keys of it, and a cache loaded from it that polls only when told to. */
-async function twoKeys(): Promise<{ store: MemoryConsumerStore; keys: KeyCache; first: ReturnType<typeof generateKey>; second: ReturnType<typeof generateKey> }> {
+async function twoKeys(): Promise<{
+  store: MemoryConsumerStore;
+  keys: KeyCache;
+  first: ReturnType<typeof generateKey>;
+  second: ReturnType<typeof generateKey>;
+}> {
   const store = createMemoryConsumerStore();
   const acme = { id: 'acme', name: 'Acme', contact_email: null, webhook_url: null, webhook_secret: null };
   await store.createConsumer({ ...acme, pinned_version: null }, 0);
@@ -13,7 +18,12 @@ async function twoKeys(): Promise<{ store: MemoryConsumerStore; keys: KeyCache; 
   const second = generateKey();
   await store.addKey('acme', first, 0);
   await store.addKey('acme', second, 0);
-  const keys = await loadKeyCache({ store, logger: pino({ level: 'silent' }), learnFirstUses: () => undefined, pollIntervalMs: 3_600_000 });
+  const keys = await loadKeyCache({
+    store,
+    logger: pino({ level: 'silent' }),
+    learnFirstUses: () => undefined,
+    pollIntervalMs: 3_600_000,
+  });
   return { store, keys, first, second };
 }
 

@@ -6,7 +6,12 @@ import { createMemoryConsumerStore } from './memory-store.js';
 
 function ledgerOn(store = createMemoryConsumerStore(), flushIntervalMs = 60_000) {
   let dropped = 0;
-  const ledger = createLedger({ store, logger: pino({ level: 'silent' }), countDropped: (requests) => (dropped += requests), flushIntervalMs });
+  const ledger = createLedger({
+    store,
+    logger: pino({ level: 'silent' }),
+    countDropped: (requests) => (dropped += requests),
+    flushIntervalMs,
+  });
   onTestFinished(() => ledger.close().catch(() => undefined));
   return { ledger, store, dropped: () => dropped };
 }
@@ -27,7 +32,15 @@ describe('the consumer ledger', () => {
     ledger.record('beta', 1, 'GET /v1/orders/{id}', NOON);
     await ledger.flush();
     expect(store.writes).toHaveLength(1);
-    expect(store.writes[0]?.map(({ consumerId, day, requests, firstSeenMs, lastSeenMs }) => [consumerId, day, requests, firstSeenMs, lastSeenMs])).toEqual([
+    expect(
+      store.writes[0]?.map(({ consumerId, day, requests, firstSeenMs, lastSeenMs }) => [
+        consumerId,
+        day,
+        requests,
+        firstSeenMs,
+        lastSeenMs,
+      ]),
+    ).toEqual([
       ['acme', '2026-11-22', 2, NOON, NOON + 5],
       ['acme', '2026-11-23', 1, at('2026-11-23T00:00:00Z'), at('2026-11-23T00:00:00Z')],
       ['beta', '2026-11-22', 1, NOON, NOON],
@@ -43,7 +56,10 @@ describe('the consumer ledger', () => {
     ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON + 1);
     ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON + 2);
     await ledger.flush();
-    expect(store.writes.map((rows) => rows.map(({ requests, firstSeenMs }) => [requests, firstSeenMs]))).toEqual([[[1, NOON]], [[2, NOON + 1]]]);
+    expect(store.writes.map((rows) => rows.map(({ requests, firstSeenMs }) => [requests, firstSeenMs]))).toEqual([
+      [[1, NOON]],
+      [[2, NOON + 1]],
+    ]);
     expect(await store.usageOf('acme')).toMatchObject([{ requests: 3 }]);
   });
 
@@ -58,7 +74,10 @@ describe('the consumer ledger', () => {
     ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON);
     ledger.record('acme', 1, 'GET /v1/orders/{id}', NOON - 1_000);
     expect(ledger.firstUseOf('acme', 1)).toBe(NOON);
-    ledger.learn([{ consumerId: 'acme', version: 1, firstSeenMs: NOON - 60_000 }, { consumerId: 'acme', version: 2, firstSeenMs: NOON }]);
+    ledger.learn([
+      { consumerId: 'acme', version: 1, firstSeenMs: NOON - 60_000 },
+      { consumerId: 'acme', version: 2, firstSeenMs: NOON },
+    ]);
     ledger.learn([{ consumerId: 'acme', version: 1, firstSeenMs: NOON + 60_000 }]);
     expect(ledger.firstUseOf('acme', 1)).toBe(NOON - 60_000);
     expect(ledger.firstUseOf('acme', 2)).toBe(NOON);

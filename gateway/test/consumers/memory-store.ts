@@ -69,7 +69,11 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       const record = recordOf(found);
       const owned: KeyRecord[] = [...keys.values()]
         .filter((key) => key.consumerId === id)
-        .map((key) => ({ key_id: key.keyId, created_at: iso(key.createdMs), revoked_at: key.revokedMs === null ? null : iso(key.revokedMs) }));
+        .map((key) => ({
+          key_id: key.keyId,
+          created_at: iso(key.createdMs),
+          revoked_at: key.revokedMs === null ? null : iso(key.revokedMs),
+        }));
       return { ...record, keys: owned };
     },
     async addKey(consumerId, { keyId, digest }, nowMs) {
@@ -127,7 +131,9 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
           .map(({ keyId, consumerId, digest, revoked }) => {
             return { keyId, consumerId, digest, revoked, pin: pinOfKey(consumerId) };
           }),
-        firstUses: [...firstUses.values()].filter((use) => use.seq > known).map(({ consumerId, version, firstSeenMs }) => ({ consumerId, version, firstSeenMs })),
+        firstUses: [...firstUses.values()]
+          .filter((use) => use.seq > known)
+          .map(({ consumerId, version, firstSeenMs }) => ({ consumerId, version, firstSeenMs })),
       };
     },
     async recordFirstUse(use) {
@@ -146,7 +152,12 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
           key,
           known === undefined
             ? { ...row }
-            : { ...known, requests: known.requests + row.requests, firstSeenMs: Math.min(known.firstSeenMs, row.firstSeenMs), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) },
+            : {
+                ...known,
+                requests: known.requests + row.requests,
+                firstSeenMs: Math.min(known.firstSeenMs, row.firstSeenMs),
+                lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs),
+              },
         );
       }
     },
@@ -174,7 +185,10 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       for (const row of usage.values()) {
         if (row.version !== version) continue;
         const known = byConsumer.get(row.consumerId) ?? { requests: 0, lastSeenMs: 0 };
-        byConsumer.set(row.consumerId, { requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0), lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs) });
+        byConsumer.set(row.consumerId, {
+          requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0),
+          lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs),
+        });
       }
       return [...byConsumer.entries()]
         .map(([id, { requests, lastSeenMs }]) => {

@@ -138,7 +138,8 @@ describe.each(kinds)('pins on $name', (kind) => {
       await start();
       const chosen = await register('chosen', 1);
       const defaulted = await register('defaulted');
-      const read = async (id: string) => (await admin.inject({ url: `/consumers/${id}` })).json<Record<string, unknown>>();
+      const read = async (id: string) =>
+        (await admin.inject({ url: `/consumers/${id}` })).json<Record<string, unknown>>();
       expect(await read(chosen.id)).toMatchObject({ id: chosen.id, pinned_version: 1 });
       expect(await read(defaulted.id)).toMatchObject({ id: defaulted.id, pinned_version: 2 });
       expect((await api('GET', '/consumer', defaulted.key)).json()).toEqual(pinView(defaulted.id, 2, null, TODAY));

@@ -15,7 +15,16 @@ async function admin(options: Parameters<typeof buildTestGateway>[1] = {}): Prom
 }
 
 const post = (app: FastifyInstance, url: string, body?: unknown) =>
-  app.inject({ method: 'POST', url, ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  app.inject({
+    method: 'POST',
+    url,
+    ...(body === undefined
+      ? {}
+      : {
+          payload: typeof body === 'string' ? body : JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
+  });
 
 const KEY = /^vr_[A-Za-z0-9_-]{12}_[A-Za-z0-9_-]{43}$/;
 
@@ -39,7 +48,12 @@ describe('POST /consumers', () => {
 
   it('takes an explicit id, and decodes the body as JSON whatever its Content-Type', async () => {
     const app = await admin();
-    const res = await app.inject({ method: 'POST', url: '/consumers', payload: '{"name":"Zoë Ltd","id":"zoe"}', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/consumers',
+      payload: '{"name":"Zoë Ltd","id":"zoe"}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ id: 'zoe', name: 'Zoë Ltd' });
     expect((await post(app, '/consumers', { name: 'Zoë Ltd 2' })).json()).toMatchObject({ id: 'zoe-ltd-2' });
@@ -75,17 +89,61 @@ describe('POST /consumers', () => {
     ['a name that is no string', { name: 42 }, 'name: must be a string'],
     ['a name with no letter or digit', { name: '!!!' }, 'name: gives no id (no letter or digit); send "id"'],
     ['an unknown field', { name: 'Acme', team: 'x' }, 'unknown field "team"'],
-    ['a malformed e-mail', { name: 'Acme', contact_email: 'billing at acme' }, 'contact_email: must be an e-mail address'],
-    ['a webhook URL that is not http(s)', { name: 'Acme', webhook_url: 'ftp://hooks.example/x' }, 'webhook_url: must be an http:// or https:// URL'],
-    ['a webhook URL that is no URL', { name: 'Acme', webhook_url: 'hooks.example/x' }, 'webhook_url: must be an http:// or https:// URL'],
-    ['a javascript: webhook URL', { name: 'Acme', webhook_url: 'javascript:alert(1)' }, 'webhook_url: must be an http:// or https:// URL'],
-    ['a file: webhook URL', { name: 'Acme', webhook_url: 'file:///etc/passwd' }, 'webhook_url: must be an http:// or https:// URL'],
-    ['an http URL without a host', { name: 'Acme', webhook_url: 'http://' }, 'webhook_url: must be an http:// or https:// URL'],
-    ['an e-mail with a display name', { name: 'Acme', contact_email: 'Acme <billing@acme.example>' }, 'contact_email: must be an e-mail address'],
-    ['an e-mail that adds a header line', { name: 'Acme', contact_email: 'billing@acme.example\r\nBcc: all@example.com' }, 'contact_email: must be an e-mail address'],
-    ['an e-mail without a domain', { name: 'Acme', contact_email: 'billing@' }, 'contact_email: must be an e-mail address'],
-    ['an id with capitals', { name: 'Acme', id: 'Acme' }, 'id: must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit'],
-    ['an id ending in a hyphen', { name: 'Acme', id: 'acme-' }, 'id: must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit'],
+    [
+      'a malformed e-mail',
+      { name: 'Acme', contact_email: 'billing at acme' },
+      'contact_email: must be an e-mail address',
+    ],
+    [
+      'a webhook URL that is not http(s)',
+      { name: 'Acme', webhook_url: 'ftp://hooks.example/x' },
+      'webhook_url: must be an http:// or https:// URL',
+    ],
+    [
+      'a webhook URL that is no URL',
+      { name: 'Acme', webhook_url: 'hooks.example/x' },
+      'webhook_url: must be an http:// or https:// URL',
+    ],
+    [
+      'a javascript: webhook URL',
+      { name: 'Acme', webhook_url: 'javascript:alert(1)' },
+      'webhook_url: must be an http:// or https:// URL',
+    ],
+    [
+      'a file: webhook URL',
+      { name: 'Acme', webhook_url: 'file:///etc/passwd' },
+      'webhook_url: must be an http:// or https:// URL',
+    ],
+    [
+      'an http URL without a host',
+      { name: 'Acme', webhook_url: 'http://' },
+      'webhook_url: must be an http:// or https:// URL',
+    ],
+    [
+      'an e-mail with a display name',
+      { name: 'Acme', contact_email: 'Acme <billing@acme.example>' },
+      'contact_email: must be an e-mail address',
+    ],
+    [
+      'an e-mail that adds a header line',
+      { name: 'Acme', contact_email: 'billing@acme.example\r\nBcc: all@example.com' },
+      'contact_email: must be an e-mail address',
+    ],
+    [
+      'an e-mail without a domain',
+      { name: 'Acme', contact_email: 'billing@' },
+      'contact_email: must be an e-mail address',
+    ],
+    [
+      'an id with capitals',
+      { name: 'Acme', id: 'Acme' },
+      'id: must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit',
+    ],
+    [
+      'an id ending in a hyphen',
+      { name: 'Acme', id: 'acme-' },
+      'id: must be 1-64 lower-case letters, digits and hyphens, starting and ending with a letter or digit',
+    ],
     ['a body that is no object', [1, 2], 'must be a JSON object'],
     ['a body that is not JSON', '{"name":', 'the body is not JSON'],
     ['no body', undefined, 'name: is required'],
@@ -110,14 +168,19 @@ describe('keys of a consumer', () => {
     expect(issued.json()).toEqual({ key_id: keyId, key, consumer_id: 'acme', created_at: '2026-11-22T12:00:00.000Z' });
 
     const read = await app.inject({ url: '/consumers/acme' });
-    expect(read.json()).toMatchObject({ id: 'acme', keys: [{ key_id: keyId, created_at: '2026-11-22T12:00:00.000Z', revoked_at: null }] });
+    expect(read.json()).toMatchObject({
+      id: 'acme',
+      keys: [{ key_id: keyId, created_at: '2026-11-22T12:00:00.000Z', revoked_at: null }],
+    });
     expect(read.body).not.toContain(key.slice(16));
 
     gateway?.setNow(Date.parse('2026-11-23T08:00:00Z'));
     const revoked = await app.inject({ method: 'DELETE', url: `/consumers/acme/keys/${keyId}` });
     expect(revoked.statusCode).toBe(204);
     expect(revoked.body).toBe('');
-    expect((await app.inject({ url: '/consumers/acme' })).json()).toMatchObject({ keys: [{ key_id: keyId, revoked_at: '2026-11-23T08:00:00.000Z' }] });
+    expect((await app.inject({ url: '/consumers/acme' })).json()).toMatchObject({
+      keys: [{ key_id: keyId, revoked_at: '2026-11-23T08:00:00.000Z' }],
+    });
     // Revoking again changes nothing and still answers 204.
     expect((await app.inject({ method: 'DELETE', url: `/consumers/acme/keys/${keyId}` })).statusCode).toBe(204);
   });
@@ -169,12 +232,22 @@ describe('GET /registered-consumers', () => {
     const app = await admin();
     expect((await app.inject({ url: '/registered-consumers' })).json()).toEqual({ consumers: [] });
     await post(app, '/consumers', { name: 'Zed' });
-    await post(app, '/consumers', { name: 'Acme', contact_email: 'a@acme.example', webhook_url: 'https://hooks.example/a' });
+    await post(app, '/consumers', {
+      name: 'Acme',
+      contact_email: 'a@acme.example',
+      webhook_url: 'https://hooks.example/a',
+    });
     const res = await app.inject({ url: '/registered-consumers' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       consumers: [
-        { id: 'acme', name: 'Acme', contact_email: 'a@acme.example', webhook_url: 'https://hooks.example/a', created_at: '2026-11-22T12:00:00.000Z' },
+        {
+          id: 'acme',
+          name: 'Acme',
+          contact_email: 'a@acme.example',
+          webhook_url: 'https://hooks.example/a',
+          created_at: '2026-11-22T12:00:00.000Z',
+        },
         { id: 'zed', name: 'Zed', contact_email: null, webhook_url: null, created_at: '2026-11-22T12:00:00.000Z' },
       ],
     });
@@ -183,20 +256,31 @@ describe('GET /registered-consumers', () => {
 
   it('is refused off loopback without ADMIN_TOKEN, like the rest of the registry', async () => {
     const open = await admin({ adminHost: '0.0.0.0' });
-    expect((await open.inject({ url: '/registered-consumers' })).json()).toEqual({ error: 'admin token required off loopback', code: 403 });
+    expect((await open.inject({ url: '/registered-consumers' })).json()).toEqual({
+      error: 'admin token required off loopback',
+      code: 403,
+    });
   });
 });
 
 describe('who may use the registry', () => {
   it('refuses it off loopback without ADMIN_TOKEN (403), and asks for the token when one is set (401)', async () => {
     const open = await admin({ adminHost: '0.0.0.0' });
-    expect((await post(open, '/consumers', { name: 'Acme' })).json()).toEqual({ error: 'admin token required off loopback', code: 403 });
+    expect((await post(open, '/consumers', { name: 'Acme' })).json()).toEqual({
+      error: 'admin token required off loopback',
+      code: 403,
+    });
     await gateway?.app.close();
     const guarded = await admin({ adminHost: '0.0.0.0', adminToken: 'a-token-of-at-least-16' });
     const refused = await post(guarded, '/consumers', { name: 'Acme' });
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['www-authenticate']).toBe('Bearer realm="admin"');
-    const allowed = await guarded.inject({ method: 'POST', url: '/consumers', payload: '{"name":"Acme"}', headers: { authorization: 'Bearer a-token-of-at-least-16' } });
+    const allowed = await guarded.inject({
+      method: 'POST',
+      url: '/consumers',
+      payload: '{"name":"Acme"}',
+      headers: { authorization: 'Bearer a-token-of-at-least-16' },
+    });
     expect(allowed.statusCode).toBe(201);
     expect((await guarded.inject({ url: '/healthz' })).statusCode).toBe(200);
   });

@@ -2,7 +2,16 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { messageIdOf } from '../../src/notices/store.js';
-import { DAY, INTERVAL_MS, LEASE_MS, NOW, noticeFixture, noticeRows, SEND_TIMEOUT_MS, type NoticeFixture } from './fixture.js';
+import {
+  DAY,
+  INTERVAL_MS,
+  LEASE_MS,
+  NOW,
+  noticeFixture,
+  noticeRows,
+  SEND_TIMEOUT_MS,
+  type NoticeFixture,
+} from './fixture.js';
 import { startTestSmtp, startWebhookReceiver, type TestSmtp, type TestWebhookReceiver } from './receivers.js';
 
 let postgres: TestPostgres;
@@ -46,7 +55,9 @@ describe('deprecation notices by e-mail', () => {
     expect(text).toContain('Hello Team acme,');
     expect(text).toContain('Version 1 of the API is deprecated. It will be removed on 2027-01-01, in 40 days.');
     expect(text).toContain('Its successor is version 2.');
-    expect(text).toContain(`- GET /v1/orders/{id}: 42 requests, last on ${new Date(NOW - DAY).toISOString().slice(0, 10)} 12:00 UTC`);
+    expect(text).toContain(
+      `- GET /v1/orders/{id}: 42 requests, last on ${new Date(NOW - DAY).toISOString().slice(0, 10)} 12:00 UTC`,
+    );
     expect(text).toMatch(/breaking: .*user_id/);
     expect(text).toMatch(/breaking: .*total/);
     expect(text).toContain('The migration guide: https://api.example.com/versions/1/changes');
@@ -145,7 +156,9 @@ describe('deprecation notices by e-mail', () => {
       // A margin a loaded machine keeps: the limit is 1 s, the greeting never comes.
       expect(Date.now() - started).toBeLessThan(10 * SEND_TIMEOUT_MS);
       expect(results()).toEqual(['announced email skipped', 'sunset_in_90_days email retried']);
-      const { rows } = await fixture.sql.query<{ last_error: string }>("SELECT last_error FROM gateway.notices WHERE status = 'pending'");
+      const { rows } = await fixture.sql.query<{ last_error: string }>(
+        "SELECT last_error FROM gateway.notices WHERE status = 'pending'",
+      );
       expect(rows[0]?.last_error).toBe(`SMTP: no answer within ${SEND_TIMEOUT_MS} ms`);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -185,7 +198,9 @@ describe('deprecation notices by webhook', () => {
         days_left: 40,
         successor: 2,
         brownout: null,
-        operations: [{ operation: 'GET /v1/orders/{id}', requests_30_days: 7, last_seen: new Date(NOW - DAY).toISOString() }],
+        operations: [
+          { operation: 'GET /v1/orders/{id}', requests_30_days: 7, last_seen: new Date(NOW - DAY).toISOString() },
+        ],
         links: {
           migration_guide: 'https://api.example.com/versions/1/changes',
           deprecations: 'https://api.example.com/deprecations',
@@ -193,7 +208,9 @@ describe('deprecation notices by webhook', () => {
         },
       },
     });
-    const operations = (hook?.payload.data.operations ?? []) as { breaking_changes: { name: string; breaking: boolean }[] }[];
+    const operations = (hook?.payload.data.operations ?? []) as {
+      breaking_changes: { name: string; breaking: boolean }[];
+    }[];
     expect(operations[0]?.breaking_changes.map(({ name }) => name).sort()).toEqual(['total', 'user_id']);
     expect(smtp.messages, 'no contact_email: no e-mail').toHaveLength(0);
   });
@@ -228,11 +245,20 @@ describe('deprecation notices by webhook', () => {
       expect(wait).toBeLessThanOrEqual(1.2 * nominal + 1);
     });
     expect(hooks.received.length).toBe(waits.length + 1);
-    expect(new Set(hooks.received.map(({ headers }) => headers['webhook-id']))).toEqual(new Set([messageIdOf({ ...NINETY, channel: 'webhook' })]));
+    expect(new Set(hooks.received.map(({ headers }) => headers['webhook-id']))).toEqual(
+      new Set([messageIdOf({ ...NINETY, channel: 'webhook' })]),
+    );
     expect(results().filter((result) => result.endsWith('retried'))).toHaveLength(waits.length);
     expect(results().at(-1)).toBe('sunset_in_90_days webhook failed');
     const { failed } = await fixture.notices.ofVersion(1);
-    expect(failed).toEqual([expect.objectContaining({ consumerId: 'acme', milestone: 'sunset_in_90_days', channel: 'webhook', lastError: 'webhook answered 500' })]);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        consumerId: 'acme',
+        milestone: 'sunset_in_90_days',
+        channel: 'webhook',
+        lastError: 'webhook answered 500',
+      }),
+    ]);
   });
 
   it('that hang hold a check no longer than the send timeout, and are retried', async () => {
@@ -258,7 +284,9 @@ describe('a sender that stops during a delivery', () => {
     await smtp.close();
     await fixture.replica(smtp.url).check();
     await smtp.listen();
-    await fixture.sql.query("UPDATE gateway.notices SET next_attempt_at = $1 WHERE status = 'pending'", [new Date(NOW).toISOString()]);
+    await fixture.sql.query("UPDATE gateway.notices SET next_attempt_at = $1 WHERE status = 'pending'", [
+      new Date(NOW).toISOString(),
+    ]);
     fixture.counts.length = 0;
     const claimed = await store.claim('replica-a', ['email'], 10, NOW, LEASE_MS);
     expect(claimed.map(({ consumerId }) => consumerId)).toEqual(['acme', 'other']);
@@ -269,9 +297,18 @@ describe('a sender that stops during a delivery', () => {
     expect(smtp.messages, 'nothing while the lease holds').toHaveLength(0);
     fixture.clock.now = NOW + LEASE_MS;
     await b.check();
-    expect(smtp.messages.map((mail) => (Array.isArray(mail.to) ? '' : mail.to?.value[0]?.address)).sort()).toEqual(['acme@example.net', 'other@example.net']);
-    expect(results().filter((result) => !result.endsWith('skipped'))).toEqual(['sunset_in_90_days email resent', 'sunset_in_90_days email sent']);
+    expect(smtp.messages.map((mail) => (Array.isArray(mail.to) ? '' : mail.to?.value[0]?.address)).sort()).toEqual([
+      'acme@example.net',
+      'other@example.net',
+    ]);
+    expect(results().filter((result) => !result.endsWith('skipped'))).toEqual([
+      'sunset_in_90_days email resent',
+      'sunset_in_90_days email sent',
+    ]);
     expect((await store.ofVersion(1)).possiblyTwice).toBe(1);
-    expect(await store.finish(claimed[1]!, 'replica-a', { status: 'sent' }, NOW + LEASE_MS), 'the stopped sender records nothing over the new one').toBe(false);
+    expect(
+      await store.finish(claimed[1]!, 'replica-a', { status: 'sent' }, NOW + LEASE_MS),
+      'the stopped sender records nothing over the new one',
+    ).toBe(false);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { dueNotices, noticeKeyText, versionsWithNotices, type DueNotice, type Recipient } from '../../src/notices/due.js';
+import {
+  dueNotices,
+  noticeKeyText,
+  versionsWithNotices,
+  type DueNotice,
+  type Recipient,
+} from '../../src/notices/due.js';
 import { milestonesOf } from '../../src/notices/milestones.js';
 import { at, designPolicyFile, lifecyclePolicyFile, policyFrom } from '../helpers.js';
 
@@ -22,17 +28,27 @@ const DUE = {
 const WINDOW_1 = '2026-12-01T10:00:00.000Z';
 const WINDOW_2 = '2026-12-08T10:00:00.000Z';
 
-const recipient = (consumerId: string, lastSeenMs: number, channels: Recipient['channels'] = ['email']): Recipient => ({ consumerId, lastSeenMs, channels });
+const recipient = (consumerId: string, lastSeenMs: number, channels: Recipient['channels'] = ['email']): Recipient => ({
+  consumerId,
+  lastSeenMs,
+  channels,
+});
 const forV1 = (...recipients: Recipient[]) => new Map([[1, recipients]]);
 /** The recorded keys of acme's e-mails of these milestones (none of them a brownout). */
 const recordedOf = (...milestones: DueNotice['milestone'][]) =>
-  new Set(milestones.map((milestone) => noticeKeyText({ consumerId: 'acme', version: 1, milestone, occasion: '', channel: 'email' })));
+  new Set(
+    milestones.map((milestone) =>
+      noticeKeyText({ consumerId: 'acme', version: 1, milestone, occasion: '', channel: 'email' }),
+    ),
+  );
 /** A notice as [consumer, milestone, occasion, channel], for short expectations. */
 const brief = ({ consumerId, milestone, occasion, channel }: DueNotice) => [consumerId, milestone, occasion, channel];
 
 describe('milestonesOf', () => {
   it("lists a deprecated version's milestones by the instant each is due: announced, sunset − 90/30/7 days, each window's start − 48 h, the sunset", () => {
-    expect(milestonesOf(v1).map(({ name, at: dueAt, occasion }) => [name, new Date(dueAt).toISOString(), occasion])).toEqual([
+    expect(
+      milestonesOf(v1).map(({ name, at: dueAt, occasion }) => [name, new Date(dueAt).toISOString(), occasion]),
+    ).toEqual([
       ['announced', '2026-06-01T00:00:00.000Z', ''],
       ['sunset_in_90_days', '2026-10-03T00:00:00.000Z', ''],
       ['brownout_in_48_hours', '2026-11-29T10:00:00.000Z', WINDOW_1],
@@ -50,13 +66,28 @@ describe('milestonesOf', () => {
   it('announces a window starting within 48 h of the announcement with it, and sends the announcement (every consumer ever) at that instant', () => {
     const early = policyFrom({
       ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], brownouts: [{ start: '2026-06-02T00:00:00Z', end: '2026-06-02T01:00:00Z' }] }, designPolicyFile.versions[1]],
+      versions: [
+        {
+          ...designPolicyFile.versions[0],
+          brownouts: [{ start: '2026-06-02T00:00:00Z', end: '2026-06-02T01:00:00Z' }],
+        },
+        designPolicyFile.versions[1],
+      ],
     });
-    expect(milestonesOf(early.versions[0]!).slice(0, 2).map(({ name, at: dueAt }) => [name, dueAt])).toEqual([
+    expect(
+      milestonesOf(early.versions[0]!)
+        .slice(0, 2)
+        .map(({ name, at: dueAt }) => [name, dueAt]),
+    ).toEqual([
       ['brownout_in_48_hours', DUE.announced],
       ['announced', DUE.announced],
     ]);
-    const { send, skip } = dueNotices(early, DUE.announced, forV1(recipient('old', DUE.announced - 400 * DAY)), new Set());
+    const { send, skip } = dueNotices(
+      early,
+      DUE.announced,
+      forV1(recipient('old', DUE.announced - 400 * DAY)),
+      new Set(),
+    );
     expect(send.map(brief)).toEqual([['old', 'announced', '', 'email']]);
     expect(skip.map(brief)).toEqual([['old', 'brownout_in_48_hours', '2026-06-02T00:00:00.000Z', 'email']]);
   });
@@ -76,7 +107,10 @@ describe('dueNotices', () => {
       expect(send[0]).toMatchObject({ consumerId: 'acme', version: 1, channel: 'email', dueAt });
       sent.push(`${send[0]!.milestone} ${send[0]!.occasion}`.trim());
       for (const notice of send) recorded.add(noticeKeyText(notice));
-      expect(dueNotices(policy, dueAt + HOUR, forV1(active), recorded), `${name} again`).toEqual({ send: [], skip: [] });
+      expect(dueNotices(policy, dueAt + HOUR, forV1(active), recorded), `${name} again`).toEqual({
+        send: [],
+        skip: [],
+      });
     }
     expect(sent).toEqual([
       'announced',
@@ -91,7 +125,12 @@ describe('dueNotices', () => {
 
   it('sends only the latest milestone due when the policy is edited late, and records the earlier ones as skipped', () => {
     const now = at('2026-12-03T09:00:00Z');
-    const { send, skip } = dueNotices(policy, now, forV1(recipient('acme', now - HOUR, ['email', 'webhook'])), new Set());
+    const { send, skip } = dueNotices(
+      policy,
+      now,
+      forV1(recipient('acme', now - HOUR, ['email', 'webhook'])),
+      new Set(),
+    );
     expect(send.map(brief)).toEqual([
       ['acme', 'sunset_in_30_days', '', 'email'],
       ['acme', 'sunset_in_30_days', '', 'webhook'],
@@ -108,7 +147,12 @@ describe('dueNotices', () => {
 
   it('records nothing twice: a recorded notice is neither sent nor skipped again', () => {
     const now = at('2026-12-03T09:00:00Z');
-    const { send, skip } = dueNotices(policy, now, forV1(recipient('acme', now)), recordedOf('announced', 'sunset_in_30_days'));
+    const { send, skip } = dueNotices(
+      policy,
+      now,
+      forV1(recipient('acme', now)),
+      recordedOf('announced', 'sunset_in_30_days'),
+    );
     expect(send).toEqual([]);
     expect(skip.map(brief)).toEqual([
       ['acme', 'sunset_in_90_days', '', 'email'],
@@ -120,8 +164,12 @@ describe('dueNotices', () => {
     it('tells of each window 48 h before its start, each its own notice (keyed by the window), until the window ends', () => {
       const inside = at('2026-12-01T11:00:00Z');
       const recorded = recordedOf('announced', 'sunset_in_90_days');
-      expect(dueNotices(policy, inside, forV1(recipient('acme', inside)), recorded).send.map(brief)).toEqual([['acme', 'brownout_in_48_hours', WINDOW_1, 'email']]);
-      expect(dueNotices(policy, DUE.brownout_2, forV1(recipient('acme', DUE.brownout_2)), recorded).send.map(brief)).toEqual([['acme', 'brownout_in_48_hours', WINDOW_2, 'email']]);
+      expect(dueNotices(policy, inside, forV1(recipient('acme', inside)), recorded).send.map(brief)).toEqual([
+        ['acme', 'brownout_in_48_hours', WINDOW_1, 'email'],
+      ]);
+      expect(
+        dueNotices(policy, DUE.brownout_2, forV1(recipient('acme', DUE.brownout_2)), recorded).send.map(brief),
+      ).toEqual([['acme', 'brownout_in_48_hours', WINDOW_2, 'email']]);
     });
 
     it('never sends a notice of a window that has ended: skipped, and the milestone before it is the one due', () => {
@@ -138,7 +186,12 @@ describe('dueNotices', () => {
   describe('recipients', () => {
     it('at announced: every consumer that ever called the version, however long ago', () => {
       const now = DUE.announced + HOUR;
-      const { send } = dueNotices(policy, now, forV1(recipient('years-ago', at('2020-01-01T00:00:00Z')), recipient('today', now - HOUR)), new Set());
+      const { send } = dueNotices(
+        policy,
+        now,
+        forV1(recipient('years-ago', at('2020-01-01T00:00:00Z')), recipient('today', now - HOUR)),
+        new Set(),
+      );
       expect(send.map(brief)).toEqual([
         ['years-ago', 'announced', '', 'email'],
         ['today', 'announced', '', 'email'],
@@ -150,7 +203,11 @@ describe('dueNotices', () => {
       const { send, skip } = dueNotices(
         policy,
         now,
-        forV1(recipient('thirty-days', now - 30 * DAY), recipient('thirty-days-and-a-second', now - 30 * DAY - 1_000), recipient('yesterday', now - DAY)),
+        forV1(
+          recipient('thirty-days', now - 30 * DAY),
+          recipient('thirty-days-and-a-second', now - 30 * DAY - 1_000),
+          recipient('yesterday', now - DAY),
+        ),
         new Set(),
       );
       expect(send.map(brief)).toEqual([
@@ -163,13 +220,27 @@ describe('dueNotices', () => {
 
     it('after the sunset: the consumers still calling the removed version in the last 30 days get `removed`', () => {
       const now = DUE.removed + 40 * DAY;
-      const { send } = dueNotices(policy, now, forV1(recipient('still-calling', now - DAY), recipient('moved', DUE.removed - DAY)), new Set());
+      const { send } = dueNotices(
+        policy,
+        now,
+        forV1(recipient('still-calling', now - DAY), recipient('moved', DUE.removed - DAY)),
+        new Set(),
+      );
       expect(send.map(brief)).toEqual([['still-calling', 'removed', '', 'email']]);
     });
 
     it('on each channel the consumer has, and on none without one', () => {
       const now = DUE.announced + HOUR;
-      const { send } = dueNotices(policy, now, forV1(recipient('both', now, ['email', 'webhook']), recipient('hook', now, ['webhook']), recipient('none', now, [])), new Set());
+      const { send } = dueNotices(
+        policy,
+        now,
+        forV1(
+          recipient('both', now, ['email', 'webhook']),
+          recipient('hook', now, ['webhook']),
+          recipient('none', now, []),
+        ),
+        new Set(),
+      );
       expect(send.map(brief)).toEqual([
         ['both', 'announced', '', 'email'],
         ['both', 'announced', '', 'webhook'],
@@ -181,7 +252,10 @@ describe('dueNotices', () => {
   it('has nothing due before the announcement, for a current version, or for versions without recipients', () => {
     const early = DUE.announced - 1;
     expect(dueNotices(policy, early, forV1(recipient('acme', early)), new Set())).toEqual({ send: [], skip: [] });
-    expect(dueNotices(policy, DUE.removed, new Map([[2, [recipient('acme', DUE.removed)]]]), new Set())).toEqual({ send: [], skip: [] });
+    expect(dueNotices(policy, DUE.removed, new Map([[2, [recipient('acme', DUE.removed)]]]), new Set())).toEqual({
+      send: [],
+      skip: [],
+    });
     expect(dueNotices(policy, DUE.removed, new Map(), new Set())).toEqual({ send: [], skip: [] });
   });
 });

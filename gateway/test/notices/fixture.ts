@@ -34,7 +34,14 @@ export const LEASE_MS = BACKEND_TIMEOUT_MS + 2 * SEND_TIMEOUT_MS;
 /** The guide from the test documents: v1 → v2 removes user_id and total from GET /v1/orders/{id}'s 200. */
 const guides: MigrationGuides = {
   async get(_policy, version) {
-    return { ok: true, rendered: { guide: buildMigrationGuide(version, version + 1, ordersDocument(1), ordersDocument(2)), json: '', html: '' } };
+    return {
+      ok: true,
+      rendered: {
+        guide: buildMigrationGuide(version, version + 1, ordersDocument(1), ordersDocument(2)),
+        json: '',
+        html: '',
+      },
+    };
   },
 };
 
@@ -48,7 +55,10 @@ export interface NoticeFixture {
   /** A replica's notices (its own sender id), sending to `smtpUrl` when given. */
   replica(smtpUrl: string | undefined): NoticeScheduler;
   /** A consumer with a ledger row of GET /v1/orders/{id} (`requests`, last called `lastSeenMs`); answers its webhook secret. */
-  consumer(id: string, options: { email?: string | null; webhookUrl?: string | null; lastSeenMs?: number; requests?: number }): Promise<string>;
+  consumer(
+    id: string,
+    options: { email?: string | null; webhookUrl?: string | null; lastSeenMs?: number; requests?: number },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -93,8 +103,28 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
     },
     async consumer(id, { email = `${id}@example.net`, webhookUrl = null, lastSeenMs = NOW - DAY, requests = 42 }) {
       const secret = `whsec_${randomBytes(32).toString('base64')}`;
-      await opened.store.createConsumer({ id, name: `Team ${id}`, contact_email: email, webhook_url: webhookUrl, webhook_secret: webhookUrl === null ? null : secret, pinned_version: null }, NOW - 100 * DAY);
-      await opened.store.addUsage([{ consumerId: id, version: 1, operation: 'GET /v1/orders/{id}', day: dayOf(lastSeenMs), requests, firstSeenMs: lastSeenMs - 1_000, lastSeenMs }]);
+      await opened.store.createConsumer(
+        {
+          id,
+          name: `Team ${id}`,
+          contact_email: email,
+          webhook_url: webhookUrl,
+          webhook_secret: webhookUrl === null ? null : secret,
+          pinned_version: null,
+        },
+        NOW - 100 * DAY,
+      );
+      await opened.store.addUsage([
+        {
+          consumerId: id,
+          version: 1,
+          operation: 'GET /v1/orders/{id}',
+          day: dayOf(lastSeenMs),
+          requests,
+          firstSeenMs: lastSeenMs - 1_000,
+          lastSeenMs,
+        },
+      ]);
       return secret;
     },
     async close() {

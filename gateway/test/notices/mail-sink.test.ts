@@ -5,11 +5,16 @@ import { repoRoot } from '../../../scripts/paths.mjs';
 
 describe('npm run mail-sink', () => {
   it('prints each message it receives: From, To, Subject, Message-ID and the text', async () => {
-    const sink = spawn(process.execPath, ['scripts/mail-sink.mjs'], { cwd: repoRoot, env: { PATH: process.env.PATH, MAIL_SINK_PORT: '0' } });
+    const sink = spawn(process.execPath, ['scripts/mail-sink.mjs'], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH, MAIL_SINK_PORT: '0' },
+    });
     let output = '';
     sink.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      await expect.poll(() => output, { timeout: 20_000, interval: 50 }).toMatch(/^mail-sink: listening on smtp:\/\/127\.0\.0\.1:\d+; Ctrl-C stops it\n/);
+      await expect
+        .poll(() => output, { timeout: 20_000, interval: 50 })
+        .toMatch(/^mail-sink: listening on smtp:\/\/127\.0\.0\.1:\d+; Ctrl-C stops it\n/);
       const port = Number(/:(\d+);/.exec(output)?.[1]);
       await createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true }).sendMail({
         from: 'API team <api@example.com>',
@@ -18,8 +23,12 @@ describe('npm run mail-sink', () => {
         messageId: '<notice-1@example.com>',
         text: 'Hello Acme Billing,\n\nVersion 1 of the API is deprecated.',
       });
-      await expect.poll(() => output, { timeout: 5_000, interval: 50 }).toContain('Version 1 of the API is deprecated.');
-      expect(output).toContain('From: "API team" <api@example.com>\nTo: billing@acme.example\nSubject: API v1 will be removed in 1 day, on 2027-01-01\nMessage-ID: <notice-1@example.com>\n');
+      await expect
+        .poll(() => output, { timeout: 5_000, interval: 50 })
+        .toContain('Version 1 of the API is deprecated.');
+      expect(output).toContain(
+        'From: "API team" <api@example.com>\nTo: billing@acme.example\nSubject: API v1 will be removed in 1 day, on 2027-01-01\nMessage-ID: <notice-1@example.com>\n',
+      );
     } finally {
       sink.kill('SIGTERM');
     }

@@ -83,14 +83,23 @@ export interface TestWebhookReceiver {
 /** An HTTP receiver verifying Standard Webhooks signatures with the consumer's `whsec_` secret. */
 export async function startWebhookReceiver(secret: () => string): Promise<TestWebhookReceiver> {
   const hanging = new Set<IncomingMessage>();
-  const receiver: TestWebhookReceiver = { url: '', received: [], refused: 0, answer: 204, close: async () => undefined };
+  const receiver: TestWebhookReceiver = {
+    url: '',
+    received: [],
+    refused: 0,
+    answer: 204,
+    close: async () => undefined,
+  };
   const server: Server = createServer((request, response) => {
     let body = '';
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       try {
-        const payload = new Webhook(secret()).verify(body, request.headers as Record<string, string>) as ReceivedWebhook['payload'];
+        const payload = new Webhook(secret()).verify(
+          body,
+          request.headers as Record<string, string>,
+        ) as ReceivedWebhook['payload'];
         receiver.received.push({ headers: request.headers, body, payload });
       } catch {
         receiver.refused++;

@@ -7,7 +7,9 @@ const HOUR = 3_600_000;
 describe('nextAttemptAt', () => {
   it('waits the check interval after the first failure, then twice as long each time, never more than an hour', () => {
     const middle = () => 0.5;
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 40].map((attempts) => (nextAttemptAt(attempts, 0, 0, MINUTE, middle) ?? 0) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60]);
+    expect(
+      [1, 2, 3, 4, 5, 6, 7, 8, 40].map((attempts) => (nextAttemptAt(attempts, 0, 0, MINUTE, middle) ?? 0) / MINUTE),
+    ).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60]);
   });
 
   it('draws each wait within ±20 %, so replicas that failed together do not retry together', () => {

@@ -30,20 +30,33 @@ const kinds: StoreKind[] = [
     name: 'PostgreSQL',
     async open() {
       const postgres: TestPostgres = await startTestPostgres();
-      return { location: { database: { url: await postgres.createDatabase(), poolMax: 2, migrationTimeoutMs: 60_000 }, dataDir: '' }, close: () => postgres.close() };
+      return {
+        location: {
+          database: { url: await postgres.createDatabase(), poolMax: 2, migrationTimeoutMs: 60_000 },
+          dataDir: '',
+        },
+        close: () => postgres.close(),
+      };
     },
   },
   {
     name: 'the embedded store',
     async open() {
       const parent = await mkdtemp(join(tmpdir(), 'gateway-notices-'));
-      return { location: { database: undefined, dataDir: join(parent, 'gateway') }, close: () => rm(parent, { recursive: true, force: true }) };
+      return {
+        location: { database: undefined, dataDir: join(parent, 'gateway') },
+        close: () => rm(parent, { recursive: true, force: true }),
+      };
     },
   },
 ];
 
 /** Records `notices` at `nowMs`, then takes each through one attempt to its outcome, recorded `tookMs` later. */
-async function deliver(store: NoticeStore, notices: { notice: DueNotice; outcome: NoticeOutcome | 'left pending'; tookMs?: number }[], nowMs: number): Promise<void> {
+async function deliver(
+  store: NoticeStore,
+  notices: { notice: DueNotice; outcome: NoticeOutcome | 'left pending'; tookMs?: number }[],
+  nowMs: number,
+): Promise<void> {
   await store.record(
     notices.map(({ notice }) => notice),
     [],
@@ -58,7 +71,13 @@ async function deliver(store: NoticeStore, notices: { notice: DueNotice; outcome
   }
 }
 
-const due = (consumerId: string, version: number, milestone: DueNotice['milestone'], channel: DueNotice['channel'], occasion = ''): DueNotice => ({
+const due = (
+  consumerId: string,
+  version: number,
+  milestone: DueNotice['milestone'],
+  channel: DueNotice['channel'],
+  occasion = '',
+): DueNotice => ({
   consumerId,
   version,
   milestone,
@@ -81,9 +100,19 @@ describe.each(kinds)('the notices sent about a version, on $name', (kind) => {
     await closeLocation?.();
   });
 
-  it('are the delivered ones, per consumer in the order they went out: never a failed, pending or skipped one, nor another version\'s', async () => {
+  it("are the delivered ones, per consumer in the order they went out: never a failed, pending or skipped one, nor another version's", async () => {
     for (const id of ['acme', 'beta', 'gamma', 'delta']) {
-      await opened.store.createConsumer({ id, name: id, contact_email: `${id}@example.net`, webhook_url: null, webhook_secret: null, pinned_version: null }, at('2026-09-01T00:00:00Z'));
+      await opened.store.createConsumer(
+        {
+          id,
+          name: id,
+          contact_email: `${id}@example.net`,
+          webhook_url: null,
+          webhook_secret: null,
+          pinned_version: null,
+        },
+        at('2026-09-01T00:00:00Z'),
+      );
     }
     const store = createNoticeStore(opened.database);
     const sent = { status: 'sent' } as const;
@@ -96,7 +125,10 @@ describe.each(kinds)('the notices sent about a version, on $name', (kind) => {
         { notice: due('acme', 1, 'sunset_in_90_days', 'webhook'), outcome: failed },
         { notice: due('beta', 1, 'sunset_in_90_days', 'email'), outcome: failed },
         { notice: due('beta', 1, 'sunset_in_90_days', 'webhook'), outcome: 'left pending' },
-        { notice: due('gamma', 1, 'sunset_in_90_days', 'email'), outcome: { status: 'pending', nextAttemptMs: at('2026-11-22T13:00:00Z'), error: 'connection refused' } },
+        {
+          notice: due('gamma', 1, 'sunset_in_90_days', 'email'),
+          outcome: { status: 'pending', nextAttemptMs: at('2026-11-22T13:00:00Z'), error: 'connection refused' },
+        },
         { notice: due('delta', 2, 'announced', 'email'), outcome: sent },
         { notice: due('acme', 1, 'brownout_in_48_hours', 'email', BROWNOUT), outcome: sent, tookMs: 4_000 },
       ],
@@ -105,10 +137,30 @@ describe.each(kinds)('the notices sent about a version, on $name', (kind) => {
     await store.record([], [due('gamma', 1, 'announced', 'email')], at('2026-11-22T12:00:00Z'));
 
     expect(await store.sentOf(1)).toEqual([
-      { consumerId: 'acme', milestone: 'sunset_in_90_days', occasion: '', channel: 'email', sentMs: at('2026-11-22T12:00:01.500Z') },
-      { consumerId: 'acme', milestone: 'brownout_in_48_hours', occasion: BROWNOUT, channel: 'email', sentMs: at('2026-11-22T12:00:04Z') },
+      {
+        consumerId: 'acme',
+        milestone: 'sunset_in_90_days',
+        occasion: '',
+        channel: 'email',
+        sentMs: at('2026-11-22T12:00:01.500Z'),
+      },
+      {
+        consumerId: 'acme',
+        milestone: 'brownout_in_48_hours',
+        occasion: BROWNOUT,
+        channel: 'email',
+        sentMs: at('2026-11-22T12:00:04Z'),
+      },
     ]);
-    expect(await store.sentOf(2)).toEqual([{ consumerId: 'delta', milestone: 'announced', occasion: '', channel: 'email', sentMs: at('2026-11-22T12:00:01.500Z') }]);
+    expect(await store.sentOf(2)).toEqual([
+      {
+        consumerId: 'delta',
+        milestone: 'announced',
+        occasion: '',
+        channel: 'email',
+        sentMs: at('2026-11-22T12:00:01.500Z'),
+      },
+    ]);
     expect(await store.sentOf(3)).toEqual([]);
   });
 });

@@ -28,7 +28,10 @@ describe('when the gateway looks for due notices', () => {
   it('at start (once ready), after each successful policy reload, every NOTICES_INTERVAL_MS, and never after close', async () => {
     const store = countingStore();
     gateway = await buildTestGateway('http://127.0.0.1:1', {
-      notices: { store, config: { email: undefined, intervalMs: 1_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 } },
+      notices: {
+        store,
+        config: { email: undefined, intervalMs: 1_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 },
+      },
     });
     expect(store.checks, 'nothing before the app is ready').toBe(0);
     await gateway.app.ready();

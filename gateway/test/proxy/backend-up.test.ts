@@ -4,7 +4,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildTestGateway } from '../helpers.js';
 import { startStubBackend } from '../stub-backend.js';
 
-const backendUp = async (registry: { metrics(): Promise<string> }): Promise<string | undefined> => /^backend_up (\S+)$/m.exec(await registry.metrics())?.[1];
+const backendUp = async (registry: { metrics(): Promise<string> }): Promise<string | undefined> =>
+  /^backend_up (\S+)$/m.exec(await registry.metrics())?.[1];
 
 /** A backend stand-in that answers every request with `status`, as a load balancer with no server left answers 503. */
 async function answeringWith(status: number): Promise<string> {

@@ -17,7 +17,8 @@ async function listen(): Promise<void> {
   port = (fixture.gateway.app.server.address() as AddressInfo).port;
 }
 
-const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fixture.gateway.app.inject({ method: 'GET', url, headers });
 const DEPRECATION_V1 = { deprecation: 'true', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' };
 
 interface Answer {
@@ -51,26 +52,33 @@ describe('gateway on a real listener', () => {
   beforeEach(listen);
 
   // On a real socket: app.inject resolves dot-segments (also percent-encoded ones) before routing.
-  it.each(['/api/users/../v1/orders/ord-1001', '/api/users/%2e%2e/v1/orders/ord-1001', '/api/users/x/%2E%2E/%2E%2E/v1'])(
-    'refuses %s, a path that climbs out of /api/users, with a 400 and forwards nothing',
-    async (path) => {
-      const res = await send('GET', path, {});
-      expect(res.status).toBe(400);
-      expect(JSON.parse(res.body)).toEqual({ error: 'bad request', code: 400, details: 'source/request contain invalid characters' });
-      expect(fixture.stub.seen).toHaveLength(0);
-    },
-  );
+  it.each([
+    '/api/users/../v1/orders/ord-1001',
+    '/api/users/%2e%2e/v1/orders/ord-1001',
+    '/api/users/x/%2E%2E/%2E%2E/v1',
+  ])('refuses %s, a path that climbs out of /api/users, with a 400 and forwards nothing', async (path) => {
+    const res = await send('GET', path, {});
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({
+      error: 'bad request',
+      code: 400,
+      details: 'source/request contain invalid characters',
+    });
+    expect(fixture.stub.seen).toHaveLength(0);
+  });
 
   it('accepts an Expect: 100-continue upload (curl -d @big.json) and streams it to the backend', async () => {
     const body = Buffer.alloc(1_048_576, 'a');
-    const res = await postExpectingContinue(`http://127.0.0.1:${port}/api/users`, body, { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await postExpectingContinue(`http://127.0.0.1:${port}/api/users`, body, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.sawContinue).toBe(true);
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ method: 'POST', bodyBytes: body.length });
     expect(fixture.stub.seen[0]?.headers).not.toHaveProperty('expect');
   });
 
-  it('keeps the client connection alive and does not leak the backend\'s hop-by-hop headers', async () => {
+  it("keeps the client connection alive and does not leak the backend's hop-by-hop headers", async () => {
     const res = await send('GET', '/v2/orders/ord-1001', {});
     expect(res.status).toBe(200);
     expect(res.headers.connection).toBe('keep-alive');
@@ -78,7 +86,7 @@ describe('gateway on a real listener', () => {
   });
 
   it.each(['/v2/orders/hop-by-hop', '/api/users/hop-by-hop'])(
-    'passes on none of the hop-by-hop headers of the backend\'s answer to %s, those its Connection names included',
+    "passes on none of the hop-by-hop headers of the backend's answer to %s, those its Connection names included",
     async (path) => {
       const res = await send('GET', path, {});
       expect(res.status).toBe(200);
@@ -91,7 +99,11 @@ describe('gateway on a real listener', () => {
     },
   );
 
-  it.each<Record<string, string>>([{ 'keep-alive': 'timeout=5' }, { upgrade: 'websocket' }, { 'keep-alive': 'timeout=5', upgrade: 'h2c' }])(
+  it.each<Record<string, string>>([
+    { 'keep-alive': 'timeout=5' },
+    { upgrade: 'websocket' },
+    { 'keep-alive': 'timeout=5', upgrade: 'h2c' },
+  ])(
     'forwards a request carrying %j without failing and without passing it on (undici refuses to send them)',
     async (headers) => {
       const res = await send('GET', '/api/users', headers);
@@ -106,11 +118,17 @@ describe('gateway on a real listener', () => {
  * Sends a POST whose body arrives in two parts, `pauseMs` apart; resolves with the URLs the backend had seen
  * arrive before the second part left, and the answer.
  */
-function postInTwoParts(path: string, headers: Record<string, string>, body: Buffer, pauseMs: number): Promise<{ arrivedBeforeEnd: string[]; answer: Answer }> {
+function postInTwoParts(
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  pauseMs: number,
+): Promise<{ arrivedBeforeEnd: string[]; answer: Answer }> {
   return new Promise((resolve, reject) => {
     let arrivedBeforeEnd: string[] = [];
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } }, (res) =>
-      collectAnswer(res, (answer) => resolve({ arrivedBeforeEnd, answer })),
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => collectAnswer(res, (answer) => resolve({ arrivedBeforeEnd, answer })),
     );
     req.on('error', reject);
     req.write(body.subarray(0, 10));
@@ -129,7 +147,7 @@ describe('request bodies', () => {
     ['/api/users', 200],
     ['/v2/orders/ord-1001', 405],
   ])(
-    'reads a body of at most 16 KiB whole before forwarding it to %s, with the client\'s bytes and Content-Type',
+    "reads a body of at most 16 KiB whole before forwarding it to %s, with the client's bytes and Content-Type",
     async (path, status) => {
       const json = Buffer.from('{"name":"Zoë","email":"zoe@example.com"}');
       const body = Buffer.concat([json, Buffer.alloc(16 * 1024 - json.length, ' ')]);
@@ -147,25 +165,31 @@ describe('request bodies', () => {
   it.each<[string, Record<string, string>, number]>([
     ['declares more than 16 KiB', { 'content-type': 'application/json' }, 16 * 1024 + 1],
     ['has no Content-Type', {}, 100],
-  ])('streams a body that %s: the backend has the request before its body is complete', async (_what, headers, length) => {
-    const body = Buffer.alloc(length, ' ');
-    const { arrivedBeforeEnd, answer } = await postInTwoParts('/api/users', headers, body, 300);
-    expect(arrivedBeforeEnd).toEqual(['/api/users']);
-    expect(answer.status).toBe(200);
-    expect(fixture.stub.seen[0]?.body.equals(body)).toBe(true);
-  });
+  ])(
+    'streams a body that %s: the backend has the request before its body is complete',
+    async (_what, headers, length) => {
+      const body = Buffer.alloc(length, ' ');
+      const { arrivedBeforeEnd, answer } = await postInTwoParts('/api/users', headers, body, 300);
+      expect(arrivedBeforeEnd).toEqual(['/api/users']);
+      expect(answer.status).toBe(200);
+      expect(fixture.stub.seen[0]?.body.equals(body)).toBe(true);
+    },
+  );
 });
 
 describe('small answers sent whole', () => {
   beforeEach(listen);
 
   // A small ASCII body goes out as text, any other as the bytes it came as: either way byte for byte.
-  it.each(['/v2/orders/accented', '/v1/orders/accented'])('passes %s, a body that is not ASCII, on byte for byte with its length', async (path) => {
-    const res = await send('GET', path, {});
-    expect(res.status).toBe(200);
-    expect(res.bytes.equals(Buffer.from(ACCENTED_BODY))).toBe(true);
-    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(ACCENTED_BODY)));
-  });
+  it.each(['/v2/orders/accented', '/v1/orders/accented'])(
+    'passes %s, a body that is not ASCII, on byte for byte with its length',
+    async (path) => {
+      const res = await send('GET', path, {});
+      expect(res.status).toBe(200);
+      expect(res.bytes.equals(Buffer.from(ACCENTED_BODY))).toBe(true);
+      expect(res.headers['content-length']).toBe(String(Buffer.byteLength(ACCENTED_BODY)));
+    },
+  );
 
   // Fastify would add `; charset=utf-8` to a JSON type without one if the body went as text.
   it.each([
@@ -175,7 +199,7 @@ describe('small answers sent whole', () => {
     'application/json; charset=utf-8',
     'application/json;charset=UTF-8',
     'text/plain',
-  ])('passes the backend\'s Content-Type %s on as it came', async (type) => {
+  ])("passes the backend's Content-Type %s on as it came", async (type) => {
     const res = await send('GET', `/v2/orders/typed?type=${encodeURIComponent(type)}`, {});
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(type);
@@ -193,17 +217,23 @@ describe('small answers sent whole', () => {
 describe('a backend that drops the connection in the middle of a small answer', () => {
   beforeEach(listen);
 
-  it.each(['/v2/orders/ord-1001?cut=0', '/v1/openapi.json?cut=0'])('answers %s with 502 bad gateway when no byte of the body came', async (path) => {
-    const res = await send('GET', path, {});
-    expect(res.status).toBe(502);
-    expect(JSON.parse(res.body)).toEqual({ error: 'bad gateway', code: 502 });
-    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
-  });
+  it.each(['/v2/orders/ord-1001?cut=0', '/v1/openapi.json?cut=0'])(
+    'answers %s with 502 bad gateway when no byte of the body came',
+    async (path) => {
+      const res = await send('GET', path, {});
+      expect(res.status).toBe(502);
+      expect(JSON.parse(res.body)).toEqual({ error: 'bad gateway', code: 502 });
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    },
+  );
 
-  it.each(['/v2/orders/ord-1001?cut=10', '/v1/openapi.json?cut=10'])('ends the connection on %s rather than pass a cut body off as whole', async (path) => {
-    await expect(send('GET', path, {})).rejects.toThrow(/socket hang up|aborted|ECONNRESET/);
-    expect((await send('GET', '/v2/orders/ord-1001', {})).status).toBe(200);
-  });
+  it.each(['/v2/orders/ord-1001?cut=10', '/v1/openapi.json?cut=10'])(
+    'ends the connection on %s rather than pass a cut body off as whole',
+    async (path) => {
+      await expect(send('GET', path, {})).rejects.toThrow(/socket hang up|aborted|ECONNRESET/);
+      expect((await send('GET', '/v2/orders/ord-1001', {})).status).toBe(200);
+    },
+  );
 });
 
 describe('backend failures', () => {
@@ -258,7 +288,7 @@ describe('request ids and forwarding headers', () => {
     expect((await get('/v9/orders/x')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('sets X-Forwarded-For, -Proto and -Host and keeps the client\'s Host out of the upstream Host', async () => {
+  it("sets X-Forwarded-For, -Proto and -Host and keeps the client's Host out of the upstream Host", async () => {
     await get('/api/users', { host: 'api.example.com', 'x-forwarded-for': '203.0.113.9' });
     const headers = fixture.stub.seen[0]?.headers;
     expect(headers?.['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');

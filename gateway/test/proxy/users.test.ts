@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { stubbedGatewayPerTest } from '../helpers.js';
 
 const fixture = stubbedGatewayPerTest();
-const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fixture.gateway.app.inject({ method: 'GET', url, headers });
 
 describe('users: proxied unchanged', () => {
   it('passes method, path, query, body and Content-Type through', async () => {
@@ -14,7 +15,12 @@ describe('users: proxied unchanged', () => {
       payload: '{"name":"Ada","email":"ada@example.com"}',
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ method: 'POST', url: '/api/users?trace=1', contentType: 'application/json', bodyBytes: 40 });
+    expect(res.json()).toEqual({
+      method: 'POST',
+      url: '/api/users?trace=1',
+      contentType: 'application/json',
+      bodyBytes: 40,
+    });
     expect(fixture.stub.seen[0]?.body.toString()).toBe('{"name":"Ada","email":"ada@example.com"}');
     expect(res.headers).not.toHaveProperty('vary');
   });
@@ -22,7 +28,12 @@ describe('users: proxied unchanged', () => {
   it('passes an Idempotency-Key through byte for byte (the backend owns the rule)', async () => {
     fixture.stub.seen.length = 0;
     const key = '"8e03978e-40d5-43e8-bc93-6894a57f9324:~!"';
-    const res = await fixture.gateway.app.inject({ method: 'POST', url: '/api/users', headers: { 'idempotency-key': key }, payload: '{"name":"Ada","email":"ada@example.com"}' });
+    const res = await fixture.gateway.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: { 'idempotency-key': key },
+      payload: '{"name":"Ada","email":"ada@example.com"}',
+    });
     expect(res.statusCode).toBe(200);
     expect(fixture.stub.seen.map((request) => request.headers['idempotency-key'])).toEqual([key]);
   });
@@ -30,7 +41,12 @@ describe('users: proxied unchanged', () => {
   it.each(['foo', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8', 'garbage/;;'])(
     'streams a body with Content-Type %j to the backend untouched instead of answering 415',
     async (contentType) => {
-      const res = await fixture.gateway.app.inject({ method: 'PUT', url: '/api/users/user-1', headers: { 'content-type': contentType }, payload: '{"name":"x"}' });
+      const res = await fixture.gateway.app.inject({
+        method: 'PUT',
+        url: '/api/users/user-1',
+        headers: { 'content-type': contentType },
+        payload: '{"name":"x"}',
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ method: 'PUT', url: '/api/users/user-1', contentType, bodyBytes: 12 });
     },
@@ -44,7 +60,12 @@ describe('users: proxied unchanged', () => {
 
   it('streams a body larger than 1 MiB to the backend (the backend owns the limit)', async () => {
     const payload = `{"name":"${'a'.repeat(1_048_576)}"}`;
-    const res = await fixture.gateway.app.inject({ method: 'POST', url: '/api/users', headers: { 'content-type': 'application/json' }, payload });
+    const res = await fixture.gateway.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json<{ bodyBytes: number }>().bodyBytes).toBe(payload.length);
   });

@@ -11,13 +11,22 @@ import { V1_CHANGES } from '../changes/v1-changes.js';
 describe('the OpenAPI document of a deprecated version', () => {
   const fixture = stubbedGatewayPerTest();
   const request = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>
-    fixture.gateway.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+    fixture.gateway.app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      ...(payload === undefined ? {} : { payload }),
+    });
   const get = (url: string, headers: Record<string, string> = {}) => request('GET', url, headers);
 
   /** What the gateway adds to every version's document: the API-Key scheme, optional under the shipped policy. */
   const WITH_KEY_SCHEME = {
     ...STUB_OPENAPI,
-    components: { securitySchemes: { ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) as unknown } },
+    components: {
+      securitySchemes: {
+        ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'API-Key' }) as unknown,
+      },
+    },
     security: [{ ApiKey: [] }, {}],
   };
   const deprecationHeaders = {
@@ -31,18 +40,27 @@ describe('the OpenAPI document of a deprecated version', () => {
     components: {
       ...WITH_KEY_SCHEME.components,
       headers: {
-        Deprecation: { description: 'The version is deprecated (RFC 9745).', schema: { type: 'string' }, example: 'true' },
+        Deprecation: {
+          description: 'The version is deprecated (RFC 9745).',
+          schema: { type: 'string' },
+          example: 'true',
+        },
         Sunset: {
           description: 'When the version is removed; from then on its requests are answered 410 (RFC 8594).',
           schema: { type: 'string' },
           example: 'Fri, 01 Jan 2027 00:00:00 GMT',
         },
         Link: {
-          description: "`<…/v2/…>; rel=\"successor-version\"`: the same resource in version 2; the policy's deprecation and sunset links besides.",
+          description:
+            '`<…/v2/…>; rel="successor-version"`: the same resource in version 2; the policy\'s deprecation and sunset links besides.',
           schema: { type: 'string' },
         },
       },
-      responses: { VersionGone: expect.objectContaining({ description: expect.stringContaining('version_removed') as unknown }) as unknown },
+      responses: {
+        VersionGone: expect.objectContaining({
+          description: expect.stringContaining('version_removed') as unknown,
+        }) as unknown,
+      },
     },
     'x-sunset': '2027-01-01T00:00:00.000Z',
     'x-successor-version': 2,
@@ -57,7 +75,7 @@ describe('the OpenAPI document of a deprecated version', () => {
     },
   };
 
-  it('marks the version\'s own operations deprecated with their 410 and headers, adds x-sunset and x-successor-version from the policy, in every form', async () => {
+  it("marks the version's own operations deprecated with their 410 and headers, adds x-sunset and x-successor-version from the policy, in every form", async () => {
     for (const [url, headers] of [
       ['/v1/openapi.json', {}],
       ['/api/v1/openapi.json', {}],
@@ -72,7 +90,7 @@ describe('the OpenAPI document of a deprecated version', () => {
     }
   });
 
-  it('marks nothing deprecated in a current version\'s document, nor in a deprecated one\'s before its announcement', async () => {
+  it("marks nothing deprecated in a current version's document, nor in a deprecated one's before its announcement", async () => {
     const current = await get('/openapi.json', { 'api-version': '2' });
     expect(current.json()).toEqual(WITH_KEY_SCHEME);
     fixture.gateway.setNow(at('2026-05-01'));
@@ -81,7 +99,10 @@ describe('the OpenAPI document of a deprecated version', () => {
 
   it('follows a reloaded policy: a later sunset shows in x-sunset at once', async () => {
     expect((await get('/v1/openapi.json')).json()).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z' });
-    fixture.gateway.setNextPolicy({ ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], sunset: '2027-03-01T00:00:00Z' }, designPolicyFile.versions[1]] });
+    fixture.gateway.setNextPolicy({
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], sunset: '2027-03-01T00:00:00Z' }, designPolicyFile.versions[1]],
+    });
     expect((await (await fixture.gateway.admin()).inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
     expect((await get('/v1/openapi.json')).json()).toMatchObject({ 'x-sunset': '2027-03-01T00:00:00.000Z' });
   });
@@ -104,7 +125,8 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     type: 'apiKey',
     in: 'header',
     name: 'API-Key',
-    description: "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown or revoked is answered 401 on every route.",
+    description:
+      "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown or revoked is answered 401 on every route.",
   };
 
   let backend: DocumentBackend;
@@ -158,7 +180,7 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     expect(document).not.toHaveProperty('x-sunset');
   });
 
-  it('requires it on the version\'s own operations where the policy requires a key, never on /api/users', async () => {
+  it("requires it on the version's own operations where the policy requires a key, never on /api/users", async () => {
     for (const url of ['/v1/openapi.json', '/openapi.json']) {
       const document = await served(url);
       expect(document.components?.securitySchemes).toEqual({ ApiKey: API_KEY_SCHEME });
@@ -180,12 +202,21 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     }
   });
 
-  it('keeps a scheme of the backend\'s own beside it', async () => {
+  it("keeps a scheme of the backend's own beside it", async () => {
     const upstream = ordersDocument(2);
     const bearer = { type: 'http', scheme: 'bearer' };
-    backend.documents.set('/v2/openapi.json', JSON.stringify({ ...upstream, components: { ...(upstream.components as object), securitySchemes: { Bearer: bearer } } }));
+    backend.documents.set(
+      '/v2/openapi.json',
+      JSON.stringify({
+        ...upstream,
+        components: { ...(upstream.components as object), securitySchemes: { Bearer: bearer } },
+      }),
+    );
     try {
-      expect((await served('/v2/openapi.json')).components?.securitySchemes).toEqual({ Bearer: bearer, ApiKey: API_KEY_SCHEME });
+      expect((await served('/v2/openapi.json')).components?.securitySchemes).toEqual({
+        Bearer: bearer,
+        ApiKey: API_KEY_SCHEME,
+      });
     } finally {
       backend.documents.set('/v2/openapi.json', JSON.stringify(upstream));
     }
@@ -202,7 +233,10 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
 
 describe('the OpenAPI document of a version declared as changes', () => {
   /** The shipped policy with SPEC's version 1 declared as what changed to version 2. */
-  const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]] };
+  const policy = {
+    ...designPolicyFile,
+    versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+  };
 
   let backend: DocumentBackend;
   let gateway: TestGateway;
@@ -217,20 +251,31 @@ describe('the OpenAPI document of a version declared as changes', () => {
   });
 
   const orderSchema = (document: OpenAPIV3_1.Document, path: string) =>
-    (document.paths?.[path]?.get?.responses['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json']?.schema as OpenAPIV3_1.SchemaObject;
+    (document.paths?.[path]?.get?.responses['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json']
+      ?.schema as OpenAPIV3_1.SchemaObject;
 
-  it('is derived from the successor\'s document the backend answers with, then annotated as version 1\'s', async () => {
+  it("is derived from the successor's document the backend answers with, then annotated as version 1's", async () => {
     // As the gateway forwards a translated version: the backend answers /v1/openapi.json with version 2's document.
     backend.documents.set('/v1/openapi.json', JSON.stringify(ordersDocument(2)));
     try {
-      for (const [url, headers] of [['/v1/openapi.json', {}], ['/openapi.json', { 'api-version': '1' }]] as const) {
+      for (const [url, headers] of [
+        ['/v1/openapi.json', {}],
+        ['/openapi.json', { 'api-version': '1' }],
+      ] as const) {
         const res = await gateway.app.inject({ url, headers });
         expect(res.statusCode).toBe(200);
         const document = res.json<OpenAPIV3_1.Document>();
         expect(document.info.version).toBe('1');
         expect(Object.keys(document.paths ?? {})).toContain('/api/v1/orders/{id}');
-        expect(Object.keys(orderSchema(document, '/v1/orders/{id}').properties ?? {})).toEqual(['id', 'user_id', 'total']);
-        expect(orderSchema(document, '/v1/orders/{id}').properties?.user_id).toEqual({ type: 'string', description: 'The customer identifier under its old name.' });
+        expect(Object.keys(orderSchema(document, '/v1/orders/{id}').properties ?? {})).toEqual([
+          'id',
+          'user_id',
+          'total',
+        ]);
+        expect(orderSchema(document, '/v1/orders/{id}').properties?.user_id).toEqual({
+          type: 'string',
+          description: 'The customer identifier under its old name.',
+        });
         expect(document.paths?.['/v1/orders/{id}']?.get?.deprecated).toBe(true);
         expect(document).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
         const result = await validate(document);
@@ -244,10 +289,12 @@ describe('the OpenAPI document of a version declared as changes', () => {
   it('is taken as it is from a backend that still serves the version itself', async () => {
     const document = (await gateway.app.inject({ url: '/v1/openapi.json' })).json<OpenAPIV3_1.Document>();
     expect(document.info.version).toBe('1');
-    expect(orderSchema(document, '/v1/orders/{id}').properties).toEqual(orderSchema(ordersDocument(1) as unknown as OpenAPIV3_1.Document, '/v1/orders/{id}').properties);
+    expect(orderSchema(document, '/v1/orders/{id}').properties).toEqual(
+      orderSchema(ordersDocument(1) as unknown as OpenAPIV3_1.Document, '/v1/orders/{id}').properties,
+    );
   });
 
-  it('leaves the successor\'s own document as the backend serves it', async () => {
+  it("leaves the successor's own document as the backend serves it", async () => {
     const document = (await gateway.app.inject({ url: '/v2/openapi.json' })).json<OpenAPIV3_1.Document>();
     expect(document.paths).toEqual(ordersDocument(2).paths);
   });

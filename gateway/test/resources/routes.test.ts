@@ -1,7 +1,13 @@
 // The catch-all route of the versioned resources: every form of every resource the policy names, the policy's
 // answer (version, headers, 400/406/410) and the forwarding of what it serves.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { V1_LIFECYCLE_LINKS, V1_SUNSET, buildTestGateway, lifecyclePolicyFile, stubbedGatewayPerTest } from '../helpers.js';
+import {
+  V1_LIFECYCLE_LINKS,
+  V1_SUNSET,
+  buildTestGateway,
+  lifecyclePolicyFile,
+  stubbedGatewayPerTest,
+} from '../helpers.js';
 
 const fixture = stubbedGatewayPerTest();
 
@@ -28,10 +34,28 @@ describe('orders: the three forms', () => {
 
   it.each([
     ['/v1/orders/ord-1001', {}, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
-    ['/api/v1/orders/ord-1001', {}, '/api/v1/orders/ord-1001', '</api/v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
-    ['/orders/ord-1001', { 'api-version': '1' }, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+    [
+      '/api/v1/orders/ord-1001',
+      {},
+      '/api/v1/orders/ord-1001',
+      '</api/v2/orders/ord-1001>; rel="successor-version"',
+      'API-Version',
+    ],
+    [
+      '/orders/ord-1001',
+      { 'api-version': '1' },
+      '/v1/orders/ord-1001',
+      '</v2/orders/ord-1001>; rel="successor-version"',
+      'API-Version',
+    ],
     // Naming no version, the answer depends on the key (a consumer's pin): docs/behaviour.md#pins.
-    ['/orders/ord-1001', {}, '/v1/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version, API-Key'],
+    [
+      '/orders/ord-1001',
+      {},
+      '/v1/orders/ord-1001',
+      '</v2/orders/ord-1001>; rel="successor-version"',
+      'API-Version, API-Key',
+    ],
   ])('GET %s %j → 200 from backend %s with the deprecation headers', async (url, headers, upstream, link, vary) => {
     const res = await get(url, headers);
     expect(res.statusCode).toBe(200);
@@ -55,12 +79,20 @@ describe('orders: the three forms', () => {
     const bare = await get('/v1/orders/missing');
     expect(bare.statusCode).toBe(404);
     expect(bare.json()).toEqual({ error: 'order not found', code: 404 });
-    expect(bare.headers).toMatchObject({ vary: 'API-Version', ...DEPRECATION_V1, link: '</v2/orders/missing>; rel="successor-version"' });
+    expect(bare.headers).toMatchObject({
+      vary: 'API-Version',
+      ...DEPRECATION_V1,
+      link: '</v2/orders/missing>; rel="successor-version"',
+    });
     const api = await get('/api/v1/orders/missing');
     expect(api.statusCode).toBe(404);
     expect(api.headers['content-type']).toBe('text/plain');
     expect(api.body).toBe('order not found');
-    expect(api.headers).toMatchObject({ vary: 'API-Version', ...DEPRECATION_V1, link: '</api/v2/orders/missing>; rel="successor-version"' });
+    expect(api.headers).toMatchObject({
+      vary: 'API-Version',
+      ...DEPRECATION_V1,
+      link: '</api/v2/orders/missing>; rel="successor-version"',
+    });
   });
 
   it('keeps the policy in charge of version headers and merges the backend Vary', async () => {
@@ -96,14 +128,17 @@ describe('orders: what the policy refuses', () => {
     expect(fixture.stub.seen).toHaveLength(0);
   });
 
-  it.each(['3', '0', 'abc', '1.0', '2, 1', '', '01'])('answers API-Version %j with 406 unsupported_version and Vary', async (value) => {
-    const res = await get('/orders/ord-1001', { 'api-version': value });
-    expect(res.statusCode).toBe(406);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.headers.vary).toBe('API-Version');
-    expect(res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'supported versions: 1, 2' });
-    expect(fixture.stub.seen).toHaveLength(0);
-  });
+  it.each(['3', '0', 'abc', '1.0', '2, 1', '', '01'])(
+    'answers API-Version %j with 406 unsupported_version and Vary',
+    async (value) => {
+      const res = await get('/orders/ord-1001', { 'api-version': value });
+      expect(res.statusCode).toBe(406);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.vary).toBe('API-Version');
+      expect(res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'supported versions: 1, 2' });
+      expect(fixture.stub.seen).toHaveLength(0);
+    },
+  );
 
   it.each([
     ['/v1/orders/ord-1001', '2'],
@@ -154,26 +189,42 @@ describe('versioned resources from the policy file', () => {
     ['/v2/orders?page=2', {}, '/v2/orders?page=2'],
     ['/api/v2/orders', {}, '/api/v2/orders'],
     ['/orders?page=2', { 'api-version': '2' }, '/v2/orders?page=2'],
-  ])('forwards the second resource %s %j to the backend as %s, whose 404 carries the version headers', async (url, headers, upstream) => {
-    const res = await get(url, headers);
-    expect(fixture.stub.seen.at(-1)?.url).toBe(upstream);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'not found', code: 404 });
-    expect(res.headers).toMatchObject({ vary: 'API-Version', 'api-version': '2', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
-  });
+  ])(
+    'forwards the second resource %s %j to the backend as %s, whose 404 carries the version headers',
+    async (url, headers, upstream) => {
+      const res = await get(url, headers);
+      expect(fixture.stub.seen.at(-1)?.url).toBe(upstream);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'not found', code: 404 });
+      expect(res.headers).toMatchObject({
+        vary: 'API-Version',
+        'api-version': '2',
+        'api-supported-versions': '2',
+        'api-deprecated-versions': '1',
+      });
+    },
+  );
 
-  it('links the second resource to its successor under the request\'s own prefix', async () => {
+  it("links the second resource to its successor under the request's own prefix", async () => {
     const res = await get('/api/v1/orders');
     expect(res.headers.link).toBe(`</api/v2/orders>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
     expect((await get('/orders')).headers.link).toBe(`</v2/orders>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
   });
 
-  it('forwards every method with its body; the backend\'s 405 comes back with Allow and the version headers', async () => {
+  it("forwards every method with its body; the backend's 405 comes back with Allow and the version headers", async () => {
     const res = await request('POST', '/v1/orders/ord-1001', { 'content-type': 'foo' }, '{"x":1}');
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
-    expect(res.headers).toMatchObject({ 'api-version': '1', deprecation: '@1780272000', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' });
-    expect(fixture.stub.seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/orders/ord-1001', headers: { 'content-type': 'foo' } });
+    expect(res.headers).toMatchObject({
+      'api-version': '1',
+      deprecation: '@1780272000',
+      sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+    });
+    expect(fixture.stub.seen.at(-1)).toMatchObject({
+      method: 'POST',
+      url: '/v1/orders/ord-1001',
+      headers: { 'content-type': 'foo' },
+    });
     expect(fixture.stub.seen.at(-1)?.body.toString()).toBe('{"x":1}');
     const deleted = await request('DELETE', '/orders/ord-1001', { 'api-version': '2' });
     expect(deleted.statusCode).toBe(405);

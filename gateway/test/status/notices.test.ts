@@ -7,14 +7,27 @@ import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../notices/f
 
 const newFixture = noticeFixturePerTest();
 
-const text = (html: string): string => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+const text = (html: string): string =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** The part as the status page renders it at `nowMs`: from the registered consumers it read, and the notice figures. */
-async function section(opened: NoticeFixture, nowMs: number, consumers: ConsumerUsageReader = opened.opened.store): Promise<string> {
+async function section(
+  opened: NoticeFixture,
+  nowMs: number,
+  consumers: ConsumerUsageReader = opened.opened.store,
+): Promise<string> {
   const log = pino({ level: 'silent' });
   const policy = opened.policy.current;
   const versions = policy.versions.map(({ version }) => version);
-  return noticesSection(policy, nowMs, await readRegisteredConsumers(consumers, versions, nowMs, log), await readNoticeFigures(opened.notices, policy, nowMs, log));
+  return noticesSection(
+    policy,
+    nowMs,
+    await readRegisteredConsumers(consumers, versions, nowMs, log),
+    await readNoticeFigures(opened.notices, policy, nowMs, log),
+  );
 }
 
 describe("the status page's notices", () => {
@@ -32,7 +45,9 @@ describe("the status page's notices", () => {
     await record('inactive', 'sent', null);
     await record('failing', 'failed', 'SMTP: 550 <failing@example.net> mailbox unavailable');
     const html = await section(fixture, NOW);
-    expect(text(html)).toContain('Notices about v1 Notified 1 of 3 active consumers (those that called v1 in the last 30 days).');
+    expect(text(html)).toContain(
+      'Notices about v1 Notified 1 of 3 active consumers (those that called v1 in the last 30 days).',
+    );
     expect(html).toContain('<td class="wrap">SMTP: 550 &lt;failing@example.net&gt; mailbox unavailable</td>');
     expect(text(html)).toContain('failing sunset_in_90_days email 27 SMTP: 550');
     expect(html).not.toContain('twice');

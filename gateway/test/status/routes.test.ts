@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_REPLICA, TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import {
+  TEST_REPLICA,
+  TODAY,
+  V1_SUNSET,
+  at,
+  buildTestGateway,
+  designPolicyFile,
+  lifecyclePolicyFile,
+  type TestGateway,
+} from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
 import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
@@ -26,8 +35,12 @@ afterEach(async () => {
 });
 
 // light-my-request sends `User-Agent: lightMyRequest` unless told otherwise; '' counts as no header.
-const get = (url: string, headers: Record<string, string> = {}) => gateway.app.inject({ method: 'GET', url, headers: { 'user-agent': '', ...headers } });
-const consumers = async () => (await admin.inject({ method: 'GET', url: '/consumers' })).json<{ versions: { version: number; consumers: unknown[] }[] }>();
+const get = (url: string, headers: Record<string, string> = {}) =>
+  gateway.app.inject({ method: 'GET', url, headers: { 'user-agent': '', ...headers } });
+const consumers = async () =>
+  (await admin.inject({ method: 'GET', url: '/consumers' })).json<{
+    versions: { version: number; consumers: unknown[] }[];
+  }>();
 const page = async () => (await admin.inject({ method: 'GET', url: '/' })).body;
 
 /** The text of each cell of the row `<tr data-version="…">`, tags removed and entities left as they are. */
@@ -39,17 +52,23 @@ function cells(html: string, version: number): string[] {
 
 /** The consumer rows of v`version` on the page: [rank, consumer, requests, last seen]. */
 function consumerRows(html: string, version: number): string[][] {
-  const table = new RegExp(`<table class="consumers" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
+  const table =
+    new RegExp(`<table class="consumers" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
   return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
     [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => (cell[1] as string).replace(/<[^>]+>/g, '')),
   );
 }
 
 async function someTraffic(): Promise<void> {
-  for (let i = 0; i < 3; i++) expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'acme-billing', 'user-agent': 'acme-http/2.1' })).statusCode).toBe(200);
-  for (let i = 0; i < 2; i++) expect((await get('/orders/ord-1001', { 'user-agent': 'legacy-app/1.0' })).statusCode).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect(
+      (await get('/v1/orders/ord-1001', { 'x-client-id': 'acme-billing', 'user-agent': 'acme-http/2.1' })).statusCode,
+    ).toBe(200);
+  for (let i = 0; i < 2; i++)
+    expect((await get('/orders/ord-1001', { 'user-agent': 'legacy-app/1.0' })).statusCode).toBe(200);
   expect((await get('/api/v1/orders/ord-1001')).statusCode).toBe(200);
-  for (let i = 0; i < 4; i++) expect((await get('/v2/orders/ord-1001', { 'x-client-id': 'modern-app' })).statusCode).toBe(200);
+  for (let i = 0; i < 4; i++)
+    expect((await get('/v2/orders/ord-1001', { 'x-client-id': 'modern-app' })).statusCode).toBe(200);
   expect((await get('/orders/ord-1001', { 'api-version': '7', 'x-client-id': 'confused' })).statusCode).toBe(406);
   expect((await get('/v1/orders/ord-1001', { 'api-version': '2', 'x-client-id': 'confused' })).statusCode).toBe(400);
 }
@@ -82,11 +101,19 @@ describe('GET /consumers on the admin port', () => {
   it('counts the 410s of a brownout and after the sunset, and keeps listing the removed version', async () => {
     await get('/v1/orders/ord-1001', { 'x-client-id': 'late-client' });
     gateway.setNow(BROWNOUT);
-    expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'late-client' })).json()).toMatchObject({ error: 'version_brownout', code: 410 });
+    expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'late-client' })).json()).toMatchObject({
+      error: 'version_brownout',
+      code: 410,
+    });
     gateway.setNow(V1_SUNSET + 1_500);
-    expect((await get('/orders/ord-1001', { 'x-client-id': 'late-client' })).json()).toMatchObject({ error: 'version_removed', code: 410 });
+    expect((await get('/orders/ord-1001', { 'x-client-id': 'late-client' })).json()).toMatchObject({
+      error: 'version_removed',
+      code: 410,
+    });
     expect(await consumers()).toEqual({
-      versions: [{ version: 1, consumers: [{ consumer: 'late-client', requests: 3, last_seen: '2027-01-01T00:00:01.500Z' }] }],
+      versions: [
+        { version: 1, consumers: [{ consumer: 'late-client', requests: 3, last_seen: '2027-01-01T00:00:01.500Z' }] },
+      ],
     });
   });
 
@@ -102,7 +129,8 @@ describe('GET /consumers on the admin port', () => {
     // test floods it with 100,000. After the sunset the gateway answers 410 itself, without the backend.
     gateway.setNow(V1_SUNSET);
     const heavy = ['acme-billing', 'partner-sync'];
-    const send = (clientId: string) => gateway.app.inject({ method: 'GET', url: '/v1/orders/ord-1001', headers: { 'x-client-id': clientId } });
+    const send = (clientId: string) =>
+      gateway.app.inject({ method: 'GET', url: '/v1/orders/ord-1001', headers: { 'x-client-id': clientId } });
     for (let batch = 0; batch < 20; batch++) {
       const requests = [];
       for (let i = 0; i < 100; i++) requests.push(send(`noise-${batch}-${i}`));
@@ -112,7 +140,12 @@ describe('GET /consumers on the admin port', () => {
     }
     const v1 = (await consumers()).versions[0]?.consumers as { consumer: string; requests: number }[];
     expect(v1).toHaveLength(100);
-    expect(v1.slice(0, 2).map(({ consumer }) => consumer).sort()).toEqual(heavy);
+    expect(
+      v1
+        .slice(0, 2)
+        .map(({ consumer }) => consumer)
+        .sort(),
+    ).toEqual(heavy);
     // 40 each out of 2,080: Space-Saving never under-counts, and over-counts by at most 2,080 / 100.
     for (const { requests } of v1.slice(0, 2)) expect(requests).toBeGreaterThanOrEqual(40);
     for (const { requests } of v1.slice(0, 2)) expect(requests).toBeLessThanOrEqual(40 + 20);
@@ -140,7 +173,7 @@ describe('GET / on the admin port: the status page', () => {
     expect([...res.body.matchAll(/<style>/g)]).toHaveLength(1);
   });
 
-  it('names its replica (the injected host name) and says its figures are that replica\'s own', async () => {
+  it("names its replica (the injected host name) and says its figures are that replica's own", async () => {
     const html = await page();
     const replica = /<p class="note" id="replica">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
     expect(replica).toBe(
@@ -148,15 +181,28 @@ describe('GET / on the admin port: the status page', () => {
     );
   });
 
-  it('shows each version\'s lifecycle, requests and share over the last 5 minutes', async () => {
+  it("shows each version's lifecycle, requests and share over the last 5 minutes", async () => {
     await someTraffic();
     const html = await page();
-    expect(cells(html, 1)).toEqual(['v1 (default)', 'deprecated', '2026-06-01', '2027-01-01', '40', 'v2 · what changes', '2026-12-01 10:00 UTC for 2 h (in 8 d)', '6', '2', '60.0 %']);
+    expect(cells(html, 1)).toEqual([
+      'v1 (default)',
+      'deprecated',
+      '2026-06-01',
+      '2027-01-01',
+      '40',
+      'v2 · what changes',
+      '2026-12-01 10:00 UTC for 2 h (in 8 d)',
+      '6',
+      '2',
+      '60.0 %',
+    ]);
     // The successor links the migration guide, which the admin port serves beside the page.
     expect(html).toContain('<td>v2 · <a href="/versions/1/changes">what changes</a></td>');
     expect(cells(html, 2)).toEqual(['v2', 'current', '—', '—', '—', '—', '—', '4', '0', '40.0 %']);
     expect(html).toContain('<meter min="0" max="1" value="0.6000"></meter>');
-    expect(html).toContain('10 versioned requests in the last 5 minutes, and 2 that named no valid version (406, 400).');
+    expect(html).toContain(
+      '10 versioned requests in the last 5 minutes, and 2 that named no valid version (406, 400).',
+    );
     expect(html).toContain(`As of ${TODAY_ISO.slice(0, 10)} 12:00:00 UTC`);
   });
 
@@ -167,13 +213,18 @@ describe('GET / on the admin port: the status page', () => {
     expect(cells(html, 1).slice(7)).toEqual(['0', '0', '0.0 %']);
     expect(html).toContain('0 versioned requests in the last 5 minutes.');
     // The consumers are kept since start.
-    expect(consumerRows(html, 1).map((row) => row.slice(1, 3))).toEqual([['acme-billing', '3'], ['legacy-app/1.0', '2'], ['unknown', '1']]);
+    expect(consumerRows(html, 1).map((row) => row.slice(1, 3))).toEqual([
+      ['acme-billing', '3'],
+      ['legacy-app/1.0', '2'],
+      ['unknown', '1'],
+    ]);
   });
 
   it('lists the top 10 consumers of each deprecated version with requests and when last seen', async () => {
     for (let i = 1; i <= 12; i++) {
       gateway.setNow(TODAY + i * 1_000);
-      for (let n = 0; n < i; n++) await get('/v1/orders/ord-1001', { 'x-client-id': `client-${String(i).padStart(2, '0')}` });
+      for (let n = 0; n < i; n++)
+        await get('/v1/orders/ord-1001', { 'x-client-id': `client-${String(i).padStart(2, '0')}` });
     }
     gateway.setNow(TODAY + 42_000);
     const html = await page();
@@ -182,13 +233,16 @@ describe('GET / on the admin port: the status page', () => {
     expect(rows[0]).toEqual(['1', 'client-12', '12', '30 s ago']);
     expect(rows[9]).toEqual(['10', 'client-03', '3', '39 s ago']);
     expect(html).toContain('<h2 id="consumers-v1">Anonymous top consumers of v1 (deprecated)</h2>');
-    expect(html).toContain('10 of 12 tracked since the gateway started, by requests, on this replica. Requests without a valid API key only (the registered consumers are above), named by what each says of itself.');
+    expect(html).toContain(
+      '10 of 12 tracked since the gateway started, by requests, on this replica. Requests without a valid API key only (the registered consumers are above), named by what each says of itself.',
+    );
     expect(html).not.toContain('More than');
   });
 
   it('warns while the default version is deprecated, and once it is removed, with its unversioned requests', async () => {
     await someTraffic();
-    const warning = (html: string) => /<p class="note default-warning" id="default-version">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
+    const warning = (html: string) =>
+      /<p class="note default-warning" id="default-version">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
     expect(warning(await page())).toBe(
       'The default version v1 is deprecated and will be removed on 2027-01-01; 2 requests in the last 5 minutes named no version and got v1. Move default_version to v2 before the sunset: see the runbook\'s "Move the default".',
     );
@@ -199,10 +253,18 @@ describe('GET / on the admin port: the status page', () => {
   });
 
   it('says who may call a version: API key required (from when), closed to new consumers (from when)', async () => {
-    const restricted = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-12-15' }, designPolicyFile.versions[1]] };
+    const restricted = {
+      ...designPolicyFile,
+      versions: [
+        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' }, closed_to_new: '2026-12-15' },
+        designPolicyFile.versions[1],
+      ],
+    };
     gateway.setNextPolicy(restricted);
     expect(gateway.app.versionPolicies.reload().ok).toBe(true);
-    expect(cells(await page(), 1)[1]).toBe('deprecatedAPI key required from 2026-12-01closed to new consumers from 2026-12-15');
+    expect(cells(await page(), 1)[1]).toBe(
+      'deprecatedAPI key required from 2026-12-01closed to new consumers from 2026-12-15',
+    );
     gateway.setNow(at('2026-12-20T00:00:00Z'));
     expect(cells(await page(), 1)[1]).toBe('deprecatedAPI key requiredclosed to new consumers');
     expect(cells(await page(), 2)[1]).toBe('current');
@@ -216,7 +278,9 @@ describe('GET / on the admin port: the status page', () => {
     gateway.setNow(V1_SUNSET + 1);
     row = cells(await page(), 1);
     expect(row.slice(1, 7)).toEqual(['removed', '2026-06-01', '2027-01-01', 'removed', 'v2 · what changes', '—']);
-    expect(await page()).toContain('<h2 id="consumers-v1">Anonymous top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>');
+    expect(await page()).toContain(
+      '<h2 id="consumers-v1">Anonymous top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>',
+    );
   });
 
   it('shows what clients send in X-Client-Id and User-Agent as text: markup escaped, control characters as \\xNN', async () => {
@@ -234,18 +298,35 @@ describe('GET / on the admin port: the status page', () => {
   });
 });
 
-describe('the status page\'s registered consumers', () => {
+describe("the status page's registered consumers", () => {
   let store: MemoryConsumerStore;
   /** A gateway on `store` (and `notices`, when given), with acme's key; beta's v1 use is in the store as another replica wrote it. */
-  async function withConsumers(consumerStore: MemoryConsumerStore = createMemoryConsumerStore(), notices?: NoticeStore): Promise<string> {
+  async function withConsumers(
+    consumerStore: MemoryConsumerStore = createMemoryConsumerStore(),
+    notices?: NoticeStore,
+  ): Promise<string> {
     store = consumerStore;
     const { key } = await consumerWithKey(store, 'acme', { name: 'Acme <Billing>' });
     await consumerWithKey(store, 'beta', { name: 'Beta' });
     await store.addUsage([
-      { consumerId: 'beta', version: 1, operation: 'GET /v1/orders/{id}', day: '2026-11-21', requests: 7, firstSeenMs: at('2026-11-21T08:00:00Z'), lastSeenMs: at('2026-11-21T12:00:00Z') },
+      {
+        consumerId: 'beta',
+        version: 1,
+        operation: 'GET /v1/orders/{id}',
+        day: '2026-11-21',
+        requests: 7,
+        firstSeenMs: at('2026-11-21T08:00:00Z'),
+        lastSeenMs: at('2026-11-21T12:00:00Z'),
+      },
     ]);
     await gateway.app.close();
-    const noticesOption = notices === undefined ? undefined : { store: notices, config: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 } };
+    const noticesOption =
+      notices === undefined
+        ? undefined
+        : {
+            store: notices,
+            config: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 },
+          };
     gateway = await buildTestGateway(stub.url, { policy, consumerStore: store, notices: noticesOption });
     admin = await gateway.admin();
     return key;
@@ -264,19 +345,28 @@ describe('the status page\'s registered consumers', () => {
 
   /** The page, or 'held' if it has not answered within 10 s: five times the page's wait for the store. */
   const pageWithin10s = () =>
-    Promise.race([admin.inject({ url: '/' }), new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 10_000).unref())]);
+    Promise.race([
+      admin.inject({ url: '/' }),
+      new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 10_000).unref()),
+    ]);
 
   /** The rows of the registered table of v`version`: [consumer, name, requests, last seen]. */
   function registeredRows(html: string, version: number): string[][] {
-    const table = new RegExp(`<table class="registered" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
+    const table =
+      new RegExp(`<table class="registered" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
     return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
-      [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => (cell[1] as string).replace(/<[^>]+>/g, '')),
+      [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) =>
+        (cell[1] as string).replace(/<[^>]+>/g, ''),
+      ),
     );
   }
 
-  it('lists every replica\'s registered consumers of each deprecated version above the anonymous list, saying which is which', async () => {
+  it("lists every replica's registered consumers of each deprecated version above the anonymous list, saying which is which", async () => {
     const key = await withConsumers();
-    for (let i = 0; i < 3; i++) expect((await get('/v1/orders/ord-1001', { 'api-key': key, 'x-client-id': 'acme-billing' })).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await get('/v1/orders/ord-1001', { 'api-key': key, 'x-client-id': 'acme-billing' })).statusCode).toBe(
+        200,
+      );
     await gateway.app.consumers.ledger.flush();
     gateway.setNow(TODAY + 120_000);
     const html = await page();
@@ -285,8 +375,12 @@ describe('the status page\'s registered consumers', () => {
       ['acme', 'Acme &lt;Billing&gt;', '3', '2 min ago'],
     ]);
     expect(html).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>');
-    expect(html).toContain('<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>');
-    expect(html).toContain('<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: <a href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>');
+    expect(html).toContain(
+      '<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>',
+    );
+    expect(html).toContain(
+      '<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: <a href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>',
+    );
     expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
     // Keyed requests are counted once, by their consumer: the anonymous table has only requests without a key.
     expect(consumerRows(html, 1)).toEqual([]);
@@ -295,7 +389,9 @@ describe('the status page\'s registered consumers', () => {
   });
 
   it('says when no consumer called a deprecated version with a key', async () => {
-    expect(await page()).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note">No consumer has called v1 with an API key.</p>');
+    expect(await page()).toContain(
+      '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note">No consumer has called v1 with an API key.</p>',
+    );
   });
 
   it('still renders, saying so, when the store cannot be read', async () => {
@@ -309,7 +405,9 @@ describe('the status page\'s registered consumers', () => {
     );
     expect(res.body).not.toContain('ECONNREFUSED');
     expect(consumerRows(res.body, 1).map((row) => row[1])).toEqual(['acme-billing']);
-    expect(gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read'))).toMatchObject({
+    expect(
+      gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read')),
+    ).toMatchObject({
       level: 40,
       reason: 'connect ECONNREFUSED 10.0.0.9:5432',
     });
@@ -329,13 +427,20 @@ describe('the status page\'s registered consumers', () => {
   });
 
   it('does not wait on a notice store that never answers: the notice figures are unknown, the rest is shown', async () => {
-    await withConsumers(createMemoryConsumerStore(), noticeStore(() => new Promise(() => undefined)));
+    await withConsumers(
+      createMemoryConsumerStore(),
+      noticeStore(() => new Promise(() => undefined)),
+    );
     const res = await pageWithin10s();
     if (res === 'held') throw new Error('the status page was held by the notice store');
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('<h2 id="notices-v1">Notices about v1</h2>\n<p class="note">Unknown: the consumer store cannot be read.</p>');
+    expect(res.body).toContain(
+      '<h2 id="notices-v1">Notices about v1</h2>\n<p class="note">Unknown: the consumer store cannot be read.</p>',
+    );
     expect(registeredRows(res.body, 1).map((row) => row[0])).toEqual(['beta']);
-    expect(gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read'))).toMatchObject({
+    expect(
+      gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read')),
+    ).toMatchObject({
       level: 40,
       msg: 'status page: the consumer store could not be read; notice figures are not shown',
       reason: 'no answer within 2 s',

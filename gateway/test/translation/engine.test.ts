@@ -13,10 +13,7 @@ const SPEC_V1: VersionChange[] = [
 
 /** The translation of `resource` for v1 served by v2 under `changes`. */
 function translationOf(changes: VersionChange[], resource = ORDER): ResourceTranslation {
-  const translations = compileTranslations([
-    { version: 1, successor: 2, changes },
-    { version: 2 },
-  ]);
+  const translations = compileTranslations([{ version: 1, successor: 2, changes }, { version: 2 }]);
   return translations.get(1)?.resources.get(resource) as ResourceTranslation;
 }
 
@@ -28,7 +25,7 @@ function through(apply: (body: unknown) => void, body: unknown): unknown {
 }
 
 describe('translation engine', () => {
-  it('turns SPEC\'s v2 order into v1 in the same field order, and a v1 body into v2', () => {
+  it("turns SPEC's v2 order into v1 in the same field order, and a v1 body into v2", () => {
     const { forward, backward } = translationOf(SPEC_V1);
     const v2 = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
     expect(JSON.stringify(through(backward, v2))).toBe('{"id":"ord-1001","user_id":"user-1","total":19.99}');
@@ -47,14 +44,20 @@ describe('translation engine', () => {
   });
 
   it('scales by a fraction without rounding', () => {
-    const { forward, backward } = translationOf([{ resource: ORDER, op: 'scale', field: 'grams', to: 'kilograms', factor: 0.001 }]);
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'scale', field: 'grams', to: 'kilograms', factor: 0.001 },
+    ]);
     expect(through(forward, { grams: 1234 })).toEqual({ kilograms: 1.234 });
     expect(through(backward, { kilograms: 0.3 })).toEqual({ grams: 300 });
   });
 
   it('leaves a value of the wrong type, a missing field and a non-object body as they are', () => {
     const { forward, backward } = translationOf(SPEC_V1);
-    expect(through(forward, { user_id: 7, total: '19.99', currency: 'USD' })).toEqual({ customer_id: 7, total_cents: '19.99', currency: 'USD' });
+    expect(through(forward, { user_id: 7, total: '19.99', currency: 'USD' })).toEqual({
+      customer_id: 7,
+      total_cents: '19.99',
+      currency: 'USD',
+    });
     expect(through(forward, {})).toEqual({ currency: 'EUR' });
     for (const body of [null, 3, 'text', [1, 2], [{ user_id: 'u' }]]) expect(through(backward, body)).toEqual(body);
   });
@@ -98,15 +101,23 @@ describe('translation engine', () => {
       { resource: ORDER, op: 'map', field: 'lines[].tags[]', values: { hot: 'urgent' } },
       { resource: ORDER, op: 'rename', field: 'lines', to: 'items' },
     ]);
-    const v1 = { lines: [{ parts: [{ sku: 'a' }, 'x', null, { sku: 'b' }], tags: ['hot', 'cold', 3] }, 7, { parts: 'none' }] };
-    const v2 = { items: [{ parts: [{ article: 'a' }, 'x', null, { article: 'b' }], tags: ['urgent', 'cold', 3] }, 7, { parts: 'none' }] };
+    const v1 = {
+      lines: [{ parts: [{ sku: 'a' }, 'x', null, { sku: 'b' }], tags: ['hot', 'cold', 3] }, 7, { parts: 'none' }],
+    };
+    const v2 = {
+      items: [
+        { parts: [{ article: 'a' }, 'x', null, { article: 'b' }], tags: ['urgent', 'cold', 3] },
+        7,
+        { parts: 'none' },
+      ],
+    };
     expect(through(forward, v1)).toEqual(v2);
     expect(through(backward, v2)).toEqual(v1);
     expect(through(backward, { id: 'no lines' })).toEqual({ id: 'no lines' });
     expect(through(backward, { items: 'not an array' })).toEqual({ lines: 'not an array' });
   });
 
-  it('maps a field\'s values under its old name when the field is also renamed', () => {
+  it("maps a field's values under its old name when the field is also renamed", () => {
     const { forward, backward } = translationOf([
       { resource: ORDER, op: 'rename', field: 'status', to: 'state' },
       { resource: ORDER, op: 'map', field: 'status', values: { active: 'enabled' } },
@@ -118,7 +129,14 @@ describe('translation engine', () => {
   it('goes through a chain: requests v1 → v2 → v3 oldest first, responses v3 → v2 → v1 newest first', () => {
     const translations = compileTranslations([
       { version: 1, successor: 2, changes: [{ resource: ORDER, op: 'rename', field: 'user_id', to: 'customer_id' }] },
-      { version: 2, successor: 3, changes: [{ resource: ORDER, op: 'rename', field: 'customer_id', to: 'buyer' }, { resource: ORDER, op: 'add', field: 'channel', default: 'web' }] },
+      {
+        version: 2,
+        successor: 3,
+        changes: [
+          { resource: ORDER, op: 'rename', field: 'customer_id', to: 'buyer' },
+          { resource: ORDER, op: 'add', field: 'channel', default: 'web' },
+        ],
+      },
       { version: 3 },
     ]);
     expect([...translations.keys()]).toEqual([1, 2]);

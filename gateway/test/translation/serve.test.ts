@@ -8,7 +8,13 @@ import { buildTestGateway, type TestGateway } from '../helpers.js';
 
 /** SPEC's v1, declared as changes to v2 (and a default for the added currency, for request bodies). */
 const SPEC_V1_CHANGES = [
-  { resource: '/orders/:id', op: 'rename', field: 'user_id', to: 'customer_id', description: 'The customer identifier under its old name.' },
+  {
+    resource: '/orders/:id',
+    op: 'rename',
+    field: 'user_id',
+    to: 'customer_id',
+    description: 'The customer identifier under its old name.',
+  },
   { resource: '/orders/:id', op: 'scale', field: 'total', to: 'total_cents', factor: 100 },
   { resource: '/orders/:id', op: 'add', field: 'currency', default: 'EUR' },
 ];
@@ -17,7 +23,14 @@ const translatedPolicy = {
   default_version: 1,
   schemes: ['path', 'header', 'query', 'media_type'],
   versions: [
-    { version: 1, status: 'deprecated', announced: '2026-06-01', sunset: '2027-01-01T00:00:00Z', successor: 2, changes: SPEC_V1_CHANGES },
+    {
+      version: 1,
+      status: 'deprecated',
+      announced: '2026-06-01',
+      sunset: '2027-01-01T00:00:00Z',
+      successor: 2,
+      changes: SPEC_V1_CHANGES,
+    },
     { version: 2, status: 'current' },
   ],
 };
@@ -43,12 +56,14 @@ async function startV2Backend(): Promise<{ url: string; seen: Seen[]; server: Se
       const url = req.url ?? '';
       seen.push({ method: req.method ?? '', url, headers: req.headers, body });
       const path = url.split('?', 1)[0] ?? '';
-      if (!/^(\/api)?\/v2\//.test(path)) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
+      if (!/^(\/api)?\/v2\//.test(path))
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
       const json = { 'content-type': 'application/json; charset=utf-8' };
       if (path.endsWith('/missing')) return void res.writeHead(404, json).end('{"error":"order not found","code":404}');
       if (path.endsWith('/broken')) return void res.writeHead(200, json).end('{"id":"ord-1001",');
       if (path.endsWith('/big')) return void res.writeHead(200, json).end(JSON.stringify({ id: 'x'.repeat(4000) }));
-      if (path.endsWith('/gzip')) return void res.writeHead(200, { ...json, 'content-encoding': 'gzip' }).end(gzipSync(V2_ORDER));
+      if (path.endsWith('/gzip'))
+        return void res.writeHead(200, { ...json, 'content-encoding': 'gzip' }).end(gzipSync(V2_ORDER));
       if (path.endsWith('/text')) return void res.writeHead(200, { 'content-type': 'text/plain' }).end('customer_id');
       if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(201, json).end(body);
       if (req.headers['if-none-match'] === '"abc"') return void res.writeHead(304, { etag: '"abc"' }).end();
@@ -83,12 +98,27 @@ const warnings = () => gateway.logs.filter((line) => line.level === 40).map((lin
 describe('a version declared as changes', () => {
   it.each([
     ['/v1/orders/ord-1001', {}, '/v2/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
-    ['/api/v1/orders/ord-1001?x=1', {}, '/api/v2/orders/ord-1001?x=1', '</api/v2/orders/ord-1001>; rel="successor-version"'],
-    ['/orders/ord-1001', { 'api-version': '1' }, '/v2/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
+    [
+      '/api/v1/orders/ord-1001?x=1',
+      {},
+      '/api/v2/orders/ord-1001?x=1',
+      '</api/v2/orders/ord-1001>; rel="successor-version"',
+    ],
+    [
+      '/orders/ord-1001',
+      { 'api-version': '1' },
+      '/v2/orders/ord-1001',
+      '</v2/orders/ord-1001>; rel="successor-version"',
+    ],
     ['/orders/ord-1001', {}, '/v2/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
     ['/orders/ord-1001?version=1&x=1', {}, '/v2/orders/ord-1001?x=1', '</v2/orders/ord-1001>; rel="successor-version"'],
-    ['/orders/ord-1001', { accept: 'application/vnd.version-router.v1+json' }, '/v2/orders/ord-1001', '</v2/orders/ord-1001>; rel="successor-version"'],
-  ])('GET %s %j is served by backend %s and answered in v1 with v1\'s headers', async (url, headers, upstream, link) => {
+    [
+      '/orders/ord-1001',
+      { accept: 'application/vnd.version-router.v1+json' },
+      '/v2/orders/ord-1001',
+      '</v2/orders/ord-1001>; rel="successor-version"',
+    ],
+  ])("GET %s %j is served by backend %s and answered in v1 with v1's headers", async (url, headers, upstream, link) => {
     const res = await inject('GET', url, headers);
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe(V1_ORDER);
@@ -113,7 +143,7 @@ describe('a version declared as changes', () => {
     expect(backend.seen[0]?.headers['accept-encoding']).toBe('identity');
   });
 
-  it('leaves v2 untouched: the backend\'s bytes, ETag and Accept-Encoding, no API-Version-Requested', async () => {
+  it("leaves v2 untouched: the backend's bytes, ETag and Accept-Encoding, no API-Version-Requested", async () => {
     const res = await inject('GET', '/v2/orders/ord-1001', { 'accept-encoding': 'gzip' });
     expect(res.body).toBe(V2_ORDER);
     expect(res.headers.etag).toBe('"abc"');
@@ -121,7 +151,7 @@ describe('a version declared as changes', () => {
     expect(backend.seen[0]?.headers['accept-encoding']).toBe('gzip');
   });
 
-  it('answers 304 to its own ETag (sent on as the backend\'s) and 200 to any other tag, which it drops', async () => {
+  it("answers 304 to its own ETag (sent on as the backend's) and 200 to any other tag, which it drops", async () => {
     const etag = (await inject('GET', '/v1/orders/ord-1001')).headers.etag as string;
     const notModified = await inject('GET', '/v1/orders/ord-1001', { 'if-none-match': etag });
     expect(notModified.statusCode).toBe(304);
@@ -133,7 +163,7 @@ describe('a version declared as changes', () => {
     expect(backend.seen[2]?.headers).not.toHaveProperty('if-none-match');
   });
 
-  it('answers a HEAD without the serving version\'s Content-Length, which names other bytes', async () => {
+  it("answers a HEAD without the serving version's Content-Length, which names other bytes", async () => {
     const res = await inject('HEAD', '/v1/orders/ord-1001');
     expect(res.statusCode).toBe(200);
     expect(res.headers).not.toHaveProperty('content-length');
@@ -172,7 +202,12 @@ describe('a version declared as changes', () => {
   });
 
   it.each(['POST', 'PUT', 'PATCH'])('translates a JSON %s body forward and the answer back', async (method) => {
-    const res = await inject(method, '/v1/orders/ord-1001', { 'content-type': 'application/json' }, '{"user_id":"user-2","total":10.005}');
+    const res = await inject(
+      method,
+      '/v1/orders/ord-1001',
+      { 'content-type': 'application/json' },
+      '{"user_id":"user-2","total":10.005}',
+    );
     const forward = '{"customer_id":"user-2","total_cents":1001,"currency":"EUR"}';
     expect(backend.seen[0]?.body).toBe(forward);
     expect(backend.seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength(forward)));
@@ -182,20 +217,34 @@ describe('a version declared as changes', () => {
 
   it('translates a JSON body larger than the small-body limit, read whole from its stream', async () => {
     const note = 'n'.repeat(20_000);
-    const res = await inject('POST', '/v1/orders/ord-1001', { 'content-type': 'application/json' }, JSON.stringify({ user_id: 'u', note }));
+    const res = await inject(
+      'POST',
+      '/v1/orders/ord-1001',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ user_id: 'u', note }),
+    );
     expect(JSON.parse(backend.seen[0]?.body ?? '')).toEqual({ customer_id: 'u', note, currency: 'EUR' });
     expect(res.json()).toEqual({ user_id: 'u', note });
   });
 
   it('answers 413 to a JSON request body above TRANSLATION_MAX_BYTES', async () => {
     await useGateway({ translationMaxBytes: 20_000 });
-    const res = await inject('POST', '/v1/orders/ord-1001', { 'content-type': 'application/json' }, JSON.stringify({ note: 'n'.repeat(30_000) }));
+    const res = await inject(
+      'POST',
+      '/v1/orders/ord-1001',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ note: 'n'.repeat(30_000) }),
+    );
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ error: 'payload too large', code: 413, details: 'a translated request body is read whole, up to 20000 bytes' });
+    expect(res.json()).toEqual({
+      error: 'payload too large',
+      code: 413,
+      details: 'a translated request body is read whole, up to 20000 bytes',
+    });
     expect(backend.seen).toEqual([]);
   });
 
-  it('sends a body that is not JSON as it came, for the backend\'s own answer', async () => {
+  it("sends a body that is not JSON as it came, for the backend's own answer", async () => {
     await inject('POST', '/v1/orders/ord-1001', { 'content-type': 'application/json' }, '{"user_id":');
     expect(backend.seen[0]?.body).toBe('{"user_id":');
     await inject('POST', '/v1/orders/ord-1001', { 'content-type': 'text/plain' }, 'user_id');
@@ -217,7 +266,12 @@ describe('a version declared as changes', () => {
 
 describe('a policy without changes', () => {
   it('has the backend serve every version itself, told nothing more', async () => {
-    await useGateway({ policy: { ...translatedPolicy, versions: [{ ...translatedPolicy.versions[0], changes: undefined }, translatedPolicy.versions[1]] } });
+    await useGateway({
+      policy: {
+        ...translatedPolicy,
+        versions: [{ ...translatedPolicy.versions[0], changes: undefined }, translatedPolicy.versions[1]],
+      },
+    });
     await inject('GET', '/v1/orders/ord-1001');
     expect(backend.seen[0]?.url).toBe('/v1/orders/ord-1001');
     expect(backend.seen[0]?.headers).not.toHaveProperty('api-version-requested');
@@ -233,7 +287,9 @@ describe('a route without changes, beside one with', () => {
       finish = () => res.end('"part"}');
     });
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
-    const streaming = await buildTestGateway(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`, { policy: translatedPolicy });
+    const streaming = await buildTestGateway(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`, {
+      policy: translatedPolicy,
+    });
     try {
       const address = await streaming.app.listen({ port: 0, host: '127.0.0.1' });
       const res = await undiciRequest(`${address}/v2/orders/ord-1001`);
@@ -261,10 +317,17 @@ describe('a chain v1 → v2 → v3', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         seen.push({ url: req.url ?? '', requested: req.headers['api-version-requested'], body });
-        if (!/^(\/api)?\/v3\//.test(req.url ?? '')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":404}');
+        if (!/^(\/api)?\/v3\//.test(req.url ?? ''))
+          return void res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end('{"error":"not found","code":404}');
         const json = { 'content-type': 'application/json' };
         if (req.method === 'POST') return void res.writeHead(201, json).end(body);
-        res.writeHead(200, json).end('{"id":"o-1","buyer":{"id":"user-1"},"amount_cents":1999,"state":"enabled","lines":[{"sku_code":"a"},{"sku_code":"b"}]}');
+        res
+          .writeHead(200, json)
+          .end(
+            '{"id":"o-1","buyer":{"id":"user-1"},"amount_cents":1999,"state":"enabled","lines":[{"sku_code":"a"},{"sku_code":"b"}]}',
+          );
       });
     });
     await new Promise<void>((resolve) => v3Only.listen(0, '127.0.0.1', resolve));
@@ -301,10 +364,14 @@ describe('a chain v1 → v2 → v3', () => {
     });
     try {
       const v1 = await chained.app.inject({ method: 'GET', url: '/v1/orders/o-1' });
-      expect(v1.body).toBe('{"id":"o-1","user_id":{"id":"user-1"},"total":19.99,"status":"active","lines":[{"sku":"a"},{"sku":"b"}],"legacy":false}');
+      expect(v1.body).toBe(
+        '{"id":"o-1","user_id":{"id":"user-1"},"total":19.99,"status":"active","lines":[{"sku":"a"},{"sku":"b"}],"legacy":false}',
+      );
       expect(v1.headers['api-version']).toBe('1');
       const v2 = await chained.app.inject({ method: 'GET', url: '/api/v2/orders/o-1' });
-      expect(v2.body).toBe('{"id":"o-1","customer_id":{"id":"user-1"},"total_cents":1999,"status":"active","lines":[{"sku":"a"},{"sku":"b"}]}');
+      expect(v2.body).toBe(
+        '{"id":"o-1","customer_id":{"id":"user-1"},"total_cents":1999,"status":"active","lines":[{"sku":"a"},{"sku":"b"}]}',
+      );
       const posted = await chained.app.inject({
         method: 'POST',
         url: '/v1/orders/o-1',

@@ -13,13 +13,16 @@ const v1 = { version: 1, status: 'deprecated', announced: '2026-06-01', sunset: 
 const withChanges = (changes: unknown[], resources?: string[]) => ({
   default_version: 2,
   ...(resources === undefined ? {} : { resources }),
-  versions: [{ ...v1, changes }, { version: 2, status: 'current' }],
+  versions: [
+    { ...v1, changes },
+    { version: 2, status: 'current' },
+  ],
 });
 
 const rename = (field: string, to: string) => ({ resource: '/orders/:id', op: 'rename', field, to });
 
 describe('the changes of a version in the policy file', () => {
-  it('accepts SPEC\'s v1 declared as changes to v2', () => {
+  it("accepts SPEC's v1 declared as changes to v2", () => {
     const spec = [
       { ...rename('user_id', 'customer_id'), description: 'The customer identifier under its old name.' },
       { resource: '/orders/:id', op: 'scale', field: 'total', to: 'total_cents', factor: 100 },
@@ -50,7 +53,7 @@ describe('the changes of a version in the policy file', () => {
       'versions.0.changes.0.resource: version 1: resource "/users/:id" is not listed in resources',
     ]);
     expect(problems(withChanges([{ ...rename('a', 'b'), resource: '/openapi.json' }]))).toEqual([
-      'versions.0.changes.0.resource: version 1: /openapi.json is not translated: its document follows from the other resources\' changes',
+      "versions.0.changes.0.resource: version 1: /openapi.json is not translated: its document follows from the other resources' changes",
     ]);
   });
 
@@ -58,13 +61,21 @@ describe('the changes of a version in the policy file', () => {
     expect(problems(withChanges([rename('user_id', 'customer_id'), rename('user_id', 'client_id')]))).toEqual([
       'versions.0.changes.1.field: version 1: "user_id" on /orders/:id is already changed by changes.0 (rename); two changes of one field contradict',
     ]);
-    expect(problems(withChanges([rename('user_id', 'customer_id'), { resource: '/orders/:id', op: 'remove', field: 'user_id' }]))).toEqual([
+    expect(
+      problems(
+        withChanges([rename('user_id', 'customer_id'), { resource: '/orders/:id', op: 'remove', field: 'user_id' }]),
+      ),
+    ).toEqual([
       'versions.0.changes.1.field: version 1: "user_id" on /orders/:id is already changed by changes.0 (rename); two changes of one field contradict',
     ]);
   });
 
   it('refuses two fields left under one name in the successor', () => {
-    expect(problems(withChanges([rename('user_id', 'customer_id'), { resource: '/orders/:id', op: 'add', field: 'customer_id' }]))).toEqual([
+    expect(
+      problems(
+        withChanges([rename('user_id', 'customer_id'), { resource: '/orders/:id', op: 'add', field: 'customer_id' }]),
+      ),
+    ).toEqual([
       'versions.0.changes.1.field: version 1: changes.0 already leaves a field named "customer_id" on /orders/:id in the successor',
     ]);
   });
@@ -72,12 +83,20 @@ describe('the changes of a version in the policy file', () => {
   it('takes a map and a rename of one field together, and the same field on two resources apart', () => {
     const map = { resource: '/orders/:id', op: 'map', field: 'status', values: { active: 'enabled' } };
     expect(problems(withChanges([map, rename('status', 'state')]))).toEqual([]);
-    const twoResources = [rename('user_id', 'customer_id'), { ...rename('user_id', 'customer_id'), resource: '/orders' }];
+    const twoResources = [
+      rename('user_id', 'customer_id'),
+      { ...rename('user_id', 'customer_id'), resource: '/orders' },
+    ];
     expect(problems(withChanges(twoResources, ['/orders/:id', '/orders', '/openapi.json']))).toEqual([]);
   });
 
   it('refuses a map that is not one-to-one, naming the value', () => {
-    const map = { resource: '/orders/:id', op: 'map', field: 'status', values: { active: 'enabled', on: 'enabled', off: 'disabled' } };
+    const map = {
+      resource: '/orders/:id',
+      op: 'map',
+      field: 'status',
+      values: { active: 'enabled', on: 'enabled', off: 'disabled' },
+    };
     expect(problems(withChanges([map]))).toEqual([
       'versions.0.changes.0.values.on: version 1: "on" and "active" both map to "enabled"; a map must be one-to-one',
     ]);

@@ -10,7 +10,14 @@ const HOUR = 3_600_000;
 /** A sunset_in_7_days notice of v1 to one consumer, at `nowMs`. */
 function noticeAt(nowMs: number) {
   const input = {
-    notice: { messageId: 'm-1', consumerId: 'acme', consumer: { name: 'Acme' }, version: 1, milestone: 'sunset_in_7_days', occasion: '' },
+    notice: {
+      messageId: 'm-1',
+      consumerId: 'acme',
+      consumer: { name: 'Acme' },
+      version: 1,
+      milestone: 'sunset_in_7_days',
+      occasion: '',
+    },
     entry: { version: 1, status: 'deprecated', announced: at('2026-06-01'), sunset: SUNSET, successor: 2 },
     report: undefined,
     recentRequests: new Map(),
@@ -39,15 +46,31 @@ describe('days left: one count everywhere (rounded up)', () => {
     expect(data.days_left).toBe(1);
     expect(subjectOf(data)).toBe('API v1 will be removed in 1 day, on 2027-01-01');
     expect(textOf(data)).toContain('It will be removed on 2027-01-01, in 1 day.');
-    expect(subjectOf(noticeAt(SUNSET - 34 * 24 * HOUR - HOUR))).toBe('API v1 will be removed in 35 days, on 2027-01-01');
+    expect(subjectOf(noticeAt(SUNSET - 34 * 24 * HOUR - HOUR))).toBe(
+      'API v1 will be removed in 35 days, on 2027-01-01',
+    );
   });
 });
 
 describe('a scheduled key requirement in a notice', () => {
   it('is said while it is ahead, in the data and the text', () => {
     const input = {
-      notice: { messageId: 'm-1', consumerId: 'acme', consumer: { name: 'Acme' }, version: 1, milestone: 'announced', occasion: '' },
-      entry: { version: 1, status: 'deprecated', announced: at('2026-06-01'), sunset: SUNSET, successor: 2, consumer_key: { required_from: at('2026-10-01') } },
+      notice: {
+        messageId: 'm-1',
+        consumerId: 'acme',
+        consumer: { name: 'Acme' },
+        version: 1,
+        milestone: 'announced',
+        occasion: '',
+      },
+      entry: {
+        version: 1,
+        status: 'deprecated',
+        announced: at('2026-06-01'),
+        sunset: SUNSET,
+        successor: 2,
+        consumer_key: { required_from: at('2026-10-01') },
+      },
       report: undefined,
       recentRequests: new Map(),
       nowMs: at('2026-06-01'),
@@ -55,7 +78,9 @@ describe('a scheduled key requirement in a notice', () => {
     } as unknown as MessageInput;
     const data = noticeMessage(input).data;
     expect(data.api_key_required_from).toBe('2026-10-01T00:00:00.000Z');
-    expect(textOf(data)).toContain('From 2026-10-01, v1 answers only requests that carry an API key: send yours on every request.');
+    expect(textOf(data)).toContain(
+      'From 2026-10-01, v1 answers only requests that carry an API key: send yours on every request.',
+    );
     expect(noticeMessage({ ...input, nowMs: at('2026-10-01') }).data.api_key_required_from).toBeNull();
     expect(noticeAt(at('2026-10-01')).api_key_required_from).toBeNull();
   });

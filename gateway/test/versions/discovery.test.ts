@@ -1,10 +1,19 @@
 // How a client learns the versions: API-Supported-Versions and API-Deprecated-Versions on every answer,
 // API-Version on what a version served, and GET /versions.
 import { describe, expect, it } from 'vitest';
-import { BROWNOUT_START, TODAY, V1_SUNSET, at, buildTestGateway, lifecyclePolicyFile, stubbedGatewayPerTest } from '../helpers.js';
+import {
+  BROWNOUT_START,
+  TODAY,
+  V1_SUNSET,
+  at,
+  buildTestGateway,
+  lifecyclePolicyFile,
+  stubbedGatewayPerTest,
+} from '../helpers.js';
 
 const fixture = stubbedGatewayPerTest((stubUrl) => buildTestGateway(stubUrl, { policy: lifecyclePolicyFile }));
-const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fixture.gateway.app.inject({ method: 'GET', url, headers });
 
 describe('discovery', () => {
   it.each([
@@ -12,38 +21,48 @@ describe('discovery', () => {
     ['while deprecated', TODAY, { 'api-supported-versions': '2', 'api-deprecated-versions': '1' }, 200],
     ['during a brownout', BROWNOUT_START, { 'api-supported-versions': '2', 'api-deprecated-versions': '1' }, 410],
     ['after the sunset', V1_SUNSET, { 'api-supported-versions': '2' }, 410],
-  ])('lists supported and deprecated versions %s, on v1, v2, 400 and 406 answers alike', async (_when, now, lists, v1Status) => {
-    fixture.gateway.setNow(now);
-    const answers = [
-      [await get('/v1/orders/ord-1001'), v1Status],
-      [await get('/v2/orders/ord-1001'), 200],
-      [await get('/v2/orders/missing'), 404],
-      [await get('/v2/orders/ord-1001', { 'api-version': '1' }), 400],
-      [await get('/orders/ord-1001', { 'api-version': '7' }), 406],
-    ] as const;
-    for (const [res, status] of answers) {
-      expect(res.statusCode).toBe(status);
-      expect(res.headers['api-supported-versions']).toBe(lists['api-supported-versions']);
-      expect(res.headers['api-deprecated-versions']).toBe('api-deprecated-versions' in lists ? lists['api-deprecated-versions'] : undefined);
-    }
-  });
+  ])(
+    'lists supported and deprecated versions %s, on v1, v2, 400 and 406 answers alike',
+    async (_when, now, lists, v1Status) => {
+      fixture.gateway.setNow(now);
+      const answers = [
+        [await get('/v1/orders/ord-1001'), v1Status],
+        [await get('/v2/orders/ord-1001'), 200],
+        [await get('/v2/orders/missing'), 404],
+        [await get('/v2/orders/ord-1001', { 'api-version': '1' }), 400],
+        [await get('/orders/ord-1001', { 'api-version': '7' }), 406],
+      ] as const;
+      for (const [res, status] of answers) {
+        expect(res.statusCode).toBe(status);
+        expect(res.headers['api-supported-versions']).toBe(lists['api-supported-versions']);
+        expect(res.headers['api-deprecated-versions']).toBe(
+          'api-deprecated-versions' in lists ? lists['api-deprecated-versions'] : undefined,
+        );
+      }
+    },
+  );
 
-  it('echoes API-Version on what a version served (the backend\'s errors included), not on the gateway\'s refusals', async () => {
+  it("echoes API-Version on what a version served (the backend's errors included), not on the gateway's refusals", async () => {
     expect((await get('/orders/ord-1001')).headers['api-version']).toBe('1');
     expect((await get('/orders/missing', { 'api-version': '2' })).headers['api-version']).toBe('2');
     expect((await get('/v2/orders/ord-1001', { 'api-version': '1' })).headers).not.toHaveProperty('api-version');
     expect((await get('/orders/x', { 'api-version': 'x' })).headers).not.toHaveProperty('api-version');
   });
 
-  it('drops the backend\'s copies of every header the policy owns, keeps its Retry-After and merges its Vary', async () => {
+  it("drops the backend's copies of every header the policy owns, keeps its Retry-After and merges its Vary", async () => {
     const res = await get('/v2/orders/varied');
-    expect(res.headers).toMatchObject({ vary: 'Accept-Encoding, API-Version', 'api-version': '2', 'api-supported-versions': '2', 'retry-after': '120' });
+    expect(res.headers).toMatchObject({
+      vary: 'Accept-Encoding, API-Version',
+      'api-version': '2',
+      'api-supported-versions': '2',
+      'retry-after': '120',
+    });
     expect(res.headers).not.toHaveProperty('deprecation');
     expect(res.headers).not.toHaveProperty('sunset');
     expect(res.headers).not.toHaveProperty('link');
   });
 
-  it('answers GET /versions with each version\'s phase at the time of the request, linking the changelog', async () => {
+  it("answers GET /versions with each version's phase at the time of the request, linking the changelog", async () => {
     const versionsAt = async (now: number) => {
       fixture.gateway.setNow(now);
       const res = await get('/versions');
@@ -73,10 +92,23 @@ describe('discovery', () => {
           closed_to_new: null,
           changes: '/versions/1/changes',
         },
-        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [], consumer_key: 'optional', consumer_key_required_from: null, closed_to_new: null },
+        {
+          version: 2,
+          phase: 'current',
+          announced: null,
+          sunset: null,
+          successor: null,
+          brownouts: [],
+          consumer_key: 'optional',
+          consumer_key_required_from: null,
+          closed_to_new: null,
+        },
       ],
     });
-    expect((await versionsAt(at('2026-05-31T23:59:59Z'))).versions.map(({ phase }) => phase)).toEqual(['current', 'current']);
+    expect((await versionsAt(at('2026-05-31T23:59:59Z'))).versions.map(({ phase }) => phase)).toEqual([
+      'current',
+      'current',
+    ]);
     expect((await versionsAt(V1_SUNSET)).versions.map(({ phase }) => phase)).toEqual(['removed', 'current']);
   });
 });

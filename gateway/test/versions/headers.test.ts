@@ -1,10 +1,17 @@
 // The deprecation headers of an answer: RFC 9745 Deprecation (true or @epoch), RFC 8594 Sunset, and the Link
 // relations the policy adds.
 import { describe, expect, it } from 'vitest';
-import { V1_LIFECYCLE_LINKS, V1_SUNSET, buildTestGateway, lifecyclePolicyFile, stubbedGatewayPerTest } from '../helpers.js';
+import {
+  V1_LIFECYCLE_LINKS,
+  V1_SUNSET,
+  buildTestGateway,
+  lifecyclePolicyFile,
+  stubbedGatewayPerTest,
+} from '../helpers.js';
 
 const fixture = stubbedGatewayPerTest();
-const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fixture.gateway.app.inject({ method: 'GET', url, headers });
 
 describe('RFC 9745 and RFC 8594 headers', () => {
   it('sends Deprecation: @<epoch> and the deprecation and sunset links with "date"', async () => {
@@ -17,7 +24,9 @@ describe('RFC 9745 and RFC 8594 headers', () => {
       link: `</v2/orders/ord-1001>; rel="successor-version"${V1_LIFECYCLE_LINKS}`,
     });
     fixture.gateway.setNow(V1_SUNSET);
-    expect((await get('/v1/orders/ord-1001')).headers.link).toBe(`</v2/orders/ord-1001>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
+    expect((await get('/v1/orders/ord-1001')).headers.link).toBe(
+      `</v2/orders/ord-1001>; rel="successor-version"${V1_LIFECYCLE_LINKS}`,
+    );
   });
 
   it('keeps Deprecation: true when the policy does not choose the date form', async () => {

@@ -9,7 +9,13 @@ const withDefault = (version: number) => ({ ...designPolicyFile, default_version
 /** The shipped policy with brownout windows on v1. */
 const withWindows = (...windows: [number, number][]) => ({
   ...designPolicyFile,
-  versions: [{ ...designPolicyFile.versions[0], brownouts: windows.map(([start, end]) => ({ start: iso(start), end: iso(end) })) }, designPolicyFile.versions[1]],
+  versions: [
+    {
+      ...designPolicyFile.versions[0],
+      brownouts: windows.map(([start, end]) => ({ start: iso(start), end: iso(end) })),
+    },
+    designPolicyFile.versions[1],
+  ],
 });
 
 let gateway: TestGateway | undefined;
@@ -21,10 +27,12 @@ afterEach(async () => {
 describe('a removed default_version', () => {
   it('is refused at start with the file and the JSON path, in one line', () => {
     const file = versionPolicyFileSchema.parse(designPolicyFile);
-    expect(configErrorOf(() => {
-      const refused = refusedAtStart(file, 'ops/versions.json', V1_SUNSET);
-      if (refused !== undefined) throw refused;
-    })).toBe(
+    expect(
+      configErrorOf(() => {
+        const refused = refusedAtStart(file, 'ops/versions.json', V1_SUNSET);
+        if (refused !== undefined) throw refused;
+      }),
+    ).toBe(
       'API_VERSIONS_FILE: ops/versions.json is invalid at default_version: default_version 1 was removed on 2027-01-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its successor) (docs/runbook.md#move-the-default)',
     );
     expect(refusedAtStart(file, 'ops/versions.json', V1_SUNSET - 1)).toBeUndefined();
@@ -45,7 +53,8 @@ describe('a removed default_version', () => {
 });
 
 describe('a deprecated or removed default_version is said', () => {
-  const warnings = (g: TestGateway) => g.logs.filter((line) => line.level === 40 && String(line.msg).startsWith('default_version is'));
+  const warnings = (g: TestGateway) =>
+    g.logs.filter((line) => line.level === 40 && String(line.msg).startsWith('default_version is'));
 
   it('in a warn line at load and at each reload, none while it is current', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
@@ -70,13 +79,18 @@ describe('a deprecated or removed default_version is said', () => {
     gateway = await buildTestGateway('http://127.0.0.1:9', { now: V1_SUNSET - 5 });
     const running = gateway;
     running.setNow(V1_SUNSET);
-    await vi.waitFor(() => expect(warnings(running).map((line) => line.phase)).toEqual(['deprecated', 'removed']), { timeout: 2_000 });
-    expect(warnings(running)[1]?.msg).toBe('default_version is removed: every request that names no version gets 410; move default_version');
+    await vi.waitFor(() => expect(warnings(running).map((line) => line.phase)).toEqual(['deprecated', 'removed']), {
+      timeout: 2_000,
+    });
+    expect(warnings(running)[1]?.msg).toBe(
+      'default_version is removed: every request that names no version gets 410; move default_version',
+    );
   });
 
   it('in the gauge api_version_default_info', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
-    const metric = async () => (await gateway!.registry.getSingleMetricAsString('api_version_default_info')).split('\n').at(-1);
+    const metric = async () =>
+      (await gateway!.registry.getSingleMetricAsString('api_version_default_info')).split('\n').at(-1);
     expect(await metric()).toBe('api_version_default_info{version="1",phase="deprecated"} 1');
     gateway.setNow(V1_SUNSET);
     expect(await metric()).toBe('api_version_default_info{version="1",phase="removed"} 1');
@@ -86,7 +100,7 @@ describe('a deprecated or removed default_version is said', () => {
   });
 });
 
-describe('a brownout window\'s notice lead time', () => {
+describe("a brownout window's notice lead time", () => {
   it('refuses at a reload a new window that starts within 48 hours, naming the window and the earliest start', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
     gateway.setNextPolicy(withWindows([TODAY + 40_000, TODAY + HOUR]));

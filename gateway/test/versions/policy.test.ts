@@ -1,14 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { VersionAnswer, VersionPolicy } from '../../src/versions/policy.js';
-import { BROWNOUT_END, BROWNOUT_START, TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, policyFrom, stubbedGatewayPerTest } from '../helpers.js';
+import {
+  BROWNOUT_END,
+  BROWNOUT_START,
+  TODAY,
+  V1_SUNSET,
+  at,
+  buildTestGateway,
+  designPolicyFile,
+  lifecyclePolicyFile,
+  policyFrom,
+  stubbedGatewayPerTest,
+} from '../helpers.js';
 
 const policy = policyFrom(designPolicyFile);
 const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';
 
 /** The path form: the path names `label`, perhaps with an API-Version header. */
-const resolvePath = (of: VersionPolicy, label: string, header: string | undefined, nowMs: number) => of.resolve(label, header, undefined, undefined, nowMs);
+const resolvePath = (of: VersionPolicy, label: string, header: string | undefined, nowMs: number) =>
+  of.resolve(label, header, undefined, undefined, nowMs);
 /** The header form: a bare path, perhaps with an API-Version header. */
-const resolveHeader = (of: VersionPolicy, header: string | undefined, nowMs: number) => of.resolve(undefined, header, undefined, undefined, nowMs);
+const resolveHeader = (of: VersionPolicy, header: string | undefined, nowMs: number) =>
+  of.resolve(undefined, header, undefined, undefined, nowMs);
 
 /** The answer's headers as an object, for whole-set comparisons. */
 const headersOf = (answer: VersionAnswer | undefined) => Object.fromEntries(answer?.headers ?? []);
@@ -18,7 +31,14 @@ const lifecyclePolicy = policyFrom(lifecyclePolicyFile);
 describe('version policy: path form', () => {
   it('serves a deprecated version with Deprecation, Sunset, discovery and the successor to link', () => {
     const answer = resolvePath(policy, '1', undefined, TODAY);
-    expect(answer).toMatchObject({ version: 1, selectedBy: 'path', phase: 'deprecated', failure: null, successor: 2, extraLinks: '' });
+    expect(answer).toMatchObject({
+      version: 1,
+      selectedBy: 'path',
+      phase: 'deprecated',
+      failure: null,
+      successor: 2,
+      extraLinks: '',
+    });
     expect(headersOf(answer)).toEqual({
       vary: 'API-Version',
       'api-version': '1',
@@ -45,7 +65,11 @@ describe('version policy: path form', () => {
         version: 1,
         phase: 'removed',
         successor: 2,
-        failure: { status: 410, error: 'version_removed', details: `version 1 was removed on ${V1_SUNSET_HTTP}; use version 2` },
+        failure: {
+          status: 410,
+          error: 'version_removed',
+          details: `version 1 was removed on ${V1_SUNSET_HTTP}; use version 2`,
+        },
         labels: { version: '1', deprecated: 'true', selected_by: 'path' },
       });
       // A removed version is in neither list, and the answer was not served by a version: no API-Version.
@@ -56,7 +80,12 @@ describe('version policy: path form', () => {
   it('serves the current version with discovery headers only', () => {
     const answer = resolvePath(policy, '2', undefined, TODAY);
     expect(answer).toMatchObject({ version: 2, phase: 'current', successor: null, failure: null });
-    expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-version': '2', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
+    expect(headersOf(answer)).toEqual({
+      vary: 'API-Version',
+      'api-version': '2',
+      'api-supported-versions': '2',
+      'api-deprecated-versions': '1',
+    });
   });
 
   it('knows no unlisted path version (the route answers 404)', () => {
@@ -71,10 +100,18 @@ describe('version policy: path form', () => {
         version: null,
         phase: null,
         successor: null,
-        failure: { status: 400, error: 'conflicting_version', details: 'the path selects version 2; send no API-Version header or exactly "2"' },
+        failure: {
+          status: 400,
+          error: 'conflicting_version',
+          details: 'the path selects version 2; send no API-Version header or exactly "2"',
+        },
         labels: { version: 'invalid', deprecated: 'false', selected_by: 'path' },
       });
-      expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
+      expect(headersOf(answer)).toEqual({
+        vary: 'API-Version',
+        'api-supported-versions': '2',
+        'api-deprecated-versions': '1',
+      });
     }
   });
 });
@@ -105,13 +142,25 @@ describe('version policy: header form', () => {
         failure: { status: 406, error: 'unsupported_version', details: 'supported versions: 1, 2' },
         labels: { version: 'invalid', deprecated: 'false', selected_by: 'header' },
       });
-      expect(headersOf(answer)).toEqual({ vary: 'API-Version', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
+      expect(headersOf(answer)).toEqual({
+        vary: 'API-Version',
+        'api-supported-versions': '2',
+        'api-deprecated-versions': '1',
+      });
     }
   });
 
   it('answers 410 for a removed version selected by header or by default, and stops offering it', () => {
-    expect(resolveHeader(policy, '1', V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'header', failure: { status: 410 } });
-    expect(resolveHeader(policy, undefined, V1_SUNSET)).toMatchObject({ phase: 'removed', selectedBy: 'default', failure: { status: 410 } });
+    expect(resolveHeader(policy, '1', V1_SUNSET)).toMatchObject({
+      phase: 'removed',
+      selectedBy: 'header',
+      failure: { status: 410 },
+    });
+    expect(resolveHeader(policy, undefined, V1_SUNSET)).toMatchObject({
+      phase: 'removed',
+      selectedBy: 'default',
+      failure: { status: 410 },
+    });
     expect(resolveHeader(policy, '9', V1_SUNSET)?.failure?.details).toBe('supported versions: 2');
   });
 
@@ -142,14 +191,31 @@ describe('version policy: the query and media type schemes', () => {
 
   it('answers each scheme with its own shared objects: served, refused as unknown, refused as a conflict', () => {
     const byQuery = every.resolve(undefined, undefined, '2', undefined, TODAY);
-    expect(byQuery).toMatchObject({ version: 2, selectedBy: 'query', labels: { selected_by: 'query' }, vary: 'API-Version, Accept' });
+    expect(byQuery).toMatchObject({
+      version: 2,
+      selectedBy: 'query',
+      labels: { selected_by: 'query' },
+      vary: 'API-Version, Accept',
+    });
     expect(every.resolve(undefined, undefined, '2', '2', TODAY + 1000)).toBe(byQuery);
-    expect(every.resolve(undefined, undefined, undefined, '1', TODAY)).toMatchObject({ version: 1, selectedBy: 'media_type', successor: 2 });
-    expect(every.resolve(undefined, undefined, 'x', undefined, TODAY)).toBe(every.resolve(undefined, undefined, '9', '2', TODAY));
-    expect(every.resolve(undefined, undefined, undefined, 'x', TODAY)?.labels).toEqual({ version: 'invalid', deprecated: 'false', selected_by: 'media_type' });
+    expect(every.resolve(undefined, undefined, undefined, '1', TODAY)).toMatchObject({
+      version: 1,
+      selectedBy: 'media_type',
+      successor: 2,
+    });
+    expect(every.resolve(undefined, undefined, 'x', undefined, TODAY)).toBe(
+      every.resolve(undefined, undefined, '9', '2', TODAY),
+    );
+    expect(every.resolve(undefined, undefined, undefined, 'x', TODAY)?.labels).toEqual({
+      version: 'invalid',
+      deprecated: 'false',
+      selected_by: 'media_type',
+    });
     const conflict = every.resolve(undefined, '2', undefined, '1', TODAY);
     expect(conflict).toBe(every.resolve(undefined, '2', undefined, 'zz', TODAY));
-    expect(conflict?.failure?.details).toBe('the API-Version header selects version 2; send no versioned media type in Accept or exactly application/vnd.version-router.v2+json');
+    expect(conflict?.failure?.details).toBe(
+      'the API-Version header selects version 2; send no versioned media type in Accept or exactly application/vnd.version-router.v2+json',
+    );
   });
 });
 
@@ -158,7 +224,9 @@ describe('version policy: RFC 9745 date form and links', () => {
     const answer = resolvePath(lifecyclePolicy, '1', undefined, at('2026-11-22T12:00:00Z'));
     expect(headersOf(answer).deprecation).toBe(`@${at('2026-06-01') / 1000}`);
     expect(headersOf(answer).deprecation).toBe('@1780272000');
-    expect(answer?.extraLinks).toBe(', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"');
+    expect(answer?.extraLinks).toBe(
+      ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"',
+    );
   });
 
   it('keeps the extra links after the sunset, and sends none before the announcement', () => {
@@ -167,7 +235,10 @@ describe('version policy: RFC 9745 date form and links', () => {
   });
 
   it('lists several current versions ascending, comma and space', () => {
-    const withVersion3 = policyFrom({ ...designPolicyFile, versions: [{ version: 3, status: 'current' }, ...designPolicyFile.versions] });
+    const withVersion3 = policyFrom({
+      ...designPolicyFile,
+      versions: [{ version: 3, status: 'current' }, ...designPolicyFile.versions],
+    });
     expect(headersOf(resolvePath(withVersion3, '3', undefined, TODAY))['api-supported-versions']).toBe('2, 3');
   });
 });
@@ -233,7 +304,17 @@ describe('version policy: describe (GET /versions)', () => {
           closed_to_new: null,
           changes: '/versions/1/changes',
         },
-        { version: 2, phase: 'current', announced: null, sunset: null, successor: null, brownouts: [], consumer_key: 'optional', consumer_key_required_from: null, closed_to_new: null },
+        {
+          version: 2,
+          phase: 'current',
+          announced: null,
+          sunset: null,
+          successor: null,
+          brownouts: [],
+          consumer_key: 'optional',
+          consumer_key_required_from: null,
+          closed_to_new: null,
+        },
       ],
     });
     // The migration guide is linked once the version is deprecated, and still after its removal.
@@ -249,7 +330,8 @@ describe('version policy: describe (GET /versions)', () => {
 
 describe('brownouts', () => {
   const fixture = stubbedGatewayPerTest((stubUrl) => buildTestGateway(stubUrl, { policy: lifecyclePolicyFile }));
-  const get = (url: string, headers: Record<string, string> = {}) => fixture.gateway.app.inject({ method: 'GET', url, headers });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    fixture.gateway.app.inject({ method: 'GET', url, headers });
 
   it('answers 410 version_brownout with Retry-After from the window start (inclusive) to its end (exclusive), without calling the backend', async () => {
     fixture.gateway.setNow(BROWNOUT_START - 1);
@@ -269,9 +351,14 @@ describe('brownouts', () => {
         expect(res.json()).toEqual({
           error: 'version_brownout',
           code: 410,
-          details: 'version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
+          details:
+            'version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
         });
-        expect(res.headers).toMatchObject({ 'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT', deprecation: '@1780272000', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' });
+        expect(res.headers).toMatchObject({
+          'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT',
+          deprecation: '@1780272000',
+          sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+        });
         expect(res.headers.link).toMatch(/^<(\/api)?\/v2\/orders\/ord-1001>; rel="successor-version"/);
       }
     }
@@ -287,8 +374,14 @@ describe('brownouts', () => {
     expect(await fixture.gateway.metricLines('api_version_requests_total')).toEqual([
       'api_version_requests_total{version="1",deprecated="true",selected_by="path",status_code="410"} 1',
     ]);
-    expect(await fixture.gateway.metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 1', 'api_version_brownout_active{version="2"} 0']);
+    expect(await fixture.gateway.metricLines('api_version_brownout_active')).toEqual([
+      'api_version_brownout_active{version="1"} 1',
+      'api_version_brownout_active{version="2"} 0',
+    ]);
     fixture.gateway.setNow(BROWNOUT_END);
-    expect(await fixture.gateway.metricLines('api_version_brownout_active')).toEqual(['api_version_brownout_active{version="1"} 0', 'api_version_brownout_active{version="2"} 0']);
+    expect(await fixture.gateway.metricLines('api_version_brownout_active')).toEqual([
+      'api_version_brownout_active{version="1"} 0',
+      'api_version_brownout_active{version="2"} 0',
+    ]);
   });
 });

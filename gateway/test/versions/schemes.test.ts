@@ -1,11 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TODAY, V1_SUNSET, at, buildTestGateway, designPolicyFile, lifecyclePolicyFile, type TestGateway } from '../helpers.js';
+import {
+  TODAY,
+  V1_SUNSET,
+  at,
+  buildTestGateway,
+  designPolicyFile,
+  lifecyclePolicyFile,
+  type TestGateway,
+} from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 
 /** The lifecycle policy (brownouts, RFC 9745 date form, a second resource) with every scheme on. */
 const everyScheme = { ...lifecyclePolicyFile, schemes: ['path', 'header', 'query', 'media_type'] };
 const BROWNOUT_START = at('2026-12-01T10:00:00Z');
-const V1_LINK = '</v2/orders/ord-1001>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
+const V1_LINK =
+  '</v2/orders/ord-1001>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
 const mediaType = (version: string) => `application/vnd.version-router.v${version}+json`;
 
 let stub: StubBackend;
@@ -34,53 +43,85 @@ describe('every scheme in every phase', () => {
     gateway = await buildTestGateway(stub.url, { policy: everyScheme });
   });
 
-  it.each(bySchemes('2'))('serves v2 by the %s scheme at /v2/orders/ord-1001, with the discovery headers and Vary on both request headers', async (_scheme, url, headers) => {
-    const res = await get(url, headers);
-    expect(res.statusCode).toBe(200);
-    expect(stub.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-version': '2', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
-    expect(res.headers).not.toHaveProperty('deprecation');
-  });
+  it.each(bySchemes('2'))(
+    'serves v2 by the %s scheme at /v2/orders/ord-1001, with the discovery headers and Vary on both request headers',
+    async (_scheme, url, headers) => {
+      const res = await get(url, headers);
+      expect(res.statusCode).toBe(200);
+      expect(stub.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers).toMatchObject({
+        vary: 'API-Version, Accept',
+        'api-version': '2',
+        'api-supported-versions': '2',
+        'api-deprecated-versions': '1',
+      });
+      expect(res.headers).not.toHaveProperty('deprecation');
+    },
+  );
 
-  it.each(bySchemes('1'))('answers v1 by the %s scheme as its phase says: current, deprecated, browned out, removed', async (scheme, url, headers) => {
-    gateway.setNow(at('2026-05-01T00:00:00Z'));
-    const before = await get(url, headers);
-    expect(before.statusCode).toBe(200);
-    expect(before.headers).toMatchObject({ 'api-version': '1', 'api-supported-versions': '1, 2' });
-    expect(before.headers).not.toHaveProperty('deprecation');
+  it.each(bySchemes('1'))(
+    'answers v1 by the %s scheme as its phase says: current, deprecated, browned out, removed',
+    async (scheme, url, headers) => {
+      gateway.setNow(at('2026-05-01T00:00:00Z'));
+      const before = await get(url, headers);
+      expect(before.statusCode).toBe(200);
+      expect(before.headers).toMatchObject({ 'api-version': '1', 'api-supported-versions': '1, 2' });
+      expect(before.headers).not.toHaveProperty('deprecation');
 
-    gateway.setNow(TODAY);
-    const deprecated = await get(url, headers);
-    expect(deprecated.statusCode).toBe(200);
-    expect(stub.seen.at(-1)?.url).toBe('/v1/orders/ord-1001');
-    expect(deprecated.headers).toMatchObject({ 'api-version': '1', deprecation: '@1780272000', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link: V1_LINK });
+      gateway.setNow(TODAY);
+      const deprecated = await get(url, headers);
+      expect(deprecated.statusCode).toBe(200);
+      expect(stub.seen.at(-1)?.url).toBe('/v1/orders/ord-1001');
+      expect(deprecated.headers).toMatchObject({
+        'api-version': '1',
+        deprecation: '@1780272000',
+        sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+        link: V1_LINK,
+      });
 
-    stub.seen.length = 0;
-    gateway.setNow(BROWNOUT_START);
-    const brownout = await get(url, headers);
-    expect(brownout.statusCode).toBe(410);
-    expect(brownout.json()).toMatchObject({ error: 'version_brownout', code: 410 });
-    expect(brownout.headers).toMatchObject({ 'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT', deprecation: '@1780272000', link: V1_LINK });
+      stub.seen.length = 0;
+      gateway.setNow(BROWNOUT_START);
+      const brownout = await get(url, headers);
+      expect(brownout.statusCode).toBe(410);
+      expect(brownout.json()).toMatchObject({ error: 'version_brownout', code: 410 });
+      expect(brownout.headers).toMatchObject({
+        'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT',
+        deprecation: '@1780272000',
+        link: V1_LINK,
+      });
 
-    gateway.setNow(V1_SUNSET);
-    const removed = await get(url, headers);
-    expect(removed.statusCode).toBe(410);
-    expect(removed.json()).toEqual({ error: 'version_removed', code: 410, details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2' });
-    expect(removed.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-supported-versions': '2', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link: V1_LINK });
-    expect(stub.seen).toHaveLength(0);
+      gateway.setNow(V1_SUNSET);
+      const removed = await get(url, headers);
+      expect(removed.statusCode).toBe(410);
+      expect(removed.json()).toEqual({
+        error: 'version_removed',
+        code: 410,
+        details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
+      });
+      expect(removed.headers).toMatchObject({
+        vary: 'API-Version, Accept',
+        'api-supported-versions': '2',
+        sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+        link: V1_LINK,
+      });
+      expect(stub.seen).toHaveLength(0);
 
-    expect(await gateway.metricLines('api_version_requests_total')).toEqual([
-      `api_version_requests_total{version="1",deprecated="false",selected_by="${scheme}",status_code="200"} 1`,
-      `api_version_requests_total{version="1",deprecated="true",selected_by="${scheme}",status_code="200"} 1`,
-      `api_version_requests_total{version="1",deprecated="true",selected_by="${scheme}",status_code="410"} 2`,
-    ]);
-  });
+      expect(await gateway.metricLines('api_version_requests_total')).toEqual([
+        `api_version_requests_total{version="1",deprecated="false",selected_by="${scheme}",status_code="200"} 1`,
+        `api_version_requests_total{version="1",deprecated="true",selected_by="${scheme}",status_code="200"} 1`,
+        `api_version_requests_total{version="1",deprecated="true",selected_by="${scheme}",status_code="410"} 2`,
+      ]);
+    },
+  );
 
   it('lists the consumers of v1 whichever scheme they use', async () => {
-    for (const [scheme, url, headers] of bySchemes('1')) expect((await get(url, { ...headers, 'x-client-id': `by-${scheme}` })).statusCode).toBe(200);
+    for (const [scheme, url, headers] of bySchemes('1'))
+      expect((await get(url, { ...headers, 'x-client-id': `by-${scheme}` })).statusCode).toBe(200);
     const consumers = await (await gateway.admin()).inject({ method: 'GET', url: '/consumers' });
-    const names = consumers.json<{ versions: { version: number; consumers: { consumer: string }[] }[] }>().versions[0]?.consumers.map(({ consumer }) => consumer);
+    const names = consumers
+      .json<{ versions: { version: number; consumers: { consumer: string }[] }[] }>()
+      .versions[0]?.consumers.map(({ consumer }) => consumer);
     expect(names?.sort()).toEqual(['by-header', 'by-media_type', 'by-path', 'by-query']);
   });
 
@@ -99,31 +140,70 @@ describe('conflicts between schemes', () => {
   });
 
   const conflicts: [string, string, Record<string, string>, string][] = [
-    ['path', '/v2/orders/ord-1001', { 'api-version': '1' }, 'the path selects version 2; send no API-Version header or exactly "2"'],
-    ['path', '/v2/orders/ord-1001?version=1', {}, 'the path selects version 2; send no version query parameter or exactly "2"'],
-    ['path', '/v2/orders/ord-1001', { accept: mediaType('1') }, `the path selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`],
-    ['header', '/orders/ord-1001?version=1', { 'api-version': '2' }, 'the API-Version header selects version 2; send no version query parameter or exactly "2"'],
-    ['header', '/orders/ord-1001', { 'api-version': '2', accept: mediaType('1') }, `the API-Version header selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`],
-    ['query', '/orders/ord-1001?version=2', { accept: mediaType('1') }, `the query parameter version selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`],
+    [
+      'path',
+      '/v2/orders/ord-1001',
+      { 'api-version': '1' },
+      'the path selects version 2; send no API-Version header or exactly "2"',
+    ],
+    [
+      'path',
+      '/v2/orders/ord-1001?version=1',
+      {},
+      'the path selects version 2; send no version query parameter or exactly "2"',
+    ],
+    [
+      'path',
+      '/v2/orders/ord-1001',
+      { accept: mediaType('1') },
+      `the path selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`,
+    ],
+    [
+      'header',
+      '/orders/ord-1001?version=1',
+      { 'api-version': '2' },
+      'the API-Version header selects version 2; send no version query parameter or exactly "2"',
+    ],
+    [
+      'header',
+      '/orders/ord-1001',
+      { 'api-version': '2', accept: mediaType('1') },
+      `the API-Version header selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`,
+    ],
+    [
+      'query',
+      '/orders/ord-1001?version=2',
+      { accept: mediaType('1') },
+      `the query parameter version selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`,
+    ],
   ];
 
-  it.each(conflicts)('answers 400 conflicting_version when the %s and another scheme name different versions: %s %j', async (scheme, url, headers, details) => {
-    const res = await get(url, headers);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'conflicting_version', code: 400, details });
-    expect(res.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
-    expect(res.headers).not.toHaveProperty('api-version');
-    expect(stub.seen).toHaveLength(0);
-    expect(await gateway.metricLines('api_version_requests_total')).toEqual([
-      `api_version_requests_total{version="invalid",deprecated="false",selected_by="${scheme}",status_code="400"} 1`,
-    ]);
-  });
+  it.each(conflicts)(
+    'answers 400 conflicting_version when the %s and another scheme name different versions: %s %j',
+    async (scheme, url, headers, details) => {
+      const res = await get(url, headers);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'conflicting_version', code: 400, details });
+      expect(res.headers).toMatchObject({
+        vary: 'API-Version, Accept',
+        'api-supported-versions': '2',
+        'api-deprecated-versions': '1',
+      });
+      expect(res.headers).not.toHaveProperty('api-version');
+      expect(stub.seen).toHaveLength(0);
+      expect(await gateway.metricLines('api_version_requests_total')).toEqual([
+        `api_version_requests_total{version="invalid",deprecated="false",selected_by="${scheme}",status_code="400"} 1`,
+      ]);
+    },
+  );
 
   it('serves a request that names the same version in every scheme, and counts it under the path', async () => {
     const res = await get('/v2/orders/ord-1001?version=2', { 'api-version': '2', accept: mediaType('2') });
     expect(res.statusCode).toBe(200);
     expect(stub.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
-    expect(await gateway.metricLines('api_version_requests_total')).toEqual(['api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="200"} 1']);
+    expect(await gateway.metricLines('api_version_requests_total')).toEqual([
+      'api_version_requests_total{version="2",deprecated="false",selected_by="path",status_code="200"} 1',
+    ]);
     const bare = await get('/orders/ord-1001?version=2', { 'api-version': '2', accept: mediaType('2') });
     expect(bare.statusCode).toBe(200);
     expect(stub.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
@@ -153,7 +233,11 @@ describe('unknown and malformed versions', () => {
     const res = await get(url, headers);
     expect(res.statusCode).toBe(406);
     expect(res.json()).toEqual({ error: 'unsupported_version', code: 406, details: 'supported versions: 1, 2' });
-    expect(res.headers).toMatchObject({ vary: 'API-Version, Accept', 'api-supported-versions': '2', 'api-deprecated-versions': '1' });
+    expect(res.headers).toMatchObject({
+      vary: 'API-Version, Accept',
+      'api-supported-versions': '2',
+      'api-deprecated-versions': '1',
+    });
     expect(stub.seen).toHaveLength(0);
     expect(await gateway.metricLines('api_version_requests_total')).toEqual([
       `api_version_requests_total{version="invalid",deprecated="false",selected_by="${scheme}",status_code="406"} 1`,
@@ -162,7 +246,9 @@ describe('unknown and malformed versions', () => {
 
   it('takes the same version twice in the query or the Accept header as one', async () => {
     expect((await get('/orders/ord-1001?version=2&version=2')).statusCode).toBe(200);
-    expect((await get('/orders/ord-1001', { accept: `${mediaType('2')}, ${mediaType('2')};q=0.5` })).statusCode).toBe(200);
+    expect((await get('/orders/ord-1001', { accept: `${mediaType('2')}, ${mediaType('2')};q=0.5` })).statusCode).toBe(
+      200,
+    );
   });
 
   it('keeps the 404 for a path version that is not listed, whatever the other schemes name', async () => {
@@ -188,7 +274,7 @@ describe('the query scheme forwards the rest of the query as sent', () => {
     expect(stub.seen.at(-1)?.url).toBe(upstream);
   });
 
-  it('annotates a deprecated version\'s OpenAPI document chosen by the query or the media type, as for the other schemes', async () => {
+  it("annotates a deprecated version's OpenAPI document chosen by the query or the media type, as for the other schemes", async () => {
     for (const [url, headers] of [
       ['/openapi.json?version=1', {}],
       ['/openapi.json', { accept: mediaType('1') }],
@@ -215,7 +301,10 @@ describe('schemes that are not enabled', () => {
     const res = await get('/orders/ord-1001?version=2', { accept: mediaType('2') });
     expect(res.statusCode).toBe(200);
     expect(res.headers).toMatchObject({ vary: 'API-Version, API-Key', 'api-version': '1' });
-    expect(stub.seen.at(-1)).toMatchObject({ url: '/v1/orders/ord-1001?version=2', headers: { accept: mediaType('2') } });
+    expect(stub.seen.at(-1)).toMatchObject({
+      url: '/v1/orders/ord-1001?version=2',
+      headers: { accept: mediaType('2') },
+    });
     expect((await get('/v2/orders/ord-1001?version=1', { accept: mediaType('1') })).statusCode).toBe(200);
   });
 
@@ -243,7 +332,11 @@ describe('schemes that are not enabled', () => {
     gateway.setNextPolicy({ ...designPolicyFile, schemes: ['path', 'query', 'matrix'] });
     const res = await (await gateway.admin()).inject({ method: 'POST', url: '/-/reload' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'invalid version policy', code: 400, details: 'invalid at schemes.2: must be one of "path", "header", "query", "media_type"' });
+    expect(res.json()).toEqual({
+      error: 'invalid version policy',
+      code: 400,
+      details: 'invalid at schemes.2: must be one of "path", "header", "query", "media_type"',
+    });
     expect((await get('/orders/ord-1001?version=2')).headers['api-version']).toBe('1');
 
     gateway.setNextPolicy({ ...designPolicyFile, schemes: ['path', 'header', 'query'] });

@@ -2,7 +2,13 @@ import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { designPolicyFile } from '../helpers.js';
-import { buildWatchedGateway, digestOf, laterSunsetPolicy, policyDirectory, type WatchedGateway } from './watch-support.js';
+import {
+  buildWatchedGateway,
+  digestOf,
+  laterSunsetPolicy,
+  policyDirectory,
+  type WatchedGateway,
+} from './watch-support.js';
 
 // A file system that never reports an event (some network file systems, a lost inotify event): fs.watch
 // hands back a watcher that stays silent.

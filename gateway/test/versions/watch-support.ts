@@ -39,7 +39,10 @@ export function policyDirectory(): { dir: string; path: string } {
 }
 
 /** The gateway app as main.ts builds it: the policy read from `path`, watched unless `watch` is false. */
-export async function buildWatchedGateway(path: string, { watch = true, checkIntervalMs }: { watch?: boolean; checkIntervalMs?: number } = {}): Promise<WatchedGateway> {
+export async function buildWatchedGateway(
+  path: string,
+  { watch = true, checkIntervalMs }: { watch?: boolean; checkIntervalMs?: number } = {},
+): Promise<WatchedGateway> {
   const { destination, lines: logs } = capturedLog();
   const registry = createRegistry();
   const app = await buildApp({

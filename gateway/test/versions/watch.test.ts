@@ -2,7 +2,14 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { designPolicyFile } from '../helpers.js';
-import { buildWatchedGateway, digestOf, laterSunsetPolicy, policyDirectory, textOf, type WatchedGateway } from './watch-support.js';
+import {
+  buildWatchedGateway,
+  digestOf,
+  laterSunsetPolicy,
+  policyDirectory,
+  textOf,
+  type WatchedGateway,
+} from './watch-support.js';
 
 /** The file watch promises 2 s; the wait allows for a loaded machine. */
 const APPLIED_WITHIN_MS = 5_000;
@@ -57,8 +64,13 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     writeFileSync(path, textOf(laterSunsetPolicy));
     await expect.poll(() => watched.servedSha256(), { timeout: APPLIED_WITHIN_MS }).toBe(digestOf(laterSunsetPolicy));
     expect(await watched.reloads()).toEqual({ success: 1, failure: 0 });
-    expect(watched.logs.find((line) => line.msg === 'version policy reloaded')).toMatchObject({ versions: [1, 2], sha256: digestOf(laterSunsetPolicy) });
-    expect(await watched.registry.getSingleMetricAsString('api_version_policy_info')).toContain(`api_version_policy_info{sha256="${digestOf(laterSunsetPolicy)}"} 1`);
+    expect(watched.logs.find((line) => line.msg === 'version policy reloaded')).toMatchObject({
+      versions: [1, 2],
+      sha256: digestOf(laterSunsetPolicy),
+    });
+    expect(await watched.registry.getSingleMetricAsString('api_version_policy_info')).toContain(
+      `api_version_policy_info{sha256="${digestOf(laterSunsetPolicy)}"} 1`,
+    );
     const v1 = (await watched.app.inject({ url: '/versions' })).json<{ versions: { sunset: string }[] }>().versions[0];
     expect(v1?.sunset).toBe('2027-06-01T00:00:00.000Z');
   });
@@ -89,7 +101,9 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     const watched = await start(path);
     writeFileSync(path, textOf({ ...designPolicyFile, default_version: 7 }));
     await expect.poll(() => watched.reloads(), { timeout: APPLIED_WITHIN_MS }).toEqual({ success: 0, failure: 1 });
-    expect(watched.logs.find((line) => line.msg === 'version policy reload failed; the previous policy stays in force')).toMatchObject({
+    expect(
+      watched.logs.find((line) => line.msg === 'version policy reload failed; the previous policy stays in force'),
+    ).toMatchObject({
       reason: `API_VERSIONS_FILE: ${path} is invalid at default_version: default_version 7 is not a listed version`,
     });
     expect(await watched.servedSha256()).toBe(digestOf(designPolicyFile));
@@ -109,7 +123,9 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     writeFileSync(join(dir, 'notes.txt'), 'unrelated');
     await sleep(1_000);
     expect(await watched.reloads()).toEqual({ success: 0, failure: 0 });
-    expect(watched.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('version policy reload'))).toEqual([]);
+    expect(
+      watched.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('version policy reload')),
+    ).toEqual([]);
   });
 
   it('applies a file removed and written anew, without counting the moment it was missing', async () => {

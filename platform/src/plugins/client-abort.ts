@@ -26,7 +26,10 @@ export function reportClientAbort(reply: FastifyReply): void {
     // Finished, or no Fastify listener left to hear it (nothing would count it; an unheard 'error' throws).
     if (response.writableFinished || response.listenerCount('error') === 0) return;
     if (!cutByServer.has(response)) response.statusCode = CLIENT_CLOSED_REQUEST;
-    response.emit('error', new UnfinishedResponse(`the connection closed before the answer was complete (${response.statusCode})`));
+    response.emit(
+      'error',
+      new UnfinishedResponse(`the connection closed before the answer was complete (${response.statusCode})`),
+    );
   });
 }
 

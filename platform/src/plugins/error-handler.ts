@@ -30,7 +30,10 @@ function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, so
 }
 
 /** The errors raised before Fastify routes a request: Node's parser and timeouts, and the router's own (a malformed URL). */
-export const errorServerOptions: Pick<FastifyHttpOptions<Server, FastifyBaseLogger>, 'clientErrorHandler' | 'frameworkErrors'> = {
+export const errorServerOptions: Pick<
+  FastifyHttpOptions<Server, FastifyBaseLogger>,
+  'clientErrorHandler' | 'frameworkErrors'
+> = {
   clientErrorHandler: answerClientError,
   frameworkErrors: (err, _request, reply) => {
     void sendError(reply, 400, 'bad request', err.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : '');

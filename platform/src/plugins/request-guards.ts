@@ -43,7 +43,12 @@ async function requestGuardsPlugin(app: FastifyInstance): Promise<void> {
     }
     if (tooManyHeaderFields(request.raw.rawHeaders)) {
       void reply.header('connection', 'close');
-      void sendError(reply, 431, 'request header fields too large', `more than ${serverLimits.maxHeaderFields} header fields`);
+      void sendError(
+        reply,
+        431,
+        'request header fields too large',
+        `more than ${serverLimits.maxHeaderFields} header fields`,
+      );
       return;
     }
     done();

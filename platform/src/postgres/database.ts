@@ -61,7 +61,11 @@ export interface DatabaseOptions {
 /** One process's connection pool, with the failure classification every statement shares. */
 export interface Database {
   /** One statement on a pooled connection; `operation` names it (prepared statement, duration label). */
-  query<Row extends pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<Row>>;
+  query<Row extends pg.QueryResultRow>(
+    operation: string,
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<Row>>;
   /**
    * Runs `work` on one pooled connection, with the same failure classification, read timeout and timing as a
    * query: for a transaction (which must stay on one connection) or a COPY stream.
@@ -102,7 +106,14 @@ function passwordRedactor(url: string): (text: string) => string {
   return (text) => (password === '' ? text : text.split(password).join('***'));
 }
 
-export function openDatabase({ url, poolMax, logger, applicationName, statementPrefix, instrument }: DatabaseOptions): Database {
+export function openDatabase({
+  url,
+  poolMax,
+  logger,
+  applicationName,
+  statementPrefix,
+  instrument,
+}: DatabaseOptions): Database {
   const pool = new pg.Pool({ ...clientConfig(url, applicationName), max: poolMax });
   const redact = passwordRedactor(url);
   // An idle connection whose server went away emits 'error' on the pool; unhandled, it would end the process.
@@ -112,7 +123,8 @@ export function openDatabase({ url, poolMax, logger, applicationName, statementP
   let lastSuccessAt = 0;
   let probe: Promise<boolean> | undefined;
 
-  const unavailable = (err: unknown): StorageUnavailableError => new StorageUnavailableError(redact(err instanceof Error ? err.message : String(err)));
+  const unavailable = (err: unknown): StorageUnavailableError =>
+    new StorageUnavailableError(redact(err instanceof Error ? err.message : String(err)));
 
   const metrics = instrument?.({ pool, isReachable: () => database.isReachable() });
 
@@ -121,7 +133,10 @@ export function openDatabase({ url, poolMax, logger, applicationName, statementP
    * duration metric every statement shares. The read timeout is ours rather than pg's `query_timeout`, which
    * a COPY stream never clears: past it, the connection is closed and the statement counts as unavailable.
    */
-  async function withClient<Result>(operation: string, work: (client: pg.PoolClient) => Promise<Result>): Promise<Result> {
+  async function withClient<Result>(
+    operation: string,
+    work: (client: pg.PoolClient) => Promise<Result>,
+  ): Promise<Result> {
     const stopTimer = metrics?.queryDuration.startTimer({ operation });
     try {
       let client: pg.PoolClient;
@@ -132,11 +147,15 @@ export function openDatabase({ url, poolMax, logger, applicationName, statementP
       }
       // A checked-out client has no pool listener: a server that goes away between statements would emit
       // an 'error' nobody handles, which ends the process. The statement's own failure is handled below.
-      const onConnectionError = (err: Error): void => logger.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed');
+      const onConnectionError = (err: Error): void =>
+        logger.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed');
       client.on('error', onConnectionError);
       let readTimer: NodeJS.Timeout | undefined;
       const readTimeout = new Promise<never>((_resolve, reject) => {
-        readTimer = setTimeout(() => reject(new ReadTimeoutError(`no answer from PostgreSQL within ${timeouts.readMs} ms`)), timeouts.readMs);
+        readTimer = setTimeout(
+          () => reject(new ReadTimeoutError(`no answer from PostgreSQL within ${timeouts.readMs} ms`)),
+          timeouts.readMs,
+        );
       });
       try {
         const result = await Promise.race([work(client), readTimeout]);
@@ -163,9 +182,14 @@ export function openDatabase({ url, poolMax, logger, applicationName, statementP
   }
 
   const database: Database = {
-    query<Row extends pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    query<Row extends pg.QueryResultRow>(
+      operation: string,
+      text: string,
+      values: unknown[],
+    ): Promise<pg.QueryResult<Row>> {
       // Named, so each connection parses and plans the statement once, not on every query.
-      const config = statementPrefix === undefined ? { text, values } : { name: `${statementPrefix}_${operation}`, text, values };
+      const config =
+        statementPrefix === undefined ? { text, values } : { name: `${statementPrefix}_${operation}`, text, values };
       return withClient(operation, (client) => client.query<Row>(config));
     },
 

@@ -61,9 +61,22 @@ function knownMigrations(dir: string): Set<string> {
  * know was made by a newer build: one release newer is run on with a warning (a rollback), more is refused
  * with one line, since starting on it could corrupt data.
  */
-export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, schema, applicationName, processName }: MigrationOptions): Promise<void> {
+export async function migrate({
+  url,
+  migrationTimeoutMs,
+  logger,
+  redact,
+  dir,
+  schema,
+  applicationName,
+  processName,
+}: MigrationOptions): Promise<void> {
   const log = logger.child({ component: 'migrations' });
-  const client = new pg.Client({ ...clientConfig(url, applicationName), statement_timeout: migrationTimeoutMs, query_timeout: migrationTimeoutMs + READ_MARGIN_MS });
+  const client = new pg.Client({
+    ...clientConfig(url, applicationName),
+    statement_timeout: migrationTimeoutMs,
+    query_timeout: migrationTimeoutMs + READ_MARGIN_MS,
+  });
   // The failing statement reports a lost connection; unhandled, the client's own 'error' event would end the process.
   client.on('error', (err) => log.warn({ reason: redact(err.message) }, 'PostgreSQL connection failed'));
   // Which bound a cancelled statement ran into, for the message.
@@ -83,12 +96,19 @@ export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, sc
           dir,
           ignorePattern: IGNORED_FILES,
           migrationsTable: MIGRATIONS_TABLE,
-          ...(schema === undefined ? {} : { schema, migrationsSchema: schema, createSchema: true, createMigrationsSchema: true }),
+          ...(schema === undefined
+            ? {}
+            : { schema, migrationsSchema: schema, createSchema: true, createMigrationsSchema: true }),
           direction: 'up',
           // Taken above, on this session: ending the connection releases it.
           noLock: true,
           singleTransaction: true,
-          logger: { debug: (msg: string) => log.debug(msg), info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg), error: (msg: string) => log.error(msg) },
+          logger: {
+            debug: (msg: string) => log.debug(msg),
+            info: (msg: string) => log.info(msg),
+            warn: (msg: string) => log.warn(msg),
+            error: (msg: string) => log.error(msg),
+          },
         });
         break;
       } catch (err) {
@@ -111,8 +131,13 @@ export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, sc
   } catch (err) {
     if (err instanceof SchemaNewerError || err instanceof MigrationLockTimeout) throw err;
     if (err instanceof pg.DatabaseError && err.code === QUERY_CANCELED) {
-      const what = waitingForLock ? "waited for another replica's schema migration (the PostgreSQL advisory lock)" : 'a migration statement ran';
-      throw new Error(`PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`, { cause: err });
+      const what = waitingForLock
+        ? "waited for another replica's schema migration (the PostgreSQL advisory lock)"
+        : 'a migration statement ran';
+      throw new Error(
+        `PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`,
+        { cause: err },
+      );
     }
     // One line, whatever the library or driver wrote (some of their messages carry a stack).
     const reason = redact(err instanceof Error ? err.message : String(err)).split('\n')[0];
@@ -127,7 +152,9 @@ export async function migrate({ url, migrationTimeoutMs, logger, redact, dir, sc
  * database wait for each other), taken here so that a replica that has to wait says so: it is not ready meanwhile.
  */
 async function lockMigrations(client: pg.Client, log: Logger, timeoutMs: number): Promise<void> {
-  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PG_MIGRATE_LOCK_ID]);
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
+    PG_MIGRATE_LOCK_ID,
+  ]);
   if (rows[0]?.locked === true) return;
   log.info({ timeoutMs }, "waiting for another replica's schema migration");
   await client.query('SELECT pg_advisory_lock($1::bigint)', [PG_MIGRATE_LOCK_ID]);

@@ -57,7 +57,9 @@ async function listening(): Promise<Listening> {
 }
 
 const countLines = async (registry: Registry) =>
-  (await registry.metrics()).split('\n').filter((line) => /^http_requests_total\{|^http_request_duration_seconds_count\{/.test(line));
+  (await registry.metrics())
+    .split('\n')
+    .filter((line) => /^http_requests_total\{|^http_request_duration_seconds_count\{/.test(line));
 
 describe('a client that goes away before its answer is complete (499)', () => {
   it('counts a request whose client left before any byte of the answer once, as 499, and logs it', async () => {
@@ -76,9 +78,13 @@ describe('a client that goes away before its answer is complete (499)', () => {
   it('counts 499 when the client left half-way through the body', async () => {
     const server = await listening();
     await server.hangUp('/half', 100);
-    await expect.poll(() => countLines(server.registry)).toContain('http_requests_total{method="GET",route="/half",status_code="499"} 1');
+    await expect
+      .poll(() => countLines(server.registry))
+      .toContain('http_requests_total{method="GET",route="/half",status_code="499"} 1');
     await sleep(500);
-    expect(await countLines(server.registry)).not.toContain('http_requests_total{method="GET",route="/half",status_code="200"} 1');
+    expect(await countLines(server.registry)).not.toContain(
+      'http_requests_total{method="GET",route="/half",status_code="200"} 1',
+    );
   });
 
   it('counts a complete answer under its own status, and an answer the server cut under the status it gave', async () => {

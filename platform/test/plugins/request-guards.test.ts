@@ -7,12 +7,23 @@ import { buildFoundationApp } from '../helpers.js';
 describe('request guards', () => {
   it('answers more than 100 header fields with 431, not counting Host and the fields a proxy sets', async () => {
     const app = await buildFoundationApp();
-    const fields = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-f${i}`, String(i)]));
-    const proxySet = { host: 'gateway', 'x-forwarded-for': '10.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'api', 'x-request-id': 'r-1' };
+    const fields = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-f${i}`, String(i)]));
+    const proxySet = {
+      host: 'gateway',
+      'x-forwarded-for': '10.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': 'api',
+      'x-request-id': 'r-1',
+    };
     const refused = await app.inject({ method: 'GET', url: '/things/1', headers: fields(101) });
     expect(refused.statusCode).toBe(431);
     expect(refused.headers.connection).toBe('close');
-    expect(refused.json()).toEqual({ error: 'request header fields too large', code: 431, details: 'more than 100 header fields' });
+    expect(refused.json()).toEqual({
+      error: 'request header fields too large',
+      code: 431,
+      details: 'more than 100 header fields',
+    });
     // light-my-request adds user-agent itself: 99 + user-agent = 100 counted fields.
     const served = await app.inject({ method: 'GET', url: '/things/1', headers: { ...fields(99), ...proxySet } });
     expect(served.statusCode).toBe(200);

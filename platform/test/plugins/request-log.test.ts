@@ -13,8 +13,24 @@ describe('request log', () => {
     expect([served.statusCode, missing.statusCode]).toEqual([200, 404]);
     const requestLines = lines.filter((line) => 'reqId' in line);
     expect(requestLines).toEqual([
-      expect.objectContaining({ level: 30, msg: 'request completed', reqId: 'log-1', method: 'GET', url: '/things/7?x=1', route: '/things/:id', statusCode: 200 }),
-      expect.objectContaining({ level: 30, msg: 'request completed', reqId: 'log-2', method: 'GET', url: '/nowhere', route: 'unmatched', statusCode: 404 }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'request completed',
+        reqId: 'log-1',
+        method: 'GET',
+        url: '/things/7?x=1',
+        route: '/things/:id',
+        statusCode: 200,
+      }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'request completed',
+        reqId: 'log-2',
+        method: 'GET',
+        url: '/nowhere',
+        route: 'unmatched',
+        statusCode: 404,
+      }),
     ]);
     for (const line of requestLines) expect(line.responseTimeMs).toEqual(expect.any(Number));
   });
@@ -31,7 +47,13 @@ describe('request log', () => {
     await app.inject({ method: 'GET', url: '/things/2', headers: { 'x-request-id': 'log-4' } });
     const requestLines = lines.filter((line) => 'reqId' in line);
     expect(requestLines).toHaveLength(2);
-    expect(requestLines[0]).toMatchObject({ msg: 'request completed', reqId: 'log-3', statusCode: 200, deprecated: true, clientId: 'shop' });
+    expect(requestLines[0]).toMatchObject({
+      msg: 'request completed',
+      reqId: 'log-3',
+      statusCode: 200,
+      deprecated: true,
+      clientId: 'shop',
+    });
     expect(requestLines[1]).toMatchObject({ msg: 'request completed', reqId: 'log-4', statusCode: 200 });
     expect(requestLines[1]).not.toHaveProperty('deprecated');
   });

@@ -30,7 +30,14 @@ export interface BuildAppOptions {
 }
 
 /** The backend's API, not listening: main.ts listens, tests inject. */
-export async function buildApp({ logger, registry = createRegistry(), store = new MemoryUserStore(), seeds = seedRecords({}), clock, presenters = orderPresenters }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  logger,
+  registry = createRegistry(),
+  store = new MemoryUserStore(),
+  seeds = seedRecords({}),
+  clock,
+  presenters = orderPresenters,
+}: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify(baseServerOptions(logger));
   // First, so its onRoute mirror sees every route (405 + Allow).
   await app.register(httpFoundation);

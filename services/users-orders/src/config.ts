@@ -1,5 +1,15 @@
 import { join } from 'node:path';
-import { filePathSchema, hostSchema, logLevelSchema, portSchema, readAdminToken, readDatabaseConfig, readEnv, shutdownDelaySchema, type DatabaseConfig } from '@version-router/platform/config';
+import {
+  filePathSchema,
+  hostSchema,
+  logLevelSchema,
+  portSchema,
+  readAdminToken,
+  readDatabaseConfig,
+  readEnv,
+  shutdownDelaySchema,
+  type DatabaseConfig,
+} from '@version-router/platform/config';
 import { z } from 'zod';
 
 export interface BackendConfig {
@@ -34,7 +44,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
   });
   // ORDERS_FILE keeps its own variable (set in the images and older deployments); unset, it is one seed file among the others.
-  const { ORDERS_FILE } = readEnv(env, { ORDERS_FILE: { schema: filePathSchema, default: join(vars.SEED_DIR, 'orders.json') } });
+  const { ORDERS_FILE } = readEnv(env, {
+    ORDERS_FILE: { schema: filePathSchema, default: join(vars.SEED_DIR, 'orders.json') },
+  });
   return {
     host: vars.BACKEND_HOST,
     port: vars.BACKEND_PORT,

@@ -12,10 +12,32 @@ await runProcess(async () => {
   const logger = createLogger(config.logLevel, 'users-orders', { pretty: process.stdout.isTTY === true });
   const registry = createRegistry();
   // DATABASE_URL unset: the in-memory store, buildApp's default.
-  const postgres = config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry, Date.now);
-  const app = await buildApp({ logger, registry, seeds: seedFiles(config), clock: Date.now, ...(postgres === undefined ? {} : { store: postgres.store }) });
+  const postgres =
+    config.database === undefined ? undefined : await openPostgresUsers(config.database, logger, registry, Date.now);
+  const app = await buildApp({
+    logger,
+    registry,
+    seeds: seedFiles(config),
+    clock: Date.now,
+    ...(postgres === undefined ? {} : { store: postgres.store }),
+  });
   if (postgres !== undefined) app.addHook('onClose', () => postgres.close());
   // Ready while PostgreSQL is down too: orders need no database, and user routes answer 503 storage unavailable.
-  const admin = await buildAdminApp({ registry, logger, lifecycle: app.lifecycle, adminToken: config.adminToken, host: config.adminHost });
-  return { app, admin, logger, host: config.host, port: config.port, adminHost: config.adminHost, adminPort: config.adminPort, shutdownDelayMs: config.shutdownDelayMs };
+  const admin = await buildAdminApp({
+    registry,
+    logger,
+    lifecycle: app.lifecycle,
+    adminToken: config.adminToken,
+    host: config.adminHost,
+  });
+  return {
+    app,
+    admin,
+    logger,
+    host: config.host,
+    port: config.port,
+    adminHost: config.adminHost,
+    adminPort: config.adminPort,
+    shutdownDelayMs: config.shutdownDelayMs,
+  };
 });

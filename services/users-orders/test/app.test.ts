@@ -19,11 +19,14 @@ describe('errors outside the handlers', () => {
     expect(res.json()).toEqual({ error: 'method not allowed', code: 405 });
   });
 
-  it.each(['/api/user', '/api/users/user-1/orders', `/v${UNSERVED_VERSION}/orders/ord-1001`, '/'])('answers the unmatched path %s with JSON 404 not found', async (url) => {
-    const app = await testApp();
-    const res = await app.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(404);
-    expect(res.headers['content-type']).toMatch(JSON_TYPE);
-    expect(res.json()).toEqual({ error: 'not found', code: 404 });
-  });
+  it.each(['/api/user', '/api/users/user-1/orders', `/v${UNSERVED_VERSION}/orders/ord-1001`, '/'])(
+    'answers the unmatched path %s with JSON 404 not found',
+    async (url) => {
+      const app = await testApp();
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toMatch(JSON_TYPE);
+      expect(res.json()).toEqual({ error: 'not found', code: 404 });
+    },
+  );
 });

@@ -93,7 +93,9 @@ describe.concurrent('the running backend', () => {
   it('honours Expect: 100-continue', async () => {
     const socket = await open(backend.apiUrl);
     const reader = new Received(socket);
-    socket.write(`POST /api/users HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: ${userBody.length}\r\n\r\n`);
+    socket.write(
+      `POST /api/users HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: ${userBody.length}\r\n\r\n`,
+    );
     expect((await reader.next()).status).toBe(100);
     socket.write(userBody);
     expect((await reader.next()).status).toBe(201);
@@ -137,18 +139,39 @@ describe('shutdown on SIGTERM', () => {
 
 describe('the built process with a bad configuration', () => {
   const dupes = join(mkdtempSync(join(tmpdir(), 'backend-config-')), 'dupes.json');
-  writeFileSync(dupes, JSON.stringify([1, 2].map((n) => ({ id: 'o', customer_id: `user-${n}`, total_cents: n, currency: 'EUR' }))));
+  writeFileSync(
+    dupes,
+    JSON.stringify([1, 2].map((n) => ({ id: 'o', customer_id: `user-${n}`, total_cents: n, currency: 'EUR' }))),
+  );
 
   it.each([
     [{ BACKEND_PORT: 'abc' }, 'invalid configuration: BACKEND_PORT: must be a port number (0-65535) (got "abc")'],
-    [{ SHUTDOWN_DELAY_MS: '30001' }, 'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")'],
-    [{ ORDERS_FILE: 'no/such/orders.json' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)'],
+    [
+      { SHUTDOWN_DELAY_MS: '30001' },
+      'invalid configuration: SHUTDOWN_DELAY_MS: must be at most 30000 ms (got "30001")',
+    ],
+    [
+      { ORDERS_FILE: 'no/such/orders.json' },
+      'invalid configuration: ORDERS_FILE: cannot read no/such/orders.json (ENOENT)',
+    ],
     [{ SEED_DIR: 'no/such/seed' }, 'invalid configuration: ORDERS_FILE: cannot read no/such/seed/orders.json (ENOENT)'],
     [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
-    [{ DATABASE_URL: 'mysql://app:s3cret@db/users' }, 'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")'],
-    [{ DATABASE_POOL_MAX: '0' }, 'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")'],
-    [{ DATABASE_MIGRATION_TIMEOUT_MS: '30s' }, 'invalid configuration: DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got "30s")'],
-    [{ ADMIN_TOKEN: 'short-token' }, 'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)'],
+    [
+      { DATABASE_URL: 'mysql://app:s3cret@db/users' },
+      'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")',
+    ],
+    [
+      { DATABASE_POOL_MAX: '0' },
+      'invalid configuration: DATABASE_POOL_MAX: must be an integer from 1 to 100 (got "0")',
+    ],
+    [
+      { DATABASE_MIGRATION_TIMEOUT_MS: '30s' },
+      'invalid configuration: DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got "30s")',
+    ],
+    [
+      { ADMIN_TOKEN: 'short-token' },
+      'invalid configuration: ADMIN_TOKEN: must be at least 16 characters (got 11; value not shown)',
+    ],
   ])('exits 1 with one stderr line naming the variable (%j)', (env, line) => {
     expect(existsSync(builtMain), `${builtMain} missing: run npm run build`).toBe(true);
     const result = spawnSync(process.execPath, [builtMain], {

@@ -31,7 +31,11 @@ export function useStoreKinds(): StoreKind[] {
       newStore: async () => {
         if (postgres === undefined) throw new Error('the PostgreSQL server did not start');
         const url = await postgres.createDatabase();
-        const users = await openPostgresUsers({ url, poolMax: 5, migrationTimeoutMs: 60_000 }, createLogger('silent', 'users-test'), createRegistry());
+        const users = await openPostgresUsers(
+          { url, poolMax: 5, migrationTimeoutMs: 60_000 },
+          createLogger('silent', 'users-test'),
+          createRegistry(),
+        );
         onTestFinished(() => users.close());
         return users.store;
       },

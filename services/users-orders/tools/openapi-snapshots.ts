@@ -22,13 +22,16 @@ function formatDocument(document: object): string {
  * Each version's document as the backend publishes it, from a fresh app (documents do not depend on data).
  * Tests pass other presenters to see how a change would be judged.
  */
-export async function generateDocuments(presenters: ReadonlyMap<number, OrderPresenter> = orderPresenters): Promise<Map<number, object>> {
+export async function generateDocuments(
+  presenters: ReadonlyMap<number, OrderPresenter> = orderPresenters,
+): Promise<Map<number, object>> {
   const app = await buildApp({ logger: createLogger('silent', 'openapi'), clock: Date.now, presenters });
   try {
     const documents = new Map<number, object>();
     for (const version of presenters.keys()) {
       const response = await app.inject({ method: 'GET', url: documentPaths(version)[0] });
-      if (response.statusCode !== 200) throw new Error(`GET ${documentPaths(version)[0]} answered ${response.statusCode}`);
+      if (response.statusCode !== 200)
+        throw new Error(`GET ${documentPaths(version)[0]} answered ${response.statusCode}`);
       documents.set(version, response.json<object>());
     }
     return documents;
@@ -48,7 +51,10 @@ type GateChange = Pick<ContractChange, 'compatibility' | 'description' | 'path'>
 export interface TranslatedVersions {
   readonly versions: readonly number[];
   /** Version n's document, from the document of the version the chain ends at (`from`); undefined when that has none. */
-  derive(version: number, documentOf: (version: number) => object | undefined): { from: number; document: object | undefined };
+  derive(
+    version: number,
+    documentOf: (version: number) => object | undefined,
+  ): { from: number; document: object | undefined };
 }
 
 /** How one version's document (generated, or derived for a translated version) differs from its committed snapshot. */
@@ -92,16 +98,43 @@ function parsed(text: string | undefined): object | undefined {
 }
 
 /** The differences between a snapshot and its document, classified; an empty list means formatting only. */
-function classify(version: number, committed: string | undefined, document: object | undefined, derivedFrom: number | undefined): GateChange[] {
+function classify(
+  version: number,
+  committed: string | undefined,
+  document: object | undefined,
+  derivedFrom: number | undefined,
+): GateChange[] {
   if (document === undefined) {
-    if (derivedFrom !== undefined) return [{ compatibility: 'breaking', description: `version ${version}'s document cannot be derived: no document of version ${derivedFrom}`, path: '' }];
-    return [{ compatibility: 'breaking', description: `version ${version} is no longer served: every endpoint of it is removed`, path: '' }];
+    if (derivedFrom !== undefined)
+      return [
+        {
+          compatibility: 'breaking',
+          description: `version ${version}'s document cannot be derived: no document of version ${derivedFrom}`,
+          path: '',
+        },
+      ];
+    return [
+      {
+        compatibility: 'breaking',
+        description: `version ${version} is no longer served: every endpoint of it is removed`,
+        path: '',
+      },
+    ];
   }
-  if (committed === undefined) return [{ compatibility: 'non-breaking', description: `version ${version} is new: its document has no snapshot yet`, path: '' }];
+  if (committed === undefined)
+    return [
+      {
+        compatibility: 'non-breaking',
+        description: `version ${version} is new: its document has no snapshot yet`,
+        path: '',
+      },
+    ];
   const before = parsed(committed);
   if (before === undefined) return [{ compatibility: 'breaking', description: 'the snapshot is not JSON', path: '' }];
   const changes = compareDocuments(before, document);
-  return changes.length === 0 ? [{ compatibility: 'non-breaking', description: 'formatting only: the documents are equal as JSON', path: '' }] : changes;
+  return changes.length === 0
+    ? [{ compatibility: 'non-breaking', description: 'formatting only: the documents are equal as JSON', path: '' }]
+    : changes;
 }
 
 /**
@@ -110,12 +143,19 @@ function classify(version: number, committed: string | undefined, document: obje
  * document derived from the newest one (as this update leaves it: generated, else committed). A translated
  * version's own document from the backend, where it still serves one, is not compared: the declarations are.
  */
-export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number, OrderPresenter>, translated?: TranslatedVersions): Promise<SnapshotDiff[]> {
+export async function diffSnapshots(
+  dir: string,
+  presenters?: ReadonlyMap<number, OrderPresenter>,
+  translated?: TranslatedVersions,
+): Promise<SnapshotDiff[]> {
   const generated = await generateDocuments(presenters);
   const translatedVersions = new Set(translated?.versions ?? []);
   for (const version of translatedVersions) generated.delete(version);
-  const versions = [...new Set([...generated.keys(), ...translatedVersions, ...committedVersions(dir)])].sort((a, b) => a - b);
-  const documentOf = (version: number): object | undefined => generated.get(version) ?? parsed(readCommitted(snapshotFile(dir, version)));
+  const versions = [...new Set([...generated.keys(), ...translatedVersions, ...committedVersions(dir)])].sort(
+    (a, b) => a - b,
+  );
+  const documentOf = (version: number): object | undefined =>
+    generated.get(version) ?? parsed(readCommitted(snapshotFile(dir, version)));
   return versions.map((version) => {
     const file = snapshotFile(dir, version);
     const committed = readCommitted(file);
@@ -132,7 +172,14 @@ export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number
       unchanged = committed === (document === undefined ? undefined : formatDocument(document));
     }
     const text = document === undefined ? undefined : formatDocument(document);
-    return { version, file, generated: text, derivedFrom, unchanged, changes: unchanged ? [] : classify(version, committed, document, derivedFrom) };
+    return {
+      version,
+      file,
+      generated: text,
+      derivedFrom,
+      unchanged,
+      changes: unchanged ? [] : classify(version, committed, document, derivedFrom),
+    };
   });
 }
 
@@ -140,9 +187,12 @@ export async function diffSnapshots(dir: string, presenters?: ReadonlyMap<number
 export function describeDiffs(diffs: readonly SnapshotDiff[]): string {
   const lines: string[] = [];
   for (const diff of diffs) {
-    const ordered = [...diff.changes].sort((a, b) => Number(b.compatibility === 'breaking') - Number(a.compatibility === 'breaking'));
+    const ordered = [...diff.changes].sort(
+      (a, b) => Number(b.compatibility === 'breaking') - Number(a.compatibility === 'breaking'),
+    );
     for (const change of ordered) {
-      const derived = diff.derivedFrom === undefined ? '' : ` (derived from v${diff.derivedFrom} by the policy's changes)`;
+      const derived =
+        diff.derivedFrom === undefined ? '' : ` (derived from v${diff.derivedFrom} by the policy's changes)`;
       lines.push(
         `${relative(process.cwd(), diff.file)}${derived}: ${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`,
       );

@@ -28,18 +28,27 @@ async function statistics(containerId: string): Promise<Record<string, string>[]
   const { stdout } = await docker(['exec', containerId, 'bash', '-c', request], { timeoutMs: 15_000 });
   const [header = '', ...rows] = stdout.slice(stdout.indexOf('# ')).split('\n');
   const columns = header.replace(/^# /, '').split(',');
-  return rows.filter((row) => row !== '').map((row) => Object.fromEntries(row.split(',').map((field, i): [string, string] => [columns[i] ?? '', field])));
+  return rows
+    .filter((row) => row !== '')
+    .map((row) => Object.fromEntries(row.split(',').map((field, i): [string, string] => [columns[i] ?? '', field])));
 }
 
 /** The servers of one HAProxy backend section (`gateways`, `backends`), as its statistics list them now. */
 export async function serverStats(containerId: string, section: string): Promise<ServerStats[]> {
   return (await statistics(containerId))
     .filter((row) => row.pxname === section && row.svname !== 'BACKEND' && row.svname !== 'FRONTEND')
-    .map((row) => ({ name: row.svname ?? '', status: row.status ?? '', address: row.addr ?? '', current: Number(row.scur) }));
+    .map((row) => ({
+      name: row.svname ?? '',
+      status: row.status ?? '',
+      address: row.addr ?? '',
+      current: Number(row.scur),
+    }));
 }
 
 export async function sectionTotals(containerId: string, section: string): Promise<SectionTotals> {
-  const row = (await statistics(containerId)).find((candidate) => candidate.pxname === section && candidate.svname === 'BACKEND');
+  const row = (await statistics(containerId)).find(
+    (candidate) => candidate.pxname === section && candidate.svname === 'BACKEND',
+  );
   if (row === undefined) throw new Error(`HAProxy has no backend section ${section}`);
   return { connectionErrors: Number(row.econ), retries: Number(row.wretr), redispatches: Number(row.wredis) };
 }

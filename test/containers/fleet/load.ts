@@ -68,7 +68,11 @@ async function send(baseUrl: string, { path, init }: LoadRequest): Promise<Outco
   try {
     const response = await fetch(`${baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const retryAfter = Number(response.headers.get('retry-after'));
-    return { status: response.status, body: await response.text(), ...(retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}) };
+    return {
+      status: response.status,
+      body: await response.text(),
+      ...(retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
+    };
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return { error: cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err)) };
@@ -102,8 +106,13 @@ export function startLoad(baseUrl: string, options: LoadOptions): RunningLoad {
       }
       const { status, body, error } = outcome;
       if (status === undefined) failures.push({ at, request: label, outcome: error ?? 'no answer' });
-      else if (status !== request.expect && !(request.tolerate ?? []).includes(status)) failures.push({ at, request: label, outcome: `${status} ${(body ?? '').slice(0, 200)}` });
-      request.onOutcome?.({ ...(status === undefined ? {} : { status }), ...(body === undefined ? {} : { body }), ...(error === undefined ? {} : { error }) });
+      else if (status !== request.expect && !(request.tolerate ?? []).includes(status))
+        failures.push({ at, request: label, outcome: `${status} ${(body ?? '').slice(0, 200)}` });
+      request.onOutcome?.({
+        ...(status === undefined ? {} : { status }),
+        ...(body === undefined ? {} : { body }),
+        ...(error === undefined ? {} : { error }),
+      });
       sent++;
       await sleep(options.pauseMs);
     }
@@ -134,7 +143,11 @@ export function mixedRequest(n: number): LoadRequest {
     default:
       return {
         path: '/api/users',
-        init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Load ${n}`, email: `load-${n}@example.com` }) },
+        init: {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Load ${n}`, email: `load-${n}@example.com` }),
+        },
         expect: 201,
       };
   }
@@ -168,7 +181,11 @@ export function keyedCreates(run: string): KeyedCreates {
       sentKeys.add(key);
       return {
         path: '/api/users',
-        init: { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ name: nameOf(key), email: `${key}@example.com` }) },
+        init: {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({ name: nameOf(key), email: `${key}@example.com` }),
+        },
         expect: 201,
         ...(tolerate === undefined ? {} : { tolerate }),
         retryOnce: true,

@@ -28,7 +28,10 @@ export interface DeprecationsRoutesOptions {
  * varied on the key. 401 without a valid key (as a versioned request is refused), 503 while the store cannot
  * be read, 502/504 while the backend's OpenAPI documents cannot be had.
  */
-export async function deprecationsRoutes(app: FastifyInstance, { policies, keys, reader, guides, clock }: DeprecationsRoutesOptions): Promise<void> {
+export async function deprecationsRoutes(
+  app: FastifyInstance,
+  { policies, keys, reader, guides, clock }: DeprecationsRoutesOptions,
+): Promise<void> {
   app.setErrorHandler(storeUnavailableHandler);
   app.get('/deprecations', async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('vary', 'API-Key, Accept');
@@ -39,7 +42,8 @@ export async function deprecationsRoutes(app: FastifyInstance, { policies, keys,
     const consumerId = check.consumerId;
     const outcome = await consumerReports({ consumerId, reader, guides, policy, nowMs, requestId: request.id });
     if (!outcome.ok) return sendGuideUnavailable(request, reply, outcome.status, outcome.reason);
-    if (wantsHtml(request.headers.accept)) return asPage(reply, DEPRECATIONS_PAGE_CSP).send(renderDeprecationsPage(consumerId, outcome.versions, nowMs));
+    if (wantsHtml(request.headers.accept))
+      return asPage(reply, DEPRECATIONS_PAGE_CSP).send(renderDeprecationsPage(consumerId, outcome.versions, nowMs));
     return { consumer: consumerId, pinned_version: check.pin, versions: outcome.versions };
   });
 }

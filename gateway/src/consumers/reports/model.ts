@@ -55,11 +55,17 @@ function breakingChangesByOperation(guide: MigrationGuide): Map<string, Map<stri
  * whole path item (method `*`, e.g. a parameter every method shares). HEAD is GET without the body (RFC 9110),
  * so a HEAD the documents do not describe takes GET's changes.
  */
-function breakingChangesOf(operation: string, version: number, byOperation: Map<string, Map<string, GuideChange>>): GuideChange[] {
+function breakingChangesOf(
+  operation: string,
+  version: number,
+  byOperation: Map<string, Map<string, GuideChange>>,
+): GuideChange[] {
   const space = operation.indexOf(' ');
   const method = operation.slice(0, space);
   const path = operation.slice(space + 1);
-  const own = byOperation.get(operationKey(method, path, version)) ?? (method === 'HEAD' ? byOperation.get(operationKey('GET', path, version)) : undefined);
+  const own =
+    byOperation.get(operationKey(method, path, version)) ??
+    (method === 'HEAD' ? byOperation.get(operationKey('GET', path, version)) : undefined);
   const shared = byOperation.get(operationKey('*', path, version));
   return [...new Map([...(own ?? []), ...(shared ?? [])]).values()];
 }
@@ -74,7 +80,11 @@ interface ReportedVersion {
  * One version's report from the consumer's ledger rows of that version and the guide to its successor
  * (null: the version has none, so nothing is known to break). Operations by name.
  */
-function versionReport({ entry, phase }: ReportedVersion, rows: readonly UsageRow[], guide: MigrationGuide | null): VersionReport {
+function versionReport(
+  { entry, phase }: ReportedVersion,
+  rows: readonly UsageRow[],
+  guide: MigrationGuide | null,
+): VersionReport {
   const byOperation = guide === null ? new Map<string, Map<string, GuideChange>>() : breakingChangesByOperation(guide);
   const operations = [...rows]
     .sort((a, b) => (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : 0))
@@ -120,14 +130,23 @@ export interface ConsumerReportsInput {
 }
 
 /** The reports, or why the guides' documents could not be had (as the migration guide's route answers it). */
-export type ConsumerReports = { ok: true; versions: VersionReport[] } | { ok: false; status: 502 | 504; reason: string };
+export type ConsumerReports =
+  { ok: true; versions: VersionReport[] } | { ok: false; status: 502 | 504; reason: string };
 
 /**
  * Everything one consumer must change: for each deprecated or removed version it called, the operations it
  * called with the breaking changes of the migration guide that touch each. The one place that joins the
  * ledger, the policy and the guides: `GET /deprecations` answers it, the notices say it.
  */
-export async function consumerReports({ consumerId, reader, guides, policy, nowMs, sinceMs, requestId }: ConsumerReportsInput): Promise<ConsumerReports> {
+export async function consumerReports({
+  consumerId,
+  reader,
+  guides,
+  policy,
+  nowMs,
+  sinceMs,
+  requestId,
+}: ConsumerReportsInput): Promise<ConsumerReports> {
   const rows = await reader.usageOf(consumerId, sinceMs);
   const versions: VersionReport[] = [];
   for (const reported of reportedVersions(policy, rows, nowMs)) {

@@ -39,14 +39,18 @@ function lifecycleLine(report: VersionReport, nowMs: number): string {
   const sunsetMs = Date.parse(report.sunset);
   const successor = report.successor === null ? '' : ` Move to v${report.successor}:`;
   const guide = ` <a href="${report.changes}">the migration guide</a> lists every change.`;
-  if (report.phase === 'removed') return `Removed on ${readableInstant(sunsetMs)}: its requests are answered 410 Gone.${successor}${guide}`;
+  if (report.phase === 'removed')
+    return `Removed on ${readableInstant(sunsetMs)}: its requests are answered 410 Gone.${successor}${guide}`;
   return `Removed on ${readableInstant(sunsetMs)} (in ${dayCount(daysLeft(sunsetMs, nowMs))}).${successor}${guide}`;
 }
 
 function versionSection(report: VersionReport, nowMs: number): string {
   const rows = report.operations
     .map(({ operation, requests, last_seen, breaking_changes }) => {
-      const changes = breaking_changes.length === 0 ? '<td class="none">none</td>' : `<td><ul class="breaking">${breaking_changes.map(changeItem).join('')}</ul></td>`;
+      const changes =
+        breaking_changes.length === 0
+          ? '<td class="none">none</td>'
+          : `<td><ul class="breaking">${breaking_changes.map(changeItem).join('')}</ul></td>`;
       return (
         `<tr${breaking_changes.length === 0 ? '' : ' class="must-change"'}><td class="operation"><code>${escapeText(operation)}</code></td>` +
         `<td class="num">${requests}</td><td><time datetime="${last_seen}">${readableInstant(Date.parse(last_seen))}</time></td>${changes}</tr>`

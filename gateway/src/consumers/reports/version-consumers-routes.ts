@@ -29,14 +29,26 @@ export async function versionConsumersRoutes(
   { policies, reader, noticesSentFor = noneSent, clock }: VersionConsumersRoutesOptions,
 ): Promise<void> {
   admin.setErrorHandler(storeUnavailableHandler);
-  admin.get<{ Params: { version: string } }>('/versions/:version/consumers', { config: { handsOutCredentials: true } }, async (request, reply) => {
-    const version = versionInPath(request.params.version);
-    const { policy } = policies.current;
-    const entry = policy.versions.find((listed) => listed.version === version);
-    if (entry === undefined) return sendError(reply, 404, 'not found');
-    void reply.header('cache-control', 'no-store');
-    const nowMs = clock();
-    const [list, delivered] = await Promise.all([versionConsumers(reader, entry.version, nowMs), noticesSentFor(entry.version)]);
-    return { version: entry.version, phase: policy.phaseOf(entry, nowMs), requests_since: list.requests_since, consumers: withNoticesSent(list.consumers, delivered) };
-  });
+  admin.get<{ Params: { version: string } }>(
+    '/versions/:version/consumers',
+    { config: { handsOutCredentials: true } },
+    async (request, reply) => {
+      const version = versionInPath(request.params.version);
+      const { policy } = policies.current;
+      const entry = policy.versions.find((listed) => listed.version === version);
+      if (entry === undefined) return sendError(reply, 404, 'not found');
+      void reply.header('cache-control', 'no-store');
+      const nowMs = clock();
+      const [list, delivered] = await Promise.all([
+        versionConsumers(reader, entry.version, nowMs),
+        noticesSentFor(entry.version),
+      ]);
+      return {
+        version: entry.version,
+        phase: policy.phaseOf(entry, nowMs),
+        requests_since: list.requests_since,
+        consumers: withNoticesSent(list.consumers, delivered),
+      };
+    },
+  );
 }

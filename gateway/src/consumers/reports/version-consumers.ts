@@ -62,7 +62,11 @@ export interface ConsumersOfVersion {
  * `GET /versions/{n}/consumers` and the status page alike; the list adds the notices sent to each
  * (`withNoticesSent`).
  */
-export async function versionConsumers(reader: ConsumerUsageReader, version: number, nowMs: number): Promise<ConsumersOfVersion> {
+export async function versionConsumers(
+  reader: ConsumerUsageReader,
+  version: number,
+  nowMs: number,
+): Promise<ConsumersOfVersion> {
   const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_WINDOW_MS));
   const rows = await reader.consumersOf(version, sinceMs);
   return {
@@ -80,12 +84,20 @@ export async function versionConsumers(reader: ConsumerUsageReader, version: num
 }
 
 /** Each consumer's row with the notices of `delivered` addressed to it (`delivered`: one version's, in the order they went out). */
-export function withNoticesSent(consumers: readonly VersionConsumer[], delivered: readonly DeliveredNotice[]): ReachedConsumer[] {
+export function withNoticesSent(
+  consumers: readonly VersionConsumer[],
+  delivered: readonly DeliveredNotice[],
+): ReachedConsumer[] {
   const byConsumer = new Map<string, NoticeSent[]>();
   for (const { consumerId, milestone, occasion, channel, sentMs } of delivered) {
     let sent = byConsumer.get(consumerId);
     if (sent === undefined) byConsumer.set(consumerId, (sent = []));
-    sent.push({ milestone, brownout_start: occasion === '' ? null : occasion, channel, sent_at: new Date(sentMs).toISOString() });
+    sent.push({
+      milestone,
+      brownout_start: occasion === '' ? null : occasion,
+      channel,
+      sent_at: new Date(sentMs).toISOString(),
+    });
   }
   return consumers.map((consumer) => ({ ...consumer, notices_sent: byConsumer.get(consumer.id) ?? [] }));
 }

@@ -19,7 +19,8 @@ afterEach(async () => {
   await gateway?.app.close();
   gateway = undefined;
   backend.silent = false;
-  for (const version of [1, 2]) backend.documents.set(`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version)));
+  for (const version of [1, 2])
+    backend.documents.set(`/v${version}/openapi.json`, JSON.stringify(ordersDocument(version)));
 });
 
 async function start(store: MemoryConsumerStore, policy: object = designPolicyFile): Promise<TestGateway> {
@@ -28,10 +29,15 @@ async function start(store: MemoryConsumerStore, policy: object = designPolicyFi
 }
 
 /** What the migration guide says breaks in v1's order operation (user_id and total removed), as the report carries it. */
-const ORDER_BREAKING = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2)).operations[0]?.changes.filter((change) => change.breaking);
+const ORDER_BREAKING = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2)).operations[0]?.changes.filter(
+  (change) => change.breaking,
+);
 
 /** acme calls v1 in its three forms and v2; beta calls v1 once. Answers acme's key once the ledger is written. */
-async function acmeAndBeta(store: MemoryConsumerStore, policy?: object): Promise<{ app: TestGateway['app']; acme: string; beta: string }> {
+async function acmeAndBeta(
+  store: MemoryConsumerStore,
+  policy?: object,
+): Promise<{ app: TestGateway['app']; acme: string; beta: string }> {
   const acme = (await consumerWithKey(store, 'acme')).key;
   const beta = (await consumerWithKey(store, 'beta')).key;
   const { app } = await start(store, policy);
@@ -76,7 +82,10 @@ describe('GET /deprecations', () => {
         },
       ],
     });
-    expect(ORDER_BREAKING?.map(({ change, name }) => `${change} ${name}`)).toEqual(['removed user_id', 'removed total']);
+    expect(ORDER_BREAKING?.map(({ change, name }) => `${change} ${name}`)).toEqual([
+      'removed user_id',
+      'removed total',
+    ]);
     // A report is no request on a version: the ledger does not count it.
     await app.consumers.ledger.flush();
     expect((await store.usageOf('acme')).reduce((sum, row) => sum + row.requests, 0)).toBe(5);
@@ -86,17 +95,27 @@ describe('GET /deprecations', () => {
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'fresh');
     const { app } = await start(store);
-    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', pinned_version: null, versions: [] });
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({
+      consumer: 'fresh',
+      pinned_version: null,
+      versions: [],
+    });
     await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } });
     await app.consumers.ledger.flush();
-    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({ consumer: 'fresh', pinned_version: null, versions: [] });
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({
+      consumer: 'fresh',
+      pinned_version: null,
+      versions: [],
+    });
   });
 
   it('says removed after the sunset', async () => {
     const store = createMemoryConsumerStore();
     const { app, acme } = await acmeAndBeta(store);
     gateway?.setNow(V1_SUNSET);
-    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': acme } })).json()).toMatchObject({ versions: [{ version: 1, phase: 'removed' }] });
+    expect((await app.inject({ url: '/deprecations', headers: { 'api-key': acme } })).json()).toMatchObject({
+      versions: [{ version: 1, phase: 'removed' }],
+    });
   });
 
   it('answers 401 API key required without a key, and 401 invalid API key for a key that is none or revoked', async () => {
@@ -120,7 +139,10 @@ describe('GET /deprecations', () => {
   it('answers a page for Accept: text/html, under its own CSP; */* gets JSON', async () => {
     const store = createMemoryConsumerStore();
     const { app, acme } = await acmeAndBeta(store);
-    const page = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const page = await app.inject({
+      url: '/deprecations',
+      headers: { 'api-key': acme, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).toBe(DEPRECATIONS_PAGE_CSP);
@@ -129,7 +151,9 @@ describe('GET /deprecations', () => {
     expect(page.body).toContain('<title>Deprecations for acme</title>');
     expect(page.body).toContain('<code>GET /v1/orders/{id}</code>');
     expect(page.body).toContain('<li>removed field <code>user_id</code> in response 200 (application/json)</li>');
-    expect(page.body).toContain('Removed on 2027-01-01 (in 40 days). Move to v2: <a href="/versions/1/changes">the migration guide</a>');
+    expect(page.body).toContain(
+      'Removed on 2027-01-01 (in 40 days). Move to v2: <a href="/versions/1/changes">the migration guide</a>',
+    );
     expect(page.body).not.toMatch(/<script|<link|src=/);
     const json = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: '*/*' } });
     expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -145,7 +169,7 @@ describe('GET /deprecations', () => {
     expect(res.headers['retry-after']).toBe('1');
   });
 
-  it('answers 502 or 504 while the backend\'s OpenAPI documents cannot be had, as the migration guide does', async () => {
+  it("answers 502 or 504 while the backend's OpenAPI documents cannot be had, as the migration guide does", async () => {
     const store = createMemoryConsumerStore();
     const { app, acme } = await acmeAndBeta(store);
     backend.documents.delete('/v2/openapi.json');
@@ -159,14 +183,25 @@ describe('GET /deprecations', () => {
   });
 
   it('names the declared changes of a version declared as changes, in the JSON and on the page', async () => {
-    const policy = { ...designPolicyFile, versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]] };
+    const policy = {
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+    };
     const store = createMemoryConsumerStore();
     const { app, acme } = await acmeAndBeta(store, policy);
     const report = (await app.inject({ url: '/deprecations', headers: { 'api-key': acme } })).json<{
-      versions: { operations: { operation: string; breaking_changes: { change: string; name: string; to?: string; factor?: number; breaking: boolean }[] }[] }[];
+      versions: {
+        operations: {
+          operation: string;
+          breaking_changes: { change: string; name: string; to?: string; factor?: number; breaking: boolean }[];
+        }[];
+      }[];
     }>();
     for (const operation of report.versions[0]?.operations ?? []) {
-      expect(operation.breaking_changes.map(({ change, name, to, factor }) => ({ change, name, to, factor })), operation.operation).toEqual([
+      expect(
+        operation.breaking_changes.map(({ change, name, to, factor }) => ({ change, name, to, factor })),
+        operation.operation,
+      ).toEqual([
         { change: 'renamed', name: 'user_id', to: 'customer_id', factor: undefined },
         { change: 'converted', name: 'total', to: 'total_cents', factor: 100 },
       ]);
@@ -174,6 +209,8 @@ describe('GET /deprecations', () => {
     expect(report.versions[0]?.operations).toHaveLength(3);
     const page = await app.inject({ url: '/deprecations', headers: { 'api-key': acme, accept: 'text/html' } });
     expect(page.body).toContain('<li>renamed <code>user_id</code> → <code>customer_id</code></li>');
-    expect(page.body).toContain('<li>converted <code>total</code> (decimal) → <code>total_cents</code> (integer, × 100)</li>');
+    expect(page.body).toContain(
+      '<li>converted <code>total</code> (decimal) → <code>total_cents</code> (integer, × 100)</li>',
+    );
   });
 });

@@ -48,15 +48,33 @@ function guidesOf(answer: MigrationGuide | Exclude<GuideOutcome, { ok: true }>):
 
 const shippedPolicy = policyFrom(designPolicyFile);
 
-async function reportsOf(rows: UsageRow[], { guide = V1_TO_V2, nowMs = TODAY, policy = shippedPolicy }: { guide?: MigrationGuide; nowMs?: number; policy?: typeof shippedPolicy } = {}) {
-  const outcome = await consumerReports({ consumerId: 'acme', reader: readerOf(rows), guides: guidesOf(guide), policy, nowMs, requestId: 'req-1' });
+async function reportsOf(
+  rows: UsageRow[],
+  {
+    guide = V1_TO_V2,
+    nowMs = TODAY,
+    policy = shippedPolicy,
+  }: { guide?: MigrationGuide; nowMs?: number; policy?: typeof shippedPolicy } = {},
+) {
+  const outcome = await consumerReports({
+    consumerId: 'acme',
+    reader: readerOf(rows),
+    guides: guidesOf(guide),
+    policy,
+    nowMs,
+    requestId: 'req-1',
+  });
   if (!outcome.ok) throw new Error(outcome.reason);
   return outcome.versions;
 }
 
-describe('a consumer\'s version reports', () => {
+describe("a consumer's version reports", () => {
   it('covers only the deprecated or removed versions it called, with their lifecycle and guide', async () => {
-    const versions = await reportsOf([row(1, 'GET /v1/orders/{id}', 42), row(2, 'GET /v2/orders/{id}', 7), row(9, 'GET /v9/orders/{id}', 3)]);
+    const versions = await reportsOf([
+      row(1, 'GET /v1/orders/{id}', 42),
+      row(2, 'GET /v2/orders/{id}', 7),
+      row(9, 'GET /v9/orders/{id}', 3),
+    ]);
     expect(versions).toEqual([
       {
         version: 1,
@@ -64,15 +82,32 @@ describe('a consumer\'s version reports', () => {
         sunset: '2027-01-01T00:00:00.000Z',
         successor: 2,
         changes: '/versions/1/changes',
-        operations: [{ operation: 'GET /v1/orders/{id}', requests: 42, last_seen: '2026-11-20T08:00:00.000Z', breaking_changes: ORDER_BREAKING }],
+        operations: [
+          {
+            operation: 'GET /v1/orders/{id}',
+            requests: 42,
+            last_seen: '2026-11-20T08:00:00.000Z',
+            breaking_changes: ORDER_BREAKING,
+          },
+        ],
       },
     ]);
-    expect(ORDER_BREAKING.map((change) => `${change.change} ${change.name}`)).toEqual(['removed user_id', 'removed total']);
+    expect(ORDER_BREAKING.map((change) => `${change.change} ${change.name}`)).toEqual([
+      'removed user_id',
+      'removed total',
+    ]);
   });
 
   it('is empty for a consumer of current versions only, and asks for no guide', async () => {
     const guides = guidesOf(V1_TO_V2);
-    const outcome = await consumerReports({ consumerId: 'acme', reader: readerOf([row(2, 'GET /v2/orders/{id}')]), guides, policy: shippedPolicy, nowMs: TODAY, requestId: 'r' });
+    const outcome = await consumerReports({
+      consumerId: 'acme',
+      reader: readerOf([row(2, 'GET /v2/orders/{id}')]),
+      guides,
+      policy: shippedPolicy,
+      nowMs: TODAY,
+      requestId: 'r',
+    });
     expect(outcome).toEqual({ ok: true, versions: [] });
     expect(guides.asked).toEqual([]);
   });
@@ -85,7 +120,11 @@ describe('a consumer\'s version reports', () => {
   });
 
   it('gives the path form, its /api form and the header form of one operation the same breaking changes, each once', async () => {
-    const versions = await reportsOf([row(1, 'GET /api/v1/orders/{id}', 2), row(1, 'GET /orders/{id}', 3), row(1, 'GET /v1/orders/{id}', 4)]);
+    const versions = await reportsOf([
+      row(1, 'GET /api/v1/orders/{id}', 2),
+      row(1, 'GET /orders/{id}', 3),
+      row(1, 'GET /v1/orders/{id}', 4),
+    ]);
     expect(versions[0]?.operations.map(({ operation, breaking_changes }) => [operation, breaking_changes])).toEqual([
       ['GET /api/v1/orders/{id}', ORDER_BREAKING],
       ['GET /orders/{id}', ORDER_BREAKING],
@@ -102,7 +141,14 @@ describe('a consumer\'s version reports', () => {
     expect(V1_TO_V2.compatible_changes).toBeGreaterThan(0);
   });
 
-  const change = (name: string, breaking = true): GuideChange => ({ change: 'removed', kind: 'field', name, where: 'response 200 (application/json)', breaking, description: name });
+  const change = (name: string, breaking = true): GuideChange => ({
+    change: 'removed',
+    kind: 'field',
+    name,
+    where: 'response 200 (application/json)',
+    breaking,
+    description: name,
+  });
   /** A guide whose path names its parameter otherwise than the policy's template, with a path-wide change and a HEAD-less GET. */
   const handWritten: MigrationGuide = {
     version: 1,
@@ -110,16 +156,46 @@ describe('a consumer\'s version reports', () => {
     breaking_changes: 3,
     compatible_changes: 1,
     operations: [
-      { method: 'GET', path: '/v1/orders/{orderId}', successor_path: '/v2/orders/{orderId}', changes: [change('total'), change('note', false)] },
-      { method: '*', path: '/v1/orders/{orderId}', successor_path: '/v2/orders/{orderId}', changes: [change('parameters')] },
-      { method: 'PUT', path: '/v1/orders/{orderId}', successor_path: '/v2/orders/{orderId}', changes: [change('status')] },
+      {
+        method: 'GET',
+        path: '/v1/orders/{orderId}',
+        successor_path: '/v2/orders/{orderId}',
+        changes: [change('total'), change('note', false)],
+      },
+      {
+        method: '*',
+        path: '/v1/orders/{orderId}',
+        successor_path: '/v2/orders/{orderId}',
+        changes: [change('parameters')],
+      },
+      {
+        method: 'PUT',
+        path: '/v1/orders/{orderId}',
+        successor_path: '/v2/orders/{orderId}',
+        changes: [change('status')],
+      },
     ],
     other_changes: [change('servers')],
   };
 
-  it('matches operations whatever the parameters are named, adds the path-wide changes to every method, and gives HEAD the GET\'s', async () => {
-    const versions = await reportsOf([row(1, 'GET /v1/orders/{id}'), row(1, 'HEAD /v1/orders/{id}'), row(1, 'PUT /orders/{id}'), row(1, 'DELETE /api/v1/orders/{id}')], { guide: handWritten });
-    expect(Object.fromEntries(versions[0]?.operations.map(({ operation, breaking_changes }) => [operation, breaking_changes.map(({ name }) => name)]) ?? [])).toEqual({
+  it("matches operations whatever the parameters are named, adds the path-wide changes to every method, and gives HEAD the GET's", async () => {
+    const versions = await reportsOf(
+      [
+        row(1, 'GET /v1/orders/{id}'),
+        row(1, 'HEAD /v1/orders/{id}'),
+        row(1, 'PUT /orders/{id}'),
+        row(1, 'DELETE /api/v1/orders/{id}'),
+      ],
+      { guide: handWritten },
+    );
+    expect(
+      Object.fromEntries(
+        versions[0]?.operations.map(({ operation, breaking_changes }) => [
+          operation,
+          breaking_changes.map(({ name }) => name),
+        ]) ?? [],
+      ),
+    ).toEqual({
       'DELETE /api/v1/orders/{id}': ['parameters'],
       'GET /v1/orders/{id}': ['total', 'parameters'],
       'HEAD /v1/orders/{id}': ['total', 'parameters'],
@@ -130,8 +206,23 @@ describe('a consumer\'s version reports', () => {
   it('reads the ledger in the window asked for (all of it by default) and answers a guide failure as the guide route does', async () => {
     const reader = readerOf([row(1, 'GET /v1/orders/{id}')]);
     const sinceMs = TODAY - 30 * 86_400_000;
-    await consumerReports({ consumerId: 'acme', reader, guides: guidesOf(V1_TO_V2), policy: shippedPolicy, nowMs: TODAY, requestId: 'r' });
-    await consumerReports({ consumerId: 'acme', reader, guides: guidesOf(V1_TO_V2), policy: shippedPolicy, nowMs: TODAY, sinceMs, requestId: 'r' });
+    await consumerReports({
+      consumerId: 'acme',
+      reader,
+      guides: guidesOf(V1_TO_V2),
+      policy: shippedPolicy,
+      nowMs: TODAY,
+      requestId: 'r',
+    });
+    await consumerReports({
+      consumerId: 'acme',
+      reader,
+      guides: guidesOf(V1_TO_V2),
+      policy: shippedPolicy,
+      nowMs: TODAY,
+      sinceMs,
+      requestId: 'r',
+    });
     expect(reader.asked).toEqual([undefined, sinceMs]);
     const failed = await consumerReports({
       consumerId: 'acme',

@@ -15,13 +15,22 @@ afterEach(async () => {
 });
 
 /** The test gateway's admin listener: the list reads the store only, no backend is needed. */
-async function admin(store: MemoryConsumerStore, options: Parameters<typeof buildTestGateway>[1] = {}): Promise<FastifyInstance> {
+async function admin(
+  store: MemoryConsumerStore,
+  options: Parameters<typeof buildTestGateway>[1] = {},
+): Promise<FastifyInstance> {
   gateway = await buildTestGateway('http://127.0.0.1:9', { consumerStore: store, ...options });
   return gateway.admin();
 }
 
 /** One ledger row as any replica writes it: `requests` on `day`, the last of them at `lastSeen`. */
-const use = (consumerId: string, version: number, day: string, requests: number, lastSeen = `${day}T09:30:00Z`): UsageDelta => ({
+const use = (
+  consumerId: string,
+  version: number,
+  day: string,
+  requests: number,
+  lastSeen = `${day}T09:30:00Z`,
+): UsageDelta => ({
   consumerId,
   version,
   operation: `GET /v${version}/orders/{id}`,
@@ -37,11 +46,25 @@ const use = (consumerId: string, version: number, day: string, requests: number,
  */
 async function ledger(): Promise<MemoryConsumerStore> {
   const store = createMemoryConsumerStore();
-  await consumerWithKey(store, 'acme', { name: 'Acme Billing', contact_email: 'billing@acme.example', pinned_version: 1 });
+  await consumerWithKey(store, 'acme', {
+    name: 'Acme Billing',
+    contact_email: 'billing@acme.example',
+    pinned_version: 1,
+  });
   await consumerWithKey(store, 'beta', { name: 'Beta' });
   await consumerWithKey(store, 'gamma', { name: 'Gamma' });
   await consumerWithKey(store, 'delta', { name: 'Delta' });
-  await store.createConsumer({ id: 'hooked', name: 'Hooked', contact_email: null, webhook_url: 'https://hooked.example/notices', webhook_secret: 'whsec_AAAA', pinned_version: null }, TODAY);
+  await store.createConsumer(
+    {
+      id: 'hooked',
+      name: 'Hooked',
+      contact_email: null,
+      webhook_url: 'https://hooked.example/notices',
+      webhook_secret: 'whsec_AAAA',
+      pinned_version: null,
+    },
+    TODAY,
+  );
   await store.addUsage([
     use('acme', 1, '2026-11-22', 5, '2026-11-22T11:59:00Z'),
     use('beta', 1, '2026-10-23', 3),
@@ -64,8 +87,26 @@ describe('GET /versions/{n}/consumers', () => {
       phase: 'deprecated',
       requests_since: '2026-10-23T00:00:00.000Z',
       consumers: [
-        { id: 'acme', name: 'Acme Billing', contact_email: 'billing@acme.example', webhook_url: null, pinned_version: 1, requests: 5, last_seen: '2026-11-22T11:59:00.000Z', notices_sent: [] },
-        { id: 'beta', name: 'Beta', contact_email: null, webhook_url: null, pinned_version: null, requests: 3, last_seen: '2026-10-23T09:30:00.000Z', notices_sent: [] },
+        {
+          id: 'acme',
+          name: 'Acme Billing',
+          contact_email: 'billing@acme.example',
+          webhook_url: null,
+          pinned_version: 1,
+          requests: 5,
+          last_seen: '2026-11-22T11:59:00.000Z',
+          notices_sent: [],
+        },
+        {
+          id: 'beta',
+          name: 'Beta',
+          contact_email: null,
+          webhook_url: null,
+          pinned_version: null,
+          requests: 3,
+          last_seen: '2026-10-23T09:30:00.000Z',
+          notices_sent: [],
+        },
         {
           id: 'hooked',
           name: 'Hooked',
@@ -76,15 +117,34 @@ describe('GET /versions/{n}/consumers', () => {
           last_seen: '2026-11-20T09:30:00.000Z',
           notices_sent: [],
         },
-        { id: 'gamma', name: 'Gamma', contact_email: null, webhook_url: null, pinned_version: null, requests: 0, last_seen: '2026-09-01T09:30:00.000Z', notices_sent: [] },
+        {
+          id: 'gamma',
+          name: 'Gamma',
+          contact_email: null,
+          webhook_url: null,
+          pinned_version: null,
+          requests: 0,
+          last_seen: '2026-09-01T09:30:00.000Z',
+          notices_sent: [],
+        },
       ],
     });
   });
 
   it('answers a listed version nobody called an empty list, and 404 not found for a version the policy does not list', async () => {
     const app = await admin(createMemoryConsumerStore());
-    expect((await app.inject({ url: '/versions/2/consumers' })).json()).toEqual({ version: 2, phase: 'current', requests_since: '2026-10-23T00:00:00.000Z', consumers: [] });
-    for (const url of ['/versions/3/consumers', '/versions/01/consumers', '/versions/v1/consumers', '/versions/1.0/consumers']) {
+    expect((await app.inject({ url: '/versions/2/consumers' })).json()).toEqual({
+      version: 2,
+      phase: 'current',
+      requests_since: '2026-10-23T00:00:00.000Z',
+      consumers: [],
+    });
+    for (const url of [
+      '/versions/3/consumers',
+      '/versions/01/consumers',
+      '/versions/v1/consumers',
+      '/versions/1.0/consumers',
+    ]) {
       const res = await app.inject({ url });
       expect(res.statusCode, url).toBe(404);
       expect(res.json(), url).toEqual({ error: 'not found', code: 404 });
@@ -111,9 +171,15 @@ describe('GET /versions/{n}/consumers', () => {
     const without = await guarded.inject({ url: '/versions/1/consumers' });
     expect(without.statusCode).toBe(401);
     expect(without.json()).toEqual({ error: 'admin token required', code: 401 });
-    const allowed = await guarded.inject({ url: '/versions/1/consumers', headers: { authorization: 'Bearer a-token-of-at-least-16' } });
+    const allowed = await guarded.inject({
+      url: '/versions/1/consumers',
+      headers: { authorization: 'Bearer a-token-of-at-least-16' },
+    });
     expect(allowed.statusCode).toBe(200);
-    expect(allowed.json()).toMatchObject({ version: 1, consumers: [{ id: 'acme' }, { id: 'beta' }, { id: 'hooked' }, { id: 'gamma' }] });
+    expect(allowed.json()).toMatchObject({
+      version: 1,
+      consumers: [{ id: 'acme' }, { id: 'beta' }, { id: 'hooked' }, { id: 'gamma' }],
+    });
   });
 });
 
@@ -138,14 +204,39 @@ function deliveredStore(sent: Record<number, SentNotice[]>): NoticeStore & { ask
 describe('GET /versions/{n}/consumers: the notices sent to each consumer', () => {
   it("shows what the gateway's notice store says was delivered about that version", async () => {
     const notices = deliveredStore({
-      1: [{ consumerId: 'hooked', milestone: 'brownout_in_48_hours', occasion: '2026-12-01T10:00:00.000Z', channel: 'webhook', sentMs: at('2026-11-29T10:00:02Z') }],
+      1: [
+        {
+          consumerId: 'hooked',
+          milestone: 'brownout_in_48_hours',
+          occasion: '2026-12-01T10:00:00.000Z',
+          channel: 'webhook',
+          sentMs: at('2026-11-29T10:00:02Z'),
+        },
+      ],
     });
-    const app = await admin(await ledger(), { notices: { store: notices, config: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 } } });
-    const body = (await app.inject({ url: '/versions/1/consumers' })).json<{ consumers: { id: string; notices_sent: unknown[] }[] }>();
+    const app = await admin(await ledger(), {
+      notices: {
+        store: notices,
+        config: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 },
+      },
+    });
+    const body = (await app.inject({ url: '/versions/1/consumers' })).json<{
+      consumers: { id: string; notices_sent: unknown[] }[];
+    }>();
     expect(body.consumers.map(({ id, notices_sent }) => [id, notices_sent])).toEqual([
       ['acme', []],
       ['beta', []],
-      ['hooked', [{ milestone: 'brownout_in_48_hours', brownout_start: '2026-12-01T10:00:00.000Z', channel: 'webhook', sent_at: '2026-11-29T10:00:02.000Z' }]],
+      [
+        'hooked',
+        [
+          {
+            milestone: 'brownout_in_48_hours',
+            brownout_start: '2026-12-01T10:00:00.000Z',
+            channel: 'webhook',
+            sent_at: '2026-11-29T10:00:02.000Z',
+          },
+        ],
+      ],
       ['gamma', []],
     ]);
     expect(notices.asked).toEqual([1]);
@@ -162,7 +253,11 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
           // The fixture's policy as it is at each request, as the policy in force is read.
           get current() {
             const current = opened.policy.current;
-            return { policy: current, sha256: '', router: createResourceRouter(current.resources, current.versions, current.schemes) };
+            return {
+              policy: current,
+              sha256: '',
+              router: createResourceRouter(current.resources, current.versions, current.schemes),
+            };
           },
           reload: () => ({ ok: true }),
         },
@@ -176,8 +271,25 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
     it('lists the notices delivered to a consumer, none while its notices only failed or wait for a retry, and none of another version', async () => {
       const fixture = await newFixture();
       for (const id of ['told', 'failing', 'waiting', 'elsewhere']) await fixture.consumer(id, {});
-      await fixture.opened.store.addUsage([{ consumerId: 'elsewhere', version: 2, operation: 'GET /v2/orders/{id}', day: '2026-11-21', requests: 1, firstSeenMs: NOW - DAY, lastSeenMs: NOW - DAY }]);
-      const record = (consumer: string, version: number, milestone: string, channel: string, status: string, sentAt: string | null) =>
+      await fixture.opened.store.addUsage([
+        {
+          consumerId: 'elsewhere',
+          version: 2,
+          operation: 'GET /v2/orders/{id}',
+          day: '2026-11-21',
+          requests: 1,
+          firstSeenMs: NOW - DAY,
+          lastSeenMs: NOW - DAY,
+        },
+      ]);
+      const record = (
+        consumer: string,
+        version: number,
+        milestone: string,
+        channel: string,
+        status: string,
+        sentAt: string | null,
+      ) =>
         fixture.sql.query(
           `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, sent_at)
            VALUES ($1, $2, $3, '', $4, $1 || $3 || $4, $5, '2026-10-03T00:00:00Z', '2026-10-03T00:00:10Z', $6)`,
@@ -192,15 +304,25 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
 
       const v1 = await app.inject({ url: '/versions/1/consumers' });
       expect(v1.statusCode).toBe(200);
-      const sentOn = (body: { consumers: { id: string; notices_sent: unknown[] }[] }) => Object.fromEntries(body.consumers.map(({ id, notices_sent }) => [id, notices_sent]));
+      const sentOn = (body: { consumers: { id: string; notices_sent: unknown[] }[] }) =>
+        Object.fromEntries(body.consumers.map(({ id, notices_sent }) => [id, notices_sent]));
       expect(sentOn(v1.json())).toEqual({
-        told: [{ milestone: 'sunset_in_90_days', brownout_start: null, channel: 'email', sent_at: '2026-10-03T00:01:02.345Z' }],
+        told: [
+          {
+            milestone: 'sunset_in_90_days',
+            brownout_start: null,
+            channel: 'email',
+            sent_at: '2026-10-03T00:01:02.345Z',
+          },
+        ],
         failing: [],
         waiting: [],
         elsewhere: [],
       });
       expect(sentOn((await app.inject({ url: '/versions/2/consumers' })).json())).toEqual({
-        elsewhere: [{ milestone: 'announced', brownout_start: null, channel: 'email', sent_at: '2026-10-04T08:00:00.000Z' }],
+        elsewhere: [
+          { milestone: 'announced', brownout_start: null, channel: 'email', sent_at: '2026-10-04T08:00:00.000Z' },
+        ],
       });
       await app.close();
     });

@@ -9,7 +9,11 @@ const errorResponseSchema = z
   .object({
     error: z.string().meta({ description: 'Short message.' }),
     code: z.int().meta({ description: 'Equals the HTTP status code of the response.' }),
-    details: z.string().min(1).optional().meta({ description: 'Present only when non-empty: the detail text of the underlying failure.' }),
+    details: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'Present only when non-empty: the detail text of the underlying failure.' }),
   })
   .meta({ title: 'ErrorResponse' }) satisfies z.ZodType<ErrorResponse>;
 
@@ -24,10 +28,15 @@ export function errorResponse(code: number, error: string, description: string, 
       code: z.literal(code),
       details: errorResponseSchema.shape.details,
     })
-    .meta({ title: 'ErrorResponse', description, examples: [details === undefined ? { error, code } : { error, code, details }] });
+    .meta({
+      title: 'ErrorResponse',
+      description,
+      examples: [details === undefined ? { error, code } : { error, code, details }],
+    });
 }
 
 /** Errors any route can answer besides its own scenarios: a request timeout, 503 while draining, 500 for a bug. */
 export const otherErrors = errorResponseSchema.meta({
-  description: 'Any other error the server answers (e.g. 503 `service unavailable` while shutting down, 500 `internal error`), with `code` equal to the status.',
+  description:
+    'Any other error the server answers (e.g. 503 `service unavailable` while shutting down, 500 `internal error`), with `code` equal to the status.',
 });

@@ -29,8 +29,14 @@ export function withGatewayParts(document: OpenAPIV3_1.Document): OpenAPIV3_1.Do
   document.security = structuredClone(KEY_OPTIONAL) as unknown as OpenAPIV3_1.SecurityRequirementObject[];
   document.components = {
     ...components,
-    securitySchemes: { ...components.securitySchemes, [API_KEY_SCHEME]: structuredClone(apiKeySecurityScheme) as OpenAPIV3_1.SecuritySchemeObject },
-    responses: { ...components.responses, [UNAUTHORIZED_RESPONSE]: structuredClone(unauthorizedResponse) as unknown as OpenAPIV3_1.ResponseObject },
+    securitySchemes: {
+      ...components.securitySchemes,
+      [API_KEY_SCHEME]: structuredClone(apiKeySecurityScheme) as OpenAPIV3_1.SecuritySchemeObject,
+    },
+    responses: {
+      ...components.responses,
+      [UNAUTHORIZED_RESPONSE]: structuredClone(unauthorizedResponse) as unknown as OpenAPIV3_1.ResponseObject,
+    },
   };
   return document;
 }

@@ -43,7 +43,9 @@ function describeRegistered(version: number, document: OpenAPIV3_1.Document): Op
   }
   const capitalized = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
   const unversioned = [...tagged].filter(([, { versioned }]) => !versioned).map(([name]) => name);
-  const versioned = [...tagged].filter(([, { versioned }]) => versioned).map(([name, { paths }]) => `${name} at ${listed(paths)}`);
+  const versioned = [...tagged]
+    .filter(([, { versioned }]) => versioned)
+    .map(([name, { paths }]) => `${name} at ${listed(paths)}`);
   const parts = [
     ...(unversioned.length > 0 ? [`${listed(unversioned)} (unversioned, the same in every version)`] : []),
     ...(versioned.length > 0 ? [`the version ${version} representation of ${listed(versioned)}`] : []),
@@ -51,7 +53,9 @@ function describeRegistered(version: number, document: OpenAPIV3_1.Document): Op
   document.info.description = `Major version ${version}: ${listed(parts)}.`;
   document.tags = [...tagged].map(([name, { versioned, readOnly }]) => ({
     name,
-    description: versioned ? `${readOnly ? `Read-only ${name}` : capitalized(name)}, version ${version} representation.` : `${capitalized(name)}; not versioned.`,
+    description: versioned
+      ? `${readOnly ? `Read-only ${name}` : capitalized(name)}, version ${version} representation.`
+      : `${capitalized(name)}; not versioned.`,
   }));
   return document;
 }
@@ -86,7 +90,9 @@ async function apiContractPlugin(app: FastifyInstance, { versions }: { versions:
   for (const version of versions) {
     const onlyThisVersion: SwaggerTransform = (route) => {
       const routeVersion = VERSIONED_PATH.exec(route.url)?.[1];
-      return routeVersion === undefined || Number(routeVersion) === version ? describe(route) : { schema: { hide: true }, url: route.url };
+      return routeVersion === undefined || Number(routeVersion) === version
+        ? describe(route)
+        : { schema: { hide: true }, url: route.url };
     };
     await app.register(swagger, {
       decorator: decoratorOf(version),
@@ -99,7 +105,9 @@ async function apiContractPlugin(app: FastifyInstance, { versions }: { versions:
       transform: onlyThisVersion,
       // Only an `openapi` document is generated here, never a Swagger 2 one.
       transformObject: (generated) =>
-        withGatewayParts(describeRegistered(version, (generated as { openapiObject: OpenAPIV3_1.Document }).openapiObject)),
+        withGatewayParts(
+          describeRegistered(version, (generated as { openapiObject: OpenAPIV3_1.Document }).openapiObject),
+        ),
     });
 
     // Generated on first request, not at start: it costs a few hundred ms per app, and tests build many

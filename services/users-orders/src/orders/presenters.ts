@@ -18,7 +18,10 @@ export const orderV2Schema = z
     total_cents: z.int().meta({ description: 'Amount in cents.' }),
     currency: z.string().meta({ description: 'ISO 4217 code. New in version 2.' }),
   })
-  .meta({ title: 'OrderV2', examples: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }] });
+  .meta({
+    title: 'OrderV2',
+    examples: [{ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' }],
+  });
 
 /** One API major version's view of an order: the schema its documents publish and the function that fills it. */
 export interface OrderPresenter<Schema extends z.ZodType = z.ZodType> {
@@ -26,7 +29,10 @@ export interface OrderPresenter<Schema extends z.ZodType = z.ZodType> {
   present: (order: Order) => z.output<Schema>;
 }
 
-export function presenter<Schema extends z.ZodType>(schema: Schema, present: (order: Order) => z.output<Schema>): OrderPresenter<Schema> {
+export function presenter<Schema extends z.ZodType>(
+  schema: Schema,
+  present: (order: Order) => z.output<Schema>,
+): OrderPresenter<Schema> {
   return { schema, present };
 }
 
@@ -35,6 +41,17 @@ export function presenter<Schema extends z.ZodType>(schema: Schema, present: (or
  * a new major version is one more entry, and its routes and its OpenAPI document follow from it.
  */
 export const orderPresenters: ReadonlyMap<number, OrderPresenter> = new Map<number, OrderPresenter>([
-  [1, presenter(orderV1Schema, (order) => ({ id: order.id, user_id: order.customer_id, total: order.total_cents / 100 }))],
-  [2, presenter(orderV2Schema, (order) => ({ id: order.id, customer_id: order.customer_id, total_cents: order.total_cents, currency: order.currency }))],
+  [
+    1,
+    presenter(orderV1Schema, (order) => ({ id: order.id, user_id: order.customer_id, total: order.total_cents / 100 })),
+  ],
+  [
+    2,
+    presenter(orderV2Schema, (order) => ({
+      id: order.id,
+      customer_id: order.customer_id,
+      total_cents: order.total_cents,
+      currency: order.currency,
+    })),
+  ],
 ]);

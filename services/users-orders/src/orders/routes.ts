@@ -14,7 +14,10 @@ const orderIdParamsSchema = z.object({ id: z.string().meta({ examples: ['ord-100
  * GET {prefix}/v{n}/orders/:id for each version's presenter and both prefixes. No deprecation headers here:
  * the gateway owns the version policy.
  */
-export async function orderRoutes(app: FastifyInstance, { orders, presenters }: { orders: OrderService; presenters: ReadonlyMap<number, OrderPresenter> }): Promise<void> {
+export async function orderRoutes(
+  app: FastifyInstance,
+  { orders, presenters }: { orders: OrderService; presenters: ReadonlyMap<number, OrderPresenter> },
+): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   for (const [version, { schema, present }] of presenters) {
     for (const prefix of RESOURCE_PREFIXES) {
@@ -26,7 +29,11 @@ export async function orderRoutes(app: FastifyInstance, { orders, presenters }: 
             summary: `Read an order in the version ${version} representation`,
             tags: ['orders'],
             params: orderIdParamsSchema,
-            response: { 200: schema.meta({ description: `The order, version ${version} representation.` }), 404: orderNotFound.response(prefix), default: otherErrors },
+            response: {
+              200: schema.meta({ description: `The order, version ${version} representation.` }),
+              404: orderNotFound.response(prefix),
+              default: otherErrors,
+            },
           },
         },
         async (request, reply) => {

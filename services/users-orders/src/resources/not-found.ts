@@ -16,7 +16,10 @@ export type ResourcePrefix = (typeof RESOURCE_PREFIXES)[number];
 export function notFound(text: string, noSuch: string) {
   const responses = {
     '': errorResponse(404, text, `${noSuch}.`),
-    '/api': { description: `${noSuch} (plain text).`, content: { 'text/plain': { schema: z.literal(text).meta({ examples: [text] }) } } },
+    '/api': {
+      description: `${noSuch} (plain text).`,
+      content: { 'text/plain': { schema: z.literal(text).meta({ examples: [text] }) } },
+    },
   } as const;
   return {
     response: <Prefix extends ResourcePrefix>(prefix: Prefix): (typeof responses)[Prefix] => responses[prefix],

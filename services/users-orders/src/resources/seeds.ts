@@ -32,7 +32,9 @@ export interface Seeds {
 export function seedFiles({ seedDir, ordersFile }: { seedDir: string; ordersFile: string }): Seeds {
   return {
     read: (resource, record) =>
-      resource === 'orders' ? readJsonFile('ORDERS_FILE', ordersFile, seedFileSchema(record)) : readJsonFile('SEED_DIR', join(seedDir, `${resource}.json`), seedFileSchema(record)),
+      resource === 'orders'
+        ? readJsonFile('ORDERS_FILE', ordersFile, seedFileSchema(record))
+        : readJsonFile('SEED_DIR', join(seedDir, `${resource}.json`), seedFileSchema(record)),
   };
 }
 

@@ -62,7 +62,9 @@ function readBody(
   payload.once('end', () => {
     finish(
       null,
-      received > serverLimits.bodyLimitBytes ? { kind: 'oversized', receivedBytes: received } : { kind: 'complete', bytes: Buffer.concat(chunks, received) },
+      received > serverLimits.bodyLimitBytes
+        ? { kind: 'oversized', receivedBytes: received }
+        : { kind: 'complete', bytes: Buffer.concat(chunks, received) },
     );
   });
   // An aborted upload has nobody to answer; finishing with the error releases the request.

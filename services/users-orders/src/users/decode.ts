@@ -33,7 +33,8 @@ export function decodeUserFields(body: ReceivedBody | undefined): Partial<UserFi
   } catch (err) {
     throw undecodable((err as SyntaxError).message);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw undecodable('body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw undecodable('body must be a JSON object');
   const fields: Partial<UserFields> = {};
   for (const [key, field] of Object.entries(value)) {
     if (!(FIELDS as readonly string[]).includes(key)) throw undecodable(`unknown field ${JSON.stringify(key)}`);

@@ -10,7 +10,15 @@ import type { ReceivedBody } from './body-reader.js';
 import { decodeUserFields } from './decode.js';
 import { fingerprintOf, idempotencyKeyOf, invalidKeyDetails, type KeyedOutcome } from './idempotency/key.js';
 import { jsonArrayStream } from './json-array-stream.js';
-import { createUserHeadersSchema, createUserRequestSchema, pageQuerySchema, updateUserRequestSchema, userIdParamsSchema, userPageSchema, userSchema } from './schemas.js';
+import {
+  createUserHeadersSchema,
+  createUserRequestSchema,
+  pageQuerySchema,
+  updateUserRequestSchema,
+  userIdParamsSchema,
+  userPageSchema,
+  userSchema,
+} from './schemas.js';
 import { StorageUnavailableError, type MaybePromise, type User, type UserFields, type UserStore } from './store.js';
 
 export interface UserRoutesOptions {
@@ -23,8 +31,10 @@ const userNotFound = (): HttpError => new HttpError(404, 'user not found');
 
 /** Validation checks name first, then email; present values only need to be non-empty. */
 function validateCreate(fields: Partial<UserFields>): UserFields {
-  if (fields.name === undefined || fields.name === '') throw new HttpError(422, 'validation failed', 'name is required');
-  if (fields.email === undefined || fields.email === '') throw new HttpError(422, 'validation failed', 'email is required');
+  if (fields.name === undefined || fields.name === '')
+    throw new HttpError(422, 'validation failed', 'name is required');
+  if (fields.email === undefined || fields.email === '')
+    throw new HttpError(422, 'validation failed', 'email is required');
   return { name: fields.name, email: fields.email };
 }
 
@@ -59,13 +69,27 @@ const invalidJsonResponse = errorResponse(
   'The body cannot be decoded: not JSON, not an object, an unknown field, a present name/email that is not a string, data after the first value, or more than 1048576 bytes.',
   'unknown field "x"',
 );
-const listingFailedResponse = errorResponse(500, 'listing users', 'The store failed while listing; details carry its error text.', 'store unavailable');
-const storageUnavailableResponse = errorResponse(503, 'storage unavailable', 'The database could not be reached within 5 s; Retry-After: 1 says when to try again.');
+const listingFailedResponse = errorResponse(
+  500,
+  'listing users',
+  'The store failed while listing; details carry its error text.',
+  'store unavailable',
+);
+const storageUnavailableResponse = errorResponse(
+  503,
+  'storage unavailable',
+  'The database could not be reached within 5 s; Retry-After: 1 says when to try again.',
+);
 const createdUserResponse = userSchema.meta({
-  description: 'The created user; with `Idempotent-Replayed: true`, the first answer to this Idempotency-Key again (nothing was created).',
+  description:
+    'The created user; with `Idempotent-Replayed: true`, the first answer to this Idempotency-Key again (nothing was created).',
   headers: {
     Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] },
-    'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present only on a replay of an earlier answer to the same Idempotency-Key.' },
+    'Idempotent-Replayed': {
+      type: 'string',
+      enum: ['true'],
+      description: 'Present only on a replay of an earlier answer to the same Idempotency-Key.',
+    },
   },
 });
 
@@ -73,7 +97,11 @@ const createdUserResponse = userSchema.meta({
 function answerKeyedOutcome(reply: FastifyReply, outcome: Exclude<KeyedOutcome, { kind: 'created' }>): FastifyReply {
   switch (outcome.kind) {
     case 'replayed':
-      return reply.code(201).header('location', `/api/users/${outcome.user.id}`).header('idempotent-replayed', 'true').send(outcome.user);
+      return reply
+        .code(201)
+        .header('location', `/api/users/${outcome.user.id}`)
+        .header('idempotent-replayed', 'true')
+        .send(outcome.user);
     case 'reused':
       throw new HttpError(422, 'idempotency key reused');
     case 'in-progress':
@@ -97,7 +125,11 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
         operationId: 'listUsers',
         summary: 'List every user (order unspecified; in id order here)',
         tags: ['users'],
-        response: { 200: z.array(userSchema).meta({ description: 'Every user; an empty array when there are none.' }), 500: listingFailedResponse, default: otherErrors },
+        response: {
+          200: z.array(userSchema).meta({ description: 'Every user; an empty array when there are none.' }),
+          500: listingFailedResponse,
+          default: otherErrors,
+        },
       },
     },
     async (_request, reply) => {
@@ -147,15 +179,42 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
         response: {
           201: createdUserResponse,
           400: z
-            .union([invalidJsonResponse, errorResponse(400, 'invalid idempotency key', 'The Idempotency-Key header is malformed.', invalidKeyDetails)])
-            .meta({ description: 'The Idempotency-Key header is malformed (`invalid idempotency key`), or the body cannot be decoded (`invalid JSON`).' }),
-          409: errorResponse(409, 'request in progress', 'The first request with this Idempotency-Key is still running; Retry-After: 1 says when to try again.'),
+            .union([
+              invalidJsonResponse,
+              errorResponse(
+                400,
+                'invalid idempotency key',
+                'The Idempotency-Key header is malformed.',
+                invalidKeyDetails,
+              ),
+            ])
+            .meta({
+              description:
+                'The Idempotency-Key header is malformed (`invalid idempotency key`), or the body cannot be decoded (`invalid JSON`).',
+            }),
+          409: errorResponse(
+            409,
+            'request in progress',
+            'The first request with this Idempotency-Key is still running; Retry-After: 1 says when to try again.',
+          ),
           422: z
             .union([
-              errorResponse(422, 'validation failed', 'name or email is missing or empty (name is checked first).', 'name is required'),
-              errorResponse(422, 'idempotency key reused', 'This Idempotency-Key was used in the last 24 h with another name or email.'),
+              errorResponse(
+                422,
+                'validation failed',
+                'name or email is missing or empty (name is checked first).',
+                'name is required',
+              ),
+              errorResponse(
+                422,
+                'idempotency key reused',
+                'This Idempotency-Key was used in the last 24 h with another name or email.',
+              ),
             ])
-            .meta({ description: 'name or email is missing or empty (`validation failed`), or the Idempotency-Key was used with another name or email (`idempotency key reused`).' }),
+            .meta({
+              description:
+                'name or email is missing or empty (`validation failed`), or the Idempotency-Key was used with another name or email (`idempotency key reused`).',
+            }),
           503: storageUnavailableResponse,
           default: otherErrors,
         },
@@ -167,7 +226,9 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
       let user: User;
       if (key === undefined) user = await stored(reply, () => store.create(fields, now()));
       else {
-        const outcome = await stored(reply, () => store.createOnce({ key, fingerprint: fingerprintOf(fields), fields }, now()));
+        const outcome = await stored(reply, () =>
+          store.createOnce({ key, fingerprint: fingerprintOf(fields), fields }, now()),
+        );
         if (outcome.kind !== 'created') return answerKeyedOutcome(reply, outcome);
         user = outcome.user;
       }
@@ -183,7 +244,12 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
         summary: 'Read a user',
         tags: ['users'],
         params: userIdParamsSchema,
-        response: { 200: userSchema.meta({ description: 'The user.' }), 404: userNotFoundResponse, 503: storageUnavailableResponse, default: otherErrors },
+        response: {
+          200: userSchema.meta({ description: 'The user.' }),
+          404: userNotFoundResponse,
+          503: storageUnavailableResponse,
+          default: otherErrors,
+        },
       },
     },
     async (request, reply) => {
@@ -229,7 +295,12 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
         summary: 'Delete a user',
         tags: ['users'],
         params: userIdParamsSchema,
-        response: { 204: z.undefined().meta({ description: 'Deleted; no body.' }), 404: userNotFoundResponse, 503: storageUnavailableResponse, default: otherErrors },
+        response: {
+          204: z.undefined().meta({ description: 'Deleted; no body.' }),
+          404: userNotFoundResponse,
+          503: storageUnavailableResponse,
+          default: otherErrors,
+        },
       },
     },
     async (request, reply) => {

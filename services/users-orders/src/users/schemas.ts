@@ -2,20 +2,39 @@ import { z } from 'zod';
 import { pageLimits } from '../pagination/query.js';
 import { USER_ID_PATTERN } from './user-id.js';
 
-const timestamp = z.string().meta({ format: 'date-time', description: 'RFC 3339 in UTC with millisecond precision.', examples: ['2026-11-22T10:00:00.000Z'] });
+const timestamp = z
+  .string()
+  .meta({
+    format: 'date-time',
+    description: 'RFC 3339 in UTC with millisecond precision.',
+    examples: ['2026-11-22T10:00:00.000Z'],
+  });
 
 /** A user as every user route answers it. */
 export const userSchema = z
   .object({
-    id: z.string().regex(USER_ID_PATTERN).meta({ description: 'Assigned by the service: `user-` and a sequence number, never reused.' }),
+    id: z
+      .string()
+      .regex(USER_ID_PATTERN)
+      .meta({ description: 'Assigned by the service: `user-` and a sequence number, never reused.' }),
     name: z.string(),
     email: z.string(),
     created_at: timestamp.meta({ description: 'Set once at creation.' }),
-    updated_at: timestamp.meta({ description: 'Equals created_at at creation; the time of the last update after that.' }),
+    updated_at: timestamp.meta({
+      description: 'Equals created_at at creation; the time of the last update after that.',
+    }),
   })
   .meta({
     title: 'User',
-    examples: [{ id: 'user-1', name: 'Ada', email: 'ada@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }],
+    examples: [
+      {
+        id: 'user-1',
+        name: 'Ada',
+        email: 'ada@example.com',
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T10:00:00.000Z',
+      },
+    ],
   });
 
 export type User = z.output<typeof userSchema>;
@@ -35,7 +54,11 @@ export const createUserRequestSchema = z
     name: z.string().min(1),
     email: z.string().min(1),
   })
-  .meta({ title: 'CreateUserRequest', description: 'Unknown fields are rejected (400). Validation checks name first, then email (422).', examples: [{ name: 'Ada', email: 'ada@example.com' }] });
+  .meta({
+    title: 'CreateUserRequest',
+    description: 'Unknown fields are rejected (400). Validation checks name first, then email (422).',
+    examples: [{ name: 'Ada', email: 'ada@example.com' }],
+  });
 
 export const createUserHeadersSchema = z.object({
   'idempotency-key': z
@@ -54,18 +77,27 @@ export const updateUserRequestSchema = z
     name: z.string().optional(),
     email: z.string().optional(),
   })
-  .meta({ title: 'UpdateUserRequest', description: 'A partial update: an absent field keeps its value. Unknown fields are rejected (400).', examples: [{ email: 'ada@example.org' }] });
+  .meta({
+    title: 'UpdateUserRequest',
+    description: 'A partial update: an absent field keeps its value. Unknown fields are rejected (400).',
+    examples: [{ email: 'ada@example.org' }],
+  });
 
 export const userIdParamsSchema = z.object({ id: z.string().meta({ examples: ['user-1'] }) });
 
 export const pageQuerySchema = z.object({
-  cursor: z.string().optional().meta({ description: 'Opaque: the `next_cursor` of the previous page. Absent or empty: the first page.' }),
+  cursor: z
+    .string()
+    .optional()
+    .meta({ description: 'Opaque: the `next_cursor` of the previous page. Absent or empty: the first page.' }),
   limit: z
     .int()
     .min(pageLimits.min)
     .max(pageLimits.max)
     .default(pageLimits.default)
-    .meta({ description: `Page size. A value that is not an integer in ${pageLimits.min}..${pageLimits.max} is replaced by ${pageLimits.default}.` }),
+    .meta({
+      description: `Page size. A value that is not an integer in ${pageLimits.min}..${pageLimits.max} is replaced by ${pageLimits.default}.`,
+    }),
 });
 
 /** The envelope of a paginated list: `next_cursor` is omitted on the last page, `has_more` is always present. */
@@ -79,7 +111,15 @@ export const userPageSchema = z
     title: 'PageResponse',
     examples: [
       {
-        items: [{ id: 'user-1', name: 'Ada', email: 'ada@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }],
+        items: [
+          {
+            id: 'user-1',
+            name: 'Ada',
+            email: 'ada@example.com',
+            created_at: '2026-11-22T10:00:00.000Z',
+            updated_at: '2026-11-22T10:00:00.000Z',
+          },
+        ],
         next_cursor: 'dXNlci0x',
         has_more: true,
       },

@@ -68,7 +68,13 @@ export class MemoryUserStore implements UserStore {
   create(fields: UserFields, now: string): User {
     // A counter, not the tree's size or max key: ids are never reused, also after deletion.
     this.lastSeq += 1;
-    const user: User = { id: formatUserId(this.lastSeq), name: fields.name, email: fields.email, created_at: now, updated_at: now };
+    const user: User = {
+      id: formatUserId(this.lastSeq),
+      name: fields.name,
+      email: fields.email,
+      created_at: now,
+      updated_at: now,
+    };
     this.users.set(this.lastSeq, user);
     return user;
   }

@@ -24,24 +24,44 @@ async function documentOf(version: number, prefix = ''): Promise<Document> {
 }
 
 describe('GET /v{n}/openapi.json', () => {
-  it.each([1, 2])('publishes version %i: every unversioned route and only that version’s own routes, in OpenAPI 3.1', async (version) => {
-    const document = await documentOf(version);
-    expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe(String(version));
-    // What the app registered (a resource added as docs/architecture.md "Adding a resource" says included),
-    // less the documents themselves and the other versions' routes.
-    const ownOrUnversioned = (path: string) => !/\/v[0-9]+\//.test(path) || path.startsWith(`/v${version}/`) || path.startsWith(`/api/v${version}/`);
-    const expected = registeredPaths(await testApp()).filter((path) => ownOrUnversioned(path) && !path.endsWith('/openapi.json'));
-    expect(expected).toEqual(expect.arrayContaining([...usersPaths, `/v${version}/orders/{id}`, `/api/v${version}/orders/{id}`]));
-    expect(Object.keys(document.paths ?? {}).sort()).toEqual(expected.sort());
-  });
+  it.each([1, 2])(
+    'publishes version %i: every unversioned route and only that version’s own routes, in OpenAPI 3.1',
+    async (version) => {
+      const document = await documentOf(version);
+      expect(document.openapi).toBe('3.1.0');
+      expect(document.info.version).toBe(String(version));
+      // What the app registered (a resource added as docs/architecture.md "Adding a resource" says included),
+      // less the documents themselves and the other versions' routes.
+      const ownOrUnversioned = (path: string) =>
+        !/\/v[0-9]+\//.test(path) || path.startsWith(`/v${version}/`) || path.startsWith(`/api/v${version}/`);
+      const expected = registeredPaths(await testApp()).filter(
+        (path) => ownOrUnversioned(path) && !path.endsWith('/openapi.json'),
+      );
+      expect(expected).toEqual(
+        expect.arrayContaining([...usersPaths, `/v${version}/orders/{id}`, `/api/v${version}/orders/{id}`]),
+      );
+      expect(Object.keys(document.paths ?? {}).sort()).toEqual(expected.sort());
+    },
+  );
 
   it('describes the version and names its tags from the routes registered, a resource added later included', async () => {
     const app = await testApp();
     await app.register(async (scope) => {
-      scope.get('/v2/widgets/:id', { schema: { tags: ['widgets'], response: { 200: z.object({}) } } }, async () => ({}));
-      scope.post('/api/v2/gadgets', { schema: { tags: ['gadgets'], response: { 201: z.object({}) } } }, async () => ({}));
-      scope.get('/v1/widgets/:id', { schema: { tags: ['widgets'], response: { 200: z.object({}) } } }, async () => ({}));
+      scope.get(
+        '/v2/widgets/:id',
+        { schema: { tags: ['widgets'], response: { 200: z.object({}) } } },
+        async () => ({}),
+      );
+      scope.post(
+        '/api/v2/gadgets',
+        { schema: { tags: ['gadgets'], response: { 201: z.object({}) } } },
+        async () => ({}),
+      );
+      scope.get(
+        '/v1/widgets/:id',
+        { schema: { tags: ['widgets'], response: { 200: z.object({}) } } },
+        async () => ({}),
+      );
     });
     const document = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json<Document>();
     // Other resources registered in the app come between orders and those added here.
@@ -76,7 +96,9 @@ describe('GET /v{n}/openapi.json', () => {
       Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
         (['get', 'post', 'put', 'delete'] as const).flatMap((method) => {
           const operation = item?.[method];
-          return operation === undefined ? [] : [[`${method.toUpperCase()} ${path}`, Object.keys(operation.responses ?? {}).sort()]];
+          return operation === undefined
+            ? []
+            : [[`${method.toUpperCase()} ${path}`, Object.keys(operation.responses ?? {}).sort()]];
         }),
       ),
     );
@@ -98,12 +120,19 @@ describe('GET /v{n}/openapi.json', () => {
     const document = await documentOf(2);
     expect(document.servers).toEqual([{ url: '/', description: 'The gateway this document was fetched from.' }]);
     expect(document.security).toEqual([{ ApiKey: [] }, {}]);
-    expect(document.components?.securitySchemes?.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'API-Key' });
+    expect(document.components?.securitySchemes?.ApiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'API-Key',
+    });
     const unauthorized = document.components?.responses?.Unauthorized as OpenAPIV3_1.ResponseObject;
-    expect(unauthorized.content?.['application/json']?.schema).toMatchObject({ properties: { error: { enum: ['invalid API key', 'API key required'] }, code: { enum: [401] } } });
+    expect(unauthorized.content?.['application/json']?.schema).toMatchObject({
+      properties: { error: { enum: ['invalid API key', 'API key required'] }, code: { enum: [401] } },
+    });
     for (const item of Object.values(document.paths ?? {})) {
       for (const operation of [item?.get, item?.post, item?.put, item?.delete]) {
-        if (operation !== undefined) expect(operation.responses?.['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+        if (operation !== undefined)
+          expect(operation.responses?.['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
       }
     }
   });
@@ -123,8 +152,16 @@ describe('GET /v{n}/openapi.json', () => {
     expect(unprocessable.description).toMatch(/`validation failed`.*`idempotency key reused`/);
     expect(unprocessable.content?.['application/json']?.schema).toMatchObject({
       anyOf: [
-        { title: 'ErrorResponse', properties: { error: { enum: ['validation failed'] }, code: { enum: [422] } }, examples: [{ error: 'validation failed', code: 422, details: 'name is required' }] },
-        { title: 'ErrorResponse', properties: { error: { enum: ['idempotency key reused'] }, code: { enum: [422] } }, examples: [{ error: 'idempotency key reused', code: 422 }] },
+        {
+          title: 'ErrorResponse',
+          properties: { error: { enum: ['validation failed'] }, code: { enum: [422] } },
+          examples: [{ error: 'validation failed', code: 422, details: 'name is required' }],
+        },
+        {
+          title: 'ErrorResponse',
+          properties: { error: { enum: ['idempotency key reused'] }, code: { enum: [422] } },
+          examples: [{ error: 'idempotency key reused', code: 422 }],
+        },
       ],
     });
   });
@@ -132,13 +169,24 @@ describe('GET /v{n}/openapi.json', () => {
   it('documents the Idempotency-Key header, the 201 headers and the versioned order representations with their examples', async () => {
     const [v1, v2] = [await documentOf(1), await documentOf(2)];
     const create = v1.paths?.['/api/users']?.post;
-    expect(create?.parameters).toMatchObject([{ in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } }]);
+    expect(create?.parameters).toMatchObject([
+      { in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } },
+    ]);
     const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
     expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
-    const order = (document: Document, path: string) => (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
+    const order = (document: Document, path: string) =>
+      (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
     expect(order(v1, '/v1/orders/{id}')?.example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
-    expect(order(v2, '/v2/orders/{id}')?.example).toEqual({ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' });
-    expect(order(v2, '/v2/orders/{id}')?.schema).toMatchObject({ required: ['id', 'customer_id', 'total_cents', 'currency'], properties: { total_cents: { type: 'integer' } } });
+    expect(order(v2, '/v2/orders/{id}')?.example).toEqual({
+      id: 'ord-1001',
+      customer_id: 'user-1',
+      total_cents: 1999,
+      currency: 'EUR',
+    });
+    expect(order(v2, '/v2/orders/{id}')?.schema).toMatchObject({
+      required: ['id', 'customer_id', 'total_cents', 'currency'],
+      properties: { total_cents: { type: 'integer' } },
+    });
   });
 });
 
@@ -149,8 +197,14 @@ describe('GET /v{n}/openapi.json', () => {
 describe('the document describes what the routes answer', () => {
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
-  function expectDocumented(document: Document, template: string, method: 'get' | 'post' | 'put' | 'delete', res: LightMyRequestResponse): void {
-    const response = document.paths?.[template]?.[method]?.responses?.[String(res.statusCode)] as OpenAPIV3_1.ResponseObject | undefined;
+  function expectDocumented(
+    document: Document,
+    template: string,
+    method: 'get' | 'post' | 'put' | 'delete',
+    res: LightMyRequestResponse,
+  ): void {
+    const response = document.paths?.[template]?.[method]?.responses?.[String(res.statusCode)] as
+      OpenAPIV3_1.ResponseObject | undefined;
     expect(response, `${method.toUpperCase()} ${template} ${res.statusCode} is documented`).toBeDefined();
     const content = response?.content ?? {};
     if (res.statusCode === 204) {
@@ -168,13 +222,20 @@ describe('the document describes what the routes answer', () => {
   it.each([1, 2])('users and orders, success and error scenarios (version %i document)', async (version) => {
     const document = await documentOf(version);
     const app = await testApp();
-    const inject = (method: string, url: string, payload?: string) => app.inject({ method: method as 'GET', url, payload });
+    const inject = (method: string, url: string, payload?: string) =>
+      app.inject({ method: method as 'GET', url, payload });
 
     expectDocumented(document, '/api/users', 'get', await inject('GET', '/api/users'));
-    expectDocumented(document, '/api/users', 'post', await inject('POST', '/api/users', '{"name":"Ada","email":"ada@example.com"}'));
+    expectDocumented(
+      document,
+      '/api/users',
+      'post',
+      await inject('POST', '/api/users', '{"name":"Ada","email":"ada@example.com"}'),
+    );
     expectDocumented(document, '/api/users', 'post', await inject('POST', '/api/users', '{"name":"Ada","x":1}'));
     expectDocumented(document, '/api/users', 'post', await inject('POST', '/api/users', '{"name":""}'));
-    const keyed = (key: string, payload: string) => app.inject({ method: 'POST', url: '/api/users', payload, headers: { 'idempotency-key': key } });
+    const keyed = (key: string, payload: string) =>
+      app.inject({ method: 'POST', url: '/api/users', payload, headers: { 'idempotency-key': key } });
     expectDocumented(document, '/api/users', 'post', await keyed('k', '{"name":"Bo","email":"bo@example.com"}'));
     expectDocumented(document, '/api/users', 'post', await keyed('k', '{"name":"Bo","email":"bo@example.com"}'));
     expectDocumented(document, '/api/users', 'post', await keyed('k', '{"name":"Bo","email":"bo@example.org"}'));
@@ -184,14 +245,29 @@ describe('the document describes what the routes answer', () => {
     expectDocumented(document, '/api/users/page', 'get', await inject('GET', '/api/users/page?cursor=not-a-cursor!'));
     expectDocumented(document, '/api/users/{id}', 'get', await inject('GET', '/api/users/user-1'));
     expectDocumented(document, '/api/users/{id}', 'get', await inject('GET', '/api/users/user-9'));
-    expectDocumented(document, '/api/users/{id}', 'put', await inject('PUT', '/api/users/user-1', '{"email":"ada@example.org"}'));
+    expectDocumented(
+      document,
+      '/api/users/{id}',
+      'put',
+      await inject('PUT', '/api/users/user-1', '{"email":"ada@example.org"}'),
+    );
     expectDocumented(document, '/api/users/{id}', 'put', await inject('PUT', '/api/users/user-1', 'nope'));
     expectDocumented(document, '/api/users/{id}', 'put', await inject('PUT', '/api/users/user-9', '{}'));
     expectDocumented(document, '/api/users/{id}', 'delete', await inject('DELETE', '/api/users/user-1'));
     expectDocumented(document, '/api/users/{id}', 'delete', await inject('DELETE', '/api/users/user-1'));
     for (const prefix of ['', '/api']) {
-      expectDocumented(document, `${prefix}/v${version}/orders/{id}`, 'get', await inject('GET', `${prefix}/v${version}/orders/ord-1001`));
-      expectDocumented(document, `${prefix}/v${version}/orders/{id}`, 'get', await inject('GET', `${prefix}/v${version}/orders/ord-9999`));
+      expectDocumented(
+        document,
+        `${prefix}/v${version}/orders/{id}`,
+        'get',
+        await inject('GET', `${prefix}/v${version}/orders/ord-1001`),
+      );
+      expectDocumented(
+        document,
+        `${prefix}/v${version}/orders/{id}`,
+        'get',
+        await inject('GET', `${prefix}/v${version}/orders/ord-9999`),
+      );
     }
   });
 
@@ -209,8 +285,12 @@ describe('the document describes what the routes answer', () => {
 describe('schemas describe, they do not reshape responses', () => {
   it('writes order bodies byte for byte as JSON.stringify of the representation', async () => {
     const app = await testApp();
-    expect((await app.inject({ method: 'GET', url: '/v1/orders/ord-1001' })).body).toBe('{"id":"ord-1001","user_id":"user-1","total":19.99}');
-    expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).body).toBe('{"id":"ord-1001","customer_id":"user-1","total_cents":1999,"currency":"EUR"}');
+    expect((await app.inject({ method: 'GET', url: '/v1/orders/ord-1001' })).body).toBe(
+      '{"id":"ord-1001","user_id":"user-1","total":19.99}',
+    );
+    expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).body).toBe(
+      '{"id":"ord-1001","customer_id":"user-1","total_cents":1999,"currency":"EUR"}',
+    );
   });
 
   it('keeps fields and their order as the store returns them, also ones the schema does not list', async () => {
@@ -220,12 +300,19 @@ describe('schemas describe, they do not reshape responses', () => {
       }
     })();
     const app = await testApp({ store });
-    expect((await app.inject({ method: 'GET', url: '/api/users/user-1' })).body).toBe('{"updated_at":"b","created_at":"a","email":"e","name":"n","id":"user-1","extra":true}');
+    expect((await app.inject({ method: 'GET', url: '/api/users/user-1' })).body).toBe(
+      '{"updated_at":"b","created_at":"a","email":"e","name":"n","id":"user-1","extra":true}',
+    );
   });
 
   it('still answers what the handlers decide for input the schemas would reject', async () => {
     const app = await testApp();
-    const res = await app.inject({ method: 'POST', url: '/api/users', headers: { 'content-type': 'text/plain' }, payload: '{"name":1}' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: { 'content-type': 'text/plain' },
+      payload: '{"name":1}',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'invalid JSON', code: 400, details: 'field "name" must be a string' });
     const page = await app.inject({ method: 'GET', url: '/api/users/page?limit=1000' });

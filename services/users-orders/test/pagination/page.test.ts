@@ -13,7 +13,8 @@ interface Page {
 }
 
 async function fill(store: UserStore, count: number): Promise<UserStore> {
-  for (let i = 1; i <= count; i++) await store.create({ name: `n${i}`, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
+  for (let i = 1; i <= count; i++)
+    await store.create({ name: `n${i}`, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
   return store;
 }
 
@@ -36,7 +37,9 @@ describe.each(storeKinds)('GET /api/users/page on the $name store', ({ newStore 
     expect(first.items.map((user) => user.id)).toEqual(ids(1, 20));
     expect(first.has_more).toBe(true);
     expect(first.next_cursor).toBe(Buffer.from('user-20').toString('base64url'));
-    const second = (await app.inject({ method: 'GET', url: `/api/users/page?cursor=${first.next_cursor}` })).json<Page>();
+    const second = (
+      await app.inject({ method: 'GET', url: `/api/users/page?cursor=${first.next_cursor}` })
+    ).json<Page>();
     expect(second.items.map((user) => user.id)).toEqual(ids(21, 25));
     expect(second).not.toHaveProperty('next_cursor');
     expect(second.has_more).toBe(false);
@@ -81,7 +84,9 @@ describe.each(storeKinds)('GET /api/users/page on the $name store', ({ newStore 
     const app = await testApp({ store });
     const first = (await app.inject({ method: 'GET', url: '/api/users/page?limit=3' })).json<Page>();
     await store.delete('user-3');
-    const next = (await app.inject({ method: 'GET', url: `/api/users/page?limit=3&cursor=${first.next_cursor}` })).json<Page>();
+    const next = (
+      await app.inject({ method: 'GET', url: `/api/users/page?limit=3&cursor=${first.next_cursor}` })
+    ).json<Page>();
     expect(next.items.map((user) => user.id)).toEqual(['user-4', 'user-5', 'user-6']);
   });
 

@@ -19,7 +19,7 @@ describe('seedFiles: <SEED_DIR>/<resource>.json, the orders at ORDERS_FILE', () 
   writeFileSync(join(seedDir, 'bad.json'), '[{"id":"w-1","size":"large"}]');
   const seeds = seedFiles({ seedDir, ordersFile: join(seedDir, 'elsewhere.json') });
 
-  it('reads a resource\'s records from its file in SEED_DIR', () => {
+  it("reads a resource's records from its file in SEED_DIR", () => {
     expect(seeds.read('widgets', widgetSchema)).toEqual([
       { id: 'w-1', size: 3 },
       { id: 'w-2', size: 5 },
@@ -29,7 +29,10 @@ describe('seedFiles: <SEED_DIR>/<resource>.json, the orders at ORDERS_FILE', () 
   it.each([
     ['gadgets', `SEED_DIR: cannot read ${join(seedDir, 'gadgets.json')} (ENOENT)`],
     ['dupes', `SEED_DIR: ${join(seedDir, 'dupes.json')} is invalid at 1.id: duplicate id "w-1"`],
-    ['bad', `SEED_DIR: ${join(seedDir, 'bad.json')} is invalid at 0.size: Invalid input: expected number, received string`],
+    [
+      'bad',
+      `SEED_DIR: ${join(seedDir, 'bad.json')} is invalid at 0.size: Invalid input: expected number, received string`,
+    ],
     ['orders', `ORDERS_FILE: cannot read ${join(seedDir, 'elsewhere.json')} (ENOENT)`],
   ])('refuses the %s seed with a ConfigError naming the variable that locates it', (resource, message) => {
     expect(() => seeds.read(resource, widgetSchema)).toThrow(new ConfigError(message));
@@ -38,16 +41,30 @@ describe('seedFiles: <SEED_DIR>/<resource>.json, the orders at ORDERS_FILE', () 
 
 describe('seedRecords: records given in code', () => {
   it('checks them as a file is checked, and gives a resource it does not list no records', () => {
-    const seeds = seedRecords({ widgets: [{ id: 'w-1', size: 3 }], dupes: [{ id: 'w-1', size: 3 }, { id: 'w-1', size: 4 }] });
+    const seeds = seedRecords({
+      widgets: [{ id: 'w-1', size: 3 }],
+      dupes: [
+        { id: 'w-1', size: 3 },
+        { id: 'w-1', size: 4 },
+      ],
+    });
     expect(seeds.read('widgets', widgetSchema)).toEqual([{ id: 'w-1', size: 3 }]);
     expect(seeds.read('gadgets', widgetSchema)).toEqual([]);
-    expect(() => seeds.read('dupes', widgetSchema)).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: [1, 'id'], message: 'duplicate id "w-1"' })] }));
+    expect(() => seeds.read('dupes', widgetSchema)).toThrow(
+      expect.objectContaining({
+        issues: [expect.objectContaining({ path: [1, 'id'], message: 'duplicate id "w-1"' })],
+      }),
+    );
   });
 });
 
 describe('the shipped seed files', () => {
   it('hold a valid seed file for every resource the backend serves: the app builds from them with the default configuration', async () => {
-    const app = await buildApp({ logger: createLogger('silent', 'seeds-test'), clock: Date.now, seeds: seedFiles(loadConfig({})) });
+    const app = await buildApp({
+      logger: createLogger('silent', 'seeds-test'),
+      clock: Date.now,
+      seeds: seedFiles(loadConfig({})),
+    });
     try {
       expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).statusCode).toBe(200);
     } finally {

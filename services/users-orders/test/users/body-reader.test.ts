@@ -49,14 +49,22 @@ describe('request body decoding: one JSON object, known fields, at most 1 MiB, a
 
   it('rejects an oversized body even when Content-Length claims nothing (chunked upload)', async () => {
     const app = await testApp();
-    const res = await app.inject({ method: 'POST', url: '/api/users', payload: Readable.from([Buffer.alloc(MiB, 0x20), Buffer.from('{}')]) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/users',
+      payload: Readable.from([Buffer.alloc(MiB, 0x20), Buffer.from('{}')]),
+    });
     expectInvalidJson(res, 'body exceeds 1048576 bytes');
   });
 
   it('stops reading past the 16 MiB drain bound and closes the connection after the 400', async () => {
     const app = await testApp();
     const chunks = Array.from({ length: 17 }, () => Buffer.alloc(MiB, 0x20));
-    const res = await app.inject({ method: 'POST', url: '/api/users', payload: Readable.from([...chunks, Buffer.from('x')]) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/users',
+      payload: Readable.from([...chunks, Buffer.from('x')]),
+    });
     expectInvalidJson(res, 'body exceeds 1048576 bytes');
     expect(res.headers.connection).toBe('close');
   });

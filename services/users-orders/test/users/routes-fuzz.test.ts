@@ -16,7 +16,14 @@ interface Sent {
   contentType: string | undefined;
 }
 
-const contentType = fc.constantFrom(undefined, 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'foo');
+const contentType = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'foo',
+);
 
 const userLike = fc.dictionary(
   fc.oneof(fc.constantFrom('name', 'email'), fc.string({ maxLength: 8 })),
@@ -31,15 +38,30 @@ const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 512 }).map((bytes) => Buffer.from(bytes)),
   // Deep nesting, as arrays and as objects under a known field.
   fc.integer({ min: 1, max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
-  fc.integer({ min: 1, max: 5_000 }).map((depth) => `{"name":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)},"email":"e"}`),
+  fc
+    .integer({ min: 1, max: 5_000 })
+    .map((depth) => `{"name":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)},"email":"e"}`),
   // Unicode in the fields: lone surrogates, astral characters, control characters.
-  fc.record({ name: fc.string({ unit: 'binary' }), email: fc.string({ unit: 'grapheme' }) }).map((value) => JSON.stringify(value)),
+  fc
+    .record({ name: fc.string({ unit: 'binary' }), email: fc.string({ unit: 'grapheme' }) })
+    .map((value) => JSON.stringify(value)),
   // Duplicate keys, in any order and mix.
   fc
-    .array(fc.tuple(fc.constantFrom('name', 'email', 'name', 'x'), fc.oneof(fc.string({ maxLength: 6 }), fc.constant(null), fc.integer())), { minLength: 2, maxLength: 6 })
+    .array(
+      fc.tuple(
+        fc.constantFrom('name', 'email', 'name', 'x'),
+        fc.oneof(fc.string({ maxLength: 6 }), fc.constant(null), fc.integer()),
+      ),
+      { minLength: 2, maxLength: 6 },
+    )
     .map((pairs) => `{${pairs.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',')}}`),
   // Valid JSON followed by extra data, or cut short.
-  fc.tuple(userLike.map((value) => JSON.stringify(value)), fc.constantFrom('x', '{}', ' 1', '\u0000', '')).map(([json, tail]) => `${json}${tail}`),
+  fc
+    .tuple(
+      userLike.map((value) => JSON.stringify(value)),
+      fc.constantFrom('x', '{}', ' 1', '\u0000', ''),
+    )
+    .map(([json, tail]) => `${json}${tail}`),
   userLike.map((value) => JSON.stringify(value)).chain((json) => fc.nat(json.length).map((cut) => json.slice(0, cut))),
 );
 
@@ -71,7 +93,11 @@ describe('fuzz: request bodies on the users API', () => {
   beforeEach(async () => {
     store = new MemoryUserStore();
     app = await testApp({ store });
-    const res = await app.inject({ method: 'POST', url: '/api/users', payload: '{"name":"Alice","email":"alice@example.com"}' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/users',
+      payload: '{"name":"Alice","email":"alice@example.com"}',
+    });
     existing = res.json<User>();
   });
 
@@ -95,7 +121,11 @@ describe('fuzz: request bodies on the users API', () => {
   });
 
   it('PUT /api/users/{id}: 200 for the existing user, or 400/404 ErrorResponse with the store unchanged', async () => {
-    const ids = fc.oneof(fc.constant(existing.id), fc.constantFrom('user-999', 'user-0', 'nobody'), fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent));
+    const ids = fc.oneof(
+      fc.constant(existing.id),
+      fc.constantFrom('user-999', 'user-0', 'nobody'),
+      fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent),
+    );
     await fc.assert(
       fc.asyncProperty(ids, sent, async (id, body) => {
         const before = snapshot(store);
@@ -115,21 +145,25 @@ describe('fuzz: request bodies on the users API', () => {
   it('huge strings around the 1 MiB limit: 201 up to 1 MiB, 400 invalid JSON above, nothing stored', async () => {
     const overhead = '{"name":"","email":"e"}'.length;
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: MIB - overhead - 64, max: MIB - overhead + 64 }), fc.constantFrom('a', 'é', '😀'), async (units, char) => {
-        const before = snapshot(store);
-        const name = char.repeat(Math.ceil(units / Buffer.byteLength(char)));
-        const payload = `{"name":"${name}","email":"e"}`;
-        const res = await send(app, 'POST', '/api/users', { payload, contentType: 'application/json' });
-        if (Buffer.byteLength(payload) <= MIB) {
-          expect(res.statusCode).toBe(201);
-          store.delete(res.json<User>().id);
-        } else {
-          expect(res.statusCode).toBe(400);
-          expectErrorResponse(400, res.body);
-          expect(res.json<{ error: string }>().error).toBe('invalid JSON');
-          expect(snapshot(store)).toBe(before);
-        }
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: MIB - overhead - 64, max: MIB - overhead + 64 }),
+        fc.constantFrom('a', 'é', '😀'),
+        async (units, char) => {
+          const before = snapshot(store);
+          const name = char.repeat(Math.ceil(units / Buffer.byteLength(char)));
+          const payload = `{"name":"${name}","email":"e"}`;
+          const res = await send(app, 'POST', '/api/users', { payload, contentType: 'application/json' });
+          if (Buffer.byteLength(payload) <= MIB) {
+            expect(res.statusCode).toBe(201);
+            store.delete(res.json<User>().id);
+          } else {
+            expect(res.statusCode).toBe(400);
+            expectErrorResponse(400, res.body);
+            expect(res.json<{ error: string }>().error).toBe('invalid JSON');
+            expect(snapshot(store)).toBe(before);
+          }
+        },
+      ),
       { seed: SEED, numRuns: 12 },
     );
   });

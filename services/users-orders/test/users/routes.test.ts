@@ -1,7 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { BuildAppOptions } from '../../src/app.js';
-import { MemoryUserStore, StorageUnavailableError, type User, type UserFields, type UserStore } from '../../src/users/store.js';
+import {
+  MemoryUserStore,
+  StorageUnavailableError,
+  type User,
+  type UserFields,
+  type UserStore,
+} from '../../src/users/store.js';
 import { JSON_TYPE, manualClock, testApp } from '../helpers.js';
 import { useStoreKinds } from '../stores.js';
 
@@ -12,9 +18,11 @@ const alice = { name: 'Alice', email: 'alice@example.com' };
 /** Names of `size` code points that together hold U+0001..U+10FFFF except the surrogates (not scalar values). */
 function namesHoldingEveryScalarValue(size: number): string[] {
   const codePoints: number[] = [];
-  for (let codePoint = 1; codePoint <= 0x10ffff; codePoint++) if (codePoint < 0xd800 || codePoint > 0xdfff) codePoints.push(codePoint);
+  for (let codePoint = 1; codePoint <= 0x10ffff; codePoint++)
+    if (codePoint < 0xd800 || codePoint > 0xdfff) codePoints.push(codePoint);
   const names: string[] = [];
-  for (let from = 0; from < codePoints.length; from += size) names.push(String.fromCodePoint(...codePoints.slice(from, from + size)));
+  for (let from = 0; from < codePoints.length; from += size)
+    names.push(String.fromCodePoint(...codePoints.slice(from, from + size)));
   return names;
 }
 
@@ -49,7 +57,12 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       await createUser(app);
       await createUser(app, { name: 'Bob', email: 'bob@example.com' });
       const res = await app.inject({ method: 'GET', url: '/api/users' });
-      expect(res.json<User[]>().map((user) => user.id).sort()).toEqual(['user-1', 'user-2']);
+      expect(
+        res
+          .json<User[]>()
+          .map((user) => user.id)
+          .sort(),
+      ).toEqual(['user-1', 'user-2']);
     });
 
     it('lists more users than one listing batch holds, in id order, without deleted ones', async () => {
@@ -57,7 +70,11 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       // 50 at a time, so the PostgreSQL store commits them in groups (within its pool's 5 s wait for a
       // connection); which name gets which id does not matter here.
       for (let from = 0; from < 2_050; from += 50) {
-        await Promise.all(Array.from({ length: 50 }, async (_, i) => store.create({ name: `n${from + i}`, email: `e${from + i}@example.com` }, '2026-11-22T10:00:00.000Z')));
+        await Promise.all(
+          Array.from({ length: 50 }, async (_, i) =>
+            store.create({ name: `n${from + i}`, email: `e${from + i}@example.com` }, '2026-11-22T10:00:00.000Z'),
+          ),
+        );
       }
       for (const id of ['user-1', 'user-1000', 'user-1001', 'user-2050']) await store.delete(id);
       const app = await testApp({ store });
@@ -66,10 +83,16 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       expect(res.headers['content-type']).toMatch(JSON_TYPE);
       const users = res.json<User[]>();
       expect(users.map((user) => user.id)).toEqual(
-        Array.from({ length: 2_048 }, (_, i) => `user-${i + 2}`).filter((id) => !['user-1000', 'user-1001'].includes(id)),
+        Array.from({ length: 2_048 }, (_, i) => `user-${i + 2}`).filter(
+          (id) => !['user-1000', 'user-1001'].includes(id),
+        ),
       );
       expect(Object.keys(users[0] ?? {})).toEqual(['id', 'name', 'email', 'created_at', 'updated_at']);
-      expect(users[0]).toMatchObject({ id: 'user-2', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' });
+      expect(users[0]).toMatchObject({
+        id: 'user-2',
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T10:00:00.000Z',
+      });
     });
 
     it('writes each listed user byte for byte as JSON.stringify writes it, for names holding every Unicode scalar value but U+0000', async () => {
@@ -77,15 +100,21 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       // U+0000 is left out: a PostgreSQL text column cannot hold it.
       const names = namesHoldingEveryScalarValue(4_096);
       const store = await newStore();
-      for (const [i, name] of names.entries()) await store.create({ name, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
+      for (const [i, name] of names.entries())
+        await store.create({ name, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
       const app = await testApp({ store });
       const res = await app.inject({ method: 'GET', url: '/api/users' });
       expect(res.statusCode).toBe(200);
-      const stored = await Promise.all(names.map(async (_, i) => (await app.inject({ method: 'GET', url: `/api/users/user-${i + 1}` })).json<User>()));
+      const stored = await Promise.all(
+        names.map(async (_, i) => (await app.inject({ method: 'GET', url: `/api/users/user-${i + 1}` })).json<User>()),
+      );
       expect(stored.map((user) => user.name)).toEqual(names);
       const expected = Buffer.from(`[${stored.map((user) => JSON.stringify(user)).join(',')}]`);
       const differsAt = firstDifference(res.rawPayload, expected);
-      expect(differsAt, `listing and JSON.stringify differ at byte ${differsAt}: ${res.rawPayload.subarray(differsAt - 20, differsAt + 20).toString()}`).toBe(-1);
+      expect(
+        differsAt,
+        `listing and JSON.stringify differ at byte ${differsAt}: ${res.rawPayload.subarray(differsAt - 20, differsAt + 20).toString()}`,
+      ).toBe(-1);
     });
   });
 
@@ -131,7 +160,11 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       const app = await appOn();
       const responses = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }) }),
+          app.inject({
+            method: 'POST',
+            url: '/api/users',
+            payload: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }),
+          }),
         ),
       );
       expect(responses.every((res) => res.statusCode === 201)).toBe(true);
@@ -150,14 +183,17 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       expect(res.json()).toStrictEqual(created);
     });
 
-    it.each(['user-9', 'user-01', 'user-0', 'nobody', 'user-99999999999999999999'])('answers %s with 404 user not found', async (id) => {
-      const app = await appOn();
-      await createUser(app);
-      const res = await app.inject({ method: 'GET', url: `/api/users/${id}` });
-      expect(res.statusCode).toBe(404);
-      expect(res.headers['content-type']).toMatch(JSON_TYPE);
-      expect(res.json()).toEqual({ error: 'user not found', code: 404 });
-    });
+    it.each(['user-9', 'user-01', 'user-0', 'nobody', 'user-99999999999999999999'])(
+      'answers %s with 404 user not found',
+      async (id) => {
+        const app = await appOn();
+        await createUser(app);
+        const res = await app.inject({ method: 'GET', url: `/api/users/${id}` });
+        expect(res.statusCode).toBe(404);
+        expect(res.headers['content-type']).toMatch(JSON_TYPE);
+        expect(res.json()).toEqual({ error: 'user not found', code: 404 });
+      },
+    );
   });
 
   describe('PUT /api/users/:id', () => {
@@ -264,7 +300,15 @@ describe('store failures', () => {
       // A database listing whose second batch fails.
       list: () =>
         (async function* () {
-          yield Buffer.from(JSON.stringify({ id: 'user-1', name: 'A', email: 'a@example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' }));
+          yield Buffer.from(
+            JSON.stringify({
+              id: 'user-1',
+              name: 'A',
+              email: 'a@example.com',
+              created_at: '2026-11-22T10:00:00.000Z',
+              updated_at: '2026-11-22T10:00:00.000Z',
+            }),
+          );
           throw new Error('connection lost');
         })(),
     };

@@ -24,7 +24,8 @@ export interface KeyedCreate {
  * What a keyed create came to: a new user; the user the key's first request created (its answer again); the key
  * already used with another payload; or the key's first request still running.
  */
-export type KeyedOutcome = { kind: 'created'; user: User } | { kind: 'replayed'; user: User } | { kind: 'reused' } | { kind: 'in-progress' };
+export type KeyedOutcome =
+  { kind: 'created'; user: User } | { kind: 'replayed'; user: User } | { kind: 'reused' } | { kind: 'in-progress' };
 
 /**
  * The request's Idempotency-Key, or undefined without one. The IETF draft spells the key as a quoted string
@@ -36,7 +37,8 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefin
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new HttpError(400, 'invalid idempotency key', invalidKeyDetails);
   const key = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-  if (key.length > MAX_KEY_LENGTH || !KEY_CHARACTERS.test(key)) throw new HttpError(400, 'invalid idempotency key', invalidKeyDetails);
+  if (key.length > MAX_KEY_LENGTH || !KEY_CHARACTERS.test(key))
+    throw new HttpError(400, 'invalid idempotency key', invalidKeyDetails);
   return key;
 }
 
@@ -45,5 +47,7 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefin
  * (`\u0041` for `A`) make no difference, while any change of either value does.
  */
 export function fingerprintOf(fields: UserFields): string {
-  return createHash('sha256').update(JSON.stringify([fields.name, fields.email])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([fields.name, fields.email]))
+    .digest('hex');
 }

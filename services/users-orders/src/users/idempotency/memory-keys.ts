@@ -21,13 +21,15 @@ export class MemoryIdempotencyKeys {
   private readonly remembered = new Map<string, RememberedCreate>();
 
   constructor(private readonly maxKeys = MEMORY_KEYS_DEFAULT) {
-    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`);
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
+      throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`);
   }
 
   /** Runs `create` unless the key was used within its lifetime, in which case the first answer (or a refusal) is returned. */
   createOnce({ key, fingerprint }: KeyedCreate, nowMs: number, create: () => User): KeyedOutcome {
     const earlier = this.remembered.get(key);
-    if (earlier !== undefined && earlier.expiresAt > nowMs) return earlier.fingerprint === fingerprint ? { kind: 'replayed', user: earlier.user } : { kind: 'reused' };
+    if (earlier !== undefined && earlier.expiresAt > nowMs)
+      return earlier.fingerprint === fingerprint ? { kind: 'replayed', user: earlier.user } : { kind: 'reused' };
     this.remembered.delete(key);
     const user = create();
     this.remembered.set(key, { fingerprint, user, expiresAt: nowMs + KEY_LIFETIME_MS });

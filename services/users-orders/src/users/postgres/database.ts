@@ -20,7 +20,11 @@ export interface DatabaseOptions {
 }
 
 /** One statement; `statement` names it as a prepared statement, so one name always goes with one text. */
-export type Statement = <Row extends pg.QueryResultRow>(statement: string, text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
+export type Statement = <Row extends pg.QueryResultRow>(
+  statement: string,
+  text: string,
+  values: unknown[],
+) => Promise<pg.QueryResult<Row>>;
 
 /** Statement names: the backend's prefix, as the platform pool names its own queries. */
 const STATEMENT_PREFIX = 'users';
@@ -54,7 +58,8 @@ export function openDatabase({ url, poolMax, logger, registry }: DatabaseOptions
     transaction<Result>(operation: string, work: (statement: Statement) => Promise<Result>): Promise<Result> {
       return database.withClient(operation, async (client) => {
         // Named, as the pool's own queries are: each connection parses and plans a statement once.
-        const statement: Statement = (name, text, values) => client.query({ name: `${STATEMENT_PREFIX}_${name}`, text, values });
+        const statement: Statement = (name, text, values) =>
+          client.query({ name: `${STATEMENT_PREFIX}_${name}`, text, values });
         await client.query('BEGIN');
         let result: Result;
         try {
@@ -73,7 +78,8 @@ export function openDatabase({ url, poolMax, logger, registry }: DatabaseOptions
       return database.withClient(operation, async (client) => {
         // pg-copy-streams hands over the CopyData payloads as Buffers; a large buffer makes few, large chunks.
         const chunks: Buffer[] = [];
-        for await (const chunk of client.query(copyTo(text, { highWaterMark: COPY_CHUNK_BYTES }))) chunks.push(chunk as Buffer);
+        for await (const chunk of client.query(copyTo(text, { highWaterMark: COPY_CHUNK_BYTES })))
+          chunks.push(chunk as Buffer);
         return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       });
     },

@@ -24,7 +24,14 @@ export interface KeySweep {
  * anyway, so the sweep only keeps the table small. Every replica runs one; batches skip the rows another
  * replica's sweep holds. A failed sweep (the database down) is logged and tried again at the next interval.
  */
-export function startKeySweep({ store, clock, logger, intervalMs = 5 * 60_000, batchSize = 1_000, maxBatches = 100 }: KeySweepOptions): KeySweep {
+export function startKeySweep({
+  store,
+  clock,
+  logger,
+  intervalMs = 5 * 60_000,
+  batchSize = 1_000,
+  maxBatches = 100,
+}: KeySweepOptions): KeySweep {
   let running: Promise<number> | undefined;
   const sweep = async (): Promise<number> => {
     const now = new Date(clock()).toISOString();
@@ -44,7 +51,10 @@ export function startKeySweep({ store, clock, logger, intervalMs = 5 * 60_000, b
           return deleted;
         },
         (err: unknown) => {
-          logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'deleting expired idempotency keys failed');
+          logger.warn(
+            { reason: err instanceof Error ? err.message : String(err) },
+            'deleting expired idempotency keys failed',
+          );
           return 0;
         },
       )

@@ -45,7 +45,8 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
  * 16-bit field count and each field as a 32-bit length (-1 for NULL) and its bytes; then -1.
  */
 export function readListingBatch(bytes: Buffer): ListingBatch {
-  if (bytes.length < 19 || !bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('listing batch: not COPY binary output');
+  if (bytes.length < 19 || !bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE))
+    throw new Error('listing batch: not COPY binary output');
   let at = 15 + 4 + bytes.readUInt32BE(15);
   const fieldCount = bytes.readInt16BE(at);
   at += 2;

@@ -18,7 +18,12 @@ export interface PostgresUsers {
  * Opens the pool and applies the schema; a database that cannot be reached or migrated stops the start. Then
  * expired Idempotency-Keys are deleted in the background, by the `clock` the keys were written with.
  */
-export async function openPostgresUsers(config: DatabaseConfig, logger: Logger, registry: Registry, clock: Clock = Date.now): Promise<PostgresUsers> {
+export async function openPostgresUsers(
+  config: DatabaseConfig,
+  logger: Logger,
+  registry: Registry,
+  clock: Clock = Date.now,
+): Promise<PostgresUsers> {
   const database = openDatabase({ url: config.url, poolMax: config.poolMax, logger, registry });
   try {
     await migrate(config, logger, (text) => database.redact(text));

@@ -29,7 +29,13 @@ const CREATE = `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + c
   RETURNING ${COLUMNS}`;
 
 function toUser(row: UserRow): User {
-  return { id: formatUserId(Number(row.seq)), name: row.name, email: row.email, created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    id: formatUserId(Number(row.seq)),
+    name: row.name,
+    email: row.email,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 /**
@@ -43,7 +49,9 @@ export class PostgresUserStore implements UserStore {
   private readonly batches: CreateBatches;
 
   constructor(private readonly db: Database) {
-    this.batches = batchCreates((users) => insertUsers((statement, text, values) => this.db.query(statement, text, values), users));
+    this.batches = batchCreates((users) =>
+      insertUsers((statement, text, values) => this.db.query(statement, text, values), users),
+    );
   }
 
   create(fields: UserFields, now: string): Promise<User> {
@@ -64,14 +72,21 @@ export class PostgresUserStore implements UserStore {
    */
   createOnce({ key, fingerprint, fields }: KeyedCreate, now: string): Promise<KeyedOutcome> {
     return this.db.transaction('create_keyed', async (statement): Promise<KeyedOutcome> => {
-      const { rows: claims } = await statement<{ claimed: boolean }>('key_claim', 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS claimed', [key]);
+      const { rows: claims } = await statement<{ claimed: boolean }>(
+        'key_claim',
+        'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS claimed',
+        [key],
+      );
       if (claims[0]?.claimed !== true) return { kind: 'in-progress' };
       const { rows: earlier } = await statement<{ fingerprint: string; created_user: string }>(
         'key_read',
         'SELECT fingerprint, created_user FROM idempotency_keys WHERE key = $1 AND expires_at > $2',
         [key, now],
       );
-      if (earlier[0] !== undefined) return earlier[0].fingerprint === fingerprint ? { kind: 'replayed', user: JSON.parse(earlier[0].created_user) as User } : { kind: 'reused' };
+      if (earlier[0] !== undefined)
+        return earlier[0].fingerprint === fingerprint
+          ? { kind: 'replayed', user: JSON.parse(earlier[0].created_user) as User }
+          : { kind: 'reused' };
       const user = await insertUser(statement, fields, now);
       // An expired row of the same key may still be there (the sweep is occasional): it is replaced.
       await statement(
@@ -153,14 +168,22 @@ export class PostgresUserStore implements UserStore {
   }
 
   private async page(operation: string, afterSeq: number, count: number): Promise<User[]> {
-    const { rows } = await this.db.query<UserRow>(operation, `SELECT ${COLUMNS} FROM users WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, count]);
+    const { rows } = await this.db.query<UserRow>(
+      operation,
+      `SELECT ${COLUMNS} FROM users WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [afterSeq, count],
+    );
     return rows.map(toUser);
   }
 }
 
 /** The users in the order given, inserted by one statement: all of them or, when it fails, none. */
 async function insertUsers(statement: Statement, users: NewUser[]): Promise<User[]> {
-  const { rows } = await statement<UserRow>('create', CREATE, [users.map((user) => user.fields.name), users.map((user) => user.fields.email), users.map((user) => user.now)]);
+  const { rows } = await statement<UserRow>('create', CREATE, [
+    users.map((user) => user.fields.name),
+    users.map((user) => user.fields.email),
+    users.map((user) => user.now),
+  ]);
   if (rows.length !== users.length) throw new Error(`expected ${users.length} rows, got ${rows.length}`);
   // RETURNING keeps no order: the numbers follow the order given.
   return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toUser);

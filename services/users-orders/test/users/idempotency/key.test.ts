@@ -25,20 +25,39 @@ const INVALID_KEY = {
 type App = Awaited<ReturnType<typeof testApp>>;
 
 const post = (app: App, payload: string, key?: string): Promise<LightMyRequestResponse> =>
-  app.inject({ method: 'POST', url: '/api/users', payload, headers: key === undefined ? {} : { 'idempotency-key': key } });
+  app.inject({
+    method: 'POST',
+    url: '/api/users',
+    payload,
+    headers: key === undefined ? {} : { 'idempotency-key': key },
+  });
 
-const usersOf = async (app: App): Promise<User[]> => (await app.inject({ method: 'GET', url: '/api/users' })).json<User[]>();
+const usersOf = async (app: App): Promise<User[]> =>
+  (await app.inject({ method: 'GET', url: '/api/users' })).json<User[]>();
 
 /** The parts of an answer a replay must repeat, and the replay marker. */
-const answerOf = (res: LightMyRequestResponse) => ({ status: res.statusCode, location: res.headers.location, body: res.body, replayed: res.headers['idempotent-replayed'] });
+const answerOf = (res: LightMyRequestResponse) => ({
+  status: res.statusCode,
+  location: res.headers.location,
+  body: res.body,
+  replayed: res.headers['idempotent-replayed'],
+});
 
 describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) => {
-  const appOn = async (clock = manualClock()) => ({ app: await testApp({ store: await newStore(), clock: clock.clock }), advance: clock.advance });
+  const appOn = async (clock = manualClock()) => ({
+    app: await testApp({ store: await newStore(), clock: clock.clock }),
+    advance: clock.advance,
+  });
 
   it('answers the same key and body again with the first answer (status, body, Location) and creates nothing', async () => {
     const { app } = await appOn();
     const first = await post(app, JSON.stringify(ada), KEY);
-    expect(answerOf(first)).toEqual({ status: 201, location: '/api/users/user-1', body: first.body, replayed: undefined });
+    expect(answerOf(first)).toEqual({
+      status: 201,
+      location: '/api/users/user-1',
+      body: first.body,
+      replayed: undefined,
+    });
     expect(first.json()).toMatchObject({ id: 'user-1', ...ada });
     for (let i = 0; i < 3; i++) {
       const again = await post(app, JSON.stringify(ada), KEY);
@@ -51,7 +70,11 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
   it('takes the same name and email in another spelling (field order, whitespace, escapes, a duplicate field) as the same body', async () => {
     const { app } = await appOn();
     const first = await post(app, '{"name":"Ada","email":"ada@example.com"}', KEY);
-    for (const payload of ['{"email":"ada@example.com","name":"Ada"}', ' {\n "name" : "\\u0041da", "email":"ada@example.com" } ', '{"name":"Bo","name":"Ada","email":"ada@example.com"}']) {
+    for (const payload of [
+      '{"email":"ada@example.com","name":"Ada"}',
+      ' {\n "name" : "\\u0041da", "email":"ada@example.com" } ',
+      '{"name":"Bo","name":"Ada","email":"ada@example.com"}',
+    ]) {
       const again = await post(app, payload, KEY);
       expect(answerOf(again), payload).toEqual({ ...answerOf(first), replayed: 'true' });
     }
@@ -61,7 +84,10 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
   it('answers the same key with another body 422 idempotency key reused, and creates nothing', async () => {
     const { app } = await appOn();
     await post(app, JSON.stringify(ada), KEY);
-    for (const other of [{ name: 'Ada', email: 'ada@example.org' }, { name: 'Ada Lovelace', email: 'ada@example.com' }]) {
+    for (const other of [
+      { name: 'Ada', email: 'ada@example.org' },
+      { name: 'Ada Lovelace', email: 'ada@example.com' },
+    ]) {
       const res = await post(app, JSON.stringify(other), KEY);
       expect(res.statusCode).toBe(422);
       expect(res.json()).toEqual({ error: 'idempotency key reused', code: 422 });
@@ -73,7 +99,9 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
   it('replays the first answer after the user was updated or deleted', async () => {
     const { app } = await appOn();
     const first = await post(app, JSON.stringify(ada), KEY);
-    expect((await app.inject({ method: 'PUT', url: '/api/users/user-1', payload: '{"name":"Renamed"}' })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'PUT', url: '/api/users/user-1', payload: '{"name":"Renamed"}' })).statusCode,
+    ).toBe(200);
     expect((await post(app, JSON.stringify(ada), KEY)).body).toBe(first.body);
     expect((await app.inject({ method: 'DELETE', url: '/api/users/user-1' })).statusCode).toBe(204);
     const replay = await post(app, JSON.stringify(ada), KEY);
@@ -91,7 +119,10 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
     // The key now belongs to the new create, for 24 h from it.
     expect(answerOf(await post(app, JSON.stringify(ada), KEY))).toEqual({ ...answerOf(later), replayed: 'true' });
     advance(KEY_LIFETIME_MS);
-    expect((await post(app, JSON.stringify({ name: 'Bo', email: 'bo@example.com' }), KEY)).json()).toMatchObject({ id: 'user-3', name: 'Bo' });
+    expect((await post(app, JSON.stringify({ name: 'Bo', email: 'bo@example.com' }), KEY)).json()).toMatchObject({
+      id: 'user-3',
+      name: 'Bo',
+    });
   });
 
   it('keeps keys apart, and creates as before without one', async () => {
@@ -143,7 +174,12 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
 
   it('answers two Idempotency-Key headers 400 invalid idempotency key', async () => {
     const { app } = await appOn();
-    const res = await app.inject({ method: 'POST', url: '/api/users', payload: JSON.stringify(ada), headers: { 'idempotency-key': ['key-a', 'key-b'] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/users',
+      payload: JSON.stringify(ada),
+      headers: { 'idempotency-key': ['key-a', 'key-b'] },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual(INVALID_KEY);
   });
@@ -167,7 +203,11 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
     expect(created).toHaveLength(1);
     for (const res of answers) {
       if (res.statusCode === 201) expect(res.body).toBe(created[0]?.body);
-      else expect({ status: res.statusCode, body: res.json<unknown>() }).toEqual({ status: 409, body: { error: 'request in progress', code: 409 } });
+      else
+        expect({ status: res.statusCode, body: res.json<unknown>() }).toEqual({
+          status: 409,
+          body: { error: 'request in progress', code: 409 },
+        });
     }
     expect(await usersOf(app)).toHaveLength(1);
   });
@@ -216,9 +256,19 @@ describe('expired keys in PostgreSQL', () => {
     for (let i = 0; i < 5; i++) await store.createOnce({ key: `early-${i}`, fingerprint: 'f', fields: ada }, at(i));
     await store.createOnce({ key: 'late', fingerprint: 'f', fields: ada }, at(60_000));
     const now = at(KEY_LIFETIME_MS + 4);
-    expect([await store.deleteExpiredKeys(now, 2), await store.deleteExpiredKeys(now, 2), await store.deleteExpiredKeys(now, 2)]).toEqual([2, 2, 1]);
-    expect(await store.createOnce({ key: 'late', fingerprint: 'f', fields: ada }, now)).toMatchObject({ kind: 'replayed', user: { id: 'user-6' } });
+    expect([
+      await store.deleteExpiredKeys(now, 2),
+      await store.deleteExpiredKeys(now, 2),
+      await store.deleteExpiredKeys(now, 2),
+    ]).toEqual([2, 2, 1]);
+    expect(await store.createOnce({ key: 'late', fingerprint: 'f', fields: ada }, now)).toMatchObject({
+      kind: 'replayed',
+      user: { id: 'user-6' },
+    });
     // A deleted key is free again.
-    expect(await store.createOnce({ key: 'early-0', fingerprint: 'other', fields: ada }, now)).toMatchObject({ kind: 'created', user: { id: 'user-7' } });
+    expect(await store.createOnce({ key: 'early-0', fingerprint: 'other', fields: ada }, now)).toMatchObject({
+      kind: 'created',
+      user: { id: 'user-7' },
+    });
   });
 });

@@ -54,8 +54,12 @@ const refuseName = (url: string): Promise<unknown> =>
 /** The numbers stored, in order, and where the counter stands. */
 const stored = (url: string): Promise<{ seqs: number[]; counter: number }> =>
   withClient(url, async (client) => ({
-    seqs: (await client.query<{ seq: string }>('SELECT seq FROM users ORDER BY seq')).rows.map((row) => Number(row.seq)),
-    counter: Number((await client.query<{ last_seq: string }>('SELECT last_seq FROM user_id_counter')).rows[0]?.last_seq),
+    seqs: (await client.query<{ seq: string }>('SELECT seq FROM users ORDER BY seq')).rows.map((row) =>
+      Number(row.seq),
+    ),
+    counter: Number(
+      (await client.query<{ last_seq: string }>('SELECT last_seq FROM user_id_counter')).rows[0]?.last_seq,
+    ),
   }));
 
 /** How many create statements a replica ran (db_query_duration_seconds observes one per statement). */
@@ -72,7 +76,8 @@ describe('creates batched by each replica', () => {
   it('numbers 2 × 200 concurrent creates on two replicas 1..400 without gaps or repeats, each its own user, in the order each replica was asked', async () => {
     const url = await postgres().createDatabase();
     const [a, b] = await Promise.all([replica(url), replica(url)]);
-    const asked = (r: Replica, prefix: string): Promise<User[]> => Promise.all(Array.from({ length: 50 }, (_, i) => r.users.store.create(fieldsOf(`${prefix}${i}`), NOW)));
+    const asked = (r: Replica, prefix: string): Promise<User[]> =>
+      Promise.all(Array.from({ length: 50 }, (_, i) => r.users.store.create(fieldsOf(`${prefix}${i}`), NOW)));
     // Asked for in waves, both replicas at once, so their batches meet on the counter row.
     const created: { a: User[]; b: User[] } = { a: [], b: [] };
     for (let wave = 0; wave < 4; wave++) {
@@ -85,7 +90,9 @@ describe('creates batched by each replica', () => {
     expect(await stored(url)).toEqual({ seqs: oneTo(400), counter: 400 });
     for (const [prefix, users] of Object.entries(created)) {
       // Each caller got the user it asked for, and a replica's numbers rise in the order it was asked.
-      expect(users.map((user) => user.name)).toEqual(Array.from({ length: 200 }, (_, i) => `${prefix}${Math.floor(i / 50)}-${i % 50}`));
+      expect(users.map((user) => user.name)).toEqual(
+        Array.from({ length: 200 }, (_, i) => `${prefix}${Math.floor(i / 50)}-${i % 50}`),
+      );
       expect(users.map(seqOf)).toEqual([...users.map(seqOf)].sort((x, y) => x - y));
     }
     for (const user of all) {
@@ -98,7 +105,9 @@ describe('creates batched by each replica', () => {
 
   it(`puts at most ${CREATE_BATCH_MAX} creates in one statement`, async () => {
     const { users, registry } = await replica(await postgres().createDatabase());
-    const created = await Promise.all(Array.from({ length: 250 }, (_, i) => users.store.create(fieldsOf(`n${i}`), NOW)));
+    const created = await Promise.all(
+      Array.from({ length: 250 }, (_, i) => users.store.create(fieldsOf(`n${i}`), NOW)),
+    );
     expect(created.map((user) => user.name)).toEqual(Array.from({ length: 250 }, (_, i) => `n${i}`));
     expect(created.map(seqOf)).toEqual(oneTo(250));
     // Asked for in one tick: 100, 100 and 50.
@@ -131,14 +140,11 @@ describe('creates batched by each replica', () => {
     await refuseName(url);
     const asked = ['a', 'b', REFUSED, 'c', 'd', REFUSED].map((name) => users.store.create(fieldsOf(name), NOW));
     const outcomes = await Promise.allSettled(asked);
-    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.id : (outcome.reason as Error).message))).toEqual([
-      'user-1',
-      'user-2',
-      'refused by the test',
-      'user-3',
-      'user-4',
-      'refused by the test',
-    ]);
+    expect(
+      outcomes.map((outcome) =>
+        outcome.status === 'fulfilled' ? outcome.value.id : (outcome.reason as Error).message,
+      ),
+    ).toEqual(['user-1', 'user-2', 'refused by the test', 'user-3', 'user-4', 'refused by the test']);
     // One batch failed whole, then each create alone.
     expect(await createStatements(registry)).toBe(1 + 6);
     expect((await users.store.create(fieldsOf('e'), NOW)).id).toBe('user-5');
@@ -149,7 +155,9 @@ describe('creates batched by each replica', () => {
     const url = await postgres().createDatabase();
     const { users } = await replica(url);
     await refuseName(url);
-    const outcomes = await Promise.allSettled(['a', REFUSED, TOO_SLOW, 'b'].map((name) => users.store.create(fieldsOf(name), NOW)));
+    const outcomes = await Promise.allSettled(
+      ['a', REFUSED, TOO_SLOW, 'b'].map((name) => users.store.create(fieldsOf(name), NOW)),
+    );
     const answers = outcomes.map((outcome) => {
       if (outcome.status === 'fulfilled') return outcome.value.id;
       return outcome.reason instanceof StorageUnavailableError ? 'unavailable' : (outcome.reason as Error).message;

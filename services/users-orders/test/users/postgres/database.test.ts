@@ -27,7 +27,10 @@ const STORAGE_UNAVAILABLE = { error: 'storage unavailable', code: 503 };
 const NOTICED = { timeoutMs: 15_000 };
 
 async function post(backend: ServiceProcess, i: number): Promise<Response> {
-  return fetch(`${backend.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }) });
+  return fetch(`${backend.apiUrl}/api/users`, {
+    method: 'POST',
+    body: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }),
+  });
 }
 
 async function statusOf(url: string): Promise<number> {
@@ -58,7 +61,11 @@ describe('the database stopped, then started again', () => {
         const res = await fetch(`${backend.apiUrl}${path}`);
         expect(res.status, path).toBe(500);
         const body = (await res.json()) as { error: string; code: number; details: string };
-        expect(body, path).toEqual({ error: 'listing users', code: 500, details: expect.stringMatching(/ECONNREFUSED/) as unknown });
+        expect(body, path).toEqual({
+          error: 'listing users',
+          code: 500,
+          details: expect.stringMatching(/ECONNREFUSED/) as unknown,
+        });
         expect(body.details).not.toContain('test-password');
       }
       // db_up follows within a second (a statement that succeeded that recently counts as an answer).
@@ -162,7 +169,9 @@ describe('a statement that waits longer than the statement timeout', () => {
  * A TCP relay to PostgreSQL that can go silent: once frozen it drops what either side sends while keeping both
  * connections open, as a server that hangs or a network that blackholes packets does.
  */
-async function freezableRelay(databaseUrl: string): Promise<{ url: string; freeze: () => void; close: () => Promise<void> }> {
+async function freezableRelay(
+  databaseUrl: string,
+): Promise<{ url: string; freeze: () => void; close: () => Promise<void> }> {
   const target = new URL(databaseUrl);
   let frozen = false;
   const sockets = new Set<Socket>();
@@ -220,7 +229,13 @@ describe('a database that stops answering mid-connection', () => {
         // text. The wall time cannot tell the two apart on a loaded machine (5.0 s has been seen for this one).
         const readTimeout = `no answer from PostgreSQL within ${readTimeoutMs} ms`;
         if (status === 500) expect(body.details, path).toBe(readTimeout);
-        else await expect.poll(() => backend.logs.some((line) => line.msg === 'storage unavailable' && line.reason === readTimeout), { timeout: 5_000 }).toBe(true);
+        else
+          await expect
+            .poll(
+              () => backend.logs.some((line) => line.msg === 'storage unavailable' && line.reason === readTimeout),
+              { timeout: 5_000 },
+            )
+            .toBe(true);
         // Not before the read timeout (less a timer's tick), and in time for the gateway's 9 s backend
         // timeout, so its client gets this answer rather than a 504.
         expect(elapsedMs, path).toBeGreaterThanOrEqual(readTimeoutMs - 100);

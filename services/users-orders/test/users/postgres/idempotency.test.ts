@@ -38,15 +38,26 @@ interface Answer {
 
 async function post(replica: ServiceProcess, body = ada, key = KEY): Promise<Answer> {
   const res = await fetch(`${replica.apiUrl}/api/users`, { method: 'POST', body, headers: { 'idempotency-key': key } });
-  return { status: res.status, body: await res.text(), location: res.headers.get('location'), replayed: res.headers.get('idempotent-replayed'), retryAfter: res.headers.get('retry-after') };
+  return {
+    status: res.status,
+    body: await res.text(),
+    location: res.headers.get('location'),
+    replayed: res.headers.get('idempotent-replayed'),
+    retryAfter: res.headers.get('retry-after'),
+  };
 }
 
-const usersIn = (url: string): Promise<string[]> => withClient(url, async (client) => (await client.query<{ seq: string }>('SELECT seq FROM users ORDER BY seq')).rows.map((row) => `user-${row.seq}`));
+const usersIn = (url: string): Promise<string[]> =>
+  withClient(url, async (client) =>
+    (await client.query<{ seq: string }>('SELECT seq FROM users ORDER BY seq')).rows.map((row) => `user-${row.seq}`),
+  );
 
 /** Advisory locks granted in this database now: a keyed create holds one for its key while it runs. */
 const advisoryLocks = (client: pg.Client): Promise<number> =>
   client
-    .query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+    .query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
     .then(({ rows }) => rows[0]?.n ?? 0);
 
 const inThisDatabase = 'datname = current_database() AND pid <> pg_backend_pid()';
@@ -56,7 +67,9 @@ const inThisDatabase = 'datname = current_database() AND pid <> pg_backend_pid()
  */
 const sessionsWhere = async (client: pg.Client, condition: string): Promise<number> => {
   await client.query('SELECT pg_stat_clear_snapshot()');
-  const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${inThisDatabase} AND ${condition}`);
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${inThisDatabase} AND ${condition}`,
+  );
   return rows[0]?.n ?? 0;
 };
 
@@ -88,7 +101,10 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
       expect(first).toMatchObject({ status: 201, location: '/api/users/user-1', replayed: null });
       expect(await post(b)).toEqual({ ...first, replayed: 'true' });
       const reused = await post(b, JSON.stringify({ name: 'Ada', email: 'ada@example.org' }));
-      expect({ status: reused.status, body: JSON.parse(reused.body) as unknown }).toEqual({ status: 422, body: { error: 'idempotency key reused', code: 422 } });
+      expect({ status: reused.status, body: JSON.parse(reused.body) as unknown }).toEqual({
+        status: 422,
+        body: { error: 'idempotency key reused', code: 422 },
+      });
       expect(await usersIn(url)).toEqual(['user-1']);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
@@ -107,7 +123,11 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
           SESSION_STATE,
         );
         const second = await post(b);
-        expect({ status: second.status, body: JSON.parse(second.body) as unknown, retryAfter: second.retryAfter }).toEqual({
+        expect({
+          status: second.status,
+          body: JSON.parse(second.body) as unknown,
+          retryAfter: second.retryAfter,
+        }).toEqual({
           status: 409,
           body: { error: 'request in progress', code: 409 },
           retryAfter: '1',
@@ -133,7 +153,11 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
       const [first] = created as [Answer];
       for (const answer of answers) {
         if (answer.status === 201) expect(answer).toEqual({ ...first, replayed: answer === first ? null : 'true' });
-        else expect({ status: answer.status, body: JSON.parse(answer.body) as unknown }).toEqual({ status: 409, body: { error: 'request in progress', code: 409 } });
+        else
+          expect({ status: answer.status, body: JSON.parse(answer.body) as unknown }).toEqual({
+            status: 409,
+            body: { error: 'request in progress', code: 409 },
+          });
       }
       expect(await usersIn(url)).toEqual([(JSON.parse(first.body) as User).id]);
     } finally {
@@ -149,7 +173,10 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
         // An uncommitted row of the same key: the replica reads no key (it sees only commits), inserts its user,
         // then waits on this row to write its key.
         await locker.query('BEGIN');
-        await locker.query("INSERT INTO idempotency_keys (key, fingerprint, created_user, expires_at) VALUES ($1, '', '{}', now())", [KEY]);
+        await locker.query(
+          "INSERT INTO idempotency_keys (key, fingerprint, created_user, expires_at) VALUES ($1, '', '{}', now())",
+          [KEY],
+        );
         const pending = post(a).catch((err: unknown) => err);
         await eventually(
           'the replica to wait for the key row',
@@ -179,7 +206,11 @@ describe('Idempotency-Key on two backend replicas sharing one database', () => {
 describe('the cleanup of expired Idempotency-Keys', () => {
   it('skips an expired key row a request holds instead of waiting for it, and deletes it at the next sweep', async () => {
     const url = await postgres.createDatabase();
-    const users = await openPostgresUsers({ url, poolMax: 2, migrationTimeoutMs: 60_000 }, createLogger('silent', 'users-orders-test'), createRegistry());
+    const users = await openPostgresUsers(
+      { url, poolMax: 2, migrationTimeoutMs: 60_000 },
+      createLogger('silent', 'users-orders-test'),
+      createRegistry(),
+    );
     try {
       const created = '2026-11-22T10:00:00.000Z';
       const fields = { name: 'Ada', email: 'ada@example.com' };

@@ -31,7 +31,13 @@ describe('the sweep of expired Idempotency-Keys', () => {
     const store = fakeStore(25);
     const { destination, lines } = capturedLog();
     const logger = pino({ level: 'debug' }, destination);
-    const sweep = startKeySweep({ store, clock: () => Date.parse('2026-11-23T10:00:00.000Z'), logger, intervalMs: 20, batchSize: 10 });
+    const sweep = startKeySweep({
+      store,
+      clock: () => Date.parse('2026-11-23T10:00:00.000Z'),
+      logger,
+      intervalMs: 20,
+      batchSize: 10,
+    });
     onTestFinished(() => sweep.stop());
     await eventually('three calls to the store', () => store.calls.length >= 3, NEXT_STEP);
     await sweep.stop();
@@ -49,7 +55,9 @@ describe('the sweep of expired Idempotency-Keys', () => {
     const sweepsLogged = () => lines.filter((line) => line.msg === 'expired idempotency keys deleted').length;
     await eventually('two sweeps logged', () => sweepsLogged() >= 2, NEXT_STEP);
     await sweep.stop();
-    expect(lines.filter((line) => line.msg === 'expired idempotency keys deleted').map((line) => line.deleted)).toEqual(Array(store.calls.length / 3).fill(30));
+    expect(lines.filter((line) => line.msg === 'expired idempotency keys deleted').map((line) => line.deleted)).toEqual(
+      Array(store.calls.length / 3).fill(30),
+    );
   });
 
   it('logs a failed sweep and tries again at the next interval; stop() ends the timer', async () => {
@@ -64,7 +72,10 @@ describe('the sweep of expired Idempotency-Keys', () => {
     await eventually('every expired key deleted', () => store.expired === 0, NEXT_STEP);
     await sweep.stop();
     const calls = store.calls.length;
-    expect(lines.find((line) => line.msg === 'deleting expired idempotency keys failed')).toMatchObject({ level: 40, reason: 'connect ECONNREFUSED 127.0.0.1:5432' });
+    expect(lines.find((line) => line.msg === 'deleting expired idempotency keys failed')).toMatchObject({
+      level: 40,
+      reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+    });
     await sleep(100);
     expect(store.calls.length).toBe(calls);
   });

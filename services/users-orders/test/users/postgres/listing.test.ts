@@ -31,7 +31,9 @@ const int4 = (value: number): Buffer => {
 
 describe('readListingBatch', () => {
   it('reads the last sequence number, the count and the JSON bytes of a batch', () => {
-    const batch = readListingBatch(copyBinary([int8(4_200n), int4(2), Buffer.from('{"id":"user-1"},{"id":"user-4200"}')]));
+    const batch = readListingBatch(
+      copyBinary([int8(4_200n), int4(2), Buffer.from('{"id":"user-1"},{"id":"user-4200"}')]),
+    );
     expect(batch.lastSeq).toBe(4_200);
     expect(batch.count).toBe(2);
     expect(Buffer.from(batch.json).toString()).toBe('{"id":"user-1"},{"id":"user-4200"}');

@@ -47,10 +47,17 @@ async function hold(url: string, statements: string[]): Promise<Holder> {
       const observer = new pg.Client({ connectionString: url });
       await observer.connect();
       try {
-        await eventually('a session waiting on the held lock', async () => {
-          const { rows } = await observer.query<{ waiting: number }>('SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))', [pid]);
-          return (rows[0]?.waiting ?? 0) > 0;
-        }, { timeoutMs: 15_000 });
+        await eventually(
+          'a session waiting on the held lock',
+          async () => {
+            const { rows } = await observer.query<{ waiting: number }>(
+              'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))',
+              [pid],
+            );
+            return (rows[0]?.waiting ?? 0) > 0;
+          },
+          { timeoutMs: 15_000 },
+        );
       } finally {
         await observer.end();
       }
@@ -58,7 +65,8 @@ async function hold(url: string, statements: string[]): Promise<Holder> {
   };
 }
 
-const holdMigrationLock = (url: string): Promise<Holder> => hold(url, [`SELECT pg_advisory_lock(${PG_MIGRATE_LOCK_ID})`]);
+const holdMigrationLock = (url: string): Promise<Holder> =>
+  hold(url, [`SELECT pg_advisory_lock(${PG_MIGRATE_LOCK_ID})`]);
 
 /** The schema applied once, then its migrations table locked in an open transaction. */
 async function holdMigrationsTable(url: string): Promise<Holder> {
@@ -86,7 +94,11 @@ async function runToExit(env: Record<string, string>): Promise<{ code: number | 
 const LOCK_RETRY_LINE = 'a migration statement waited too long for a lock; trying again';
 
 describe.each([
-  ["another replica's migration (the advisory lock)", holdMigrationLock, "waiting for another replica's schema migration"],
+  [
+    "another replica's migration (the advisory lock)",
+    holdMigrationLock,
+    "waiting for another replica's schema migration",
+  ],
   ['a lock on the migrations table', holdMigrationsTable, LOCK_RETRY_LINE],
 ] as const)('a backend starting while something holds %s', (_what, holdIt, waitingLine) => {
   it(`waits past the requests' statement timeout, then applies the schema and serves`, async () => {
@@ -105,7 +117,10 @@ describe.each([
     try {
       expect(backend.logs.map((line) => line.msg)).toContain(waitingLine);
       expect((await fetch(`${backend.adminUrl}/readyz`)).status).toBe(200);
-      const created = await fetch(`${backend.apiUrl}/api/users`, { method: 'POST', body: '{"name":"Ada","email":"ada@example.com"}' });
+      const created = await fetch(`${backend.apiUrl}/api/users`, {
+        method: 'POST',
+        body: '{"name":"Ada","email":"ada@example.com"}',
+      });
       expect(created.status).toBe(201);
     } finally {
       await backend.stop();
@@ -115,14 +130,21 @@ describe.each([
 
 describe('DATABASE_MIGRATION_TIMEOUT_MS', () => {
   it.each([
-    ["another replica's migration", holdMigrationLock, "waited for another replica's schema migration (the PostgreSQL advisory lock)"],
+    [
+      "another replica's migration",
+      holdMigrationLock,
+      "waited for another replica's schema migration (the PostgreSQL advisory lock)",
+    ],
     ['a migration statement', holdMigrationsTable, 'a migration statement ran'],
   ] as const)('bounds the wait for %s: exit 1 with one line naming it', async (_what, holdIt, what) => {
     const url = await postgres.createDatabase();
     const holder = await holdIt(url);
     try {
       const result = await runToExit({ DATABASE_URL: url, DATABASE_MIGRATION_TIMEOUT_MS: '1000' });
-      expect(result).toEqual({ code: 1, stderr: `cannot start: PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (1000 ms)\n` });
+      expect(result).toEqual({
+        code: 1,
+        stderr: `cannot start: PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (1000 ms)\n`,
+      });
     } finally {
       await holder.release();
     }

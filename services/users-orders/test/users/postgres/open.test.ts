@@ -44,7 +44,9 @@ describe('a replica starting on the database', () => {
     await applyNewerRelease(url, ['ALTER TABLE users ADD COLUMN nickname text'], ['1900000000000_add-nickname']);
     const backend = await startBackend({ DATABASE_URL: url });
     try {
-      const warnings = backend.logs.filter((line) => line.level === 40).map(({ msg, migrations }) => ({ msg, migrations }));
+      const warnings = backend.logs
+        .filter((line) => line.level === 40)
+        .map(({ msg, migrations }) => ({ msg, migrations }));
       expect(warnings).toEqual([
         {
           msg: 'the PostgreSQL schema is one release newer than this backend knows (a rollback?); running on it',

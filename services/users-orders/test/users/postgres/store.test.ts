@@ -34,7 +34,10 @@ async function stopAll(replicas: ServiceProcess[]): Promise<void> {
 }
 
 async function create(replica: ServiceProcess, i: number): Promise<User> {
-  const res = await fetch(`${replica.apiUrl}/api/users`, { method: 'POST', body: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }) });
+  const res = await fetch(`${replica.apiUrl}/api/users`, {
+    method: 'POST',
+    body: JSON.stringify({ name: `n${i}`, email: `e${i}@example.com` }),
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as User;
 }
@@ -44,7 +47,9 @@ describe('two backend replicas on one database', () => {
     const replicas = await twoReplicas();
     try {
       // 200 through each replica at once: each replica batches what it holds, and the batches meet on the counter.
-      const created = await Promise.all(Array.from({ length: 400 }, (_, i) => create(replicas[i % 2] as ServiceProcess, i)));
+      const created = await Promise.all(
+        Array.from({ length: 400 }, (_, i) => create(replicas[i % 2] as ServiceProcess, i)),
+      );
       const ids = created.map((user) => user.id);
       expect(ids).toHaveLength(400);
       expect(new Set(ids)).toEqual(new Set(Array.from({ length: 400 }, (_, i) => `user-${i + 1}`)));
@@ -54,7 +59,9 @@ describe('two backend replicas on one database', () => {
         const listed = (await (await fetch(`${replica.apiUrl}/api/users`)).json()) as User[];
         expect(listed.map((user) => user.id)).toEqual(Array.from({ length: 400 }, (_, i) => `user-${i + 1}`));
         // Read back exactly as created (same timestamp strings), whichever replica created it.
-        expect(new Set(listed.map((user) => JSON.stringify(user)))).toEqual(new Set(created.map((user) => JSON.stringify(user))));
+        expect(new Set(listed.map((user) => JSON.stringify(user)))).toEqual(
+          new Set(created.map((user) => JSON.stringify(user))),
+        );
       }
     } finally {
       await stopAll(replicas);
@@ -86,10 +93,18 @@ describe('two backend replicas on one database', () => {
     const [a, b] = await twoReplicas();
     try {
       const created = await create(a, 1);
-      const put = await fetch(`${b.apiUrl}/api/users/${created.id}`, { method: 'PUT', body: '{"email":"new@example.com"}' });
+      const put = await fetch(`${b.apiUrl}/api/users/${created.id}`, {
+        method: 'PUT',
+        body: '{"email":"new@example.com"}',
+      });
       expect(put.status).toBe(200);
       const updated = (await put.json()) as User;
-      expect(updated).toMatchObject({ id: created.id, name: 'n1', email: 'new@example.com', created_at: created.created_at });
+      expect(updated).toMatchObject({
+        id: created.id,
+        name: 'n1',
+        email: 'new@example.com',
+        created_at: created.created_at,
+      });
       expect(await (await fetch(`${a.apiUrl}/api/users/${created.id}`)).json()).toStrictEqual(updated);
       expect((await fetch(`${a.apiUrl}/api/users/${created.id}`, { method: 'DELETE' })).status).toBe(204);
       const gone = await fetch(`${b.apiUrl}/api/users/${created.id}`);
