@@ -23,7 +23,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      // One project per workspace package, so `npm test -w <package>` (vitest run --project <name>) runs its tests alone.
+      // One project per workspace package, so `npm test -w <package>` (vitest run --project <name>) runs its tests
+      // alone.
       ...WORKSPACE_PACKAGES.map(({ name, dir }) => ({
         extends: true as const,
         test: { name, include: [`${dir}/test/**/*.test.ts`], sequence: { groupOrder: 0 } },

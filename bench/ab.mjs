@@ -163,13 +163,17 @@ for (let pair = 0; pair < pairs; pair++) {
   const show = (name, f) =>
     `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
   process.stdout.write(
-    `pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} | ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`,
+    `pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} ` +
+      `| ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`,
   );
 }
 if (ratios.length > 1) {
   const medianRatio = median(ratios);
   const lower = ratios.filter((ratio) => ratio < 1).length;
   process.stdout.write(
-    `median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %), B lower in ${lower} of ${ratios.length} pairs${ratios.length < pairs ? ` (${pairs - ratios.length} without requests left out)` : ''}\n`,
+    `median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %), B lower in ` +
+      `${lower} of ${ratios.length} pairs${
+        ratios.length < pairs ? ` (${pairs - ratios.length} without requests ` + `left out)` : ''
+      }\n`,
   );
 }

@@ -82,7 +82,8 @@ async function backend(flags, store) {
 try {
   await fillUsers(postgres.url, 10_000);
   console.log(
-    `node ${nodeVersion(node)}; A: ${values.a || '(no flags)'}; B: ${values.b || '(no flags)'}; wrk ${CONNECTIONS} connections, ${values.seconds} s per run after 2 s of warm-up, ${values.pairs} pairs\n`,
+    `node ${nodeVersion(node)}; A: ${values.a || '(no flags)'}; B: ${values.b || '(no flags)'}; wrk ${CONNECTIONS} ` +
+      `connections, ${values.seconds} s per run after 2 s of warm-up, ${values.pairs} pairs\n`,
   );
   console.log('| request (straight to the backend) | A req/s (median) | B req/s (median) | B/A (median of pairs) |');
   console.log('|---|---:|---:|---:|');
@@ -109,7 +110,8 @@ try {
       ratios.push(pairRates.b / pairRates.a);
     }
     console.log(
-      `| ${request.name} | ${median(rates.a).toFixed(0)} | ${median(rates.b).toFixed(0)} | ${median(ratios).toFixed(3)}× |`,
+      `| ${request.name} | ${median(rates.a).toFixed(0)} | ${median(rates.b).toFixed(0)} | ` +
+        `${median(ratios).toFixed(3)}× |`,
     );
   }
 } finally {

@@ -87,6 +87,7 @@ for (const { name, bare, kit } of cases) {
     costs.push(withKit - without);
   }
   console.log(
-    `${name}: ${(median(costs) / 1000).toFixed(2)} µs per response added (stand-in alone ${(median(bares) / 1000).toFixed(2)} µs)`,
+    `${name}: ${(median(costs) / 1000).toFixed(2)} µs per response added (stand-in alone ` +
+      `${(median(bares) / 1000).toFixed(2)} µs)`,
   );
 }

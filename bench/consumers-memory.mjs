@@ -131,8 +131,9 @@ for (const store of stores) {
   const { started, idle, after, sent, restarted } = await measure(store);
   const mib = (value) => `${value.toFixed(0)} MiB`;
   process.stdout.write(
-    `${store}: RSS started ${mib(started.rss)}, idle with ${CONSUMERS} consumers ${mib(idle.rss)}, after ${sent} requests ${mib(after.rss)}; peak ${mib(after.peak)}${
-      restarted === undefined ? '' : `; started again on its data ${mib(restarted.rss)} (peak ${mib(restarted.peak)})`
-    }\n`,
+    `${store}: RSS started ${mib(started.rss)}, idle with ${CONSUMERS} consumers ${mib(idle.rss)}, after ${sent} ` +
+      `requests ${mib(after.rss)}; peak ${mib(after.peak)}${
+        restarted === undefined ? '' : `; started again on its data ${mib(restarted.rss)} (peak ${mib(restarted.peak)})`
+      }\n`,
   );
 }

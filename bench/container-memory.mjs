@@ -172,7 +172,8 @@ request = function()
 end
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"non2xx":%d,"errors":%d}\\n', summary.requests, e.status, e.connect + e.read + e.write + e.timeout))
+  io.write(string.format('\\nRESULT {"requests":%d,"non2xx":%d,"errors":%d}\\n', summary.requests, e.status, ` +
+      `e.connect + e.read + e.write + e.timeout))
 end
 `,
   );

@@ -78,7 +78,8 @@ export function shippedNodeOptions(entry) {
 
 /**
  * Starts a built service (or a bench/reference build) with `node` (a binary from nodeBinary) and its log
- * going to a file (pino writes as in production), and resolves with the child and the API URL from its 'listening' line.
+ * going to a file (pino writes as in production), and resolves with the child and the API URL from its 'listening'
+ * line.
  * `nodeOptions` defaults to the flags the entry ships with.
  */
 export async function startNode(
@@ -109,7 +110,8 @@ export async function startNode(
   child.kill('SIGKILL');
   const tail = readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
   throw new Error(
-    `${name} did not start${child.exitCode === null ? ' within 120 s' : ` (exit ${child.exitCode})`}; its log ends:\n${tail}`,
+    `${name} did not start${child.exitCode === null ? ' within 120 s' : ` (exit ${child.exitCode})`}; its log ` +
+      `ends:\n${tail}`,
   );
 }
 
@@ -118,10 +120,14 @@ export async function startNode(
  * and done() prints the summary as one JSON line.
  */
 /** wrk's done() hook: the summary as one JSON line after RESULT, which load() reads. */
-export const WRK_DONE = `done = function(summary, latency, requests)
+export const WRK_DONE =
+  `done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, e.status, e.timeout))
+  io.write(string.format('\\nRESULT ` +
+  `{"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,` +
+  `"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect, e.read, e.write, ` +
+  `e.status, e.timeout))
 end
 `;
 

@@ -267,7 +267,10 @@ try {
           single: one,
         });
         process.stdout.write(
-          `${route.name.padEnd(40)} ${target.name.padEnd(18)} ${many.rps.toFixed(0).padStart(7)} req/s  ${cpuUs.toFixed(0).padStart(4)} µs CPU/req  p50 ${many.p50Ms.toFixed(2)} ms  p99 ${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ${many.errors + one.errors}\n`,
+          `${route.name.padEnd(40)} ${target.name.padEnd(18)} ${many.rps.toFixed(0).padStart(7)} req/s  ` +
+            `${cpuUs.toFixed(0).padStart(4)} µs CPU/req  p50 ${many.p50Ms.toFixed(2)} ms  p99 ` +
+            `${many.p99Ms.toFixed(2)} ms  | 1 conn p50 ${one.p50Ms.toFixed(3)} ms  errors ` +
+            `${many.errors + one.errors}\n`,
         );
       }
     }
@@ -335,10 +338,13 @@ function refreshReadme({ date, command, machine, settings, summary }) {
   const f0 = (n) => n.toFixed(0);
   const f2 = (n) => n.toFixed(2);
   const lines = [
-    `Results of \`${command}\` on ${date}: Node ${machine.node}, ${machine.nginx.replace('nginx version: ', '')}, ${machine.wrk.split(' [')[0]},`,
-    `fastify ${machine.fastify}, undici ${machine.undici}, @fastify/http-proxy ${machine.fastifyHttpProxy}, http-proxy ${machine.httpProxy};`,
+    `Results of \`${command}\` on ${date}: Node ${machine.node}, ${machine.nginx.replace('nginx version: ', '')}, ` +
+      `${machine.wrk.split(' [')[0]},`,
+    `fastify ${machine.fastify}, undici ${machine.undici}, @fastify/http-proxy ${machine.fastifyHttpProxy}, ` +
+      `http-proxy ${machine.httpProxy};`,
     `${machine.cores} × ${machine.cpu}; load average at the end ${machine.loadAverage}.`,
-    `${settings.connections} connections (and 1 for the "1 conn" column), ${settings.seconds} s per run, median of ${settings.rounds} rounds;`,
+    `${settings.connections} connections (and 1 for the "1 conn" column), ${settings.seconds} s per run, median of ` +
+      `${settings.rounds} rounds;`,
     `servers on CPU ${settings.serverCpu}, wrk on CPU ${settings.loadCpu}. Latencies in ms.`,
     '',
     '| route | target | req/s | CPU µs/req | p50 | p99 | 1 conn p50 | errors |',
@@ -348,26 +354,30 @@ function refreshReadme({ date, command, machine, settings, summary }) {
     for (const target of ['direct', ...PROXIES]) {
       const t = row[target];
       lines.push(
-        `| ${row.route} | ${target} | ${f0(t.rps)} | ${f0(t.cpuUs)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ${t.singleP50Ms.toFixed(3)} | ${t.errors} |`,
+        `| ${row.route} | ${target} | ${f0(t.rps)} | ${f0(t.cpuUs)} | ${f2(t.p50Ms)} | ${f2(t.p99Ms)} | ` +
+          `${t.singleP50Ms.toFixed(3)} | ${t.errors} |`,
       );
     }
   }
   const peers = PROXIES.filter((name) => name !== 'gateway' && name !== 'nginx');
   lines.push(
     '',
-    `| route | gateway/nginx req/s | ${peers.map((name) => `${name}/nginx`).join(' | ')} | gateway/direct req/s | gateway CPU/req ÷ fastify-http-proxy's | gateway p50 − nginx p50 at 1 conn (ms) |`,
+    `| route | gateway/nginx req/s | ${peers.map((name) => `${name}/nginx`).join(' | ')} | gateway/direct req/s | ` +
+      `gateway CPU/req ÷ fastify-http-proxy's | gateway p50 − nginx p50 at 1 conn (ms) |`,
     `|---|---:|${peers.map(() => '---:|').join('')}---:|---:|---:|`,
   );
   for (const row of summary) {
     const peerCells = peers.map((name) => `${f2(row.perNginx[name])}×`).join(' | ');
     lines.push(
-      `| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} |`,
+      `| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ` +
+        `${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} |`,
     );
   }
   const geo = (pick) => Math.exp(summary.reduce((sum, row) => sum + Math.log(pick(row)), 0) / summary.length);
   const peerMeans = peers.map((name) => `${f2(geo((row) => row.perNginx[name]))}×`).join(' | ');
   lines.push(
-    `| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | |`,
+    `| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ` +
+      `${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | |`,
   );
 
   const readmePath = join(repoRoot, 'bench/README.md');

@@ -12,7 +12,8 @@
 // request of both phases and the median ratios with/without over the rounds.
 //
 // Environment: BENCH_KEYS, BENCH_ROUNDS, BENCH_NODE (as bench/ab.mjs: a major, "path" or a binary; default
-// the image's), BENCH_GATEWAY_NODE_OPTIONS (the gateway's node flags, e.g. --cpu-prof). Needs `npm run build`, 2 cores, wrk and taskset (apt-get install -y wrk util-linux).
+// the image's), BENCH_GATEWAY_NODE_OPTIONS (the gateway's node flags, e.g. --cpu-prof). Needs `npm run build`, 2 cores,
+// wrk and taskset (apt-get install -y wrk util-linux).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +67,8 @@ try {
     keys.push(...(await Promise.all(batch)));
   }
   process.stdout.write(
-    `${request.method} ${request.path}, ${seconds} s per phase, ${rounds} rounds, ${CONNECTIONS} connections, Node ${nodeVersion(node)}, ` +
+    `${request.method} ${request.path}, ${seconds} s per phase, ${rounds} rounds, ${CONNECTIONS} connections, Node ` +
+      `${nodeVersion(node)}, ` +
       `${keyCount} consumers with a key each (registered in ${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
   );
 
@@ -97,14 +99,17 @@ try {
     cpuRatios.push(cpuRatio);
     rpsRatios.push(rpsRatio);
     const show = (name) =>
-      `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ${figures[name].errors}`;
+      `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ` +
+      `${figures[name].errors}`;
     process.stdout.write(
-      `round ${round} (${order.join(' first, ')} second): ${show('without')} | ${show('with')} | CPU with/without ${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`,
+      `round ${round} (${order.join(' first, ')} second): ${show('without')} | ${show('with')} | CPU with/without ` +
+        `${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`,
     );
   }
   const dearer = cpuRatios.filter((ratio) => ratio > 1).length;
   process.stdout.write(
-    `median with/without: CPU per request ${median(cpuRatios).toFixed(3)} (with a key dearer in ${dearer} of ${rounds} rounds), ` +
+    `median with/without: CPU per request ${median(cpuRatios).toFixed(3)} (with a key dearer in ${dearer} of ` +
+      `${rounds} rounds), ` +
       `req/s ${median(rpsRatios).toFixed(3)}\n`,
   );
 } finally {

@@ -13,7 +13,8 @@
 // round robin; 64 connections), orders by header from 1,000 rotating X-Client-Ids (32), pages of users (16),
 // while /metrics of both and the status page are read every second.
 //
-// Each configuration runs BENCH_ROUNDS (2) times, in turn. Reported per run and process: the peak RSS while starting (the embedded store's first start creates its database)
+// Each configuration runs BENCH_ROUNDS (2) times, in turn. Reported per run and process: the peak RSS while starting
+// (the embedded store's first start creates its database)
 // and under load (sampled every 250 ms), and the CPU it used per 1,000 requests per second served (utime +
 // stime of its process tree over the load, divided by the requests the gateway answered). Writes
 // bench/results/kubernetes-sizing.json. Needs wrk (apt-get install -y wrk).

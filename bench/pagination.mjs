@@ -107,13 +107,16 @@ async function postgresPages() {
   await server.stop();
   const results = samples.map(stats);
   console.log(
-    `node ${process.version}, PostgreSQL (embedded) with ${USERS.toLocaleString('en-US')} users (inserted in ${fillSeconds.toFixed(1)} s), limit ${LIMIT}, ${REQUESTS} timed requests per page after 200 warm-up, interleaved\n`,
+    `node ${process.version}, PostgreSQL (embedded) with ${USERS.toLocaleString('en-US')} users (inserted in ` +
+      `${fillSeconds.toFixed(1)} s), limit ${LIMIT}, ${REQUESTS} timed requests per page after 200 warm-up, ` +
+      `interleaved\n`,
   );
   console.log('| page | inject median µs | inject p99 µs | median vs first page |');
   console.log('|---|---:|---:|---:|');
   for (const [index, page] of pages.entries()) {
     console.log(
-      `| ${page.name} | ${results[index].median.toFixed(1)} | ${results[index].p99.toFixed(1)} | ${(results[index].median / results[0].median).toFixed(2)}× |`,
+      `| ${page.name} | ${results[index].median.toFixed(1)} | ${results[index].p99.toFixed(1)} | ` +
+        `${(results[index].median / results[0].median).toFixed(2)}× |`,
     );
   }
 }
@@ -137,6 +140,8 @@ for (const row of rows) {
   const base = rows.find((other) => other.users === SIZES[0] && other.limit === row.limit);
   const ratio = (row.http.median / base.http.median).toFixed(2);
   console.log(
-    `| ${row.users.toLocaleString('en-US').padStart(9)} | ${String(row.limit).padStart(5)} | ${fmt(row.http.median).padStart(16)} | ${fmt(row.http.p99).padStart(13)} | ${fmt(row.store.median).padStart(15)} | ${`${ratio}×`.padStart(21)} |`,
+    `| ${row.users.toLocaleString('en-US').padStart(9)} | ${String(row.limit).padStart(5)} | ` +
+      `${fmt(row.http.median).padStart(16)} | ${fmt(row.http.p99).padStart(13)} | ` +
+      `${fmt(row.store.median).padStart(15)} | ${`${ratio}×`.padStart(21)} |`,
   );
 }

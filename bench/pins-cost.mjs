@@ -50,7 +50,8 @@ try {
   const key = await issueKey(gateway.adminUrl, 'bench pinned');
   const consumer = await (await fetch(`${gateway.url}/consumer`, { headers: { 'API-Key': key } })).json();
   process.stdout.write(
-    `GET /orders/ord-1001 (pinned to v${consumer.pinned_version}) against GET /v2/orders/ord-1001, both with the key, ` +
+    `GET /orders/ord-1001 (pinned to v${consumer.pinned_version}) against GET /v2/orders/ord-1001, both with the ` +
+      `key, ` +
       `${seconds} s per phase, ${rounds} rounds, ${CONNECTIONS} connections, Node ${nodeVersion(node)}\n`,
   );
   const headers = { 'API-Key': key };
@@ -77,14 +78,17 @@ try {
     cpuRatios.push(cpuRatio);
     rpsRatios.push(rpsRatio);
     const show = (name) =>
-      `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ${figures[name].errors}`;
+      `${name} ${figures[name].rps.toFixed(0)} req/s ${figures[name].cpuUs.toFixed(0)} µs CPU/req errors ` +
+      `${figures[name].errors}`;
     process.stdout.write(
-      `round ${round} (${order.join(' first, ')} second): ${show('pinned')} | ${show('named')} | CPU pinned/named ${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`,
+      `round ${round} (${order.join(' first, ')} second): ${show('pinned')} | ${show('named')} | CPU pinned/named ` +
+        `${cpuRatio.toFixed(3)}, req/s ${rpsRatio.toFixed(3)}\n`,
     );
   }
   const dearer = cpuRatios.filter((ratio) => ratio > 1).length;
   process.stdout.write(
-    `median pinned/named: CPU per request ${median(cpuRatios).toFixed(3)} (pinned dearer in ${dearer} of ${rounds} rounds), ` +
+    `median pinned/named: CPU per request ${median(cpuRatios).toFixed(3)} (pinned dearer in ${dearer} of ${rounds} ` +
+      `rounds), ` +
       `req/s ${median(rpsRatios).toFixed(3)}\n`,
   );
 } finally {

@@ -68,7 +68,8 @@ export async function fillUsers(url, count) {
   await client.connect();
   await client.query(
     `INSERT INTO users (seq, name, email, created_at, updated_at)
-     SELECT g, 'User ' || g, 'user' || g || '@example.com', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z' FROM generate_series(1, $1::bigint) g`,
+     SELECT g, 'User ' || g, 'user' || g || '@example.com', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z' ` +
+      `FROM generate_series(1, $1::bigint) g`,
     [count],
   );
   await client.query('UPDATE user_id_counter SET last_seq = $1', [count]);

@@ -70,7 +70,8 @@ profile.samples.forEach((sampleId, i) => {
 });
 
 process.stdout.write(
-  `${busy} busy samples between ${((from - profile.startTime) / 1e6).toFixed(1)} s and ${((to - profile.startTime) / 1e6).toFixed(1)} s\n`,
+  `${busy} busy samples between ${((from - profile.startTime) / 1e6).toFixed(1)} s and ` +
+    `${((to - profile.startTime) / 1e6).toFixed(1)} s\n`,
 );
 for (const [layer, count] of [...counts].sort((a, b) => b[1] - a[1])) {
   process.stdout.write(`${((count / busy) * 100).toFixed(1).padStart(5)} %  ${layer}\n`);

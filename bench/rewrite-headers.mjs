@@ -1,7 +1,8 @@
 // The response-header rewrite of two gateway builds in isolation: what one proxied answer's rewrite costs,
 // too little for bench/ab.mjs's side-by-side pairs to resolve on this host.
 //
-//   node bench/rewrite-headers.mjs <build-a>/gateway/dist/src/proxy/backend.js <build-b>/gateway/dist/src/proxy/backend.js
+// node bench/rewrite-headers.mjs <build-a>/gateway/dist/src/proxy/backend.js
+// <build-b>/gateway/dist/src/proxy/backend.js
 //
 // Each build's `backendReplyOptions.rewriteHeaders` gets the headers a users-orders answer carries, and every
 // header of its result is read once, as reply-from's copy into the reply does; 2 million times per round, three

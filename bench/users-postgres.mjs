@@ -76,7 +76,9 @@ try {
   const fillStarted = Date.now();
   await fillUsers(postgres.url, USERS);
   console.log(
-    `node ${nodeVersion(node)}; ${ROUNDS} rounds, medians; PostgreSQL embedded with ${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); wrk ${SECONDS} s per row after a 2 s warm-up\n`,
+    `node ${nodeVersion(node)}; ${ROUNDS} rounds, medians; PostgreSQL embedded with ` +
+      `${USERS.toLocaleString('en-US')} users (inserted in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s); ` +
+      `wrk ${SECONDS} s per row after a 2 s warm-up\n`,
   );
   await fetch(`${memory.gateway.url}/api/users`, { method: 'POST', body: '{"name":"Ada","email":"ada@example.com"}' });
 
@@ -126,12 +128,14 @@ try {
     }
   }
   console.log(
-    '| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory (median over the rounds) | each round |',
+    '| request (through the gateway) | connections | store | requests/s | p50 ms | p99 ms | errors | vs memory ' +
+      '(median over the rounds) | each round |',
   );
   console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
   for (const row of rows) {
     console.log(
-      `| ${row.route} | ${row.connections} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.errors} | ${row.vsMemory.toFixed(2)}× | ${row.rounds} |`,
+      `| ${row.route} | ${row.connections} | ${row.store} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ` +
+        `${row.p99Ms.toFixed(2)} | ${row.errors} | ${row.vsMemory.toFixed(2)}× | ${row.rounds} |`,
     );
   }
   const means = await statementMeans(onPostgres.adminUrl);

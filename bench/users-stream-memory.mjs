@@ -38,7 +38,8 @@ const backendEnv = {
 try {
   await fillUsers(postgres.url, USERS);
   console.log(
-    `node ${nodeVersion(node)} ${values['node-options'] || '(no flags)'}; ${USERS.toLocaleString('en-US')} users in embedded PostgreSQL\n`,
+    `node ${nodeVersion(node)} ${values['node-options'] || '(no flags)'}; ${USERS.toLocaleString('en-US')} users in ` +
+      `embedded PostgreSQL\n`,
   );
   console.log('| round | streamed | time | MiB/s | RSS idle → peak |');
   console.log('|---|---:|---:|---:|---:|');
@@ -63,7 +64,8 @@ try {
       const seconds = (Date.now() - started) / 1000;
       const mib = bytes / 2 ** 20;
       console.log(
-        `| ${round} | ${mib.toFixed(0)} MiB | ${seconds.toFixed(1)} s | ${(mib / seconds).toFixed(1)} | ${idle.toFixed(0)} → ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)}) |`,
+        `| ${round} | ${mib.toFixed(0)} MiB | ${seconds.toFixed(1)} s | ${(mib / seconds).toFixed(1)} | ` +
+          `${idle.toFixed(0)} → ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)}) |`,
       );
     } finally {
       backend.child.kill('SIGTERM');

@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 
-/** The Node major of the Docker image, from its base image (`ARG NODE_IMAGE=node:<major>-…` or `FROM node:<major>-…`). */
+/**
+ * The Node major of the Docker image, from its base image (`ARG NODE_IMAGE=node:<major>-…` or
+ * `FROM node:<major>-…`).
+ */
 export function imageNodeMajor() {
   const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
   const image = /^ARG\s+NODE_IMAGE=(\S+)/m.exec(dockerfile)?.[1] ?? /^FROM\s+(node:\S+)/m.exec(dockerfile)?.[1];

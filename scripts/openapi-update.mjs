@@ -42,7 +42,8 @@ if (report !== '') console.log(report);
 
 if (hasBreaking(diffs) && !options['allow-breaking']) {
   console.error(
-    'Refused: the differences marked BREAKING would break clients of a published version. Put the change in a new major ' +
+    'Refused: the differences marked BREAKING would break clients of a published version. Put the change in a new ' +
+      'major ' +
       'version instead (a new presenter), or rerun with --allow-breaking if no client can be affected.',
   );
   process.exit(1);

@@ -81,7 +81,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 let lastHangup = 0;
-/** SIGHUP: the gateway re-reads its policy; without a gateway (start:backend) it stops, as the backend itself does on SIGHUP. */
+/**
+ * SIGHUP: the gateway re-reads its policy; without a gateway (start:backend) it stops, as the backend itself does on
+ * SIGHUP.
+ */
 function hangUp() {
   lastHangup = Date.now();
   if (stopping) return;
@@ -107,7 +110,8 @@ const parentWatch = setInterval(() => {
   if (Date.now() - lastHangup > 1_000) hangUp();
   if (!stopping)
     console.log(
-      `the process that started this launcher (pid ${parentPid}) is gone, as npm goes on SIGHUP; stop the stack with: kill ${process.pid}`,
+      `the process that started this launcher (pid ${parentPid}) is gone, as npm goes on SIGHUP; stop the stack ` +
+        `with: kill ${process.pid}`,
     );
 }, 250);
 parentWatch.unref();

@@ -51,7 +51,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        // `npm run test:containers` (test/containers/run.mjs), first: the single-replica stacks, one compose project per
+        // `npm run test:containers` (test/containers/run.mjs), first: the single-replica stacks, one compose project
+        // per
         // file; timeouts sized for a cold image build.
         test: {
           name: 'containers',

@@ -24,7 +24,9 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
   return typeof value === 'string' ? value : null;
 }
 
-/** Passes every event on to the handler it wraps, and tells `onDeprecated` about an answer that carries `Deprecation`. */
+/**
+ * Passes every event on to the handler it wraps, and tells `onDeprecated` about an answer that carries `Deprecation`.
+ */
 function deprecationHandler(
   handler: Dispatcher.DispatchHandler,
   onDeprecated: (headers: ResponseHeaders) => void,

@@ -61,9 +61,11 @@ describe('version-router-check against the gateway', () => {
       stderr: '',
       stdout: [
         `version-router-check: consumer acme at ${live.url}, 2026-11-22T12:00:00.000Z`,
-        `ok   GET /api/v1/orders/{id} (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; move to v2: ${live.url}/versions/1/changes`,
+        `ok   GET /api/v1/orders/{id} (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; ` +
+          `move to v2: ${live.url}/versions/1/changes`,
         `     breaking: ${BREAKING}`,
-        `ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; move to v2: ${live.url}/versions/1/changes`,
+        `ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; move ` +
+          `to v2: ${live.url}/versions/1/changes`,
         `     breaking: ${BREAKING}`,
         'OK: no operation acme called is removed, browned out now or sunsets within 30 days.',
         '',
@@ -76,12 +78,14 @@ describe('version-router-check against the gateway', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toBe('');
     const row = (operation: string): string =>
-      `| ❌ | \`${operation}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 39 days | [v2](${live.url}/versions/1/changes) | removed field user_id<br>removed field total |`;
+      `| ❌ | \`${operation}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 39 days | [v2](` +
+      `${live.url}/versions/1/changes) | removed field user_id<br>removed field total |`;
     expect(outcome.stdout).toBe(
       [
         '### ❌ API deprecations: 2 operations to change now',
         '',
-        `Consumer \`acme\` on ${live.url}, checked 2026-11-22T12:00:00.000Z. An operation fails the check when it is removed, browned out now or sunsets within 90 days.`,
+        `Consumer \`acme\` on ${live.url}, checked 2026-11-22T12:00:00.000Z. An operation fails the check when it ` +
+          `is removed, browned out now or sunsets within 90 days.`,
         '',
         '| | Operation | Version | Status | Move to | Breaking changes |',
         '|---|---|---|---|---|---|',
@@ -97,7 +101,8 @@ describe('version-router-check against the gateway', () => {
     const outcome = await check(['--url', live.url, '--days', '0', '--format', 'junit'], { now });
     expect(outcome.code).toBe(1);
     const status =
-      'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 30 days';
+      'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 30 ' +
+      'days';
     const testcase = (operation: string): string =>
       [
         `    <testcase classname="version-router.v1" name="${operation}">`,
@@ -111,7 +116,8 @@ describe('version-router-check against the gateway', () => {
       [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<testsuites name="version-router-check" tests="2" failures="2" errors="0">',
-        '  <testsuite name="API deprecations of acme" tests="2" failures="2" errors="0" timestamp="2026-12-01T11:00:00.000Z">',
+        '  <testsuite name="API deprecations of acme" tests="2" failures="2" errors="0" ' +
+          'timestamp="2026-12-01T11:00:00.000Z">',
         testcase('GET /api/v1/orders/{id}'),
         testcase('GET /v1/orders/{id}'),
         '  </testsuite>',
@@ -125,7 +131,8 @@ describe('version-router-check against the gateway', () => {
     const outcome = await check(['--url', live.url, '--days', '0'], { now: V1_SUNSET });
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toContain(
-      `FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z: answered 410 Gone; move to v2: ${live.url}/versions/1/changes\n`,
+      `FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z: answered 410 Gone; move to ` +
+        `v2: ${live.url}/versions/1/changes\n`,
     );
     expect(
       outcome.stdout.endsWith(
@@ -139,7 +146,9 @@ describe('version-router-check against the gateway', () => {
     expect(text).toEqual({
       code: 0,
       stderr: '',
-      stdout: `version-router-check: consumer idle at ${live.url}, 2026-11-22T12:00:00.000Z\nOK: idle calls no deprecated or removed version.\n`,
+      stdout:
+        `version-router-check: consumer idle at ${live.url}, 2026-11-22T12:00:00.000Z\nOK: idle calls no ` +
+        `deprecated or removed version.\n`,
     });
     const markdown = await check(['--url', live.url, '--format', 'markdown'], { apiKey: live.idleKey });
     expect(markdown.code).toBe(0);

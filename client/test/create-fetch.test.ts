@@ -47,39 +47,47 @@ describe('createFetch against the gateway', () => {
     expect(reports).toHaveLength(1);
   });
 
-  it('sends API-Key and API-Version: the header form is served the version asked, and the backend learns the consumer', async () => {
-    const { reports, onDeprecation } = collect();
-    const client = createFetch({ apiKey: live.key, apiVersion: 1, onDeprecation });
-    const seenBefore = live.backend.seen.length;
-    const res = await client(`${live.url}/orders/ord-7`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('api-version')).toBe('1');
-    expect(live.backend.seen.slice(seenBefore).map((request) => request.headers['api-consumer'])).toEqual(['acme']);
-    await vi.waitFor(() => expect(reports).toHaveLength(1));
-    expect(reports[0]).toMatchObject({
-      operation: 'GET /orders/{id}',
-      version: 1,
-      successor: `${live.url}/v2/orders/ord-7`,
-    });
-    // A request's own header wins over the client's.
-    const v2 = await client(`${live.url}/orders/ord-7`, { headers: { 'API-Version': '2' } });
-    expect(v2.headers.get('api-version')).toBe('2');
-    expect(v2.headers.get('deprecation')).toBeNull();
-  });
+  it(
+    'sends API-Key and API-Version: the header form is served the version asked, and the backend learns the ' +
+      'consumer',
+    async () => {
+      const { reports, onDeprecation } = collect();
+      const client = createFetch({ apiKey: live.key, apiVersion: 1, onDeprecation });
+      const seenBefore = live.backend.seen.length;
+      const res = await client(`${live.url}/orders/ord-7`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('api-version')).toBe('1');
+      expect(live.backend.seen.slice(seenBefore).map((request) => request.headers['api-consumer'])).toEqual(['acme']);
+      await vi.waitFor(() => expect(reports).toHaveLength(1));
+      expect(reports[0]).toMatchObject({
+        operation: 'GET /orders/{id}',
+        version: 1,
+        successor: `${live.url}/v2/orders/ord-7`,
+      });
+      // A request's own header wins over the client's.
+      const v2 = await client(`${live.url}/orders/ord-7`, { headers: { 'API-Version': '2' } });
+      expect(v2.headers.get('api-version')).toBe('2');
+      expect(v2.headers.get('deprecation')).toBeNull();
+    },
+  );
 
-  it('reports each method, path shape and version apart: the /api form and a Request input are operations of their own', async () => {
-    const { reports, onDeprecation } = collect();
-    const client = createFetch({ onDeprecation });
-    for (const url of ['/v1/orders/ord-1', '/api/v1/orders/ord-1', '/api/v1/orders/ord-2', '/v1/orders/ord-3'])
-      await (await client(`${live.url}${url}`)).arrayBuffer();
-    await (await client(new Request(`${live.url}/v1/orders/ord-4`, { method: 'HEAD' }))).arrayBuffer();
-    await vi.waitFor(() => expect(reports).toHaveLength(3));
-    expect(reports.map((report) => report.operation).sort()).toEqual([
-      'GET /api/v1/orders/{id}',
-      'GET /v1/orders/{id}',
-      'HEAD /v1/orders/{id}',
-    ]);
-  });
+  it(
+    'reports each method, path shape and version apart: the /api form and a Request input are operations of their ' +
+      'own',
+    async () => {
+      const { reports, onDeprecation } = collect();
+      const client = createFetch({ onDeprecation });
+      for (const url of ['/v1/orders/ord-1', '/api/v1/orders/ord-1', '/api/v1/orders/ord-2', '/v1/orders/ord-3'])
+        await (await client(`${live.url}${url}`)).arrayBuffer();
+      await (await client(new Request(`${live.url}/v1/orders/ord-4`, { method: 'HEAD' }))).arrayBuffer();
+      await vi.waitFor(() => expect(reports).toHaveLength(3));
+      expect(reports.map((report) => report.operation).sort()).toEqual([
+        'GET /api/v1/orders/{id}',
+        'GET /v1/orders/{id}',
+        'HEAD /v1/orders/{id}',
+      ]);
+    },
+  );
 
   it("reports a brownout's 410, the gateway's own answer, with the version the path names", async () => {
     const { lifecyclePolicyFile, BROWNOUT_START } = await import('../../gateway/test/helpers.js');
@@ -129,7 +137,8 @@ describe('createFetch against the gateway', () => {
     for (const id of [1, 2, 3]) await (await client(`${live.url}/v1/orders/ord-${id}`)).arrayBuffer();
     await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(1));
     expect(warn.mock.calls[0]).toEqual([
-      `version-router: GET /v1/orders/{id} calls deprecated API version 1 (${live.url}/v1/orders/ord-1); sunset 2027-01-01T00:00:00.000Z; ` +
+      `version-router: GET /v1/orders/{id} calls deprecated API version 1 (${live.url}/v1/orders/ord-1); sunset ` +
+        `2027-01-01T00:00:00.000Z; ` +
         `successor ${live.url}/v2/orders/ord-1; migration guide ${live.url}/versions/1/changes`,
     ]);
   });

@@ -67,33 +67,37 @@ describe('deprecationInterceptor against the gateway', () => {
     }
   });
 
-  it("takes the version from the request's API-Version, in each form undici takes headers, when the answer names none", async () => {
-    // A brownout's 410 is the gateway's own answer: no API-Version on it, and the header form has none in its path.
-    const brownout = await startLiveGateway({ policy: lifecyclePolicyFile, now: BROWNOUT_START });
-    const reports: DeprecationReport[] = [];
-    const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
-    try {
-      const forms = [{ 'api-version': '1' }, ['API-Version', '1'], new Map([['Api-Version', '1']])] as const;
-      for (const [index, headers] of forms.entries()) {
-        const method = (['GET', 'HEAD', 'DELETE'] as const)[index];
-        const res = await request(`${brownout.url}/orders/ord-1`, {
-          dispatcher: agent,
-          method,
-          headers: headers as never,
-        });
-        expect(res.statusCode).toBe(410);
-        expect(res.headers['api-version']).toBeUndefined();
-        await res.body.dump();
+  it(
+    "takes the version from the request's API-Version, in each form undici takes headers, when the answer names " +
+      'none',
+    async () => {
+      // A brownout's 410 is the gateway's own answer: no API-Version on it, and the header form has none in its path.
+      const brownout = await startLiveGateway({ policy: lifecyclePolicyFile, now: BROWNOUT_START });
+      const reports: DeprecationReport[] = [];
+      const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
+      try {
+        const forms = [{ 'api-version': '1' }, ['API-Version', '1'], new Map([['Api-Version', '1']])] as const;
+        for (const [index, headers] of forms.entries()) {
+          const method = (['GET', 'HEAD', 'DELETE'] as const)[index];
+          const res = await request(`${brownout.url}/orders/ord-1`, {
+            dispatcher: agent,
+            method,
+            headers: headers as never,
+          });
+          expect(res.statusCode).toBe(410);
+          expect(res.headers['api-version']).toBeUndefined();
+          await res.body.dump();
+        }
+        await vi.waitFor(() => expect(reports).toHaveLength(3));
+        expect(reports.map(({ operation, version }) => `${operation} v${version}`).sort()).toEqual([
+          'DELETE /orders/{id} v1',
+          'GET /orders/{id} v1',
+          'HEAD /orders/{id} v1',
+        ]);
+      } finally {
+        await agent.close();
+        await brownout.close();
       }
-      await vi.waitFor(() => expect(reports).toHaveLength(3));
-      expect(reports.map(({ operation, version }) => `${operation} v${version}`).sort()).toEqual([
-        'DELETE /orders/{id} v1',
-        'GET /orders/{id} v1',
-        'HEAD /orders/{id} v1',
-      ]);
-    } finally {
-      await agent.close();
-      await brownout.close();
-    }
-  });
+    },
+  );
 });

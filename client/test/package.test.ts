@@ -122,15 +122,19 @@ describe('npm pack of @version-router/client', () => {
     expect(help.stdout).toMatch(/^Usage: version-router-check --url <gateway>/);
   });
 
-  it("types resolve for a TypeScript consumer with moduleResolution nodenext, the interceptor's from undici", async () => {
-    // The interceptor's types name undici's; the consumer brings undici (here the repository's copy).
-    await symlink(join(repoRoot, 'node_modules/undici'), join(project, 'node_modules/undici'), 'dir');
-    const consumer = `
+  it(
+    "types resolve for a TypeScript consumer with moduleResolution nodenext, the interceptor's from " + 'undici',
+    async () => {
+      // The interceptor's types name undici's; the consumer brings undici (here the repository's copy).
+      await symlink(join(repoRoot, 'node_modules/undici'), join(project, 'node_modules/undici'), 'dir');
+      const consumer =
+        `
       import { createFetch, type DeprecationReport, type VersionRouterFetch } from '@version-router/client';
       import { deprecationInterceptor } from '@version-router/client/undici';
       import { Agent } from 'undici';
 
-      const api: VersionRouterFetch = createFetch({ apiKey: 'k', apiVersion: 2, onDeprecation: (report: DeprecationReport) => {
+      const api: VersionRouterFetch = createFetch({ apiKey: 'k', apiVersion: 2, onDeprecation: (report: ` +
+        `DeprecationReport) => {
         const sunset: Date | null = report.sunset;
         const version: number | null = report.version;
         void [sunset, version];
@@ -141,24 +145,26 @@ describe('npm pack of @version-router/client', () => {
       const agent = new Agent().compose(deprecationInterceptor());
       void agent;
     `;
-    await writeFile(join(project, 'consumer.ts'), consumer);
-    const tsconfig = {
-      compilerOptions: {
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: ['node'],
-        typeRoots: [join(repoRoot, 'node_modules/@types')],
-      },
-      files: ['consumer.ts'],
-    };
-    await writeFile(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const { stdout } = await run(process.execPath, [tsc, '-p', project]).catch((err: { stdout: string }) => ({
-      stdout: err.stdout,
-    }));
-    expect(stdout).toBe('');
-  }, 120_000);
+      await writeFile(join(project, 'consumer.ts'), consumer);
+      const tsconfig = {
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(repoRoot, 'node_modules/@types')],
+        },
+        files: ['consumer.ts'],
+      };
+      await writeFile(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+      const { stdout } = await run(process.execPath, [tsc, '-p', project]).catch((err: { stdout: string }) => ({
+        stdout: err.stdout,
+      }));
+      expect(stdout).toBe('');
+    },
+    120_000,
+  );
 });

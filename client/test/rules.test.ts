@@ -33,7 +33,8 @@ describe('successorLink', () => {
   const base = 'https://api.example.com/v1/orders/ord-1';
   it('finds the successor among other links and resolves it against the request', () => {
     const link =
-      '</v2/orders/ord-1>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; type="text/html"';
+      '</v2/orders/ord-1>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; ' +
+      'type="text/html"';
     expect(successorLink(link, base)).toBe('https://api.example.com/v2/orders/ord-1');
     expect(
       successorLink('<https://example.com/d>; rel=deprecation, </v2/x>; rel="latest-version successor-version"', base),

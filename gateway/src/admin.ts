@@ -56,7 +56,10 @@ export interface GatewayAdminOptions {
   logger: Logger;
   /** This replica's name on the status page: the host name (main.ts), injected so tests choose it. */
   replica: string;
-  /** ADMIN_TOKEN, and the address the listener binds: who may use the admin routes (docs/behaviour.md#admin-authentication). */
+  /**
+   * ADMIN_TOKEN, and the address the listener binds: who may use the admin routes
+   * (docs/behaviour.md#admin-authentication).
+   */
   adminToken: string | undefined;
   host: string;
   /** The app's clock: when a consumer or key was made or revoked. */

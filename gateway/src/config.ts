@@ -42,7 +42,10 @@ export interface GatewayConfig {
   consumerKeysUrl: string | undefined;
 }
 
-/** A mailbox as an e-mail's From names it: `API team <api@example.com>` is `{ name: 'API team', address: 'api@example.com' }`. */
+/**
+ * A mailbox as an e-mail's From names it: `API team <api@example.com>` is `{ name: 'API team', address:
+ * 'api@example.com' }`.
+ */
 export interface Mailbox {
   name: string;
   address: string;
@@ -56,7 +59,10 @@ export interface NoticesConfig {
   intervalMs: number;
   /** PUBLIC_BASE_URL: what a notice's links start with (no trailing slash); undefined: links are paths on the API. */
   publicBaseUrl: string | undefined;
-  /** NOTICES_SEND_TIMEOUT_MS: the longest one e-mail or webhook delivery may take before it counts as failed and is retried. */
+  /**
+   * NOTICES_SEND_TIMEOUT_MS: the longest one e-mail or webhook delivery may take before it counts as failed and is
+   * retried.
+   */
   sendTimeoutMs: number;
 }
 
@@ -122,13 +128,17 @@ function parseMailbox(raw: string): Mailbox {
   const address = only !== undefined && 'address' in only ? only.address : undefined;
   if (only === undefined || address === undefined || !z.email().safeParse(address).success) {
     throw new ConfigError(
-      `NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got ${JSON.stringify(raw)})`,
+      `NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got ` +
+        `${JSON.stringify(raw)})`,
     );
   }
   return { name: only.name, address };
 }
 
-/** The shortest and longest NOTICES_INTERVAL_MS: each check reads the store; an hour is the longest a due notice or a retry waits. */
+/**
+ * The shortest and longest NOTICES_INTERVAL_MS: each check reads the store; an hour is the longest a due notice or a
+ * retry waits.
+ */
 const MIN_NOTICES_INTERVAL_MS = 1_000;
 const MAX_NOTICES_INTERVAL_MS = 3_600_000;
 const noticesIntervalSchema = z
@@ -162,7 +172,10 @@ const publicBaseUrlSchema = z.string().transform((text, ctx): string | undefined
   return z.NEVER;
 });
 
-/** SMTP_URL, NOTICE_FROM (required with SMTP_URL, and checked when set without it), NOTICES_INTERVAL_MS, NOTICES_SEND_TIMEOUT_MS, PUBLIC_BASE_URL. */
+/**
+ * SMTP_URL, NOTICE_FROM (required with SMTP_URL, and checked when set without it), NOTICES_INTERVAL_MS,
+ * NOTICES_SEND_TIMEOUT_MS, PUBLIC_BASE_URL.
+ */
 function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   const vars = readEnv(env, {
     NOTICES_INTERVAL_MS: { schema: noticesIntervalSchema, default: '60000' },
@@ -195,7 +208,10 @@ const translationMaxBytesSchema = z
     (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_BYTES,
     `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_BYTES} bytes`,
   );
-/** CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); '' for none. */
+/**
+ * CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); ''
+ * for none.
+ */
 const consumerKeysUrlSchema = z
   .string()
   .refine(
@@ -207,7 +223,10 @@ const consumerKeysUrlSchema = z
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
-/** The gateway's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
+/**
+ * The gateway's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment;
+ * throws ConfigError naming the variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const vars = readEnv(env, {
     GATEWAY_HOST: { schema: hostSchema, default: '0.0.0.0' },

@@ -28,7 +28,10 @@ export function configErrorOf(load: () => unknown): string {
   return 'no error';
 }
 
-/** The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added since is one more entry there). */
+/**
+ * The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added
+ * since is one more entry there).
+ */
 export const designPolicyFile = {
   default_version: 1,
   versions: [
@@ -75,7 +78,8 @@ export const BROWNOUT_START = at('2026-12-01T10:00:00Z');
 export const BROWNOUT_END = at('2026-12-01T12:00:00Z');
 /** What lifecyclePolicyFile's deprecation and sunset links add to v1's Link header, after the successor link. */
 export const V1_LIFECYCLE_LINKS =
-  ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
+  ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; ' +
+  'rel="sunset"';
 
 /** The host name the test gateway's status page names. */
 export const TEST_REPLICA = 'gateway-test-1';

@@ -35,12 +35,16 @@ describe('the built gateway with a bad configuration', () => {
   it.each([
     [
       { API_VERSIONS_FILE: early },
-      `invalid configuration: API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
+      `invalid configuration: API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset ` +
+        `2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest ` +
+        `2026-12-01T00:00:00.000Z)`,
     ],
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
     [
       { API_VERSIONS_FILE: removedDefault },
-      `invalid configuration: API_VERSIONS_FILE: ${removedDefault} is invalid at default_version: default_version 1 was removed on 2025-07-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its successor) (docs/runbook.md#move-the-default)`,
+      `invalid configuration: API_VERSIONS_FILE: ${removedDefault} is invalid at default_version: default_version 1 ` +
+        `was removed on 2025-07-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 ` +
+        `(its successor) (docs/runbook.md#move-the-default)`,
     ],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
     [
@@ -53,15 +57,18 @@ describe('the built gateway with a bad configuration', () => {
     ],
     [
       { DATABASE_URL: 'mysql://gw:s3cret@db/fleet' },
-      'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://gw:***@db/fleet")',
+      'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got ' +
+        '"mysql://gw:***@db/fleet")',
     ],
     [
       { SMTP_URL: 'smtp://notices:s3cret@mail', NOTICE_FROM: 'a@example.com' },
-      'invalid configuration: SMTP_URL: must name a port, e.g. smtp://mail.example.com:25 (got "smtp://notices:***@mail")',
+      'invalid configuration: SMTP_URL: must name a port, e.g. smtp://mail.example.com:25 (got ' +
+        '"smtp://notices:***@mail")',
     ],
     [
       { SMTP_URL: 'smtp://mail:25', NOTICE_FROM: 'nobody' },
-      'invalid configuration: NOTICE_FROM: must be one e-mail address, optionally with a name: "API team <api@example.com>" (got "nobody")',
+      'invalid configuration: NOTICE_FROM: must be one e-mail address, optionally with a name: "API team ' +
+        '<api@example.com>" (got "nobody")',
     ],
     [
       { NOTICES_INTERVAL_MS: '0' },

@@ -13,10 +13,14 @@ export const apiKeySecurityScheme = {
   in: 'header',
   name: 'API-Key',
   description:
-    "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown or revoked is answered 401 on every route.",
+    "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown " +
+    'or revoked is answered 401 on every route.',
 } as const;
 
-/** Either the key or nothing (`{}`: OpenAPI's "no security"): every operation works without a key unless its version requires one. */
+/**
+ * Either the key or nothing (`{}`: OpenAPI's "no security"): every operation works without a key unless its version
+ * requires one.
+ */
 export const KEY_OPTIONAL: readonly Record<string, never[]>[] = [{ [API_KEY_SCHEME]: [] }, {}];
 export const KEY_REQUIRED: readonly Record<string, never[]>[] = [{ [API_KEY_SCHEME]: [] }];
 
@@ -26,7 +30,9 @@ export const KEY_REQUIRED_ERROR = 'API key required';
 export const INVALID_KEY_ERROR = 'invalid API key';
 
 export const unauthorizedResponse = {
-  description: `The \`API-Key\` is malformed, unknown or revoked (\`${INVALID_KEY_ERROR}\`), or absent where the version requires one (\`${KEY_REQUIRED_ERROR}\`).`,
+  description:
+    `The \`API-Key\` is malformed, unknown or revoked (\`${INVALID_KEY_ERROR}\`), or absent where the ` +
+    `version requires one (\`${KEY_REQUIRED_ERROR}\`).`,
   headers: {
     'WWW-Authenticate': {
       description: 'The scheme to authenticate with.',

@@ -27,7 +27,9 @@ export interface ContractChange {
   documentation: boolean;
 }
 
-/** `paths.{p}.{method}.responses.{status}.content.{type}.schema…`: the position inside a response body schema, if any. */
+/**
+ * `paths.{p}.{method}.responses.{status}.content.{type}.schema…`: the position inside a response body schema, if any.
+ */
 function responseSchemaPosition(path: Path): { status: string; inSchema: Path } | undefined {
   if (path[0] !== 'paths' || path[3] !== 'responses' || path[5] !== 'content' || path[7] !== 'schema') return undefined;
   return { status: String(path[4]), inSchema: path.slice(8) };

@@ -52,7 +52,8 @@ const poolMaxSchema = z
   .refine((max) => max >= 1 && max <= 100, 'must be an integer from 1 to 100');
 
 /**
- * A postgres:// or postgresql:// URL with a host (or a socket directory). The value is never echoed back: where it parses, the
+ * A postgres:// or postgresql:// URL with a host (or a socket directory). The value is never echoed back: where it
+ * parses, the
  * message shows it with the password masked; where it does not, it is not shown at all.
  */
 function parseDatabaseUrl(raw: string): string {
@@ -61,7 +62,8 @@ function parseDatabaseUrl(raw: string): string {
     url = new URL(raw);
   } catch {
     throw new ConfigError(
-      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)',
+      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a ' +
+        'password)',
     );
   }
   if (url.password !== '') url.password = '***';
@@ -141,7 +143,9 @@ export function readFileOf(variable: string, path: string): Buffer {
   }
 }
 
-/** Parses and validates the bytes of a JSON file named by an environment variable; every failure names that variable. */
+/**
+ * Parses and validates the bytes of a JSON file named by an environment variable; every failure names that variable.
+ */
 export function parseJsonFile<Schema extends z.ZodType>(
   variable: string,
   path: string,

@@ -1,6 +1,9 @@
 import type { FastifyReply } from 'fastify';
 
-/** The ErrorResponse body of every error either process answers: `code` equals the HTTP status, `details` only when non-empty. */
+/**
+ * The ErrorResponse body of every error either process answers: `code` equals the HTTP status, `details` only when
+ * non-empty.
+ */
 export interface ErrorResponse {
   error: string;
   code: number;

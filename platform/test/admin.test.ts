@@ -70,14 +70,17 @@ describe('the admin listener with ADMIN_TOKEN', () => {
     expect(res.json()).toEqual({ error: 'invalid admin token', code: 401 });
   });
 
-  it('serves every route with the token, the credential routes off loopback too; unknown paths are then 404', async () => {
-    const app = await admin(TOKEN, '0.0.0.0');
-    expect((await app.inject({ url: '/status', headers: bearer(TOKEN) })).json()).toEqual({ page: true });
-    expect(
-      (await app.inject({ method: 'POST', url: '/keys', headers: { authorization: `bearer ${TOKEN}` } })).statusCode,
-    ).toBe(201);
-    expect((await app.inject({ url: '/no-such-route', headers: bearer(TOKEN) })).statusCode).toBe(404);
-  });
+  it(
+    'serves every route with the token, the credential routes off loopback too; unknown paths are then ' + '404',
+    async () => {
+      const app = await admin(TOKEN, '0.0.0.0');
+      expect((await app.inject({ url: '/status', headers: bearer(TOKEN) })).json()).toEqual({ page: true });
+      expect(
+        (await app.inject({ method: 'POST', url: '/keys', headers: { authorization: `bearer ${TOKEN}` } })).statusCode,
+      ).toBe(201);
+      expect((await app.inject({ url: '/no-such-route', headers: bearer(TOKEN) })).statusCode).toBe(404);
+    },
+  );
 });
 
 describe('the admin listener without ADMIN_TOKEN', () => {

@@ -3,12 +3,15 @@ import { serverLimits } from '../src/server-limits.js';
 import { buildFoundationApp } from './helpers.js';
 
 describe('baseServerOptions', () => {
-  it('gives the Node server the read timeout for the whole request (body included), checked twice a second', async () => {
-    const app = await buildFoundationApp();
-    expect(app.server.requestTimeout).toBe(serverLimits.readTimeoutMs);
-    expect(app.server.headersTimeout).toBe(serverLimits.readTimeoutMs);
-    expect(serverLimits.timeoutCheckIntervalMs).toBeLessThanOrEqual(1_000);
-  });
+  it(
+    'gives the Node server the read timeout for the whole request (body included), checked twice a ' + 'second',
+    async () => {
+      const app = await buildFoundationApp();
+      expect(app.server.requestTimeout).toBe(serverLimits.readTimeoutMs);
+      expect(app.server.headersTimeout).toBe(serverLimits.readTimeoutMs);
+      expect(serverLimits.timeoutCheckIntervalMs).toBeLessThanOrEqual(1_000);
+    },
+  );
 });
 
 describe('httpFoundation', () => {

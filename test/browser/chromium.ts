@@ -75,7 +75,10 @@ const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
 export const daysFromToday = (days: number): number => today + days * DAY_MS;
 export const dateOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
-/** v1 announced 30 days ago and removed in 180, v2 its successor: a deprecation under way on any day the pages are tested. */
+/**
+ * v1 announced 30 days ago and removed in 180, v2 its successor: a deprecation under way on any day the pages are
+ * tested.
+ */
 export const V1_ANNOUNCED = daysFromToday(-30);
 export const V1_SUNSET = daysFromToday(180);
 

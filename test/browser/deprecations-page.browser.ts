@@ -44,7 +44,9 @@ async function send(path: string, headers: Record<string, string>): Promise<void
   expect((await fetch(`${stack.gatewayUrl}${path}`, { headers })).status, path).toBe(200);
 }
 
-/** The cells of each operation row of v`version`'s table: operation, requests, last call, breaking changes (each one). */
+/**
+ * The cells of each operation row of v`version`'s table: operation, requests, last call, breaking changes (each one).
+ */
 async function operationRows(version: number): Promise<string[][]> {
   const trs = page.locator(`table.operations[data-version="${version}"] tbody tr`);
   const out: string[][] = [];
@@ -95,30 +97,35 @@ afterAll(async () => {
 });
 
 describe('the deprecation report in Chromium, JavaScript off', () => {
-  it('shows the deprecated version the consumer called, when it goes, and each operation with what breaks it', async () => {
-    expect(await page.title()).toBe(`Deprecations for ${consumer}`);
-    expect(await page.locator('h1').textContent()).toBe(`Deprecations for ${consumer}`);
-    expect(await page.locator('p.summary').textContent()).toBe(
-      'You called 1 version that is deprecated or removed, in 3 operations; breaking changes touch 3 of them.',
-    );
-    expect(await page.locator('section h2').allTextContents()).toEqual(['v1 deprecated']);
-    // Days are counted from the instant the page was rendered, which it prints.
-    const asOf = /As of (\S+ \S+) UTC/.exec((await page.locator('p.meta').textContent()) ?? '')?.[1];
-    const days = Math.ceil((V1_SUNSET - Date.parse(`${asOf?.replace(' ', 'T')}Z`)) / DAY_MS);
-    expect(await page.locator('section#v1 > p').textContent()).toBe(
-      `Removed on ${dateOf(V1_SUNSET)} (in ${days} ${days === 1 ? 'day' : 'days'}). Move to v2: the migration guide lists every change.`,
-    );
-    const rows = await operationRows(1);
-    expect(rows.map(([operation, requests]) => [operation, requests])).toEqual([
-      ['GET /api/v1/orders/{id}', '1'],
-      ['GET /orders/{id}', '2'],
-      ['GET /v1/orders/{id}', '3'],
-    ]);
-    for (const row of rows) {
-      expect(row[2]).toMatch(new RegExp(`^${dateOf(Date.now())} \\d\\d:\\d\\d UTC$`));
-      expect(row.slice(3)).toEqual(ORDER_BREAKING);
-    }
-  });
+  it(
+    'shows the deprecated version the consumer called, when it goes, and each operation with what breaks ' + 'it',
+    async () => {
+      expect(await page.title()).toBe(`Deprecations for ${consumer}`);
+      expect(await page.locator('h1').textContent()).toBe(`Deprecations for ${consumer}`);
+      expect(await page.locator('p.summary').textContent()).toBe(
+        'You called 1 version that is deprecated or removed, in 3 operations; breaking changes touch 3 of them.',
+      );
+      expect(await page.locator('section h2').allTextContents()).toEqual(['v1 deprecated']);
+      // Days are counted from the instant the page was rendered, which it prints.
+      const asOf = /As of (\S+ \S+) UTC/.exec((await page.locator('p.meta').textContent()) ?? '')?.[1];
+      const days = Math.ceil((V1_SUNSET - Date.parse(`${asOf?.replace(' ', 'T')}Z`)) / DAY_MS);
+      expect(await page.locator('section#v1 > p').textContent()).toBe(
+        `Removed on ${dateOf(V1_SUNSET)} (in ${days} ${days === 1 ? 'day' : 'days'}). Move to v2: the migration ` +
+          `guide ` +
+          `lists every change.`,
+      );
+      const rows = await operationRows(1);
+      expect(rows.map(([operation, requests]) => [operation, requests])).toEqual([
+        ['GET /api/v1/orders/{id}', '1'],
+        ['GET /orders/{id}', '2'],
+        ['GET /v1/orders/{id}', '3'],
+      ]);
+      for (const row of rows) {
+        expect(row[2]).toMatch(new RegExp(`^${dateOf(Date.now())} \\d\\d:\\d\\d UTC$`));
+        expect(row.slice(3)).toEqual(ORDER_BREAKING);
+      }
+    },
+  );
 
   it('applies its own inline style under its CSP, loads nothing else and logs no error', async () => {
     // Strings, so they run in the page (the test's TypeScript has no DOM types).

@@ -70,7 +70,8 @@ describe('the embedded consumer store', () => {
   const issued: { id: string; keyId: string; key: string }[] = [];
 
   it(
-    'keeps consumers, keys and first uses across a restart of the gateway, and refuses a second gateway on its directory',
+    'keeps consumers, keys and first uses across a restart of the gateway, and refuses a second gateway on its ' +
+      'directory',
     async () => {
       const first = await startEmbedded();
       expect(first.logs.find((line) => line.msg === 'consumer store open')).toMatchObject({
@@ -99,7 +100,8 @@ describe('the embedded consumer store', () => {
       });
       expect(second.status).toBe(1);
       expect(second.stderr).toBe(
-        `cannot start: GATEWAY_DATA_DIR: ${dataDir} is in use by process ${first.child.pid} (another gateway?); stop it, or remove ${join(dataDir, 'gateway.pid')} if no gateway runs\n`,
+        `cannot start: GATEWAY_DATA_DIR: ${dataDir} is in use by process ${first.child.pid} (another gateway?); ` +
+          `stop it, or remove ${join(dataDir, 'gateway.pid')} if no gateway runs\n`,
       );
       expect(await first.stop()).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, closedAt.getTime() - Date.now())));

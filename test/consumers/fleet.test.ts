@@ -1,5 +1,6 @@
 /**
- * Two built gateway processes on one PostgreSQL, as replicas of a fleet share it (docs/behaviour.md#consumers-and-api-keys):
+ * Two built gateway processes on one PostgreSQL, as replicas of a fleet share it
+ * (docs/behaviour.md#consumers-and-api-keys):
  * keys issued or revoked on one apply on the other within 5 s, and both add to one ledger.
  */
 import pg from 'pg';
@@ -57,7 +58,8 @@ describe('two gateway replicas on one PostgreSQL', () => {
         'the counts of both replicas in the ledger',
         async () => {
           const { rows } = await client.query<{ requests: string }>(
-            "SELECT sum(requests) AS requests FROM gateway.usage WHERE consumer_id = $1 AND operation = 'GET /v1/orders/{id}'",
+            "SELECT sum(requests) AS requests FROM gateway.usage WHERE consumer_id = $1 AND operation = 'GET " +
+              "/v1/orders/{id}'",
             [id],
           );
           return rows[0]?.requests === '12';

@@ -38,7 +38,8 @@ async function startBoth(url: string): Promise<[ServiceProcess, ServiceProcess]>
 }
 
 it(
-  'runs gateway and backend migrated into one database without a clash: both work, each keeps its own history, both restart',
+  'runs gateway and backend migrated into one database without a clash: both work, each keeps its own history, both ' +
+    'restart',
   { timeout: 120_000 },
   async () => {
     const url = await postgres.createDatabase();
@@ -67,7 +68,8 @@ it(
       );
       expect(await names('gateway.pgmigrations')).toEqual(migrationsIn('gateway/src/database/migrations'));
       const tables = await client.query<{ schema: string; name: string }>(
-        "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_schema IN ('public', 'gateway') ORDER BY 1, 2",
+        'SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_schema IN ' +
+          "('public', 'gateway') ORDER BY 1, 2",
       );
       expect(tables.rows.filter(({ schema }) => schema === 'public').map(({ name }) => name)).toEqual([
         'idempotency_keys',

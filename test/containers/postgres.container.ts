@@ -80,7 +80,10 @@ describe.skipIf(!engine.reachable)(
     /** The backend's db_up at a scrape of its /metrics now. */
     const databaseUp = async (): Promise<string | undefined> =>
       /^db_up (\S+)$/m.exec(await (await fetch(`${stack().backendAdminUrl}/metrics`)).text())?.[1];
-    /** `docker compose restart` of one service, then PostgreSQL healthy, both processes ready and the backend reaching it again. */
+    /**
+     * `docker compose restart` of one service, then PostgreSQL healthy, both processes ready and the backend reaching
+     * it again.
+     */
     const restart = async (service: string): Promise<void> => {
       await project.run(['restart', service], 90_000);
       await waitForContainer(await project.containerId('postgres'), 'healthy', healthy, 120_000);
@@ -109,7 +112,8 @@ describe.skipIf(!engine.reachable)(
       chmodSync(testDir, 0o755);
       copyFileSync(join(repoRoot, 'ops/versions.json'), policyCopy);
       process.stdout.write(
-        `container suite: PostgreSQL variant on ${engine.standin ? 'stand-in' : 'official'} images, overlays ${composeFiles.slice(1).join(', ')}\n`,
+        `container suite: PostgreSQL variant on ${engine.standin ? 'stand-in' : 'official'} images, overlays ` +
+          `${composeFiles.slice(1).join(', ')}\n`,
       );
       // A run that was killed leaves its containers and volume behind (no Ryuk: it needs a registry).
       await project.run(['down', '--volumes', '--remove-orphans', '--timeout', '25'], 120_000);
@@ -141,45 +145,57 @@ describe.skipIf(!engine.reachable)(
         expect(Number(next.id.slice('user-'.length))).toBeGreaterThan(Number(user.id.slice('user-'.length)));
       });
 
-      it('the backend stays ready while PostgreSQL is stopped (db_up 0, users 503, orders 200), and serves users again once it is back', async () => {
-        const user = await createUser('Outage');
-        expect(await backendReady()).toBe(200);
-        try {
-          await project.run(['stop', 'postgres'], 90_000);
-          await eventually('the backend db_up to be 0', async () => ((await databaseUp()) === '0' ? true : undefined), {
-            timeoutMs: 30_000,
+      it(
+        'the backend stays ready while PostgreSQL is stopped (db_up 0, users 503, orders 200), and serves users ' +
+          'again once it is back',
+        async () => {
+          const user = await createUser('Outage');
+          expect(await backendReady()).toBe(200);
+          try {
+            await project.run(['stop', 'postgres'], 90_000);
+            await eventually(
+              'the backend db_up to be 0',
+              async () => ((await databaseUp()) === '0' ? true : undefined),
+              {
+                timeoutMs: 30_000,
+                intervalMs: 500,
+              },
+            );
+            // Readiness is this replica's own: a database every replica shares does not take it out of rotation.
+            expect(await backendReady()).toBe(200);
+            expect(await readUser(user.id)).toEqual({ status: 503, body: { error: 'storage unavailable', code: 503 } });
+            expect((await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`)).status).toBe(200);
+            expect((await fetch(`${stack().backendAdminUrl}/healthz`)).status).toBe(200);
+          } finally {
+            await project.run(['start', 'postgres'], 90_000);
+          }
+          await eventually('the backend db_up to be 1', async () => ((await databaseUp()) === '1' ? true : undefined), {
+            timeoutMs: 60_000,
             intervalMs: 500,
           });
-          // Readiness is this replica's own: a database every replica shares does not take it out of rotation.
-          expect(await backendReady()).toBe(200);
-          expect(await readUser(user.id)).toEqual({ status: 503, body: { error: 'storage unavailable', code: 503 } });
-          expect((await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`)).status).toBe(200);
-          expect((await fetch(`${stack().backendAdminUrl}/healthz`)).status).toBe(200);
-        } finally {
-          await project.run(['start', 'postgres'], 90_000);
-        }
-        await eventually('the backend db_up to be 1', async () => ((await databaseUp()) === '1' ? true : undefined), {
-          timeoutMs: 60_000,
-          intervalMs: 500,
-        });
-        expect(await readUser(user.id)).toEqual({ status: 200, body: user });
-      });
+          expect(await readUser(user.id)).toEqual({ status: 200, body: user });
+        },
+      );
     });
 
-    it('runs PostgreSQL as its own non-root user, read-only root filesystem, no capabilities, data on the named volume', async () => {
-      const container = await inspect(await project.containerId('postgres'));
-      expect(container.Config.User).toBe('postgres');
-      expect(container.HostConfig.ReadonlyRootfs).toBe(true);
-      expect(container.HostConfig.CapDrop).toEqual(['ALL']);
-      expect(container.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
-      expect(
-        Object.values(container.HostConfig.PortBindings ?? {}).flatMap((bound) => bound ?? []),
-        'host port bindings of postgres',
-      ).toEqual([]);
-      expect(container.Mounts.find((mount) => mount.Destination === '/var/lib/postgresql/data')).toMatchObject({
-        Type: 'volume',
-        Name: `${PROJECT}_postgres-data`,
-      });
-    });
+    it(
+      'runs PostgreSQL as its own non-root user, read-only root filesystem, no capabilities, data on the named ' +
+        'volume',
+      async () => {
+        const container = await inspect(await project.containerId('postgres'));
+        expect(container.Config.User).toBe('postgres');
+        expect(container.HostConfig.ReadonlyRootfs).toBe(true);
+        expect(container.HostConfig.CapDrop).toEqual(['ALL']);
+        expect(container.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
+        expect(
+          Object.values(container.HostConfig.PortBindings ?? {}).flatMap((bound) => bound ?? []),
+          'host port bindings of postgres',
+        ).toEqual([]);
+        expect(container.Mounts.find((mount) => mount.Destination === '/var/lib/postgresql/data')).toMatchObject({
+          Type: 'volume',
+          Name: `${PROJECT}_postgres-data`,
+        });
+      },
+    );
   },
 );

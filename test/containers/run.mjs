@@ -23,7 +23,8 @@ try {
   engine = `${client.info.containerRuntime.host} (${client.info.containerRuntime.operatingSystem})`;
 } catch (err) {
   process.stdout.write(
-    `container suite SKIPPED, no test run: no Docker engine reachable (${err instanceof Error ? err.message : String(err)})\n`,
+    `container suite SKIPPED, no test run: no Docker engine reachable (` +
+      `${err instanceof Error ? err.message : String(err)})\n`,
   );
   process.exit(0);
 }
@@ -67,7 +68,8 @@ for (const [name, project] of parts) {
     { cwd: repoRoot, stdio: 'inherit' },
   );
   process.stdout.write(
-    `container suite: ${name} took ${Math.round((Date.now() - started) / 1000)} s (exit ${result.status ?? result.signal})\n`,
+    `container suite: ${name} took ${Math.round((Date.now() - started) / 1000)} s (exit ` +
+      `${result.status ?? result.signal})\n`,
   );
   if (status === 0) status = result.status ?? 1;
 }

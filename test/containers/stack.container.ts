@@ -40,7 +40,8 @@ const composeFiles = [
   ...(standin ? ['test/containers/compose.standin.yml'] : []),
 ];
 const GRAFANA_SKIPPED =
-  'Grafana is not started on stand-in images: no image registry is reachable here and Grafana has no Debian or npm source; it is verified where the official images can be pulled';
+  'Grafana is not started on stand-in images: no image registry is reachable here and Grafana has no Debian or npm ' +
+  'source; it is verified where the official images can be pulled';
 
 const V2_ORDER = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
 
@@ -109,7 +110,8 @@ describe.skipIf(!engine.reachable)(
 
       process.stdout.write(
         standin
-          ? `container suite: stand-in base images (${STANDIN_NODE_IMAGE} present), overlays ${composeFiles.slice(1).join(', ')}; Grafana not started\n`
+          ? `container suite: stand-in base images (${STANDIN_NODE_IMAGE} present), overlays ` +
+              `${composeFiles.slice(1).join(', ')}; Grafana not started\n`
           : 'container suite: official base images (no stand-ins built), every service of docker-compose.yml\n',
       );
       // A run that was killed leaves its containers behind (Ryuk is off: it needs a registry).
@@ -225,37 +227,42 @@ describe.skipIf(!engine.reachable)(
     });
 
     describe('isolation and hardening', () => {
-      it('does not publish the backend, which sits on internal networks only, out of reach of the public side', async () => {
-        const backend = await inspect(await project.containerId('backend'));
-        const bindings = Object.entries(backend.NetworkSettings.Ports ?? {}).filter(
-          ([, bound]) => (bound ?? []).length > 0,
-        );
-        expect(bindings, 'host port bindings of the backend').toEqual([]);
-        await expect(project.run(['port', 'backend', '8081'])).rejects.toThrow(/no port|not published|no public port/i);
+      it(
+        'does not publish the backend, which sits on internal networks only, out of reach of the public ' + 'side',
+        async () => {
+          const backend = await inspect(await project.containerId('backend'));
+          const bindings = Object.entries(backend.NetworkSettings.Ports ?? {}).filter(
+            ([, bound]) => (bound ?? []).length > 0,
+          );
+          expect(bindings, 'host port bindings of the backend').toEqual([]);
+          await expect(project.run(['port', 'backend', '8081'])).rejects.toThrow(
+            /no port|not published|no public port/i,
+          );
 
-        const backendNetworks = Object.values(backend.NetworkSettings.Networks);
-        expect(backendNetworks.length).toBeGreaterThan(0);
-        for (const network of backendNetworks) {
-          const { stdout } = await docker([
-            'network',
-            'inspect',
-            '--format',
-            '{{.Name}} {{.Internal}}',
-            network.NetworkID,
-          ]);
-          expect(stdout.trim(), 'backend network').toMatch(/ true$/);
-        }
+          const backendNetworks = Object.values(backend.NetworkSettings.Networks);
+          expect(backendNetworks.length).toBeGreaterThan(0);
+          for (const network of backendNetworks) {
+            const { stdout } = await docker([
+              'network',
+              'inspect',
+              '--format',
+              '{{.Name}} {{.Internal}}',
+              network.NetworkID,
+            ]);
+            expect(stdout.trim(), 'backend network').toMatch(/ true$/);
+          }
 
-        // A client on the gateway's public network (where a user's traffic arrives) reaches neither
-        // the backend's name nor any of its addresses.
-        const gateway = await inspect(await project.containerId('gateway'));
-        const backendIds = new Set(backendNetworks.map((network) => network.NetworkID));
-        const publicNetworks = Object.values(gateway.NetworkSettings.Networks).filter(
-          (network) => !backendIds.has(network.NetworkID),
-        );
-        expect(publicNetworks.length, 'the gateway has a network the backend is not on').toBeGreaterThan(0);
-        const addresses = backendNetworks.map((network) => network.IPAddress);
-        const probe = `
+          // A client on the gateway's public network (where a user's traffic arrives) reaches neither
+          // the backend's name nor any of its addresses.
+          const gateway = await inspect(await project.containerId('gateway'));
+          const backendIds = new Set(backendNetworks.map((network) => network.NetworkID));
+          const publicNetworks = Object.values(gateway.NetworkSettings.Networks).filter(
+            (network) => !backendIds.has(network.NetworkID),
+          );
+          expect(publicNetworks.length, 'the gateway has a network the backend is not on').toBeGreaterThan(0);
+          const addresses = backendNetworks.map((network) => network.IPAddress);
+          const probe =
+            `
         const net = require('node:net');
         const dns = require('node:dns/promises');
         const attempt = (host, port) => new Promise((resolve) => {
@@ -266,31 +273,34 @@ describe.skipIf(!engine.reachable)(
           socket.on('error', (err) => settle(err.code));
         });
         (async () => {
-          const results = [await dns.lookup('backend').then((a) => 'backend resolves to ' + a.address, (err) => 'backend ' + err.code)];
-          for (const host of ${JSON.stringify(addresses)}) for (const port of [8081, 9465]) results.push(await attempt(host, port));
+          const results = [await dns.lookup('backend').then((a) => 'backend resolves to ' + a.address, (err) => ` +
+            `'backend ' + err.code)];
+          for (const host of ${JSON.stringify(addresses)}) for (const port of [8081, 9465]) results.push(await ` +
+            `attempt(host, port));
           console.log(JSON.stringify(results));
         })();`;
-        for (const network of publicNetworks) {
-          const { stdout } = await docker([
-            'run',
-            '--rm',
-            '--network',
-            network.NetworkID,
-            '--entrypoint',
-            'node',
-            gateway.Config.Image,
-            '-e',
-            probe,
-          ]);
-          const results = JSON.parse(stdout) as string[];
-          expect(results[0]).toBe('backend ENOTFOUND');
-          expect(
-            results.slice(1).filter((result) => result.endsWith('connected')),
-            `from the public network: ${results.join(', ')}`,
-          ).toEqual([]);
-          expect(results.length).toBe(1 + addresses.length * 2);
-        }
-      });
+          for (const network of publicNetworks) {
+            const { stdout } = await docker([
+              'run',
+              '--rm',
+              '--network',
+              network.NetworkID,
+              '--entrypoint',
+              'node',
+              gateway.Config.Image,
+              '-e',
+              probe,
+            ]);
+            const results = JSON.parse(stdout) as string[];
+            expect(results[0]).toBe('backend ENOTFOUND');
+            expect(
+              results.slice(1).filter((result) => result.endsWith('connected')),
+              `from the public network: ${results.join(', ')}`,
+            ).toEqual([]);
+            expect(results.length).toBe(1 + addresses.length * 2);
+          }
+        },
+      );
 
       it.each(['gateway', 'backend'])(
         'runs %s as non-root with a read-only root filesystem and no capabilities',
@@ -305,14 +315,18 @@ describe.skipIf(!engine.reachable)(
           expect(container.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
 
           // The running server process itself, seen from inside the container.
-          const probe = `
+          const probe =
+            `
         const fs = require('node:fs');
         const pid = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p))
-          .find((p) => { try { return /dist\\/.*\\/main\\.js/.test(fs.readFileSync('/proc/' + p + '/cmdline', 'utf8')); } catch { return false; } });
-        const status = Object.fromEntries(fs.readFileSync('/proc/' + pid + '/status', 'utf8').split('\\n').map((l) => l.split(':\\t')));
+          .find((p) => { try { return /dist\\/.*\\/main\\.js/.test(fs.readFileSync('/proc/' + p + '/cmdline', ` +
+            `'utf8')); } catch { return false; } });
+        const status = Object.fromEntries(fs.readFileSync('/proc/' + pid + '/status', 'utf8').split('\\n').map((l) ` +
+            `=> l.split(':\\t')));
         let write = 'written';
         try { fs.writeFileSync('/app/probe', 'x'); } catch (err) { write = err.code; }
-        console.log(JSON.stringify({ pid, uid: status.Uid, capEff: status.CapEff, capBnd: status.CapBnd, noNewPrivs: status.NoNewPrivs, write }));`;
+        console.log(JSON.stringify({ pid, uid: status.Uid, capEff: status.CapEff, capBnd: status.CapBnd, ` +
+            `noNewPrivs: status.NoNewPrivs, write }));`;
           const { stdout } = await docker(['exec', id, 'node', '-e', probe]);
           const seen = JSON.parse(stdout) as Record<string, string>;
           expect(seen.pid, 'server process found').toBeDefined();
@@ -388,71 +402,78 @@ describe.skipIf(!engine.reachable)(
         expect(Object.keys(container.HostConfig.PortBindings ?? {})).toEqual(['1080/tcp']);
       });
 
-      it("accepts a message over SMTP from the gateway's container at its SMTP_URL, and shows it through its API", async () => {
-        const maildev = await project.url('maildev', 1080);
-        const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-        const message = {
-          MAIL_TO: 'team@consumer.example',
-          MAIL_SUBJECT: `v1 is deprecated (container suite ${tag})`,
-          MAIL_ID: `${tag}@version-router.test`,
-          MAIL_TEXT: 'Version 1 will be removed on 2027-01-01.',
-        };
-        const env = Object.entries(message).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
-        await docker(['exec', ...env, await project.containerId('gateway'), 'node', '-e', SMTP_SEND]);
+      it(
+        "accepts a message over SMTP from the gateway's container at its SMTP_URL, and shows it through its " + 'API',
+        async () => {
+          const maildev = await project.url('maildev', 1080);
+          const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+          const message = {
+            MAIL_TO: 'team@consumer.example',
+            MAIL_SUBJECT: `v1 is deprecated (container suite ${tag})`,
+            MAIL_ID: `${tag}@version-router.test`,
+            MAIL_TEXT: 'Version 1 will be removed on 2027-01-01.',
+          };
+          const env = Object.entries(message).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
+          await docker(['exec', ...env, await project.containerId('gateway'), 'node', '-e', SMTP_SEND]);
 
-        const email = await waitForEmail(
-          maildev,
-          `the message "${message.MAIL_SUBJECT}"`,
-          ({ subject }) => subject === message.MAIL_SUBJECT,
-        );
-        const gatewayEnv = (
-          await docker(['exec', await project.containerId('gateway'), 'printenv', 'NOTICE_FROM'])
-        ).stdout.trim();
-        expect(email.from.map(({ address }) => address)).toEqual([gatewayEnv]);
-        expect(email.to.map(({ address }) => address)).toEqual([message.MAIL_TO]);
-        expect(email.messageId).toBe(message.MAIL_ID);
-        expect(email.text?.trim()).toBe(message.MAIL_TEXT);
-      });
+          const email = await waitForEmail(
+            maildev,
+            `the message "${message.MAIL_SUBJECT}"`,
+            ({ subject }) => subject === message.MAIL_SUBJECT,
+          );
+          const gatewayEnv = (
+            await docker(['exec', await project.containerId('gateway'), 'printenv', 'NOTICE_FROM'])
+          ).stdout.trim();
+          expect(email.from.map(({ address }) => address)).toEqual([gatewayEnv]);
+          expect(email.to.map(({ address }) => address)).toEqual([message.MAIL_TO]);
+          expect(email.messageId).toBe(message.MAIL_ID);
+          expect(email.text?.trim()).toBe(message.MAIL_TEXT);
+        },
+      );
 
-      it("sends a registered consumer of v1 its deprecation notice, shown by MailDev: its own operation, what breaks in it, the notice's Message-ID", async () => {
-        const maildev = await project.url('maildev', 1080);
-        const token = (
-          await docker(['exec', await project.containerId('gateway'), 'printenv', 'ADMIN_TOKEN'])
-        ).stdout.trim();
-        const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-        const contact = `notices-${tag}@consumer.example`;
-        const created = await fetch(`${stack().gatewayAdminUrl}/consumers`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `Notice Team ${tag}`, contact_email: contact }),
-        });
-        expect(created.status).toBe(201);
-        const { id } = (await created.json()) as { id: string };
-        const issued = await fetch(`${stack().gatewayAdminUrl}/consumers/${id}/keys`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}` },
-        });
-        expect(issued.status).toBe(201);
-        const { key } = (await issued.json()) as { key: string };
-        expect((await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`, { headers: { 'api-key': key } })).status).toBe(
-          200,
-        );
+      it(
+        'sends a registered consumer of v1 its deprecation notice, shown by MailDev: its own operation, what ' +
+          "breaks in it, the notice's Message-ID",
+        async () => {
+          const maildev = await project.url('maildev', 1080);
+          const token = (
+            await docker(['exec', await project.containerId('gateway'), 'printenv', 'ADMIN_TOKEN'])
+          ).stdout.trim();
+          const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+          const contact = `notices-${tag}@consumer.example`;
+          const created = await fetch(`${stack().gatewayAdminUrl}/consumers`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `Notice Team ${tag}`, contact_email: contact }),
+          });
+          expect(created.status).toBe(201);
+          const { id } = (await created.json()) as { id: string };
+          const issued = await fetch(`${stack().gatewayAdminUrl}/consumers/${id}/keys`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}` },
+          });
+          expect(issued.status).toBe(201);
+          const { key } = (await issued.json()) as { key: string };
+          expect(
+            (await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`, { headers: { 'api-key': key } })).status,
+          ).toBe(200);
 
-        // The ledger is written within 10 s, the notices looked for every 2 s (compose.test.yml).
-        const notice = await waitForEmail(
-          maildev,
-          `the notice to ${contact}`,
-          ({ to }) => to.some(({ address }) => address === contact),
-          60_000,
-        );
-        expect(notice.subject).toMatch(/^API v1 will be removed in \d+ days?, on 2027-01-01$/);
-        expect(notice.from.map(({ address }) => address)).toEqual(['api-versions@example.com']);
-        expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
-        expect(notice.text).toContain(`Hello Notice Team ${tag},`);
-        expect(notice.text).toContain('- GET /v1/orders/{id}: 1 request, last on ');
-        expect(notice.text).toMatch(/breaking: .*user_id/);
-        expect(notice.text).toContain('The migration guide: /versions/1/changes');
-      });
+          // The ledger is written within 10 s, the notices looked for every 2 s (compose.test.yml).
+          const notice = await waitForEmail(
+            maildev,
+            `the notice to ${contact}`,
+            ({ to }) => to.some(({ address }) => address === contact),
+            60_000,
+          );
+          expect(notice.subject).toMatch(/^API v1 will be removed in \d+ days?, on 2027-01-01$/);
+          expect(notice.from.map(({ address }) => address)).toEqual(['api-versions@example.com']);
+          expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
+          expect(notice.text).toContain(`Hello Notice Team ${tag},`);
+          expect(notice.text).toContain('- GET /v1/orders/{id}: 1 request, last on ');
+          expect(notice.text).toMatch(/breaking: .*user_id/);
+          expect(notice.text).toContain('The migration guide: /versions/1/changes');
+        },
+      );
     });
 
     it('serves the provisioned dashboard from Grafana to an anonymous viewer', async (context) => {
@@ -500,193 +521,213 @@ describe.skipIf(!engine.reachable)(
     });
 
     describe('operations from docs/deployment.md', () => {
-      it('docker compose stop gateway during an upload: the upload gets its 201, the gateway exits 0 within the grace period', async () => {
-        const id = await project.containerId('gateway');
-        const shutdownLines = async () =>
-          (await project.logs('gateway')).split('\n').filter((line) => line.includes('"shutting down"')).length;
-        const before = await shutdownLines();
+      it(
+        'docker compose stop gateway during an upload: the upload gets its 201, the gateway exits 0 within the ' +
+          'grace period',
+        async () => {
+          const id = await project.containerId('gateway');
+          const shutdownLines = async () =>
+            (await project.logs('gateway')).split('\n').filter((line) => line.includes('"shutting down"')).length;
+          const before = await shutdownLines();
 
-        const core = '{"name":"Drain","email":"drain@example.com"}';
-        const body = Buffer.from(`${core.slice(0, -1)}${' '.repeat(256 * 1024 - core.length)}}`);
-        const { hostname, port } = new URL(stack().gatewayUrl);
-        const upload = request({
-          host: hostname,
-          port,
-          path: '/api/users',
-          method: 'POST',
-          agent: false,
-          headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
-        });
-        const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-          upload.on('response', (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+          const core = '{"name":"Drain","email":"drain@example.com"}';
+          const body = Buffer.from(`${core.slice(0, -1)}${' '.repeat(256 * 1024 - core.length)}}`);
+          const { hostname, port } = new URL(stack().gatewayUrl);
+          const upload = request({
+            host: hostname,
+            port,
+            path: '/api/users',
+            method: 'POST',
+            agent: false,
+            headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
           });
-          upload.on('error', reject);
-        });
-        upload.write(body.subarray(0, body.length / 2));
-        await sleep(500);
-
-        const stopStarted = Date.now();
-        const stopped = project.run(['stop', 'gateway'], 60_000).then(() => Date.now() - stopStarted);
-        // The upload is still open when the gateway has received SIGTERM and started draining.
-        await eventually(
-          'the gateway to log "shutting down"',
-          async () => ((await shutdownLines()) > before ? true : undefined),
-          { timeoutMs: 10_000, intervalMs: 500 },
-        );
-        upload.end(body.subarray(body.length / 2));
-
-        const response = await answered;
-        expect(response.status, response.body).toBe(201);
-        expect(JSON.parse(response.body)).toMatchObject({ name: 'Drain', email: 'drain@example.com' });
-        const stopMs = await stopped;
-        const state = await inspect(id);
-        expect(state.State.Status).toBe('exited');
-        expect(state.State.ExitCode, 'exit code after docker compose stop').toBe(0);
-        expect(stopMs, 'docker compose stop took longer than the 15 s grace period').toBeLessThan(15_000);
-
-        await project.run(['start', 'gateway'], 60_000);
-        await waitForContainer(id, 'healthy', healthy, 90_000);
-        await refreshEndpoints();
-      });
-
-      it('an edited ops/versions.json with v1 past its sunset + docker compose restart gateway: v1 answers 410', async () => {
-        try {
-          writePolicy((policy) => {
-            Object.assign(v1(policy), { announced: '2025-01-01', sunset: '2025-08-01T00:00:00Z' });
+          const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+            upload.on('response', (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (chunk: Buffer) => chunks.push(chunk));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+            });
+            upload.on('error', reject);
           });
-          await restartGateway();
-          const removed = await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`);
-          expect(removed.status).toBe(410);
-          expect(await removed.json()).toEqual({
-            error: 'version_removed',
-            code: 410,
-            details: 'version 1 was removed on Fri, 01 Aug 2025 00:00:00 GMT; use version 2',
-          });
-          expect(removed.headers.get('sunset')).toBe('Fri, 01 Aug 2025 00:00:00 GMT');
-          const current = await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`);
-          expect(current.status).toBe(200);
-          expect(await current.json()).toEqual(V2_ORDER);
-        } finally {
-          writeFileSync(policyCopy, originalPolicy);
-          await restartGateway();
-        }
-        expect((await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`)).status).toBe(200);
-      });
+          upload.write(body.subarray(0, body.length / 2));
+          await sleep(500);
 
-      it('docker compose kill -s HUP gateway applies an edited policy without a restart, and keeps it when the next edit is refused', async () => {
-        const id = await project.containerId('gateway');
-        const restartsBefore = (await inspect(id)).RestartCount;
-        const reloadLines = async (msg: string) =>
-          (await project.logs('gateway')).split('\n').filter((line) => line.includes(`"msg":"${msg}`)).length;
-        try {
-          const reloadedBefore = await reloadLines('version policy reloaded');
-          const shipped = JSON.parse(originalPolicy) as PolicyFile;
-          // One above the highest listed version: a version the shipped policy does not have yet.
-          const added = Math.max(...shipped.versions.map(({ version }) => version)) + 1;
-          const supported = [
-            ...shipped.versions.filter(({ status }) => status === 'current').map(({ version }) => version),
-            added,
-          ].join(', ');
-          writePolicy((policy) => {
-            policy.versions.push({ version: added, status: 'current' });
-          });
-          await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+          const stopStarted = Date.now();
+          const stopped = project.run(['stop', 'gateway'], 60_000).then(() => Date.now() - stopStarted);
+          // The upload is still open when the gateway has received SIGTERM and started draining.
           await eventually(
-            'the reload log line',
-            async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined),
-            { timeoutMs: 15_000, intervalMs: 500 },
+            'the gateway to log "shutting down"',
+            async () => ((await shutdownLines()) > before ? true : undefined),
+            { timeoutMs: 10_000, intervalMs: 500 },
           );
-          const served = await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`);
-          expect(served.headers.get('api-version')).toBe(String(added));
-          expect(served.headers.get('api-supported-versions')).toBe(supported);
+          upload.end(body.subarray(body.length / 2));
 
-          const refusedBefore = await reloadLines('version policy reload failed');
-          writePolicy((policy) => {
-            policy.default_version = 9;
-          });
-          await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
-          await eventually(
-            'the refused-reload log line',
-            async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined),
-            { timeoutMs: 15_000, intervalMs: 500 },
-          );
-          expect((await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(
-            String(added),
-          );
-          const after = await inspect(id);
-          expect(after.State.Status).toBe('running');
-          expect(after.RestartCount).toBe(restartsBefore);
-        } finally {
-          writeFileSync(policyCopy, originalPolicy);
-          await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
-        }
-      });
+          const response = await answered;
+          expect(response.status, response.body).toBe(201);
+          expect(JSON.parse(response.body)).toMatchObject({ name: 'Drain', email: 'drain@example.com' });
+          const stopMs = await stopped;
+          const state = await inspect(id);
+          expect(state.State.Status).toBe('exited');
+          expect(state.State.ExitCode, 'exit code after docker compose stop').toBe(0);
+          expect(stopMs, 'docker compose stop took longer than the 15 s grace period').toBeLessThan(15_000);
 
-      it('a policy that breaks the lifecycle rules: the restarted gateway exits non-zero and says why in docker compose logs', async () => {
-        const id = await project.containerId('gateway');
-        try {
-          writePolicy((policy) => {
-            Object.assign(v1(policy), { announced: '2026-06-01', sunset: '2026-07-01T00:00:00Z' });
-          });
-          await project.run(['restart', 'gateway'], 60_000);
-          const exited = await waitForContainer(
-            id,
-            'exited with an error',
-            (state) => state.State.ExitCode !== 0,
-            60_000,
-          );
-          expect(exited.State.ExitCode).not.toBe(0);
-          expect(await project.logs('gateway')).toMatch(
-            /sunset 2026-07-01\S* is less than 6 calendar months after announced 2026-06-01/,
-          );
-        } finally {
-          writeFileSync(policyCopy, originalPolicy);
-          await restartGateway();
-        }
-        expect((await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`)).status).toBe(200);
-      });
+          await project.run(['start', 'gateway'], 60_000);
+          await waitForContainer(id, 'healthy', healthy, 90_000);
+          await refreshEndpoints();
+        },
+      );
 
-      it('"Deploy one service alone" as written in docs/deployment.md serves GET /v2/orders/ord-1001 through the lone gateway', async () => {
-        const deployment = readFileSync(join(repoRoot, 'docs/deployment.md'), 'utf8');
-        const script = /\*\*Deploy one service alone:\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(deployment)?.[1];
-        expect(script, 'docs/deployment.md has a "Deploy one service alone" sh block').toBeDefined();
-        expect(
-          script!.match(/^docker build --target /gm)?.length,
-          'docker build commands in the docs/deployment.md block',
-        ).toBe(2);
-        // The stand-in base replaces node:24-trixie-slim where no registry is reachable; nothing else changes.
-        const commands = standin
-          ? script!.replaceAll(
-              'docker build --target ',
-              `docker build --build-arg NODE_IMAGE=${STANDIN_NODE_IMAGE} --target `,
-            )
-          : script!;
+      it(
+        'an edited ops/versions.json with v1 past its sunset + docker compose restart gateway: v1 answers ' + '410',
+        async () => {
+          try {
+            writePolicy((policy) => {
+              Object.assign(v1(policy), { announced: '2025-01-01', sunset: '2025-08-01T00:00:00Z' });
+            });
+            await restartGateway();
+            const removed = await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`);
+            expect(removed.status).toBe(410);
+            expect(await removed.json()).toEqual({
+              error: 'version_removed',
+              code: 410,
+              details: 'version 1 was removed on Fri, 01 Aug 2025 00:00:00 GMT; use version 2',
+            });
+            expect(removed.headers.get('sunset')).toBe('Fri, 01 Aug 2025 00:00:00 GMT');
+            const current = await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`);
+            expect(current.status).toBe(200);
+            expect(await current.json()).toEqual(V2_ORDER);
+          } finally {
+            writeFileSync(policyCopy, originalPolicy);
+            await restartGateway();
+          }
+          expect((await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`)).status).toBe(200);
+        },
+      );
 
-        // The commands use fixed names; never remove a container or network this test did not create.
-        for (const [kind, name] of [
-          ['container', 'backend'],
-          ['container', 'gateway'],
-          ['network', 'app'],
-        ] as const) {
-          await expect(
-            docker([kind, 'inspect', name]),
-            `a ${kind} named "${name}" already exists on this engine`,
-          ).rejects.toThrow();
-        }
-        try {
-          await bash(commands, repoRoot);
-          await waitForContainer('gateway', 'healthy', healthy, 120_000);
-          const response = await fetch(`http://${project.host}:8080/v2/orders/ord-1001`);
-          expect(response.status).toBe(200);
-          expect(await response.json()).toEqual(V2_ORDER);
-        } finally {
-          await docker(['rm', '--force', 'gateway', 'backend']).catch(() => undefined);
-          await docker(['network', 'rm', 'app']).catch(() => undefined);
-        }
-      }, 600_000);
+      it(
+        'docker compose kill -s HUP gateway applies an edited policy without a restart, and keeps it when the next ' +
+          'edit is refused',
+        async () => {
+          const id = await project.containerId('gateway');
+          const restartsBefore = (await inspect(id)).RestartCount;
+          const reloadLines = async (msg: string) =>
+            (await project.logs('gateway')).split('\n').filter((line) => line.includes(`"msg":"${msg}`)).length;
+          try {
+            const reloadedBefore = await reloadLines('version policy reloaded');
+            const shipped = JSON.parse(originalPolicy) as PolicyFile;
+            // One above the highest listed version: a version the shipped policy does not have yet.
+            const added = Math.max(...shipped.versions.map(({ version }) => version)) + 1;
+            const supported = [
+              ...shipped.versions.filter(({ status }) => status === 'current').map(({ version }) => version),
+              added,
+            ].join(', ');
+            writePolicy((policy) => {
+              policy.versions.push({ version: added, status: 'current' });
+            });
+            await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+            await eventually(
+              'the reload log line',
+              async () => ((await reloadLines('version policy reloaded')) > reloadedBefore ? true : undefined),
+              { timeoutMs: 15_000, intervalMs: 500 },
+            );
+            const served = await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`);
+            expect(served.headers.get('api-version')).toBe(String(added));
+            expect(served.headers.get('api-supported-versions')).toBe(supported);
+
+            const refusedBefore = await reloadLines('version policy reload failed');
+            writePolicy((policy) => {
+              policy.default_version = 9;
+            });
+            await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+            await eventually(
+              'the refused-reload log line',
+              async () => ((await reloadLines('version policy reload failed')) > refusedBefore ? true : undefined),
+              { timeoutMs: 15_000, intervalMs: 500 },
+            );
+            expect((await fetch(`${stack().gatewayUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(
+              String(added),
+            );
+            const after = await inspect(id);
+            expect(after.State.Status).toBe('running');
+            expect(after.RestartCount).toBe(restartsBefore);
+          } finally {
+            writeFileSync(policyCopy, originalPolicy);
+            await project.run(['kill', '-s', 'HUP', 'gateway'], 30_000);
+          }
+        },
+      );
+
+      it(
+        'a policy that breaks the lifecycle rules: the restarted gateway exits non-zero and says why in docker ' +
+          'compose logs',
+        async () => {
+          const id = await project.containerId('gateway');
+          try {
+            writePolicy((policy) => {
+              Object.assign(v1(policy), { announced: '2026-06-01', sunset: '2026-07-01T00:00:00Z' });
+            });
+            await project.run(['restart', 'gateway'], 60_000);
+            const exited = await waitForContainer(
+              id,
+              'exited with an error',
+              (state) => state.State.ExitCode !== 0,
+              60_000,
+            );
+            expect(exited.State.ExitCode).not.toBe(0);
+            expect(await project.logs('gateway')).toMatch(
+              /sunset 2026-07-01\S* is less than 6 calendar months after announced 2026-06-01/,
+            );
+          } finally {
+            writeFileSync(policyCopy, originalPolicy);
+            await restartGateway();
+          }
+          expect((await fetch(`${stack().gatewayUrl}/v2/orders/ord-1001`)).status).toBe(200);
+        },
+      );
+
+      it(
+        '"Deploy one service alone" as written in docs/deployment.md serves GET /v2/orders/ord-1001 through the ' +
+          'lone gateway',
+        async () => {
+          const deployment = readFileSync(join(repoRoot, 'docs/deployment.md'), 'utf8');
+          const script = /\*\*Deploy one service alone:\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(deployment)?.[1];
+          expect(script, 'docs/deployment.md has a "Deploy one service alone" sh block').toBeDefined();
+          expect(
+            script!.match(/^docker build --target /gm)?.length,
+            'docker build commands in the docs/deployment.md block',
+          ).toBe(2);
+          // The stand-in base replaces node:24-trixie-slim where no registry is reachable; nothing else changes.
+          const commands = standin
+            ? script!.replaceAll(
+                'docker build --target ',
+                `docker build --build-arg NODE_IMAGE=${STANDIN_NODE_IMAGE} --target `,
+              )
+            : script!;
+
+          // The commands use fixed names; never remove a container or network this test did not create.
+          for (const [kind, name] of [
+            ['container', 'backend'],
+            ['container', 'gateway'],
+            ['network', 'app'],
+          ] as const) {
+            await expect(
+              docker([kind, 'inspect', name]),
+              `a ${kind} named "${name}" already exists on this engine`,
+            ).rejects.toThrow();
+          }
+          try {
+            await bash(commands, repoRoot);
+            await waitForContainer('gateway', 'healthy', healthy, 120_000);
+            const response = await fetch(`http://${project.host}:8080/v2/orders/ord-1001`);
+            expect(response.status).toBe(200);
+            expect(await response.json()).toEqual(V2_ORDER);
+          } finally {
+            await docker(['rm', '--force', 'gateway', 'backend']).catch(() => undefined);
+            await docker(['network', 'rm', 'app']).catch(() => undefined);
+          }
+        },
+        600_000,
+      );
     });
   },
 );

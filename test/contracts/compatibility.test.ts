@@ -10,7 +10,13 @@ const committed = JSON.parse(
 
 // The cases reach into a copy of the document by path, as a person editing the JSON would; typing every
 // step would only restate the document.
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return */
+/* eslint-disable
+  @typescript-eslint/no-explicit-any,
+  @typescript-eslint/no-unsafe-member-access,
+  @typescript-eslint/no-unsafe-assignment,
+  @typescript-eslint/no-unsafe-call,
+  @typescript-eslint/no-unsafe-return
+*/
 type Loose = any;
 
 const schemaOf = (response: Loose): Loose => response.content['application/json'].schema;

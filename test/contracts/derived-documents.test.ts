@@ -16,7 +16,9 @@ const shipped = JSON.parse(readFileSync(join(repoRoot, 'ops/versions.json'), 'ut
   versions: Record<string, unknown>[];
 };
 
-/** A temporary directory with the committed snapshots, v1.json replaced by the document the right declarations derive. */
+/**
+ * A temporary directory with the committed snapshots, v1.json replaced by the document the right declarations derive.
+ */
 function snapshotsDerivedRight(): string {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-derived-'));
   cpSync(join(repoRoot, 'openapi'), dir, { recursive: true });
@@ -75,10 +77,12 @@ describe('the contract gate on a version declared as changes', () => {
     const run = await runGate(dir, policyWith(wrong));
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
-      "v1.json (derived from v2 by the policy's changes): BREAKING: [Removed] property `user_id` in Response 200 content (application/json)",
+      "v1.json (derived from v2 by the policy's changes): BREAKING: [Removed] property `user_id` in Response 200 " +
+        'content (application/json)',
     );
     expect(run.stdout).toContain(
-      "v1.json (derived from v2 by the policy's changes): non-breaking: [Added] property `customer_id` in Response 200 content (application/json)",
+      "v1.json (derived from v2 by the policy's changes): non-breaking: [Added] property `customer_id` in Response " +
+        '200 content (application/json)',
     );
     expect(run.stderr).toMatch(/^Refused: the differences marked BREAKING/);
     expect(readFileSync(join(dir, 'v1.json'), 'utf8')).toBe(before);

@@ -29,11 +29,13 @@ export async function readOrder(baseUrl: string, id: string): Promise<OrderSumma
 `;
 
 /** The same call reading version 1's fields from a version 2 order: the generated types must refuse it. */
-const wrongClientSource = `import createClient from 'openapi-fetch';
+const wrongClientSource =
+  `import createClient from 'openapi-fetch';
 import type { paths } from './v2.mjs';
 
 export async function readTotal(baseUrl: string): Promise<number> {
-  const { data } = await createClient<paths>({ baseUrl }).GET('/v2/orders/{id}', { params: { path: { id: 'ord-1001' } } });
+  const { data } = await createClient<paths>({ baseUrl }).GET('/v2/orders/{id}', { params: { path: { id: 'ord-1001' ` +
+  `} } });
   return data === undefined ? 0 : data.total;
 }
 `;

@@ -19,7 +19,8 @@ import {
 const committed = fileURLToPath(new URL('../../openapi', import.meta.url));
 
 const HOW_TO_FIX =
-  'The API documents differ from the committed openapi/v{n}.json; each difference is listed with its classification.\n' +
+  'The API documents differ from the committed openapi/v{n}.json; each difference is listed with its ' +
+  'classification.\n' +
   'Non-breaking only: run `npm run openapi:update` and commit the snapshots. Breaking: keep the published ' +
   'version as it is and put the change in a new major version (docs/architecture.md#changing-the-api).';
 
@@ -108,15 +109,19 @@ describe('a presenter change is classified against the committed documents', () 
     ).toContain('[Replaced] type definition of `total_cents` in Response 200 content (application/json)');
   });
 
-  it('removes version 2 altogether: breaking; adds the next version: a new document, non-breaking, with its own order routes', async () => {
-    const removed = await diffSnapshots(committed, withPresenter(2, undefined));
-    expect(changesOf(removed, 2)).toEqual([
-      { compatibility: 'breaking', description: 'version 2 is no longer served: every endpoint of it is removed' },
-    ]);
-    const added = await diffSnapshots(committed, withPresenter(next, orderPresenters.get(2)));
-    expect(changesOf(added, next)).toEqual([
-      { compatibility: 'non-breaking', description: `version ${next} is new: its document has no snapshot yet` },
-    ]);
-    expect(added.find((diff) => diff.version === next)?.generated).toContain(`"/v${next}/orders/{id}"`);
-  });
+  it(
+    'removes version 2 altogether: breaking; adds the next version: a new document, non-breaking, with its own ' +
+      'order routes',
+    async () => {
+      const removed = await diffSnapshots(committed, withPresenter(2, undefined));
+      expect(changesOf(removed, 2)).toEqual([
+        { compatibility: 'breaking', description: 'version 2 is no longer served: every endpoint of it is removed' },
+      ]);
+      const added = await diffSnapshots(committed, withPresenter(next, orderPresenters.get(2)));
+      expect(changesOf(added, next)).toEqual([
+        { compatibility: 'non-breaking', description: `version ${next} is new: its document has no snapshot yet` },
+      ]);
+      expect(added.find((diff) => diff.version === next)?.generated).toContain(`"/v${next}/orders/{id}"`);
+    },
+  );
 });

@@ -59,7 +59,10 @@ interface SectionBlocks {
   test: string;
 }
 
-/** The section's code blocks, in order: the routes file, the import, the registration, the seed file, the policy keys, the new test. */
+/**
+ * The section's code blocks, in order: the routes file, the import, the registration, the seed file, the policy keys,
+ * the new test.
+ */
 function sectionBlocks(): SectionBlocks {
   const code = sectionCodeBlocks(SECTION);
   expect(
@@ -130,7 +133,8 @@ beforeAll(async () => {
     'eslint.config.js',
   ]);
   applySection(copy, sectionBlocks());
-  // Steps 5 and 6, as documented: builds, then writes the snapshots (exit 1 on a breaking difference); then the Kubernetes copy.
+  // Steps 5 and 6, as documented: builds, then writes the snapshots (exit 1 on a breaking difference); then the
+  // Kubernetes copy.
   openapiUpdate = (await run('npm', ['run', '--silent', 'openapi:update'], { cwd: copy, encoding: 'utf8' })).stdout;
   kubernetesSync = (await run('npm', ['run', '--silent', 'k8s:sync'], { cwd: copy, encoding: 'utf8' })).stdout;
   stack = await startProcessStack({ root: copy });
@@ -142,44 +146,64 @@ afterAll(async () => {
 });
 
 describe('"Adding a resource" in docs/architecture.md', () => {
-  it('npm run openapi:update adds the invoice paths and tag to v1 and v2 as non-breaking changes (or finds them committed)', () => {
-    expect(openapiUpdate).not.toContain('BREAKING');
-    for (const version of [1, 2]) {
-      expect(openapiUpdate).toContain(
-        committed ? 'Snapshots are up to date.' : `openapi/v${version}.json: non-breaking:`,
-      );
-      const document = JSON.parse(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')) as {
-        info: { description: string };
-        paths: Record<string, unknown>;
-        tags: { name: string }[];
-      };
-      expect(Object.keys(document.paths)).toEqual(
-        expect.arrayContaining([`/v${version}/invoices/{id}`, `/api/v${version}/invoices/{id}`]),
-      );
-      expect(document.tags.map(({ name }) => name)).toContain('invoices');
-      expect(document.info.description).toContain(
-        `invoices at /v${version}/invoices/{id} and /api/v${version}/invoices/{id}`,
-      );
-    }
-  });
+  it(
+    'npm run openapi:update adds the invoice paths and tag to v1 and v2 as non-breaking changes (or finds them ' +
+      'committed)',
+    () => {
+      expect(openapiUpdate).not.toContain('BREAKING');
+      for (const version of [1, 2]) {
+        expect(openapiUpdate).toContain(
+          committed ? 'Snapshots are up to date.' : `openapi/v${version}.json: non-breaking:`,
+        );
+        const document = JSON.parse(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')) as {
+          info: { description: string };
+          paths: Record<string, unknown>;
+          tags: { name: string }[];
+        };
+        expect(Object.keys(document.paths)).toEqual(
+          expect.arrayContaining([`/v${version}/invoices/{id}`, `/api/v${version}/invoices/{id}`]),
+        );
+        expect(document.tags.map(({ name }) => name)).toContain('invoices');
+        expect(document.info.description).toContain(
+          `invoices at /v${version}/invoices/{id} and /api/v${version}/invoices/{id}`,
+        );
+      }
+    },
+  );
 
-  it('npm run k8s:sync writes the Kubernetes copy of the policy (or finds it up to date), equal to ops/versions.json', () => {
-    expect(kubernetesSync).toContain(
-      `deploy/kubernetes/base/policy/versions.json: ${committed ? 'up to date with' : 'written from'} ops/versions.json`,
-    );
-    expect(readFileSync(join(copy, 'deploy/kubernetes/base/policy/versions.json'), 'utf8')).toBe(
-      readFileSync(join(copy, POLICY), 'utf8'),
-    );
-  });
+  it(
+    'npm run k8s:sync writes the Kubernetes copy of the policy (or finds it up to date), equal to ' +
+      'ops/versions.json',
+    () => {
+      expect(kubernetesSync).toContain(
+        `deploy/kubernetes/base/policy/versions.json: ${committed ? 'up to date with' : 'written from'} ` +
+          `ops/versions.json`,
+      );
+      expect(readFileSync(join(copy, 'deploy/kubernetes/base/policy/versions.json'), 'utf8')).toBe(
+        readFileSync(join(copy, POLICY), 'utf8'),
+      );
+    },
+  );
 
-  it("leaves the tests as they are: the tests a resource touches pass on the copy, and so does the section's new test", async () => {
-    const vitest = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...TOUCHED_TESTS, NEW_TEST], {
-      cwd: copy,
-      encoding: 'utf8',
-    });
-    const files = TOUCHED_TESTS.length + 1;
-    expect(stripVTControlCharacters(vitest.stdout)).toMatch(new RegExp(`Test Files {2}${files} passed \\(${files}\\)`));
-  }, 300_000);
+  it(
+    "leaves the tests as they are: the tests a resource touches pass on the copy, and so does the section's new " +
+      'test',
+    async () => {
+      const vitest = await run(
+        process.execPath,
+        ['node_modules/vitest/vitest.mjs', 'run', ...TOUCHED_TESTS, NEW_TEST],
+        {
+          cwd: copy,
+          encoding: 'utf8',
+        },
+      );
+      const files = TOUCHED_TESTS.length + 1;
+      expect(stripVTControlCharacters(vitest.stdout)).toMatch(
+        new RegExp(`Test Files {2}${files} passed \\(${files}\\)`),
+      );
+    },
+    300_000,
+  );
 
   it('gives code that type-checks and passes ESLint, as npm run typecheck and npm run lint see it', async () => {
     // The section's files with what they import, under the repository's compiler options.
@@ -225,19 +249,23 @@ describe('"Adding a resource" in docs/architecture.md', () => {
     expect(await res.json()).toEqual({ id: 'inv-1002', order_id: 'ord-1002', amount_cents: 4500, currency: 'USD' });
   });
 
-  it('answers an unknown invoice as an unknown order is answered: JSON 404 bare, text/plain under /api, both with the version headers', async () => {
-    const bare = await fetch(`${stack.gatewayUrl}/v2/invoices/inv-9999`);
-    expect(bare.status).toBe(404);
-    expect(await bare.json()).toEqual({ error: 'invoice not found', code: 404 });
-    expect(bare.headers.get('api-version')).toBe('2');
-    const api = await fetch(`${stack.gatewayUrl}/api/v2/invoices/inv-9999`);
-    expect(api.status).toBe(404);
-    expect(api.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-    expect(await api.text()).toBe('invoice not found');
-    expect(api.headers.get('api-version')).toBe('2');
-    const unserved = await fetch(`${stack.gatewayUrl}/v2/invoices`);
-    expect(unserved.status).toBe(404);
-  });
+  it(
+    'answers an unknown invoice as an unknown order is answered: JSON 404 bare, text/plain under /api, both with ' +
+      'the version headers',
+    async () => {
+      const bare = await fetch(`${stack.gatewayUrl}/v2/invoices/inv-9999`);
+      expect(bare.status).toBe(404);
+      expect(await bare.json()).toEqual({ error: 'invoice not found', code: 404 });
+      expect(bare.headers.get('api-version')).toBe('2');
+      const api = await fetch(`${stack.gatewayUrl}/api/v2/invoices/inv-9999`);
+      expect(api.status).toBe(404);
+      expect(api.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await api.text()).toBe('invoice not found');
+      expect(api.headers.get('api-version')).toBe('2');
+      const unserved = await fetch(`${stack.gatewayUrl}/v2/invoices`);
+      expect(unserved.status).toBe(404);
+    },
+  );
 
   it('still serves the orders as before', async () => {
     const res = await fetch(`${stack.gatewayUrl}/v2/orders/ord-1001`);

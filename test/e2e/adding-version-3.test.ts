@@ -12,7 +12,8 @@ import { registerScenarios } from './scenarios.js';
  * docs/architecture.md "Adding a version 3", followed literally: its code blocks are applied to a copy of
  * the repository where the section says, the copy is built and its contract updated with the documented
  * command, and its built backend and gateway run the shared end-to-end scenarios (which read the copy's
- * policy, so v3 is one more current version there) and the v3 assertions below. When the code moves so the section's steps no longer
+ * policy, so v3 is one more current version there) and the v3 assertions below. When the code moves so the section's
+ * steps no longer
  * work, this fails.
  */
 
@@ -101,26 +102,29 @@ afterAll(async () => {
 });
 
 describe('"Adding a version 3" in docs/architecture.md', () => {
-  it('npm run openapi:update adds openapi/v3.json as the only, non-breaking, difference (or finds it committed)', () => {
-    const committed = existsSync(join(repoRoot, 'openapi/v3.json'));
-    expect(openapiUpdate).toContain(
-      committed
-        ? 'Snapshots are up to date.'
-        : 'openapi/v3.json: non-breaking: version 3 is new: its document has no snapshot yet',
-    );
-    expect(openapiUpdate).not.toContain('BREAKING');
-    for (const version of [1, 2]) {
-      expect(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')).toBe(
-        readFileSync(join(repoRoot, `openapi/v${version}.json`), 'utf8'),
+  it(
+    'npm run openapi:update adds openapi/v3.json as the only, non-breaking, difference (or finds it ' + 'committed)',
+    () => {
+      const committed = existsSync(join(repoRoot, 'openapi/v3.json'));
+      expect(openapiUpdate).toContain(
+        committed
+          ? 'Snapshots are up to date.'
+          : 'openapi/v3.json: non-breaking: version 3 is new: its document has no snapshot yet',
       );
-    }
-    const document = JSON.parse(readFileSync(join(copy, 'openapi/v3.json'), 'utf8')) as {
-      info: { version: string };
-      paths: Record<string, unknown>;
-    };
-    expect(document.info.version).toBe('3');
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v3/orders/{id}', '/api/v3/orders/{id}']));
-  });
+      expect(openapiUpdate).not.toContain('BREAKING');
+      for (const version of [1, 2]) {
+        expect(readFileSync(join(copy, `openapi/v${version}.json`), 'utf8')).toBe(
+          readFileSync(join(repoRoot, `openapi/v${version}.json`), 'utf8'),
+        );
+      }
+      const document = JSON.parse(readFileSync(join(copy, 'openapi/v3.json'), 'utf8')) as {
+        info: { version: string };
+        paths: Record<string, unknown>;
+      };
+      expect(document.info.version).toBe('3');
+      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v3/orders/{id}', '/api/v3/orders/{id}']));
+    },
+  );
 
   it.each([
     ['/v3/orders/ord-1001', {}],

@@ -53,12 +53,16 @@ describe('admin listeners bind loopback unless told otherwise', () => {
     expect(new URL(backend.adminUrl).hostname).toBe('127.0.0.1');
   });
 
-  it("refuses connections to the gateway's and the backend's admin ports on another address, where their APIs accept", async () => {
-    expect(await tryConnect(OTHER_ADDRESS, portOf(gateway.apiUrl))).toBe('open');
-    expect(await tryConnect(OTHER_ADDRESS, portOf(gateway.adminUrl))).toBe('ECONNREFUSED');
-    expect(await tryConnect(OTHER_ADDRESS, portOf(backend.apiUrl))).toBe('open');
-    expect(await tryConnect(OTHER_ADDRESS, portOf(backend.adminUrl))).toBe('ECONNREFUSED');
-  });
+  it(
+    "refuses connections to the gateway's and the backend's admin ports on another address, where their APIs " +
+      'accept',
+    async () => {
+      expect(await tryConnect(OTHER_ADDRESS, portOf(gateway.apiUrl))).toBe('open');
+      expect(await tryConnect(OTHER_ADDRESS, portOf(gateway.adminUrl))).toBe('ECONNREFUSED');
+      expect(await tryConnect(OTHER_ADDRESS, portOf(backend.apiUrl))).toBe('open');
+      expect(await tryConnect(OTHER_ADDRESS, portOf(backend.adminUrl))).toBe('ECONNREFUSED');
+    },
+  );
 
   it('serves the status page and the consumers on 127.0.0.1', async () => {
     expect((await fetch(`${gateway.adminUrl}/`)).status).toBe(200);

@@ -288,26 +288,31 @@ async function nothingLeft(stack: RunningStart): Promise<void> {
 
 // Each case starts npm and both services: generous bounds, the machine may be busy with the other suites.
 describe('npm start', { timeout: 60_000 }, () => {
-  it('names the API, the metrics, the status page and the gateway pid in its banner, and runs each service with its node flags', async () => {
-    running = await startNpm();
-    const { pids } = running;
-    expect(Object.values(pids).every((pid) => pid > 0 && alive(pid))).toBe(true);
-    for (const name of ['backend', 'gateway'] as const) {
-      const argv = readFileSync(`/proc/${pids[name]}/cmdline`, 'utf8').split('\0').slice(1, -1);
-      expect(argv, name).toEqual([...nodeFlags[name], entries[name]]);
-    }
-    const port = new URL(running.gatewayAdminUrl).port;
-    expect(running.output()).toContain(`Metrics:     http://localhost:${port}/metrics\n`);
-    expect(running.output()).toContain(`Status page: http://localhost:${port}/\n`);
-    expect(running.output()).toContain(
-      `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway}, or a SIGHUP to npm start, re-reads the version policy)\n`,
-    );
-    expect(running.output()).toMatch(
-      /^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m,
-    );
-    send(running, 'npm', 'SIGTERM');
-    await nothingLeft(running);
-  });
+  it(
+    'names the API, the metrics, the status page and the gateway pid in its banner, and runs each service with its ' +
+      'node flags',
+    async () => {
+      running = await startNpm();
+      const { pids } = running;
+      expect(Object.values(pids).every((pid) => pid > 0 && alive(pid))).toBe(true);
+      for (const name of ['backend', 'gateway'] as const) {
+        const argv = readFileSync(`/proc/${pids[name]}/cmdline`, 'utf8').split('\0').slice(1, -1);
+        expect(argv, name).toEqual([...nodeFlags[name], entries[name]]);
+      }
+      const port = new URL(running.gatewayAdminUrl).port;
+      expect(running.output()).toContain(`Metrics:     http://localhost:${port}/metrics\n`);
+      expect(running.output()).toContain(`Status page: http://localhost:${port}/\n`);
+      expect(running.output()).toContain(
+        `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway}, or a SIGHUP to npm start, re-reads the version ` +
+          `policy)\n`,
+      );
+      expect(running.output()).toMatch(
+        /^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m,
+      );
+      send(running, 'npm', 'SIGTERM');
+      await nothingLeft(running);
+    },
+  );
 
   it.each<[Target, NodeJS.Signals]>([
     ['npm', 'SIGTERM'],
@@ -334,26 +339,30 @@ describe('npm start', { timeout: 60_000 }, () => {
     },
   );
 
-  it('an upload still arriving when npm gets SIGTERM reaches the backend: 201, and the backend stops only after the gateway', async () => {
-    running = await startNpm();
-    const stack = running;
-    const body = JSON.stringify({ name: 'Ada Upload', email: 'ada.upload@example.com' });
-    // 100 Continue: the gateway has read the request's head, so the upload is in flight when the signal comes.
-    const upload = await beginUpload(`${stack.gatewayUrl}/api/users`, body);
-    upload.send(body.slice(0, 10));
-    send(stack, 'npm', 'SIGTERM');
-    await eventually(
-      'the gateway to begin its stop',
-      () => logged(stack, 'gateway', 'shutting down').length > 0,
-      IN_TIME,
-    );
-    const answer = await upload.end(body.slice(10));
-    expect(answer.status, answer.body).toBe(201);
-    expect(JSON.parse(answer.body)).toMatchObject({ name: 'Ada Upload', email: 'ada.upload@example.com' });
-    expect(await stack.npmExited).toBe(0);
-    await nothingLeft(stack);
-    expect(lineIndex(stack, 'gateway', 'stopped')).toBeLessThan(lineIndex(stack, 'users-orders', 'shutting down'));
-  });
+  it(
+    'an upload still arriving when npm gets SIGTERM reaches the backend: 201, and the backend stops only after the ' +
+      'gateway',
+    async () => {
+      running = await startNpm();
+      const stack = running;
+      const body = JSON.stringify({ name: 'Ada Upload', email: 'ada.upload@example.com' });
+      // 100 Continue: the gateway has read the request's head, so the upload is in flight when the signal comes.
+      const upload = await beginUpload(`${stack.gatewayUrl}/api/users`, body);
+      upload.send(body.slice(0, 10));
+      send(stack, 'npm', 'SIGTERM');
+      await eventually(
+        'the gateway to begin its stop',
+        () => logged(stack, 'gateway', 'shutting down').length > 0,
+        IN_TIME,
+      );
+      const answer = await upload.end(body.slice(10));
+      expect(answer.status, answer.body).toBe(201);
+      expect(JSON.parse(answer.body)).toMatchObject({ name: 'Ada Upload', email: 'ada.upload@example.com' });
+      expect(await stack.npmExited).toBe(0);
+      await nothingLeft(stack);
+      expect(lineIndex(stack, 'gateway', 'stopped')).toBeLessThan(lineIndex(stack, 'users-orders', 'shutting down'));
+    },
+  );
 
   it(
     'a failed start (a malformed ORDERS_FILE) stops the gateway and its embedded store before npm exits 1',

@@ -203,214 +203,232 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
     });
   });
 
-  describe('orders: the version policy of ops/versions.json (v1 deprecated, sunset 2027-01-01; v2 current; default 1)', () => {
-    const V1_HEADERS = { deprecation: 'true', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' };
+  describe(
+    'orders: the version policy of ops/versions.json (v1 deprecated, sunset 2027-01-01; v2 current; default ' + '1)',
+    () => {
+      const V1_HEADERS = { deprecation: 'true', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' };
 
-    it.each([
-      ['/v1/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
-      ['/api/v1/orders/ord-1001', undefined, V1_ORDER, '</api/v2/orders/ord-1001>; rel="successor-version"'],
-      ['/orders/ord-1001', '1', V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
-      ['/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
-      ['/v2/orders/ord-1001', undefined, V2_ORDER, null],
-      ['/api/v2/orders/ord-1001', undefined, V2_ORDER, null],
-      ['/orders/ord-1001', '2', V2_ORDER, null],
-    ])('GET %s with API-Version %s → the right representation and headers', async (path, version, body, link) => {
-      const res = await gateway(path, { headers: version === undefined ? {} : { 'api-version': version } });
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual(body);
-      expect(res.headers.get('vary')).toMatch(/API-Version/);
-      expect(res.headers.get('link')).toBe(link);
-      expect(res.headers.get('deprecation')).toBe(link === null ? null : V1_HEADERS.deprecation);
-      expect(res.headers.get('sunset')).toBe(link === null ? null : V1_HEADERS.sunset);
-    });
-
-    it('keeps the deprecation headers on a 404 of v1 (JSON bare, text/plain under /api)', async () => {
-      const bare = await gateway('/v1/orders/ord-missing');
-      expect(bare.status).toBe(404);
-      expect(await bare.json()).toEqual({ error: 'order not found', code: 404 });
-      expect(bare.headers.get('deprecation')).toBe('true');
-      expect(bare.headers.get('link')).toBe('</v2/orders/ord-missing>; rel="successor-version"');
-      const api = await gateway('/api/v1/orders/ord-missing');
-      expect(api.status).toBe(404);
-      expect(api.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(await api.text()).toBe('order not found');
-      expect(api.headers.get('sunset')).toBe(V1_HEADERS.sunset);
-      expect(api.headers.get('vary')).toMatch(/API-Version/);
-    });
-
-    const expectUnsupported = async (value: string) => {
-      const res = await gateway('/orders/ord-1001', { headers: { 'api-version': value } });
-      expect(res.status).toBe(406);
-      expect(res.headers.get('vary')).toBe('API-Version');
-      expect(await res.json()).toEqual({
-        error: 'unsupported_version',
-        code: 406,
-        details: `supported versions: 1, ${listedVersions(getStack()).supported}`,
+      it.each([
+        ['/v1/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
+        ['/api/v1/orders/ord-1001', undefined, V1_ORDER, '</api/v2/orders/ord-1001>; rel="successor-version"'],
+        ['/orders/ord-1001', '1', V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
+        ['/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
+        ['/v2/orders/ord-1001', undefined, V2_ORDER, null],
+        ['/api/v2/orders/ord-1001', undefined, V2_ORDER, null],
+        ['/orders/ord-1001', '2', V2_ORDER, null],
+      ])('GET %s with API-Version %s → the right representation and headers', async (path, version, body, link) => {
+        const res = await gateway(path, { headers: version === undefined ? {} : { 'api-version': version } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await res.json()).toEqual(body);
+        expect(res.headers.get('vary')).toMatch(/API-Version/);
+        expect(res.headers.get('link')).toBe(link);
+        expect(res.headers.get('deprecation')).toBe(link === null ? null : V1_HEADERS.deprecation);
+        expect(res.headers.get('sunset')).toBe(link === null ? null : V1_HEADERS.sunset);
       });
-    };
 
-    it('answers API-Version one above the highest listed version with 406 unsupported_version and Vary', async () => {
-      await expectUnsupported(listedVersions(getStack()).unlisted);
-    });
-
-    it.each(['0', 'abc', '1.0', '2, 1', ''])(
-      'answers API-Version %j with 406 unsupported_version and Vary',
-      expectUnsupported,
-    );
-
-    it('answers a path version contradicted by API-Version with 400 conflicting_version, and accepts the same version', async () => {
-      const conflict = await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '1' } });
-      expect(conflict.status).toBe(400);
-      expect(conflict.headers.get('vary')).toBe('API-Version');
-      expect(await conflict.json()).toMatchObject({ error: 'conflicting_version', code: 400 });
-      expect((await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '2' } })).status).toBe(200);
-    });
-
-    it('tells clients which versions exist: discovery headers on every versioned answer, and GET /versions', async () => {
-      const { current, supported, unlisted } = listedVersions(getStack());
-      const v1 = await gateway('/v1/orders/ord-1001');
-      const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': unlisted } });
-      const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
-      for (const res of [v1, refused, missing]) {
-        expect(res.headers.get('api-supported-versions')).toBe(supported);
-        expect(res.headers.get('api-deprecated-versions')).toBe('1');
-      }
-      expect(v1.headers.get('api-version')).toBe('1');
-      expect(missing.headers.get('api-version')).toBe('2');
-      expect(refused.headers.get('api-version')).toBeNull();
-
-      const versions = await gateway('/versions');
-      expect(versions.status).toBe(200);
-      expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(versions.headers.get('link')).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
-      expect(await versions.json()).toEqual({
-        default_version: 1,
-        changelog: '/changelog',
-        policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
-        versions: [
-          {
-            version: 1,
-            phase: 'deprecated',
-            announced: '2026-06-01T00:00:00.000Z',
-            sunset: '2027-01-01T00:00:00.000Z',
-            successor: 2,
-            brownouts: [],
-            consumer_key: 'optional',
-            consumer_key_required_from: null,
-            closed_to_new: null,
-            changes: '/versions/1/changes',
-          },
-          ...current.map((version) => ({
-            version,
-            phase: 'current',
-            announced: null,
-            sunset: null,
-            successor: null,
-            brownouts: [],
-            consumer_key: 'optional',
-            consumer_key_required_from: null,
-            closed_to_new: null,
-          })),
-        ],
+      it('keeps the deprecation headers on a 404 of v1 (JSON bare, text/plain under /api)', async () => {
+        const bare = await gateway('/v1/orders/ord-missing');
+        expect(bare.status).toBe(404);
+        expect(await bare.json()).toEqual({ error: 'order not found', code: 404 });
+        expect(bare.headers.get('deprecation')).toBe('true');
+        expect(bare.headers.get('link')).toBe('</v2/orders/ord-missing>; rel="successor-version"');
+        const api = await gateway('/api/v1/orders/ord-missing');
+        expect(api.status).toBe(404);
+        expect(api.headers.get('content-type')).toMatch(/^text\/plain/);
+        expect(await api.text()).toBe('order not found');
+        expect(api.headers.get('sunset')).toBe(V1_HEADERS.sunset);
+        expect(api.headers.get('vary')).toMatch(/API-Version/);
       });
-    });
 
-    it("lists what a v1 client changes to use v2, from the backend's two documents", async () => {
-      const res = await gateway('/versions/1/changes');
-      expect(res.status).toBe(200);
-      const guide = (await res.json()) as {
-        operations: { path: string; changes: { change: string; name: string; breaking: boolean }[] }[];
+      const expectUnsupported = async (value: string) => {
+        const res = await gateway('/orders/ord-1001', { headers: { 'api-version': value } });
+        expect(res.status).toBe(406);
+        expect(res.headers.get('vary')).toBe('API-Version');
+        expect(await res.json()).toEqual({
+          error: 'unsupported_version',
+          code: 406,
+          details: `supported versions: 1, ${listedVersions(getStack()).supported}`,
+        });
       };
-      const first = guide.operations.find((operation) => operation.path === '/v1/orders/{id}');
-      expect(
-        first?.changes.map(({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`),
-      ).toEqual([
-        'removed user_id (breaking)',
-        'removed total (breaking)',
-        'added customer_id',
-        'added total_cents',
-        'added currency',
-      ]);
-    });
 
-    it("announces v1's deprecation in the Atom changelog GET /versions links, linking the migration guide", async () => {
-      const res = await gateway('/changelog');
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
-      const feed = parseFeed(await res.text());
-      expect(feed.meta).toEqual({ type: 'atom', version: '1.0' });
-      expect(feed.self).toBe(`${getStack().gatewayUrl}/changelog`);
-      const deprecated = feed.items.find(
-        ({ id }) => id === 'tag:version-router,2026:versions/1/deprecated/2026-06-01T00:00:00.000Z',
+      it('answers API-Version one above the highest listed version with 406 unsupported_version and Vary', async () => {
+        await expectUnsupported(listedVersions(getStack()).unlisted);
+      });
+
+      it.each(['0', 'abc', '1.0', '2, 1', ''])(
+        'answers API-Version %j with 406 unsupported_version and Vary',
+        expectUnsupported,
       );
-      expect(deprecated?.title).toBe('v1 deprecated: removed on 2027-01-01');
-      expect(deprecated?.url).toBe(`${getStack().gatewayUrl}/versions/1/changes`);
-      expect((await gateway(new URL(deprecated!.url!).pathname)).status).toBe(200);
-    });
 
-    it("serves each version's OpenAPI document; the deprecated one's own operations marked from the policy, with its headers", async () => {
-      type Document = {
-        info: { version: string };
-        paths: Record<string, Record<string, { deprecated?: boolean }>>;
-        'x-sunset'?: string;
-        'x-successor-version'?: number;
-      };
-      const v1 = await gateway('/v1/openapi.json');
-      expect(v1.status).toBe(200);
-      expect(v1.headers.get('deprecation')).toBe('true');
-      expect(v1.headers.get('sunset')).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
-      expect(v1.headers.get('link')).toBe('</v2/openapi.json>; rel="successor-version"');
-      const v1Document = (await v1.json()) as Document;
-      expect(v1Document.info.version).toBe('1');
-      expect(v1Document['x-sunset']).toBe('2027-01-01T00:00:00.000Z');
-      expect(v1Document['x-successor-version']).toBe(2);
-      // The version's own operations are deprecated; the unversioned /api/users ones, the same in every version, never.
-      const operationsOf = (own: boolean) =>
-        Object.entries(v1Document.paths)
-          .filter(([path]) => /^(\/api)?\/v1\//.test(path) === own)
-          .flatMap(([, item]) => Object.values(item));
-      expect(operationsOf(true).length).toBeGreaterThan(1);
-      expect(operationsOf(true).every((operation) => operation.deprecated === true)).toBe(true);
-      expect(operationsOf(false).length).toBeGreaterThan(4);
-      expect(operationsOf(false).some((operation) => operation.deprecated === true)).toBe(false);
+      it(
+        'answers a path version contradicted by API-Version with 400 conflicting_version, and accepts the same ' +
+          'version',
+        async () => {
+          const conflict = await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '1' } });
+          expect(conflict.status).toBe(400);
+          expect(conflict.headers.get('vary')).toBe('API-Version');
+          expect(await conflict.json()).toMatchObject({ error: 'conflicting_version', code: 400 });
+          expect((await gateway('/v2/orders/ord-1001', { headers: { 'api-version': '2' } })).status).toBe(200);
+        },
+      );
 
-      const v2 = await gateway('/openapi.json', { headers: { 'api-version': '2' } });
-      expect(v2.status).toBe(200);
-      expect(v2.headers.get('api-version')).toBe('2');
-      expect(v2.headers.get('deprecation')).toBeNull();
-      const v2Document = (await v2.json()) as Document;
-      expect(v2Document.info.version).toBe('2');
-      expect(v2Document).not.toHaveProperty('x-sunset');
-      expect(
-        Object.values(v2Document.paths)
-          .flatMap((item) => Object.values(item))
-          .some((operation) => operation.deprecated === true),
-      ).toBe(false);
-    });
+      it(
+        'tells clients which versions exist: discovery headers on every versioned answer, and GET ' + '/versions',
+        async () => {
+          const { current, supported, unlisted } = listedVersions(getStack());
+          const v1 = await gateway('/v1/orders/ord-1001');
+          const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': unlisted } });
+          const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
+          for (const res of [v1, refused, missing]) {
+            expect(res.headers.get('api-supported-versions')).toBe(supported);
+            expect(res.headers.get('api-deprecated-versions')).toBe('1');
+          }
+          expect(v1.headers.get('api-version')).toBe('1');
+          expect(missing.headers.get('api-version')).toBe('2');
+          expect(refused.headers.get('api-version')).toBeNull();
 
-    it('answers an unknown path version with the JSON 404', async () => {
-      const res = await gateway('/v9/orders/ord-1001');
-      expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ error: 'not found', code: 404 });
-    });
+          const versions = await gateway('/versions');
+          expect(versions.status).toBe(200);
+          expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
+          expect(versions.headers.get('link')).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
+          expect(await versions.json()).toEqual({
+            default_version: 1,
+            changelog: '/changelog',
+            policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
+            versions: [
+              {
+                version: 1,
+                phase: 'deprecated',
+                announced: '2026-06-01T00:00:00.000Z',
+                sunset: '2027-01-01T00:00:00.000Z',
+                successor: 2,
+                brownouts: [],
+                consumer_key: 'optional',
+                consumer_key_required_from: null,
+                closed_to_new: null,
+                changes: '/versions/1/changes',
+              },
+              ...current.map((version) => ({
+                version,
+                phase: 'current',
+                announced: null,
+                sunset: null,
+                successor: null,
+                brownouts: [],
+                consumer_key: 'optional',
+                consumer_key_required_from: null,
+                closed_to_new: null,
+              })),
+            ],
+          });
+        },
+      );
 
-    it('counts requests per version, deprecation, selection and status on the gateway /metrics', async () => {
-      const admin = getStack().gatewayAdminUrl;
-      const before = await versionCounts(admin);
-      for (let i = 0; i < 3; i++) await gateway('/v1/orders/ord-1001');
-      for (let i = 0; i < 2; i++) await gateway('/orders/ord-1001', { headers: { 'api-version': '2' } });
-      await gateway('/orders/ord-1001');
-      await gateway('/orders/ord-1001', { headers: { 'api-version': 'x' } });
-      const after = await versionCounts(admin);
-      const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
-      expect(delta(series('1', 'true', 'path', 200))).toBe(3);
-      expect(delta(series('2', 'false', 'header', 200))).toBe(2);
-      expect(delta(series('1', 'true', 'default', 200))).toBe(1);
-      expect(delta(series('invalid', 'false', 'header', 406))).toBe(1);
-      const text = await (await fetch(`${admin}/metrics`)).text();
-      expect(text).toContain('api_version_sunset_timestamp_seconds{version="1"} 1798761600');
-      expect(text).toMatch(/^http_requests_total\{method="GET",route="\/v1\/orders\/:id",status_code="200"\} \d+/m);
-    });
-  });
+      it("lists what a v1 client changes to use v2, from the backend's two documents", async () => {
+        const res = await gateway('/versions/1/changes');
+        expect(res.status).toBe(200);
+        const guide = (await res.json()) as {
+          operations: { path: string; changes: { change: string; name: string; breaking: boolean }[] }[];
+        };
+        const first = guide.operations.find((operation) => operation.path === '/v1/orders/{id}');
+        expect(
+          first?.changes.map(({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`),
+        ).toEqual([
+          'removed user_id (breaking)',
+          'removed total (breaking)',
+          'added customer_id',
+          'added total_cents',
+          'added currency',
+        ]);
+      });
+
+      it(
+        "announces v1's deprecation in the Atom changelog GET /versions links, linking the migration " + 'guide',
+        async () => {
+          const res = await gateway('/changelog');
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
+          const feed = parseFeed(await res.text());
+          expect(feed.meta).toEqual({ type: 'atom', version: '1.0' });
+          expect(feed.self).toBe(`${getStack().gatewayUrl}/changelog`);
+          const deprecated = feed.items.find(
+            ({ id }) => id === 'tag:version-router,2026:versions/1/deprecated/2026-06-01T00:00:00.000Z',
+          );
+          expect(deprecated?.title).toBe('v1 deprecated: removed on 2027-01-01');
+          expect(deprecated?.url).toBe(`${getStack().gatewayUrl}/versions/1/changes`);
+          expect((await gateway(new URL(deprecated!.url!).pathname)).status).toBe(200);
+        },
+      );
+
+      it(
+        "serves each version's OpenAPI document; the deprecated one's own operations marked from the policy, with " +
+          'its headers',
+        async () => {
+          type Document = {
+            info: { version: string };
+            paths: Record<string, Record<string, { deprecated?: boolean }>>;
+            'x-sunset'?: string;
+            'x-successor-version'?: number;
+          };
+          const v1 = await gateway('/v1/openapi.json');
+          expect(v1.status).toBe(200);
+          expect(v1.headers.get('deprecation')).toBe('true');
+          expect(v1.headers.get('sunset')).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+          expect(v1.headers.get('link')).toBe('</v2/openapi.json>; rel="successor-version"');
+          const v1Document = (await v1.json()) as Document;
+          expect(v1Document.info.version).toBe('1');
+          expect(v1Document['x-sunset']).toBe('2027-01-01T00:00:00.000Z');
+          expect(v1Document['x-successor-version']).toBe(2);
+          // The version's own operations are deprecated; the unversioned /api/users ones, the same in every version,
+          // never.
+          const operationsOf = (own: boolean) =>
+            Object.entries(v1Document.paths)
+              .filter(([path]) => /^(\/api)?\/v1\//.test(path) === own)
+              .flatMap(([, item]) => Object.values(item));
+          expect(operationsOf(true).length).toBeGreaterThan(1);
+          expect(operationsOf(true).every((operation) => operation.deprecated === true)).toBe(true);
+          expect(operationsOf(false).length).toBeGreaterThan(4);
+          expect(operationsOf(false).some((operation) => operation.deprecated === true)).toBe(false);
+
+          const v2 = await gateway('/openapi.json', { headers: { 'api-version': '2' } });
+          expect(v2.status).toBe(200);
+          expect(v2.headers.get('api-version')).toBe('2');
+          expect(v2.headers.get('deprecation')).toBeNull();
+          const v2Document = (await v2.json()) as Document;
+          expect(v2Document.info.version).toBe('2');
+          expect(v2Document).not.toHaveProperty('x-sunset');
+          expect(
+            Object.values(v2Document.paths)
+              .flatMap((item) => Object.values(item))
+              .some((operation) => operation.deprecated === true),
+          ).toBe(false);
+        },
+      );
+
+      it('answers an unknown path version with the JSON 404', async () => {
+        const res = await gateway('/v9/orders/ord-1001');
+        expect(res.status).toBe(404);
+        expect(await res.json()).toEqual({ error: 'not found', code: 404 });
+      });
+
+      it('counts requests per version, deprecation, selection and status on the gateway /metrics', async () => {
+        const admin = getStack().gatewayAdminUrl;
+        const before = await versionCounts(admin);
+        for (let i = 0; i < 3; i++) await gateway('/v1/orders/ord-1001');
+        for (let i = 0; i < 2; i++) await gateway('/orders/ord-1001', { headers: { 'api-version': '2' } });
+        await gateway('/orders/ord-1001');
+        await gateway('/orders/ord-1001', { headers: { 'api-version': 'x' } });
+        const after = await versionCounts(admin);
+        const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+        expect(delta(series('1', 'true', 'path', 200))).toBe(3);
+        expect(delta(series('2', 'false', 'header', 200))).toBe(2);
+        expect(delta(series('1', 'true', 'default', 200))).toBe(1);
+        expect(delta(series('invalid', 'false', 'header', 406))).toBe(1);
+        const text = await (await fetch(`${admin}/metrics`)).text();
+        expect(text).toContain('api_version_sunset_timestamp_seconds{version="1"} 1798761600');
+        expect(text).toMatch(/^http_requests_total\{method="GET",route="\/v1\/orders\/:id",status_code="200"\} \d+/m);
+      });
+    },
+  );
 }

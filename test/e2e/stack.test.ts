@@ -72,29 +72,32 @@ describe('process stack: a version past its sunset', () => {
 });
 
 describe('process stack: consumer log', () => {
-  it("logs a deprecated version's request with version, route, status, User-Agent and X-Client-Id on its one line", async () => {
-    await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, {
-      headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' },
-    });
-    await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
-    // Lines leave in order: once the v2 request's line is here, so is the v1 request's.
-    await eventually(
-      'the v2 request’s log line',
-      () => stack.gateway.logs.find((line) => line.url === '/v2/orders/ord-1002'),
-      LOGGED,
-    );
-    const lines = stack.gateway.logs.filter((line) => line.deprecated === true);
-    expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
-      level: 30,
-      msg: 'request completed',
-      version: 1,
-      route: '/api/v1/orders/:id',
-      statusCode: 200,
-      userAgent: 'shop-app/3.1',
-      clientId: 'shop-frontend',
-    });
-    expect(lines.some((line) => line.userAgent === 'migrated-app/1.0')).toBe(false);
-  });
+  it(
+    "logs a deprecated version's request with version, route, status, User-Agent and X-Client-Id on its one " + 'line',
+    async () => {
+      await fetch(`${stack.gatewayUrl}/api/v1/orders/ord-1002`, {
+        headers: { 'user-agent': 'shop-app/3.1', 'x-client-id': 'shop-frontend' },
+      });
+      await fetch(`${stack.gatewayUrl}/v2/orders/ord-1002`, { headers: { 'user-agent': 'migrated-app/1.0' } });
+      // Lines leave in order: once the v2 request's line is here, so is the v1 request's.
+      await eventually(
+        'the v2 request’s log line',
+        () => stack.gateway.logs.find((line) => line.url === '/v2/orders/ord-1002'),
+        LOGGED,
+      );
+      const lines = stack.gateway.logs.filter((line) => line.deprecated === true);
+      expect(lines.find((line) => line.clientId === 'shop-frontend')).toMatchObject({
+        level: 30,
+        msg: 'request completed',
+        version: 1,
+        route: '/api/v1/orders/:id',
+        statusCode: 200,
+        userAgent: 'shop-app/3.1',
+        clientId: 'shop-frontend',
+      });
+      expect(lines.some((line) => line.userAgent === 'migrated-app/1.0')).toBe(false);
+    },
+  );
 });
 
 describe('process stack: reloading the version policy', () => {
@@ -133,34 +136,43 @@ describe('process stack: reloading the version policy', () => {
     expect(gateway.child.exitCode).toBeNull();
   });
 
-  it('keeps the policy in force when the file turns invalid: SIGHUP logs the reason, POST /-/reload answers it', async () => {
-    writePolicy({ ...shipped, default_version: 9 });
-    gateway.child.kill('SIGHUP');
-    const line = await logged('version policy reload failed; the previous policy stays in force');
-    expect(line).toMatchObject({
-      level: 50,
-      reason: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version`,
-    });
-    const res = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({
-      error: 'invalid version policy',
-      code: 400,
-      details: `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed version`,
-    });
-    expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(String(added));
-    const metrics = await (await fetch(`${gateway.adminUrl}/metrics`)).text();
-    expect(metrics).toMatch(/^api_version_policy_reloads_total\{result="failure"\} 2$/m);
-    expect(metrics).toMatch(/^api_version_policy_last_reload_success 0$/m);
+  it(
+    'keeps the policy in force when the file turns invalid: SIGHUP logs the reason, POST /-/reload answers ' + 'it',
+    async () => {
+      writePolicy({ ...shipped, default_version: 9 });
+      gateway.child.kill('SIGHUP');
+      const line = await logged('version policy reload failed; the previous policy stays in force');
+      expect(line).toMatchObject({
+        level: 50,
+        reason:
+          `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed ` +
+          `version`,
+      });
+      const res = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: 'invalid version policy',
+        code: 400,
+        details:
+          `API_VERSIONS_FILE: ${policyPath} is invalid at default_version: default_version 9 is not a listed ` +
+          `version`,
+      });
+      expect((await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`)).headers.get('api-version')).toBe(
+        String(added),
+      );
+      const metrics = await (await fetch(`${gateway.adminUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^api_version_policy_reloads_total\{result="failure"\} 2$/m);
+      expect(metrics).toMatch(/^api_version_policy_last_reload_success 0$/m);
 
-    writePolicy(shipped);
-    const fixed = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
-    expect(fixed.status).toBe(200);
-    expect(await fixed.json()).toEqual({ reloaded: true });
-    const removed = await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`);
-    expect(removed.status).toBe(404);
-    expect(removed.headers.get('api-version')).toBeNull();
-  });
+      writePolicy(shipped);
+      const fixed = await fetch(`${gateway.adminUrl}/-/reload`, { method: 'POST' });
+      expect(fixed.status).toBe(200);
+      expect(await fixed.json()).toEqual({ reloaded: true });
+      const removed = await fetch(`${gateway.apiUrl}/v${added}/orders/ord-1001`);
+      expect(removed.status).toBe(404);
+      expect(removed.headers.get('api-version')).toBeNull();
+    },
+  );
 });
 
 describe('process stack: process control', () => {

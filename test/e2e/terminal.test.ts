@@ -6,7 +6,9 @@ import { entries, repoRoot } from '../../scripts/paths.mjs';
 /** Runs the built backend with a pseudo-terminal as stdout (util-linux `script`) until `until` matches its output. */
 function outputOnTerminal(until: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
-    const command = `BACKEND_HOST=127.0.0.1 BACKEND_PORT=0 BACKEND_ADMIN_PORT=0 LOG_LEVEL=info exec ${process.execPath} ${entries.backend}`;
+    const command =
+      `BACKEND_HOST=127.0.0.1 BACKEND_PORT=0 BACKEND_ADMIN_PORT=0 LOG_LEVEL=info exec ` +
+      `${process.execPath} ${entries.backend}`;
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: repoRoot,
       detached: true,

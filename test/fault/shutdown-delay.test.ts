@@ -66,39 +66,43 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
     await service?.stop();
   });
 
-  it('fails /readyz at once, serves the API with Connection: close for the delay, then refuses connections and exits 0', async () => {
-    service = await start();
-    expect((await fetchOnce(`${service.adminUrl}/readyz`)).status).toBe(200);
-    expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toMatchObject({ status: 200, connection: 'keep-alive' });
+  it(
+    'fails /readyz at once, serves the API with Connection: close for the delay, then refuses connections and ' +
+      'exits 0',
+    async () => {
+      service = await start();
+      expect((await fetchOnce(`${service.adminUrl}/readyz`)).status).toBe(200);
+      expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toMatchObject({ status: 200, connection: 'keep-alive' });
 
-    const signalAt = performance.now();
-    service.child.kill('SIGTERM');
-    await eventually(
-      '/readyz answering 503',
-      async () => (await fetchOnce(`${service.adminUrl}/readyz`)).status === 503,
-      { timeoutMs: DELAY_MS / 2, intervalMs: FAULT_POLL_MS },
-    );
-    expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toEqual({ status: 200, connection: 'close' });
-    expect(performance.now() - signalAt).toBeLessThan(DELAY_MS);
-    // An info line leaves within 100 ms (docs/behaviour.md#logging).
-    const notReady = () =>
-      service.logs.find((line) => line.msg === 'not ready; serving on before closing the listener');
-    await eventually('the not-ready log line', notReady, { timeoutMs: 2_000, intervalMs: FAULT_POLL_MS });
-    expect(notReady()).toMatchObject({ shutdownDelayMs: DELAY_MS });
+      const signalAt = performance.now();
+      service.child.kill('SIGTERM');
+      await eventually(
+        '/readyz answering 503',
+        async () => (await fetchOnce(`${service.adminUrl}/readyz`)).status === 503,
+        { timeoutMs: DELAY_MS / 2, intervalMs: FAULT_POLL_MS },
+      );
+      expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toEqual({ status: 200, connection: 'close' });
+      expect(performance.now() - signalAt).toBeLessThan(DELAY_MS);
+      // An info line leaves within 100 ms (docs/behaviour.md#logging).
+      const notReady = () =>
+        service.logs.find((line) => line.msg === 'not ready; serving on before closing the listener');
+      await eventually('the not-ready log line', notReady, { timeoutMs: 2_000, intervalMs: FAULT_POLL_MS });
+      expect(notReady()).toMatchObject({ shutdownDelayMs: DELAY_MS });
 
-    const refused = async () => {
-      try {
-        await fetchOnce(`${service.apiUrl}${apiPath}`);
-        return false;
-      } catch (err) {
-        return (err as Error).message === 'ECONNREFUSED';
-      }
-    };
-    await eventually('the API refusing connections', refused, {
-      timeoutMs: DELAY_MS + 10_000,
-      intervalMs: FAULT_POLL_MS,
-    });
-    expect(performance.now() - signalAt).toBeGreaterThanOrEqual(DELAY_MS);
-    expect(await service.exited).toBe(0);
-  });
+      const refused = async () => {
+        try {
+          await fetchOnce(`${service.apiUrl}${apiPath}`);
+          return false;
+        } catch (err) {
+          return (err as Error).message === 'ECONNREFUSED';
+        }
+      };
+      await eventually('the API refusing connections', refused, {
+        timeoutMs: DELAY_MS + 10_000,
+        intervalMs: FAULT_POLL_MS,
+      });
+      expect(performance.now() - signalAt).toBeGreaterThanOrEqual(DELAY_MS);
+      expect(await service.exited).toBe(0);
+    },
+  );
 });

@@ -67,59 +67,63 @@ async function hammer(baseUrl: string, count: number): Promise<Map<number, numbe
   return statuses;
 }
 
-it(`keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS within 20 % over ${ATTACK} requests of random paths, versions and ids`, async () => {
-  await hammer(stack.gatewayUrl, WARM_UP);
-  const [gatewayBefore, backendBefore] = await Promise.all([
-    scrape(stack.gatewayAdminUrl),
-    scrape(stack.backendAdminUrl),
-  ]);
+it(
+  `keeps /metrics to at most ${MAX_NEW_SERIES} new series and the gateway's RSS within 20 % over ${ATTACK} ` +
+    `requests of random paths, versions and ids`,
+  async () => {
+    await hammer(stack.gatewayUrl, WARM_UP);
+    const [gatewayBefore, backendBefore] = await Promise.all([
+      scrape(stack.gatewayAdminUrl),
+      scrape(stack.backendAdminUrl),
+    ]);
 
-  const started = performance.now();
-  const statuses = await hammer(stack.gatewayUrl, ATTACK);
-  const elapsedMs = performance.now() - started;
-  const [gatewayAfter, backendAfter] = await Promise.all([
-    scrape(stack.gatewayAdminUrl),
-    scrape(stack.backendAdminUrl),
-  ]);
+    const started = performance.now();
+    const statuses = await hammer(stack.gatewayUrl, ATTACK);
+    const elapsedMs = performance.now() - started;
+    const [gatewayAfter, backendAfter] = await Promise.all([
+      scrape(stack.gatewayAdminUrl),
+      scrape(stack.backendAdminUrl),
+    ]);
 
-  const figures = {
-    elapsedMs: Math.round(elapsedMs),
-    statuses: Object.fromEntries(statuses),
-    gatewaySeries: [seriesOf(gatewayBefore).length, seriesOf(gatewayAfter).length],
-    backendSeries: [seriesOf(backendBefore).length, seriesOf(backendAfter).length],
-    gatewayRssMiB: [
-      metricValue(gatewayBefore, 'process_resident_memory_bytes'),
-      metricValue(gatewayAfter, 'process_resident_memory_bytes'),
-    ].map((bytes) => Math.round(bytes / 2 ** 20)),
-  };
-  // The figures docs/testing.md#hostile-clients reports.
-  process.stdout.write(`cardinality attack: ${JSON.stringify(figures)}\n`);
+    const figures = {
+      elapsedMs: Math.round(elapsedMs),
+      statuses: Object.fromEntries(statuses),
+      gatewaySeries: [seriesOf(gatewayBefore).length, seriesOf(gatewayAfter).length],
+      backendSeries: [seriesOf(backendBefore).length, seriesOf(backendAfter).length],
+      gatewayRssMiB: [
+        metricValue(gatewayBefore, 'process_resident_memory_bytes'),
+        metricValue(gatewayAfter, 'process_resident_memory_bytes'),
+      ].map((bytes) => Math.round(bytes / 2 ** 20)),
+    };
+    // The figures docs/testing.md#hostile-clients reports.
+    process.stdout.write(`cardinality attack: ${JSON.stringify(figures)}\n`);
 
-  expect([...statuses.keys()].every((status) => status < 500)).toBe(true);
-  expect(seriesOf(gatewayAfter).length - seriesOf(gatewayBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
-  expect(seriesOf(backendAfter).length - seriesOf(backendBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
-  // No client-chosen value appears on /metrics, except the consumers of deprecated versions, which are
-  // bounded: at most 20 named and "other" per version (docs/behaviour.md#consumer-series).
-  const consumerSeries = (text: string) =>
-    text.split('\n').filter((line) => line.startsWith('api_version_consumer_requests_total{'));
-  const otherLines = (text: string) =>
-    text
-      .split('\n')
-      .filter((line) => !line.startsWith('api_version_consumer_requests_total{'))
-      .join('\n');
-  for (const text of [gatewayAfter, backendAfter]) expect(otherLines(text)).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{1,4}/);
-  expect(consumerSeries(backendAfter)).toEqual([]);
-  const perVersion = new Map<string, number>();
-  for (const line of consumerSeries(gatewayAfter)) {
-    const version = /version="([^"]*)"/.exec(line)?.[1] ?? '';
-    perVersion.set(version, (perVersion.get(version) ?? 0) + 1);
-  }
-  expect(perVersion.size).toBeGreaterThan(0);
-  for (const count of perVersion.values()) expect(count).toBeLessThanOrEqual(21);
-  expect(consumerSeries(gatewayAfter)).toHaveLength(consumerSeries(gatewayBefore).length);
-  const rssBefore = metricValue(gatewayBefore, 'process_resident_memory_bytes');
-  expect(metricValue(gatewayAfter, 'process_resident_memory_bytes')).toBeLessThanOrEqual(
-    rssBefore * (1 + MAX_RSS_GROWTH),
-  );
-  await expectServes(stack.gatewayUrl);
-});
+    expect([...statuses.keys()].every((status) => status < 500)).toBe(true);
+    expect(seriesOf(gatewayAfter).length - seriesOf(gatewayBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
+    expect(seriesOf(backendAfter).length - seriesOf(backendBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
+    // No client-chosen value appears on /metrics, except the consumers of deprecated versions, which are
+    // bounded: at most 20 named and "other" per version (docs/behaviour.md#consumer-series).
+    const consumerSeries = (text: string) =>
+      text.split('\n').filter((line) => line.startsWith('api_version_consumer_requests_total{'));
+    const otherLines = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => !line.startsWith('api_version_consumer_requests_total{'))
+        .join('\n');
+    for (const text of [gatewayAfter, backendAfter]) expect(otherLines(text)).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{1,4}/);
+    expect(consumerSeries(backendAfter)).toEqual([]);
+    const perVersion = new Map<string, number>();
+    for (const line of consumerSeries(gatewayAfter)) {
+      const version = /version="([^"]*)"/.exec(line)?.[1] ?? '';
+      perVersion.set(version, (perVersion.get(version) ?? 0) + 1);
+    }
+    expect(perVersion.size).toBeGreaterThan(0);
+    for (const count of perVersion.values()) expect(count).toBeLessThanOrEqual(21);
+    expect(consumerSeries(gatewayAfter)).toHaveLength(consumerSeries(gatewayBefore).length);
+    const rssBefore = metricValue(gatewayBefore, 'process_resident_memory_bytes');
+    expect(metricValue(gatewayAfter, 'process_resident_memory_bytes')).toBeLessThanOrEqual(
+      rssBefore * (1 + MAX_RSS_GROWTH),
+    );
+    await expectServes(stack.gatewayUrl);
+  },
+);

@@ -17,7 +17,8 @@ const userJson = '{"name":"Ada","email":"ada@example.com"}';
 /** 100 bytes: the user JSON padded with spaces, which JSON ignores. */
 const paddedUser = userJson.padEnd(100, ' ');
 const postHead = (length: number, path = '/api/users', requestId = 'hostile-slow') =>
-  `POST ${path} HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  `POST ${path} HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${requestId}\r\nContent-Type: ` +
+  `application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 /**
  * A declared body the gateway streams to the backend as it arrives; one of 16 KiB or less it reads whole

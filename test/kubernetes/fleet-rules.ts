@@ -54,7 +54,9 @@ function describePeer(peer: Peer): string {
   if (peer.kind === 'anyone') return 'anyone';
   if (peer.kind === 'public') return 'public addresses';
   if (peer.kind === 'namespace') return `the namespace ${peer.name}`;
-  return `pods selected by ${JSON.stringify(peer.labels)} in ${peer.namespace === undefined ? 'the same namespace' : `the namespace ${peer.namespace}`}`;
+  return `pods selected by ${JSON.stringify(peer.labels)} in ${
+    peer.namespace === undefined ? 'the same ' + 'namespace' : `the namespace ${peer.namespace}`
+  }`;
 }
 
 /** A namespaceSelector that selects the one namespace named `name` and no other. */
@@ -196,7 +198,9 @@ export function egressViolations(
           );
           if (!covered)
             found.push(
-              `${where}: NetworkPolicy/${policy} admits egress to ${peer === undefined ? 'anyone' : JSON.stringify(peer)} on ${protocolOf(port.protocol)} ${String(port.port)}, which it needs not reach`,
+              `${where}: NetworkPolicy/${policy} admits egress to ` +
+                `${peer === undefined ? 'anyone' : JSON.stringify(peer)} on ${protocolOf(port.protocol)} ` +
+                `${String(port.port)}, which it needs not reach`,
             );
         }
       }
@@ -215,7 +219,8 @@ export function egressViolations(
       );
       if (!admitted)
         found.push(
-          `${where}: cannot reach ${allowance.what} (${describePeer(allowance.peer)} on ${allowance.ports.map((port) => `${protocolOf(port.protocol)} ${port.port}`).join(', ')})`,
+          `${where}: cannot reach ${allowance.what} (${describePeer(allowance.peer)} on ` +
+            `${allowance.ports.map((port) => `${protocolOf(port.protocol)} ${port.port}`).join(', ')})`,
         );
     }
   }
@@ -270,7 +275,8 @@ export function availabilityViolations(
     const blocks = (budget.spec?.minAvailable ?? 0) !== 0 || budget.spec?.maxUnavailable === 0;
     if (blocks)
       found.push(
-        `${where}: one replica under PodDisruptionBudget/${budget.metadata?.name} can never be evicted (node drains hang)`,
+        `${where}: one replica under PodDisruptionBudget/${budget.metadata?.name} can never be evicted (node drains ` +
+          `hang)`,
       );
   }
   return found;
@@ -332,7 +338,8 @@ export function serviceMonitorViolations(
                 : container.ports?.find((port) => port.name === target)?.containerPort;
             if (admin === undefined || reached !== admin)
               found.push(
-                `${where}: Service/${service.metadata?.name} port ${endpoint.port} leads to ${String(reached)}, not the admin port of Deployment/${deployment.metadata?.name}`,
+                `${where}: Service/${service.metadata?.name} port ${endpoint.port} leads to ${String(reached)}, not ` +
+                  `the admin port of Deployment/${deployment.metadata?.name}`,
               );
           }
         }
@@ -375,7 +382,8 @@ export function copyViolations(copies: CopyState[], syncCommand: string): string
     .filter((copy) => copy.actual !== copy.expected)
     .map(
       (copy) =>
-        `${copy.target} ${copy.actual === undefined ? 'is missing' : `differs from ${copy.source}`}: run \`${syncCommand}\``,
+        `${copy.target} ${copy.actual === undefined ? 'is missing' : `differs from ${copy.source}`}: run \`` +
+        `${syncCommand}\``,
     );
 }
 

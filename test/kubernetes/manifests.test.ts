@@ -64,7 +64,10 @@ const GATEWAY_API = 'deploy/kubernetes/exposure/gateway-api';
 /** The secrets the pods read, each from the Secret the operator creates. */
 const ADMIN_TOKEN = { variable: 'ADMIN_TOKEN', secret: 'version-router-admin', key: 'token', optional: false };
 const DATABASE_URL = { variable: 'DATABASE_URL', secret: 'version-router-database', key: 'url', optional: false };
-/** Besides DATABASE_MIGRATION_TIMEOUT_MS, a backend's start takes its connection (at most 5 s) and the process's own start. */
+/**
+ * Besides DATABASE_MIGRATION_TIMEOUT_MS, a backend's start takes its connection (at most 5 s) and the process's own
+ * start.
+ */
 const START_MARGIN_MS = 15_000;
 
 const renders = new Map<string, ManifestObject[]>();
@@ -166,11 +169,17 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       expect(deployments().flatMap(subPathViolations)).toEqual([]);
     });
 
-    it(`use pinned images, version-router-<process>:<package.json version> as the documented docker build names them`, () => {
-      expect(deployments().flatMap(imageViolations)).toEqual([]);
-      for (const found of deployments())
-        expect(podSpec(found).containers[0]?.image).toBe(`version-router-${found.metadata?.name}:${packageVersion()}`);
-    });
+    it(
+      `use pinned images, version-router-<process>:<package.json version> as the documented docker build names them` +
+        ``,
+      () => {
+        expect(deployments().flatMap(imageViolations)).toEqual([]);
+        for (const found of deployments())
+          expect(podSpec(found).containers[0]?.image).toBe(
+            `version-router-${found.metadata?.name}:${packageVersion()}`,
+          );
+      },
+    );
 
     it('request at least the memory measured under load, and cap the V8 heap where it fits the limit', () => {
       expect(
@@ -198,16 +207,22 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
       expect(unread).toEqual([]);
     });
 
-    it('give the gateway the policy ConfigMap mounted as a directory, named without a hash, holding ops/versions.json', () => {
-      const objects = rendered(directory);
-      const policy = {
-        variable: 'API_VERSIONS_FILE',
-        configMapName: 'version-policy',
-        key: 'versions.json',
-        content: readRepoFile('ops/versions.json'),
-      };
-      expect(policyMountViolations(deployment(objects, 'gateway'), ofKind(objects, ConfigMap.is), policy)).toEqual([]);
-    });
+    it(
+      'give the gateway the policy ConfigMap mounted as a directory, named without a hash, holding ' +
+        'ops/versions.json',
+      () => {
+        const objects = rendered(directory);
+        const policy = {
+          variable: 'API_VERSIONS_FILE',
+          configMapName: 'version-policy',
+          key: 'versions.json',
+          content: readRepoFile('ops/versions.json'),
+        };
+        expect(policyMountViolations(deployment(objects, 'gateway'), ofKind(objects, ConfigMap.is), policy)).toEqual(
+          [],
+        );
+      },
+    );
 
     it('point the gateway at the backend Service', () => {
       const objects = rendered(directory);
@@ -235,35 +250,42 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     expect(namespace?.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
   });
 
-  it('base: the gateway scales on CPU from 2 to 10 replicas under a PDB of minAvailable 1; one in-memory backend', () => {
-    const objects = rendered(BASE);
-    const autoscaler = ofKind(objects, HorizontalPodAutoscaler.is).find(
-      (candidate) => candidate.spec?.scaleTargetRef.name === 'gateway',
-    );
-    expect(autoscaler?.spec).toMatchObject({
-      minReplicas: 2,
-      maxReplicas: 10,
-      metrics: [{ type: 'Resource', resource: { name: 'cpu' } }],
-    });
-    expect(
-      ofKind(objects, PodDisruptionBudget.is).map((budget) => [budget.metadata?.name, budget.spec?.minAvailable]),
-    ).toEqual([['gateway', 1]]);
-    expect(deployment(objects, 'backend').spec?.replicas).toBe(1);
-    expect(literalEnv(deployment(objects, 'backend')).DATABASE_URL).toBeUndefined();
-  });
+  it(
+    'base: the gateway scales on CPU from 2 to 10 replicas under a PDB of minAvailable 1; one in-memory ' + 'backend',
+    () => {
+      const objects = rendered(BASE);
+      const autoscaler = ofKind(objects, HorizontalPodAutoscaler.is).find(
+        (candidate) => candidate.spec?.scaleTargetRef.name === 'gateway',
+      );
+      expect(autoscaler?.spec).toMatchObject({
+        minReplicas: 2,
+        maxReplicas: 10,
+        metrics: [{ type: 'Resource', resource: { name: 'cpu' } }],
+      });
+      expect(
+        ofKind(objects, PodDisruptionBudget.is).map((budget) => [budget.metadata?.name, budget.spec?.minAvailable]),
+      ).toEqual([['gateway', 1]]);
+      expect(deployment(objects, 'backend').spec?.replicas).toBe(1);
+      expect(literalEnv(deployment(objects, 'backend')).DATABASE_URL).toBeUndefined();
+    },
+  );
 
-  it("overlays/postgres: 3 backend replicas, and the gateways, with DATABASE_URL from the operator's Secret, under a PDB", () => {
-    const objects = rendered(POSTGRES);
-    const backend = deployment(objects, 'backend');
-    expect(backend.spec?.replicas).toBe(3);
-    expect(secretViolations(backend, [DATABASE_URL])).toEqual([]);
-    expect(secretViolations(deployment(objects, 'gateway'), [DATABASE_URL])).toEqual([]);
-    expect(
-      ofKind(objects, PodDisruptionBudget.is)
-        .map((budget) => budget.metadata?.name)
-        .sort(),
-    ).toEqual(['backend', 'gateway']);
-  });
+  it(
+    "overlays/postgres: 3 backend replicas, and the gateways, with DATABASE_URL from the operator's Secret, under " +
+      'a PDB',
+    () => {
+      const objects = rendered(POSTGRES);
+      const backend = deployment(objects, 'backend');
+      expect(backend.spec?.replicas).toBe(3);
+      expect(secretViolations(backend, [DATABASE_URL])).toEqual([]);
+      expect(secretViolations(deployment(objects, 'gateway'), [DATABASE_URL])).toEqual([]);
+      expect(
+        ofKind(objects, PodDisruptionBudget.is)
+          .map((budget) => budget.metadata?.name)
+          .sort(),
+      ).toEqual(['backend', 'gateway']);
+    },
+  );
 
   it('monitoring: a ServiceMonitor per process scrapes its admin port, as the job the rules select', () => {
     const base = rendered(BASE);
@@ -280,7 +302,8 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
   });
 
   it.each(['backend', 'gateway'] as const)(
-    "overlays/postgres: the %s's startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod restarts in the middle of one",
+    "overlays/postgres: the %s's startup probe outlasts a migration of DATABASE_MIGRATION_TIMEOUT_MS, so no pod " +
+      'restarts in the middle of one',
     (name) => {
       const found = deployment(rendered(POSTGRES), name);
       const config = processes[name].config({
@@ -293,10 +316,16 @@ describeWithTool('kubectl', 'kustomizations rendered', () => {
     },
   );
 
-  it('monitoring: the Grafana dashboard in a ConfigMap for the kube-prometheus-stack sidecar, as ops/grafana has it', () => {
-    const dashboard = readRepoFile('ops/grafana/dashboards/api-versions.json');
-    expect(dashboardViolations(ofKind(rendered(MONITORING), ConfigMap.is), 'api-versions.json', dashboard)).toEqual([]);
-  });
+  it(
+    'monitoring: the Grafana dashboard in a ConfigMap for the kube-prometheus-stack sidecar, as ops/grafana has ' +
+      'it',
+    () => {
+      const dashboard = readRepoFile('ops/grafana/dashboards/api-versions.json');
+      expect(dashboardViolations(ofKind(rendered(MONITORING), ConfigMap.is), 'api-versions.json', dashboard)).toEqual(
+        [],
+      );
+    },
+  );
 
   it("exposure: the Ingress and the HTTPRoute lead to the gateway's API port only", () => {
     const services = ofKind(rendered(BASE), Service.is);

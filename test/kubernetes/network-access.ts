@@ -21,7 +21,9 @@ const dnsPods = { kind: 'pods', namespace: 'kube-system', labels: { 'k8s-app': '
 /** Where the ingress controller runs: the namespace base/network-policies.yaml names for the gateway's API. */
 export const INGRESS_NAMESPACE = 'ingress-nginx';
 
-/** The API of the gateway from the ingress controller, the backend's from the gateway, the admin ports from Prometheus. */
+/**
+ * The API of the gateway from the ingress controller, the backend's from the gateway, the admin ports from Prometheus.
+ */
 export const portAccess: PortAccess[] = [
   {
     deployment: 'gateway',
@@ -52,7 +54,10 @@ const notices: EgressAllowance[] = [
 
 const postgresServer: EgressAllowance = { what: 'PostgreSQL', peer: { kind: 'anyone' }, ports: [{ port: 5432 }] };
 
-/** DNS for both, the backend and its notices' e-mail and webhooks for the gateway, and PostgreSQL (wherever it runs, on its port) for both when they keep users and consumers there. */
+/**
+ * DNS for both, the backend and its notices' e-mail and webhooks for the gateway, and PostgreSQL (wherever it runs, on
+ * its port) for both when they keep users and consumers there.
+ */
 export function egressAllowances({ postgres }: { postgres: boolean }): Record<string, EgressAllowance[]> {
   const toBackend: EgressAllowance = { what: 'the backend', peer: backendPods, ports: [{ port: backend.apiPort }] };
   return {

@@ -57,7 +57,9 @@ describe('ingress', () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'gateway').spec!.ingress![0]!.ports;
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
-      `Deployment/gateway port 9464: NetworkPolicy/gateway admits {"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"${INGRESS_NAMESPACE}"}}}, not only ${PROMETHEUS}`,
+      `Deployment/gateway port 9464: NetworkPolicy/gateway admits ` +
+        `{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"${INGRESS_NAMESPACE}"}}}, not only ` +
+        `${PROMETHEUS}`,
     ]);
   });
 
@@ -65,13 +67,16 @@ describe('ingress', () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'gateway').spec!.ingress![0]!.from;
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
-      `Deployment/gateway port 8080: NetworkPolicy/gateway admits every source, not only the namespace ${INGRESS_NAMESPACE}`,
+      `Deployment/gateway port 8080: NetworkPolicy/gateway admits every source, not only the namespace ` +
+        `${INGRESS_NAMESPACE}`,
     ]);
     policy(policies, 'gateway').spec!.ingress![0]!.from = [
       { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } },
     ];
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
-      `Deployment/gateway port 8080: NetworkPolicy/gateway admits {"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"default"}}}, not only the namespace ${INGRESS_NAMESPACE}`,
+      `Deployment/gateway port 8080: NetworkPolicy/gateway admits ` +
+        `{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"default"}}}, not only the namespace ` +
+        `${INGRESS_NAMESPACE}`,
     ]);
   });
 
@@ -79,7 +84,8 @@ describe('ingress', () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'backend').spec!.ingress![1]!.from![0]!.podSelector;
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
-      `Deployment/backend port 9465: NetworkPolicy/backend admits {"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}, not only ${PROMETHEUS}`,
+      `Deployment/backend port 9465: NetworkPolicy/backend admits ` +
+        `{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}, not only ${PROMETHEUS}`,
     ]);
   });
 
@@ -87,7 +93,8 @@ describe('ingress', () => {
     const { deployments, policies } = manifests();
     delete policy(policies, 'gateway').spec!.ingress![1]!.from![0]!.namespaceSelector;
     expect(networkPolicyViolations(deployments, policies, portAccess)).toEqual([
-      `Deployment/gateway port 9464: NetworkPolicy/gateway admits {"podSelector":{"matchLabels":{"app.kubernetes.io/name":"prometheus"}}}, not only ${PROMETHEUS}`,
+      `Deployment/gateway port 9464: NetworkPolicy/gateway admits ` +
+        `{"podSelector":{"matchLabels":{"app.kubernetes.io/name":"prometheus"}}}, not only ${PROMETHEUS}`,
     ]);
   });
 
@@ -139,7 +146,8 @@ describe('egress', () => {
     notices[1]!.to![0]!.ipBlock!.except = ['10.0.0.0/8'];
     expect(egressViolations(deployments, policies, inMemory)).toEqual([
       'Deployment/gateway: NetworkPolicy/gateway-notices admits egress to anyone on TCP 25, which it needs not reach',
-      'Deployment/gateway: NetworkPolicy/gateway-notices admits egress to {"ipBlock":{"cidr":"0.0.0.0/0","except":["10.0.0.0/8"]}} on TCP 443, which it needs not reach',
+      'Deployment/gateway: NetworkPolicy/gateway-notices admits egress to ' +
+        '{"ipBlock":{"cidr":"0.0.0.0/0","except":["10.0.0.0/8"]}} on TCP 443, which it needs not reach',
       `Deployment/gateway: cannot reach the SMTP relay (anyone on TCP ${SMTP_PORT})`,
     ]);
   });
@@ -163,8 +171,10 @@ describe('egress', () => {
         inMemory,
       ),
     ).toEqual([
-      'Deployment/gateway: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)',
-      'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)',
+      'Deployment/gateway: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system ' +
+        'on UDP 53, TCP 53)',
+      'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system ' +
+        'on UDP 53, TCP 53)',
     ]);
   });
 
@@ -174,7 +184,8 @@ describe('egress', () => {
     policy(policies, 'backend').spec!.egress = [{ ports: [{ port: 443 }] }];
     expect(egressViolations(deployments, policies, inMemory)).toEqual([
       'Deployment/gateway: NetworkPolicy/gateway admits egress on every port',
-      'Deployment/gateway: cannot reach the backend (pods selected by {"app.kubernetes.io/name":"backend"} in the same namespace on TCP 8081)',
+      'Deployment/gateway: cannot reach the backend (pods selected by {"app.kubernetes.io/name":"backend"} in the ' +
+        'same namespace on TCP 8081)',
       'Deployment/backend: NetworkPolicy/backend admits egress to anyone on TCP 443, which it needs not reach',
     ]);
   });
@@ -184,10 +195,12 @@ describe('egress', () => {
     delete policy(policies, 'allow-dns').spec!.egress![0]!.to![0]!.namespaceSelector;
     const violations = egressViolations(deployments, policies, inMemory);
     expect(violations).toContain(
-      'Deployment/gateway: NetworkPolicy/allow-dns admits egress to {"podSelector":{"matchLabels":{"k8s-app":"kube-dns"}}} on UDP 53, which it needs not reach',
+      'Deployment/gateway: NetworkPolicy/allow-dns admits egress to ' +
+        '{"podSelector":{"matchLabels":{"k8s-app":"kube-dns"}}} on UDP 53, which it needs not reach',
     );
     expect(violations).toContain(
-      'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system on UDP 53, TCP 53)',
+      'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system ' +
+        'on UDP 53, TCP 53)',
     );
   });
 });

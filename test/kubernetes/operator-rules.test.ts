@@ -54,10 +54,16 @@ describe('image names', () => {
       packageVersion(),
     );
     expect(violations).toEqual([
-      'Deployment/gateway container gateway: image "version-router/gateway:0.1.0", not version-router-gateway as `docker build --target gateway -t version-router-gateway` names it (tag, registry and digest go in the kustomization\'s images:)',
-      "Deployment/gateway container gateway: 0 entries for version-router/gateway:0.1.0 in the kustomization's images:, not 1",
-      'Deployment/backend container backend: image "version-router-backend:0.1.0", not version-router-backend as `docker build --target backend -t version-router-backend` names it (tag, registry and digest go in the kustomization\'s images:)',
-      "Deployment/backend container backend: 0 entries for version-router-backend:0.1.0 in the kustomization's images:, not 1",
+      'Deployment/gateway container gateway: image "version-router/gateway:0.1.0", not version-router-gateway as ' +
+        '`docker build --target gateway -t version-router-gateway` names it (tag, registry and digest go in the ' +
+        "kustomization's images:)",
+      "Deployment/gateway container gateway: 0 entries for version-router/gateway:0.1.0 in the kustomization's " +
+        'images:, not 1',
+      'Deployment/backend container backend: image "version-router-backend:0.1.0", not version-router-backend as ' +
+        '`docker build --target backend -t version-router-backend` names it (tag, registry and digest go in the ' +
+        "kustomization's images:)",
+      "Deployment/backend container backend: 0 entries for version-router-backend:0.1.0 in the kustomization's " +
+        'images:, not 1',
     ]);
   });
 
@@ -69,8 +75,10 @@ describe('image names', () => {
     ];
     images[0] = { ...images[0]!, newTag: 'latest' };
     expect(imageNamingViolations(rawDeployments, built(), images, packageVersion())).toEqual([
-      `Deployment/gateway container gateway: the kustomization's images: sets {"name":"version-router-gateway","newTag":"latest"}, not newTag ${packageVersion()} alone`,
-      "Deployment/backend container backend: 2 entries for version-router-backend in the kustomization's images:, not 1",
+      `Deployment/gateway container gateway: the kustomization's images: sets ` +
+        `{"name":"version-router-gateway","newTag":"latest"}, not newTag ${packageVersion()} alone`,
+      "Deployment/backend container backend: 2 entries for version-router-backend in the kustomization's images:, " +
+        'not 1',
     ]);
   });
 
@@ -116,7 +124,9 @@ describe('memory', () => {
       ...memoryViolations(backend, measuredMemory('embedded')),
     ]).toEqual([
       'Deployment/gateway container gateway: NODE_OPTIONS sets no --max-old-space-size',
-      `Deployment/backend container backend: --max-old-space-size=256 plus the measured ${measuredMemory('embedded').backend!.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit 300Mi`,
+      `Deployment/backend container backend: --max-old-space-size=256 plus the measured ` +
+        `${measuredMemory('embedded').backend!.outsideOldSpaceMiB} MiB outside the old space exceeds the memory ` +
+        `limit 300Mi`,
     ]);
   });
 
@@ -154,7 +164,8 @@ describe('CPU and autoscaling', () => {
     autoscaler!.spec.metrics![0]!.resource!.target.averageUtilization = 150;
     expect(autoscalingViolations(gateway, autoscaler!, undefined)).toEqual([
       'Deployment/gateway container gateway: no measurement of its CPU per request',
-      "Deployment/gateway container gateway: the autoscaler's target of 750m per replica leaves less than twice that below the CPU limit of 1000m",
+      "Deployment/gateway container gateway: the autoscaler's target of 750m per replica leaves less than twice " +
+        'that below the CPU limit of 1000m',
     ]);
     delete container(gateway).resources!.requests!.cpu;
     expect(autoscalingViolations(gateway, autoscaler!, 500)).toEqual([
@@ -188,7 +199,8 @@ describe('Secrets', () => {
     expect(found).toEqual([
       'Deployment/gateway container gateway: ADMIN_TOKEN is not taken from a Secret',
       'Deployment/backend container backend: ADMIN_TOKEN: optional is true, not false',
-      'Deployment/backend container backend: ADMIN_TOKEN comes from Secret version-router-admin key token, not version-router-admin key admin-token',
+      'Deployment/backend container backend: ADMIN_TOKEN comes from Secret version-router-admin key token, not ' +
+        'version-router-admin key admin-token',
     ]);
   });
 });
@@ -198,7 +210,8 @@ describe('the startup probe', () => {
     const { backend } = manifests();
     expect(startupBudgetViolations(backend, 30_000)).toEqual([]);
     expect(startupBudgetViolations(backend, 615_000)).toEqual([
-      'Deployment/backend container backend: the startup probe gives up after 60 s, not more than the 615 s start-up may take',
+      'Deployment/backend container backend: the startup probe gives up after 60 s, not more than the 615 s ' +
+        'start-up may take',
     ]);
   });
 
@@ -206,7 +219,8 @@ describe('the startup probe', () => {
     const { backend } = manifests();
     container(backend).startupProbe = { httpGet: { path: '/healthz', port: 'admin' }, initialDelaySeconds: 5 };
     expect(startupBudgetViolations(backend, 35_000)).toEqual([
-      'Deployment/backend container backend: the startup probe gives up after 35 s, not more than the 35 s start-up may take',
+      'Deployment/backend container backend: the startup probe gives up after 35 s, not more than the 35 s start-up ' +
+        'may take',
     ]);
   });
 });
@@ -231,7 +245,8 @@ describe('the Grafana dashboard', () => {
       'no ConfigMap labelled grafana_dashboard: "1" holds api-versions.json as its source has it (labelled: none)',
     ]);
     expect(dashboardViolations([configMap('{}')], 'api-versions.json', source())).toEqual([
-      'no ConfigMap labelled grafana_dashboard: "1" holds api-versions.json as its source has it (labelled: version-router-dashboard)',
+      'no ConfigMap labelled grafana_dashboard: "1" holds api-versions.json as its source has it (labelled: ' +
+        'version-router-dashboard)',
     ]);
   });
 

@@ -18,7 +18,10 @@ function where(deployment: IDeployment, container?: string): string {
   return `Deployment/${deployment.metadata?.name}` + (container === undefined ? '' : ` container ${container}`);
 }
 
-/** The `-t` name of each `docker build --target <target> -t <name> .` line (the Dockerfile's header), by target, without a tag. */
+/**
+ * The `-t` name of each `docker build --target <target> -t <name> .` line (the Dockerfile's header), by target, without
+ * a tag.
+ */
 export function builtImageNames(dockerfile: string): Map<string, string> {
   const names = new Map<string, string>();
   for (const [, target, name] of dockerfile.matchAll(/docker build --target (\S+) -t ([^\s:]+)(?::\S+)? \./g))
@@ -52,7 +55,8 @@ export function imageNamingViolations(
       if (expected === undefined) found.push(`${where(deployment, name)}: no documented docker build --target ${name}`);
       else if (image !== expected)
         found.push(
-          `${where(deployment, name)}: image ${JSON.stringify(image)}, not ${expected} as \`docker build --target ${name} -t ${expected}\` names it (tag, registry and digest go in the kustomization's images:)`,
+          `${where(deployment, name)}: image ${JSON.stringify(image)}, not ${expected} as \`docker build --target ` +
+            `${name} -t ${expected}\` names it (tag, registry and digest go in the kustomization's images:)`,
         );
       const settings = images.filter((setting) => setting.name === image);
       if (settings.length !== 1)
@@ -61,7 +65,8 @@ export function imageNamingViolations(
         );
       else if (settings[0]?.newTag !== tag || settings[0].newName !== undefined || settings[0].digest !== undefined) {
         found.push(
-          `${where(deployment, name)}: the kustomization's images: sets ${JSON.stringify(settings[0])}, not newTag ${tag} alone`,
+          `${where(deployment, name)}: the kustomization's images: sets ${JSON.stringify(settings[0])}, not newTag ` +
+            `${tag} alone`,
         );
       }
     }
@@ -108,7 +113,8 @@ export function autoscalingViolations(
   if (measuredMillicoresPer1000Rps === undefined) found.push(`${at}: no measurement of its CPU per request`);
   if (target * 2 > limit)
     found.push(
-      `${at}: the autoscaler's target of ${target}m per replica leaves less than twice that below the CPU limit of ${limit}m`,
+      `${at}: the autoscaler's target of ${target}m per replica leaves less than twice that below the CPU limit of ` +
+        `${limit}m`,
     );
   return found;
 }
@@ -140,13 +146,15 @@ export function memoryViolations(deployment: IDeployment, measured: Record<strin
     const limit = mebibytes(container.resources?.limits?.memory);
     if (request === undefined || request < figures.peakMiB)
       found.push(
-        `${at}: memory request ${String(container.resources?.requests?.memory)} is below the measured peak of ${figures.peakMiB} MiB`,
+        `${at}: memory request ${String(container.resources?.requests?.memory)} is below the measured peak of ` +
+          `${figures.peakMiB} MiB`,
       );
     const cap = /(?:^|\s)--max-old-space-size=(\d+)(?:\s|$)/.exec(envValue(container, 'NODE_OPTIONS') ?? '')?.[1];
     if (cap === undefined) found.push(`${at}: NODE_OPTIONS sets no --max-old-space-size`);
     else if (limit === undefined || Number(cap) + figures.outsideOldSpaceMiB > limit) {
       found.push(
-        `${at}: --max-old-space-size=${cap} plus the measured ${figures.outsideOldSpaceMiB} MiB outside the old space exceeds the memory limit ${String(container.resources?.limits?.memory)}`,
+        `${at}: --max-old-space-size=${cap} plus the measured ${figures.outsideOldSpaceMiB} MiB outside the old ` +
+          `space exceeds the memory limit ${String(container.resources?.limits?.memory)}`,
       );
     }
   }
@@ -162,7 +170,9 @@ export interface SecretVariable {
   optional: boolean;
 }
 
-/** Each listed variable comes from its Secret's key (never a literal value in the manifest), optional or not as listed. */
+/**
+ * Each listed variable comes from its Secret's key (never a literal value in the manifest), optional or not as listed.
+ */
 export function secretViolations(deployment: IDeployment, expected: SecretVariable[]): string[] {
   const found: string[] = [];
   for (const container of podSpec(deployment).containers) {
@@ -194,7 +204,8 @@ export function startupBudgetViolations(deployment: IDeployment, startMs: number
     return budgetMs > startMs
       ? []
       : [
-          `${where(deployment, container.name)}: the startup probe gives up after ${budgetMs / 1000} s, not more than the ${startMs / 1000} s start-up may take`,
+          `${where(deployment, container.name)}: the startup probe gives up after ${budgetMs / 1000} s, not more ` +
+            `than the ${startMs / 1000} s start-up may take`,
         ];
   });
 }
@@ -211,13 +222,15 @@ export function dashboardViolations(configMaps: IConfigMap[], file: string, dash
   const holding = loaded.filter((configMap) => configMap.data?.[file] === dashboard);
   if (holding.length === 0)
     return [
-      `no ConfigMap labelled ${label}: "${value}" holds ${file} as its source has it (labelled: ${loaded.map((configMap) => configMap.metadata?.name).join(', ') || 'none'})`,
+      `no ConfigMap labelled ${label}: "${value}" holds ${file} as its source has it (labelled: ` +
+        `${loaded.map((configMap) => configMap.metadata?.name).join(', ') || 'none'})`,
     ];
   return holding
     .filter((configMap) => Buffer.byteLength(JSON.stringify(configMap)) >= APPLY_ANNOTATION_BYTES)
     .map(
       (configMap) =>
-        `ConfigMap/${configMap.metadata?.name} is too large for kubectl apply's annotation (${APPLY_ANNOTATION_BYTES} bytes)`,
+        `ConfigMap/${configMap.metadata?.name} is too large for kubectl apply's annotation (` +
+        `${APPLY_ANNOTATION_BYTES} bytes)`,
     );
 }
 
@@ -234,7 +247,8 @@ export function exposureViolations(ingresses: IIngress[], routes: IHTTPRoute[], 
   const check = (at: string, service: string | undefined, port: number | string | undefined): void => {
     if (service !== 'gateway' || (port !== apiPort.port && port !== apiPort.name))
       found.push(
-        `${at}: leads to Service ${String(service)} port ${String(port)}, not gateway's API port ${apiPort.port} (${apiPort.name})`,
+        `${at}: leads to Service ${String(service)} port ${String(port)}, not gateway's API port ${apiPort.port} (` +
+          `${apiPort.name})`,
       );
   };
   for (const ingress of ingresses) {

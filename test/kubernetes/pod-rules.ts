@@ -138,11 +138,13 @@ export function shutdownViolations(deployment: IDeployment, drainMs: number): st
     const delay = envValue(container, 'SHUTDOWN_DELAY_MS');
     if (delay === undefined || !/^\d+$/.test(delay) || Number(delay) === 0) {
       found.push(
-        `${where}: SHUTDOWN_DELAY_MS is not a positive number of milliseconds (endpoints would still route to a closed listener)`,
+        `${where}: SHUTDOWN_DELAY_MS is not a positive number of milliseconds (endpoints would still route to a ` +
+          `closed listener)`,
       );
     } else if (graceMs <= Number(delay) + drainMs) {
       found.push(
-        `${where}: terminationGracePeriodSeconds ${graceMs / 1_000} is not above SHUTDOWN_DELAY_MS ${delay} ms + ${drainMs} ms of drain`,
+        `${where}: terminationGracePeriodSeconds ${graceMs / 1_000} is not above SHUTDOWN_DELAY_MS ${delay} ms + ` +
+          `${drainMs} ms of drain`,
       );
     }
   }
@@ -197,7 +199,8 @@ export function policyMountViolations(
   if (configMap === undefined) {
     const names = configMaps.map((candidate) => candidate.metadata?.name).join(', ');
     found.push(
-      `no ConfigMap named ${policy.configMapName} (rendered: ${names || 'none'}; a name hash suffix breaks the live update)`,
+      `no ConfigMap named ${policy.configMapName} (rendered: ${names || 'none'}; a name hash suffix breaks the live ` +
+        `update)`,
     );
   } else if (configMap.data?.[policy.key] !== policy.content) {
     found.push(`ConfigMap/${policy.configMapName} ${policy.key} differs from the policy file`);
@@ -215,7 +218,8 @@ export function policyMountViolations(
       found.push(`${where}: mounts ${volume.name} with subPath, which never updates`);
     else if (file !== `${mount.mountPath.replace(/\/$/, '')}/${policy.key}`) {
       found.push(
-        `${where}: ${policy.variable} is ${JSON.stringify(file)}, not ${mount.mountPath}/${policy.key} in the mounted directory`,
+        `${where}: ${policy.variable} is ${JSON.stringify(file)}, not ${mount.mountPath}/${policy.key} in the ` +
+          `mounted directory`,
       );
     }
   }
@@ -226,7 +230,8 @@ export function policyMountViolations(
 const NODE_VARIABLES = new Set(['NODE_OPTIONS']);
 
 /**
- * Every variable set on a container is one the process's config.ts reads (or Node's own NODE_OPTIONS), and Kubernetes injects none of its
+ * Every variable set on a container is one the process's config.ts reads (or Node's own NODE_OPTIONS), and Kubernetes
+ * injects none of its
  * own: service links would set `<SERVICE>_PORT=tcp://…` for each Service of the namespace, and the Services
  * `gateway` and `backend` make those GATEWAY_PORT and BACKEND_PORT, variables the processes read.
  */

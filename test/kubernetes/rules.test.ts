@@ -185,7 +185,8 @@ describe('shutdown delay and grace period', () => {
     const { gateway } = manifests();
     podSpec(gateway).terminationGracePeriodSeconds = 15;
     expect(shutdownViolations(gateway, drainMs)).toEqual([
-      'Deployment/gateway container gateway: terminationGracePeriodSeconds 15 is not above SHUTDOWN_DELAY_MS 5000 ms + 10000 ms of drain',
+      'Deployment/gateway container gateway: terminationGracePeriodSeconds 15 is not above SHUTDOWN_DELAY_MS 5000 ' +
+        'ms + 10000 ms of drain',
     ]);
   });
 
@@ -253,7 +254,8 @@ describe('the policy ConfigMap', () => {
     configMaps[0]!.metadata!.name = 'version-policy-5g2h7k9c4t';
     podSpec(gateway).volumes![0]!.configMap!.name = 'version-policy-5g2h7k9c4t';
     expect(policyMountViolations(gateway, configMaps, policyMount)).toEqual([
-      'no ConfigMap named version-policy (rendered: version-policy-5g2h7k9c4t; a name hash suffix breaks the live update)',
+      'no ConfigMap named version-policy (rendered: version-policy-5g2h7k9c4t; a name hash suffix breaks the live ' +
+        'update)',
       'Deployment/gateway: no volume of ConfigMap version-policy',
     ]);
   });
@@ -288,7 +290,8 @@ describe('the policy ConfigMap', () => {
     const { gateway, configMaps, policyMount } = manifests();
     setEnv(gateway, 'API_VERSIONS_FILE', '/app/ops/versions.json');
     expect(policyMountViolations(gateway, configMaps, policyMount)).toEqual([
-      'Deployment/gateway container gateway: API_VERSIONS_FILE is "/app/ops/versions.json", not /etc/version-router/policy/versions.json in the mounted directory',
+      'Deployment/gateway container gateway: API_VERSIONS_FILE is "/app/ops/versions.json", not ' +
+        '/etc/version-router/policy/versions.json in the mounted directory',
     ]);
   });
 });
@@ -433,7 +436,8 @@ describe('ServiceMonitors', () => {
     const { monitors, services, deployments } = manifests();
     services.find((service) => service.metadata?.name === 'gateway-admin')!.spec!.ports![0]!.targetPort = 'http';
     expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
-      'ServiceMonitor/gateway: Service/gateway-admin port admin leads to 8080, not the admin port of Deployment/gateway',
+      'ServiceMonitor/gateway: Service/gateway-admin port admin leads to 8080, not the admin port of ' +
+        'Deployment/gateway',
     ]);
   });
 

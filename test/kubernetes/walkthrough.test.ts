@@ -58,15 +58,19 @@ describe(`the kind walkthrough (${DOC})`, () => {
     }
   });
 
-  it('builds, loads and applies what the manifests name, creates their Secrets from files, and installs metrics-server', () => {
-    const { images, secrets } = named();
-    expect([...images.values()].sort()).toEqual(['version-router-backend:0.1.0', 'version-router-gateway:0.1.0']);
-    expect(secrets).toEqual([
-      { name: 'version-router-admin', key: 'token' },
-      { name: 'version-router-notices', key: 'smtp-url' },
-    ]);
-    expect(walkthroughViolations(commandsOf(shellBlocks(document(), KIND)), named())).toEqual([]);
-  });
+  it(
+    'builds, loads and applies what the manifests name, creates their Secrets from files, and installs ' +
+      'metrics-server',
+    () => {
+      const { images, secrets } = named();
+      expect([...images.values()].sort()).toEqual(['version-router-backend:0.1.0', 'version-router-gateway:0.1.0']);
+      expect(secrets).toEqual([
+        { name: 'version-router-admin', key: 'token' },
+        { name: 'version-router-notices', key: 'smtp-url' },
+      ]);
+      expect(walkthroughViolations(commandsOf(shellBlocks(document(), KIND)), named())).toEqual([]);
+    },
+  );
 
   it("writes an SMTP_URL whose port the gateway's egress lets out", () => {
     const urls = shellBlocks(document(), KIND).flatMap((block) =>
@@ -107,7 +111,8 @@ kubectl apply -k deploy/kubernetes/staging
       'creates the Secret version-router-admin outside the namespace version-router',
       'creates the Secret version-router-admin without its key token from a file',
       'creates no Secret version-router-notices',
-      "kubectl -n default create secret generic version-router-admin --from-literal=token=hunter2: --from-literal leaves the value in the shell's history",
+      'kubectl -n default create secret generic version-router-admin --from-literal=token=hunter2: --from-literal ' +
+        "leaves the value in the shell's history",
       'applies deploy/kubernetes/staging, which no test renders',
       'installs no metrics-server, which the HorizontalPodAutoscaler needs',
     ]);

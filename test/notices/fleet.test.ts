@@ -44,7 +44,8 @@ async function addConsumers(ids: readonly string[]): Promise<void> {
       [id, `Team ${id}`, `${id}@example.net`],
     );
     await sql.query(
-      "INSERT INTO gateway.usage (consumer_id, version, operation, day, requests, first_seen, last_seen) VALUES ($1, 1, 'GET /v1/orders/{id}', $2::timestamptz::date, 5, $2, $2)",
+      'INSERT INTO gateway.usage (consumer_id, version, operation, day, requests, first_seen, last_seen) VALUES ' +
+        "($1, 1, 'GET /v1/orders/{id}', $2::timestamptz::date, 5, $2, $2)",
       [id, yesterday],
     );
   }
@@ -108,39 +109,44 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     expect(await noticesCounted(restarted, 'sent')).toBe(0);
   }, 60_000);
 
-  it('a sender SIGKILLed mid-batch leaves the rest to the other replica; a possible duplicate is counted and keeps its Message-ID', async () => {
-    const [alone] = gateways;
-    const batch = Array.from({ length: 8 }, (_, i) => `killed-${i}`);
-    const before = smtp.messages.length;
-    // Each message takes a second to be accepted: the batch is under way when the sender dies.
-    smtp.delayMs = 1_000;
-    await addConsumers(batch);
-    await eventually('the batch under way', () => smtp.messages.length >= before + 2, { timeoutMs: 20_000 });
-    alone!.child.kill('SIGKILL');
-    await alone!.exited;
-    gateways.splice(0);
-    const other = await startNoticeGateway();
-    await eventually('every consumer of the batch told', () => new Set(recipientsOf(smtp)).size === 28, {
-      timeoutMs: 40_000,
-    });
-    await pause(3_000);
-    smtp.delayMs = 0;
-    const received = smtp.messages.slice(before);
-    const duplicates = received.length - batch.length;
-    const resent = await noticesCounted(other, 'resent');
-    process.stdout.write(
-      `sender killed mid-batch: ${received.length} e-mails for ${batch.length} consumers, ${resent} counted resent\n`,
-    );
-    // At most the notice in flight when the sender died, and every duplicate counted as possibly sent twice.
-    expect(duplicates).toBeLessThanOrEqual(1);
-    expect(resent).toBeGreaterThanOrEqual(duplicates);
-    expect(resent).toBeLessThanOrEqual(1);
-    expect(new Set(received.map((mail) => mail.messageId)).size).toBe(batch.length);
-    const { rows } = await sql.query<{ count: string }>(
-      "SELECT count(*) AS count FROM gateway.notices WHERE status = 'sent' AND unconfirmed > 0",
-    );
-    expect(Number(rows[0]?.count)).toBe(resent);
-  }, 120_000);
+  it(
+    'a sender SIGKILLed mid-batch leaves the rest to the other replica; a possible duplicate is counted and keeps ' +
+      'its Message-ID',
+    async () => {
+      const [alone] = gateways;
+      const batch = Array.from({ length: 8 }, (_, i) => `killed-${i}`);
+      const before = smtp.messages.length;
+      // Each message takes a second to be accepted: the batch is under way when the sender dies.
+      smtp.delayMs = 1_000;
+      await addConsumers(batch);
+      await eventually('the batch under way', () => smtp.messages.length >= before + 2, { timeoutMs: 20_000 });
+      alone!.child.kill('SIGKILL');
+      await alone!.exited;
+      gateways.splice(0);
+      const other = await startNoticeGateway();
+      await eventually('every consumer of the batch told', () => new Set(recipientsOf(smtp)).size === 28, {
+        timeoutMs: 40_000,
+      });
+      await pause(3_000);
+      smtp.delayMs = 0;
+      const received = smtp.messages.slice(before);
+      const duplicates = received.length - batch.length;
+      const resent = await noticesCounted(other, 'resent');
+      process.stdout.write(
+        `sender killed mid-batch: ${received.length} e-mails for ${batch.length} consumers, ${resent} counted resent\n`,
+      );
+      // At most the notice in flight when the sender died, and every duplicate counted as possibly sent twice.
+      expect(duplicates).toBeLessThanOrEqual(1);
+      expect(resent).toBeGreaterThanOrEqual(duplicates);
+      expect(resent).toBeLessThanOrEqual(1);
+      expect(new Set(received.map((mail) => mail.messageId)).size).toBe(batch.length);
+      const { rows } = await sql.query<{ count: string }>(
+        "SELECT count(*) AS count FROM gateway.notices WHERE status = 'sent' AND unconfirmed > 0",
+      );
+      expect(Number(rows[0]?.count)).toBe(resent);
+    },
+    120_000,
+  );
 
   it('an SMTP server down, then up: the notice is retried and delivered after', async () => {
     const [gateway] = gateways;

@@ -27,7 +27,8 @@ describe('the API versions dashboard', () => {
     target.datasource = { uid: 'prometheus' };
     expect(dashboardFilterViolations(broken)).toEqual([
       `panel "${panel.title}" ${target.refId}: datasource prometheus, not \${datasource}`,
-      `panel "${panel.title}" ${target.refId}: api_version_requests_total{cluster=~"$cluster"} is not filtered by cluster and namespace`,
+      `panel "${panel.title}" ${target.refId}: api_version_requests_total{cluster=~"$cluster"} is not filtered by ` +
+        `cluster and namespace`,
     ]);
   });
 
@@ -49,7 +50,8 @@ describe('the API versions dashboard', () => {
   it('finds every selector of an expression, recorded series and both sides of a match included', () => {
     expect(
       unfilteredSelectors(
-        'sum(a:b:rate5m{namespace=~"$namespace", cluster=~"$cluster"}) / on () group_left () sum(x{namespace=~"$namespace"})',
+        'sum(a:b:rate5m{namespace=~"$namespace", cluster=~"$cluster"}) / on () group_left () ' +
+          'sum(x{namespace=~"$namespace"})',
       ),
     ).toEqual(['x{namespace=~"$namespace"}']);
   });

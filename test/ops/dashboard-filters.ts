@@ -28,7 +28,9 @@ export interface Dashboard {
   templating?: { list?: { name: string; type: string; query?: unknown; datasource?: { uid?: string } }[] };
 }
 
-/** Every vector selector of an expression (Grafana's interval variables replaced) that lacks one of DEPLOYMENT_MATCHERS. */
+/**
+ * Every vector selector of an expression (Grafana's interval variables replaced) that lacks one of DEPLOYMENT_MATCHERS.
+ */
 export function unfilteredSelectors(expr: string): string[] {
   const text = expr.replace(/\$__(?:rate_interval|interval|range)\b/g, '5m');
   const found: string[] = [];
@@ -52,7 +54,8 @@ export function unfilteredSelectors(expr: string): string[] {
 
 /**
  * The dashboard has DASHBOARD_VARIABLES (a datasource variable, query variables on the chosen datasource), every
- * panel, target and annotation query asks the chosen datasource, and every selector of each carries DEPLOYMENT_MATCHERS.
+ * panel, target and annotation query asks the chosen datasource, and every selector of each carries
+ * DEPLOYMENT_MATCHERS.
  */
 export function dashboardFilterViolations(dashboard: Dashboard): string[] {
   const found: string[] = [];

@@ -21,7 +21,8 @@ describe('metricNamesIn (lezer-promql)', () => {
   it('finds the selectors of aggregations, functions, binary operations and histograms', () => {
     expect(
       metricNamesIn(
-        'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{job="gateway"}[$__rate_interval])))' +
+        'histogram_quantile(0.99, sum by (le) ' +
+          '(rate(http_request_duration_seconds_bucket{job="gateway"}[$__rate_interval])))' +
           ' / on () group_left () sum(api:version_requests:rate5m) or vector(0)',
       ).sort(),
     ).toEqual(['api:version_requests:rate5m', 'http_request_duration_seconds_bucket']);
@@ -96,7 +97,8 @@ describe('ops/ PromQL', () => {
   it('has the "API versions" dashboard with its panels, and rules with expressions', () => {
     expect(dashboards.map(({ dashboard }) => dashboard.title)).toContain('API versions');
     expect(dashboardExprs.length).toBeGreaterThanOrEqual(13);
-    // Every selector of the dashboard is filtered by its cluster and namespace variables (test/ops/dashboard-filters.ts).
+    // Every selector of the dashboard is filtered by its cluster and namespace variables
+    // (test/ops/dashboard-filters.ts).
     const deployment = 'cluster=~"$cluster", namespace=~"$namespace"';
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
       expect.arrayContaining([

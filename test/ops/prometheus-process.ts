@@ -11,7 +11,8 @@ import { freeLoopbackPort } from '../support/free-port.js';
 
 const INSTALL_HINT =
   'the `prometheus` binary is required for this test but was not found on PATH. Install it with ' +
-  '`sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus` (Debian/Ubuntu; it also provides promtool), ' +
+  '`sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus` (Debian/Ubuntu; it also ' +
+  'provides promtool), ' +
   'or point PROMETHEUS_BIN at a Prometheus 2.x/3.x binary.';
 
 /** The binary to run; throws with the install instructions when there is none. */

@@ -120,67 +120,76 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
     if (policyDir) await rm(policyDir, { recursive: true, force: true });
   }, 20_000);
 
-  it('records api:deprecated_version_share:ratio_rate5m as the share of versioned traffic sent on deprecated v1', async () => {
-    if (!stack) throw new Error('stack did not start');
-    const { gatewayUrl, gatewayAdminUrl } = stack;
-    const deadline = Date.now() + BUDGET_MS;
-    const sent: Sent = { deprecated: 0, versioned: 0 };
+  it(
+    'records api:deprecated_version_share:ratio_rate5m as the share of versioned traffic sent on deprecated ' + 'v1',
+    async () => {
+      if (!stack) throw new Error('stack did not start');
+      const { gatewayUrl, gatewayAdminUrl } = stack;
+      const deadline = Date.now() + BUDGET_MS;
+      const sent: Sent = { deprecated: 0, versioned: 0 };
 
-    // 1. Baseline: create every series the mix will increment, then start scraping.
-    await sendMix(gatewayUrl, { v1: WARM_UP, v2: WARM_UP, invalid: WARM_UP }, { deprecated: 0, versioned: 0 });
-    prometheus = await startPrometheus({ targets: { gateway: new URL(gatewayAdminUrl).host }, ruleFiles: [rulesFile] });
-    const prom = prometheus;
-    const diagnose = async () => {
-      const rules = await ruleStates(prom.url).catch((error: unknown) => `rules API: ${String(error)}`);
-      const targets = await fetch(`${prom.url}/api/v1/targets`).then(
-        (r) => r.text(),
-        (error: unknown) => String(error),
+      // 1. Baseline: create every series the mix will increment, then start scraping.
+      await sendMix(gatewayUrl, { v1: WARM_UP, v2: WARM_UP, invalid: WARM_UP }, { deprecated: 0, versioned: 0 });
+      prometheus = await startPrometheus({
+        targets: { gateway: new URL(gatewayAdminUrl).host },
+        ruleFiles: [rulesFile],
+      });
+      const prom = prometheus;
+      const diagnose = async () => {
+        const rules = await ruleStates(prom.url).catch((error: unknown) => `rules API: ${String(error)}`);
+        const targets = await fetch(`${prom.url}/api/v1/targets`).then(
+          (r) => r.text(),
+          (error: unknown) => String(error),
+        );
+        return `rules: ${JSON.stringify(rules)}\ntargets: ${targets}\nprometheus log:\n${prom.log()}`;
+      };
+      const baseline = { '1': WARM_UP, '2': WARM_UP, invalid: WARM_UP };
+      const matches = (counts: Map<string, number>, expected: Record<string, number>) =>
+        Object.entries(expected).every(([version, n]) => counts.get(version) === n);
+      const inBudget = () => ({ timeoutMs: deadline - Date.now(), intervalMs: 250, lastSeen: diagnose });
+      await eventually(
+        'a scrape of the warm-up traffic',
+        async () => matches((await scrapedCounts(prom.url)).counts, baseline),
+        inBudget(),
       );
-      return `rules: ${JSON.stringify(rules)}\ntargets: ${targets}\nprometheus log:\n${prom.log()}`;
-    };
-    const baseline = { '1': WARM_UP, '2': WARM_UP, invalid: WARM_UP };
-    const matches = (counts: Map<string, number>, expected: Record<string, number>) =>
-      Object.entries(expected).every(([version, n]) => counts.get(version) === n);
-    const inBudget = () => ({ timeoutMs: deadline - Date.now(), intervalMs: 250, lastSeen: diagnose });
-    await eventually(
-      'a scrape of the warm-up traffic',
-      async () => matches((await scrapedCounts(prom.url)).counts, baseline),
-      inBudget(),
-    );
 
-    // 2. The measured traffic.
-    await sendMix(gatewayUrl, MIX, sent);
-    expect(sent).toEqual({ deprecated: MIX.v1, versioned: MIX.v1 + MIX.v2 });
-    const expectedShare = sent.deprecated / sent.versioned;
+      // 2. The measured traffic.
+      await sendMix(gatewayUrl, MIX, sent);
+      expect(sent).toEqual({ deprecated: MIX.v1, versioned: MIX.v1 + MIX.v2 });
+      const expectedShare = sent.deprecated / sent.versioned;
 
-    // 3. A scrape that saw all of it, then a rule evaluation at least a second after that scrape.
-    const complete = { '1': WARM_UP + MIX.v1, '2': WARM_UP + MIX.v2, invalid: WARM_UP + MIX.invalid };
-    const scrapedAt = await eventually(
-      'a scrape of all the traffic sent',
-      async () => {
-        const scraped = await scrapedCounts(prom.url);
-        return matches(scraped.counts, complete) ? scraped.at : undefined;
-      },
-      inBudget(),
-    );
-    const share = await eventually(
-      'api:deprecated_version_share:ratio_rate5m evaluated after that scrape',
-      async () => {
-        const samples = await query(prom.url, 'api:deprecated_version_share:ratio_rate5m[30s]');
-        const latest = samples[0]?.values?.at(-1);
-        return latest && latest[0] >= scrapedAt + 1 ? Number(latest[1]) : undefined;
-      },
-      inBudget(),
-    );
+      // 3. A scrape that saw all of it, then a rule evaluation at least a second after that scrape.
+      const complete = { '1': WARM_UP + MIX.v1, '2': WARM_UP + MIX.v2, invalid: WARM_UP + MIX.invalid };
+      const scrapedAt = await eventually(
+        'a scrape of all the traffic sent',
+        async () => {
+          const scraped = await scrapedCounts(prom.url);
+          return matches(scraped.counts, complete) ? scraped.at : undefined;
+        },
+        inBudget(),
+      );
+      const share = await eventually(
+        'api:deprecated_version_share:ratio_rate5m evaluated after that scrape',
+        async () => {
+          const samples = await query(prom.url, 'api:deprecated_version_share:ratio_rate5m[30s]');
+          const latest = samples[0]?.values?.at(-1);
+          return latest && latest[0] >= scrapedAt + 1 ? Number(latest[1]) : undefined;
+        },
+        inBudget(),
+      );
 
-    expect(Math.abs(share - expectedShare), `recorded share ${share}, sent ${expectedShare}`).toBeLessThanOrEqual(0.05);
-    // The unresolvable requests were counted, under version="invalid", and left out of the share.
-    const perVersion = await query(prom.url, 'sum by (version) (api:version_requests:rate5m)');
-    expect(perVersion.map((sample) => sample.metric.version).sort()).toEqual(['1', '2', 'invalid']);
-    // Every rule, alerts included, evaluates without error against the real series.
-    const unhealthy = (await ruleStates(prom.url)).filter((rule) => rule.health !== 'ok');
-    expect(unhealthy).toEqual([]);
-  }, 55_000);
+      expect(Math.abs(share - expectedShare), `recorded share ${share}, sent ${expectedShare}`).toBeLessThanOrEqual(
+        0.05,
+      );
+      // The unresolvable requests were counted, under version="invalid", and left out of the share.
+      const perVersion = await query(prom.url, 'sum by (version) (api:version_requests:rate5m)');
+      expect(perVersion.map((sample) => sample.metric.version).sort()).toEqual(['1', '2', 'invalid']);
+      // Every rule, alerts included, evaluates without error against the real series.
+      const unhealthy = (await ruleStates(prom.url)).filter((rule) => rule.health !== 'ok');
+      expect(unhealthy).toEqual([]);
+    },
+    55_000,
+  );
 
   it('answers every dashboard and rule expression without a query error', async () => {
     if (!prometheus) throw new Error('prometheus did not start (see the test above)');

@@ -58,7 +58,8 @@ export function metricNamesIn(expr: string): string[] {
     enter(ref) {
       if (ref.type.isError) {
         problems.push(
-          `syntax error at offset ${ref.from}: ${JSON.stringify(text.slice(Math.max(0, ref.from - 20), ref.from + 20))}`,
+          `syntax error at offset ${ref.from}: ` +
+            `${JSON.stringify(text.slice(Math.max(0, ref.from - 20), ref.from + 20))}`,
         );
         return false;
       }
@@ -192,7 +193,9 @@ export interface UnknownMetric {
 /** Series Prometheus itself writes for every target it scrapes. */
 const SCRAPE_SERIES = new Set(['up']);
 
-/** Metrics named by the expressions that are neither exported, written by Prometheus's scrapes, nor recorded by a rule. */
+/**
+ * Metrics named by the expressions that are neither exported, written by Prometheus's scrapes, nor recorded by a rule.
+ */
 export function unknownMetrics(
   expressions: SourcedExpr[],
   exported: Set<string>,

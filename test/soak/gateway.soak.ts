@@ -46,7 +46,8 @@ it(`serves ${CONNECTIONS} connections for the soak with only expected answers an
   const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
   process.stdout.write(
     `soak: ${soaked.length} requests in ${SOAK_MS / 1000} s (${Math.round(soaked.length / (SOAK_MS / 1000))} req/s), ` +
-      `${unexpected.length} unexpected; gateway RSS after warm-up ${mib(rssAfterWarmUp)} MiB, after soak ${mib(rssAfterSoak)} MiB ` +
+      `${unexpected.length} unexpected; gateway RSS after warm-up ${mib(rssAfterWarmUp)} MiB, after soak ` +
+      `${mib(rssAfterSoak)} MiB ` +
       `(${((rssAfterSoak / rssAfterWarmUp - 1) * 100).toFixed(1)} %)\n`,
   );
   expect(soaked.length).toBeGreaterThan(0);

@@ -24,7 +24,10 @@ import { repoRoot } from '../../scripts/paths.mjs';
 const base = readCompose(paths.compose);
 const postgresOverlay = readCompose(paths.composePostgres);
 const fleet = readCompose(paths.composeFleet);
-/** Node's drain after the listener closes (docs/behaviour.md#draining-and-shutdown): stop_grace_period must cover delay + drain. */
+/**
+ * Node's drain after the listener closes (docs/behaviour.md#draining-and-shutdown): stop_grace_period must cover delay
+ * + drain.
+ */
 const DRAIN_MS = 10_000;
 
 function service(file: ComposeFile, name: string): ComposeService {
@@ -98,20 +101,25 @@ describe('docker-compose.postgres.yml', () => {
     expect(postgres.tmpfs).toEqual(expect.arrayContaining(['/tmp', '/var/run/postgresql']));
   });
 
-  it('gives the backend a DATABASE_URL on that service with the credentials from the environment, defaults for local use', () => {
-    const env = environment(backend);
-    const credentials = environment(postgres);
-    expect(credentials).toEqual({
-      POSTGRES_USER: '${POSTGRES_USER:-version_router}',
-      POSTGRES_PASSWORD: '${POSTGRES_PASSWORD:-version_router}',
-      POSTGRES_DB: '${POSTGRES_DB:-version_router}',
-    });
-    expect(env.DATABASE_URL).toBe(
-      `postgres://${credentials.POSTGRES_USER}:${credentials.POSTGRES_PASSWORD}@postgres:5432/${credentials.POSTGRES_DB}`,
-    );
-    expect(env.DATABASE_POOL_MAX).toBe('${DATABASE_POOL_MAX:-10}');
-    expect(backend.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
-  });
+  it(
+    'gives the backend a DATABASE_URL on that service with the credentials from the environment, defaults for ' +
+      'local use',
+    () => {
+      const env = environment(backend);
+      const credentials = environment(postgres);
+      expect(credentials).toEqual({
+        POSTGRES_USER: '${POSTGRES_USER:-version_router}',
+        POSTGRES_PASSWORD: '${POSTGRES_PASSWORD:-version_router}',
+        POSTGRES_DB: '${POSTGRES_DB:-version_router}',
+      });
+      expect(env.DATABASE_URL).toBe(
+        `postgres://${credentials.POSTGRES_USER}:${credentials.POSTGRES_PASSWORD}@postgres:5432/` +
+          `${credentials.POSTGRES_DB}`,
+      );
+      expect(env.DATABASE_POOL_MAX).toBe('${DATABASE_POOL_MAX:-10}');
+      expect(backend.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    },
+  );
 
   it('changes nothing else of the backend, and docker-compose.yml alone stays in memory', () => {
     expect(Object.keys(backend).sort()).toEqual(['depends_on', 'environment']);
@@ -154,13 +162,16 @@ describe('docker-compose.fleet.yml', () => {
     expect(definition.healthcheck?.test).toBeDefined();
   });
 
-  it('puts the backends behind the internal HAProxy: on internal networks only, the gateways reach them through it', () => {
-    for (const network of serviceNetworks(service(fleet, 'backend-haproxy')))
-      expect(internalNetworks).toContain(network);
-    expect(environment(service(fleet, 'gateway')).BACKEND_URL).toBe('http://backend-haproxy:8081');
-    expect(backendChecks.template).toBe('backend:8081');
-    expect(gatewayChecks.template).toBe('gateway:8080');
-  });
+  it(
+    'puts the backends behind the internal HAProxy: on internal networks only, the gateways reach them through ' + 'it',
+    () => {
+      for (const network of serviceNetworks(service(fleet, 'backend-haproxy')))
+        expect(internalNetworks).toContain(network);
+      expect(environment(service(fleet, 'gateway')).BACKEND_URL).toBe('http://backend-haproxy:8081');
+      expect(backendChecks.template).toBe('backend:8081');
+      expect(gatewayChecks.template).toBe('gateway:8080');
+    },
+  );
 
   it.each(['ops/haproxy/haproxy.cfg', 'ops/haproxy/backend-haproxy.cfg'])(
     "%s answers its own errors in the API's JSON envelope",
@@ -179,7 +190,8 @@ describe('docker-compose.fleet.yml', () => {
   );
 
   it.each(['ops/haproxy/haproxy.cfg', 'ops/haproxy/backend-haproxy.cfg'])(
-    '%s retries on another replica only a GET or HEAD, or a POST with an Idempotency-Key, held whole, with a server timeout above the gateway deadlines',
+    '%s retries on another replica only a GET or HEAD, or a POST with an Idempotency-Key, held whole, with a server ' +
+      'timeout above the gateway deadlines',
     (config) => {
       const cfg = readFileSync(join(repoRoot, config), 'utf8');
       const directive = (name: string): string[] =>
@@ -206,7 +218,8 @@ describe('docker-compose.fleet.yml', () => {
     ['gateway', 'ops/haproxy/haproxy.cfg'],
     ['backend', 'ops/haproxy/backend-haproxy.cfg'],
   ])(
-    'gives every %s replica a SHUTDOWN_DELAY_MS above what HAProxy needs to take it out, and a stop grace period above delay + drain',
+    'gives every %s replica a SHUTDOWN_DELAY_MS above what HAProxy needs to take it out, and a stop grace period ' +
+      'above delay + drain',
     (name, config) => {
       const { interMs, fall } = haproxyChecks(config);
       expect(interMs).toBeGreaterThan(0);
@@ -220,14 +233,18 @@ describe('docker-compose.fleet.yml', () => {
     },
   );
 
-  it("keeps docker-compose.yml's mount of ops/ as a directory at the policy file directory, so an edit renamed over the file reaches the gateways", () => {
-    expect(service(fleet, 'gateway').volumes).toBeUndefined();
-    const policyFile = environment(service(base, 'gateway')).API_VERSIONS_FILE ?? '';
-    const mount = mounts(service(base, 'gateway')).find((candidate) => candidate.target === dirname(policyFile));
-    expect(mount, `a mount at ${dirname(policyFile)}`).toBeDefined();
-    expect(relative(repoRoot, resolve(repoRoot, mount!.source))).toBe('ops');
-    expect(mount!.readOnly).toBe(true);
-  });
+  it(
+    "keeps docker-compose.yml's mount of ops/ as a directory at the policy file directory, so an edit renamed over " +
+      'the file reaches the gateways',
+    () => {
+      expect(service(fleet, 'gateway').volumes).toBeUndefined();
+      const policyFile = environment(service(base, 'gateway')).API_VERSIONS_FILE ?? '';
+      const mount = mounts(service(base, 'gateway')).find((candidate) => candidate.target === dirname(policyFile));
+      expect(mount, `a mount at ${dirname(policyFile)}`).toBeDefined();
+      expect(relative(repoRoot, resolve(repoRoot, mount!.source))).toBe('ops');
+      expect(mount!.readOnly).toBe(true);
+    },
+  );
 
   it('waits on healthchecks: every depends_on of the fleet is service_healthy', () => {
     for (const [name, definition] of Object.entries(fleet.services)) {

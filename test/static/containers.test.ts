@@ -377,27 +377,35 @@ describe('docker-compose.yml', () => {
       expect(env.NOTICE_FROM).toMatch(/^[^\s@<>]+@[^\s@<>]+\.[a-z]+$/);
     });
 
-    it('runs hardened: no capabilities, no privilege gain, a read-only root with a tmpfs /tmp for the mails it keeps', () => {
-      expect(maildev.cap_drop).toEqual(['ALL']);
-      expect(maildev.security_opt).toContain('no-new-privileges:true');
-      expect(maildev.read_only).toBe(true);
-      expect(maildev.tmpfs).toEqual(['/tmp']);
-    });
+    it(
+      'runs hardened: no capabilities, no privilege gain, a read-only root with a tmpfs /tmp for the mails it ' +
+        'keeps',
+      () => {
+        expect(maildev.cap_drop).toEqual(['ALL']);
+        expect(maildev.security_opt).toContain('no-new-privileges:true');
+        expect(maildev.read_only).toBe(true);
+        expect(maildev.tmpfs).toEqual(['/tmp']);
+      },
+    );
 
-    it('has a stand-in of the same release in compose.standin.yml (engine.sh builds it from npm at the tag docker-compose.yml names)', () => {
-      const standin = readCompose(paths.composeStandin).services.maildev;
-      expect(standin?.image).toBe(`version-router-standin/maildev:${officialTag}`);
-      // engine.sh's own line that reads the release, run against this repository.
-      const engine = readFileSync(join(repoRoot, 'test/containers/engine.sh'), 'utf8');
-      const line = /^MAILDEV_VERSION=.*$/m.exec(engine)?.[0];
-      expect(line, 'engine.sh sets MAILDEV_VERSION').toBeDefined();
-      const read = execFileSync('bash', ['-c', `${line}\nprintf %s "$MAILDEV_VERSION"`], {
-        env: { ...process.env, REPO_ROOT: repoRoot },
-        encoding: 'utf8',
-      });
-      expect(read).toBe(officialTag);
-      expect(engine).toMatch(/npm install [^\n]*maildev@\$\{MAILDEV_VERSION\}/);
-    });
+    it(
+      'has a stand-in of the same release in compose.standin.yml (engine.sh builds it from npm at the tag ' +
+        'docker-compose.yml names)',
+      () => {
+        const standin = readCompose(paths.composeStandin).services.maildev;
+        expect(standin?.image).toBe(`version-router-standin/maildev:${officialTag}`);
+        // engine.sh's own line that reads the release, run against this repository.
+        const engine = readFileSync(join(repoRoot, 'test/containers/engine.sh'), 'utf8');
+        const line = /^MAILDEV_VERSION=.*$/m.exec(engine)?.[0];
+        expect(line, 'engine.sh sets MAILDEV_VERSION').toBeDefined();
+        const read = execFileSync('bash', ['-c', `${line}\nprintf %s "$MAILDEV_VERSION"`], {
+          env: { ...process.env, REPO_ROOT: repoRoot },
+          encoding: 'utf8',
+        });
+        expect(read).toBe(officialTag);
+        expect(engine).toMatch(/npm install [^\n]*maildev@\$\{MAILDEV_VERSION\}/);
+      },
+    );
   });
 
   it('gives Grafana anonymous viewer access', () => {

@@ -83,7 +83,10 @@ const markdownFiles = repositoryFiles((path) => path.endsWith('.md')).map((path)
 /** This file names broken pointers on purpose, to see them reported. */
 const thisFile = relative(repoRoot, fileURLToPath(import.meta.url));
 
-/** Source and configuration files, where comments may point into the docs: code, YAML, JSON, HAProxy, shell, Dockerfile, CI. */
+/**
+ * Source and configuration files, where comments may point into the docs: code, YAML, JSON, HAProxy, shell, Dockerfile,
+ * CI.
+ */
 function sourceFiles(): string[] {
   return repositoryFiles(
     (path) =>
@@ -99,7 +102,10 @@ function sourceFiles(): string[] {
 const PAGE = String.raw`(?:docs/[\w-]+\.md|bench/README\.md|README(?:\.md)?)`;
 /** `docs/behaviour.md#server-limits`, `bench/README.md#soak`, `README.md#…`. */
 const ANCHOR_POINTER = new RegExp(String.raw`(?<![\w/.-])(${PAGE})#([\w-]+)`, 'g');
-/** `docs/architecture.md "Adding a version 3"`, `README "Configuration"`, `bench/README.md, "Users in PostgreSQL"` (quotes may be JSON-escaped). */
+/**
+ * `docs/architecture.md "Adding a version 3"`, `README "Configuration"`, `bench/README.md, "Users in PostgreSQL"`
+ * (quotes may be JSON-escaped).
+ */
 const TITLE_POINTER = new RegExp(String.raw`(?<![\w/.-])(${PAGE})(?:'s)?,? \\?"([^"\\\n]+)\\?"`, 'g');
 
 /** The repository path of a page as named in a comment. */

@@ -66,7 +66,8 @@ async function copyForEveryone(native: string): Promise<string> {
   const temporary = tmpdir();
   if (((await stat(temporary)).mode & 0o001) === 0) {
     throw new Error(
-      `the PostgreSQL server runs as the user ${SERVER_USER}, who cannot enter the temporary directory ${temporary}: set TMPDIR to a directory every user may enter (such as /tmp)`,
+      `the PostgreSQL server runs as the user ${SERVER_USER}, who cannot enter the temporary directory ${temporary}:` +
+        ` set TMPDIR to a directory every user may enter (such as /tmp)`,
     );
   }
   const { version } = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string };
@@ -119,7 +120,8 @@ async function serverAccount(): Promise<{ uid: number; gid: number }> {
     return await lookUp();
   } catch {
     throw new Error(
-      `PostgreSQL refuses to run as root, and the system user ${SERVER_USER} to run it as could not be created: ${refused}`,
+      `PostgreSQL refuses to run as root, and the system user ${SERVER_USER} to run it as could not be created: ` +
+        `${refused}`,
     );
   }
 }

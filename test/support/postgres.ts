@@ -26,7 +26,9 @@ export interface TestPostgres {
   port: number;
   /** Creates a new, empty database and answers its URL (user `postgres`, a password: as production passes one). */
   createDatabase(): Promise<string>;
-  /** Fast shutdown, as an operator's restart: open transactions are aborted, committed data stays. No-op when stopped. */
+  /**
+   * Fast shutdown, as an operator's restart: open transactions are aborted, committed data stays. No-op when stopped.
+   */
   stop(): Promise<void>;
   /** Starts the stopped server again on the same port and data. No-op when running. */
   start(): Promise<void>;

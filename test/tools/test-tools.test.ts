@@ -47,14 +47,16 @@ const fakeKubectl = (kustomizeVersion = 'v5.5.0'): string =>
 
 function fakeAptGet({ failInstall = false, kustomizeVersion = 'v5.5.0' } = {}): void {
   const executables = { prometheus: ['promtool', 'prometheus'], 'kubernetes-client': ['kubectl'] };
-  const script = `#!${process.execPath}
+  const script =
+    `#!${process.execPath}
 const { appendFileSync, writeFileSync } = require('node:fs');
 const args = process.argv.slice(2);
 appendFileSync(${JSON.stringify(join(bin, 'apt.log'))}, args.join(' ') + '\\n');
 if (args.includes('install')) {
   if (${String(failInstall)}) { console.error('E: Unable to locate package'); process.exit(100); }
   const executables = ${JSON.stringify(executables)};
-  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, name === 'kubectl' ? ${JSON.stringify(fakeKubectl(kustomizeVersion))} : '#!/bin/sh\\n', { mode: 0o755 });
+  for (const name of executables[args.at(-1)]) writeFileSync(${JSON.stringify(bin)} + '/' + name, name === ` +
+    `'kubectl' ? ${JSON.stringify(fakeKubectl(kustomizeVersion))} : '#!/bin/sh\\n', { mode: 0o755 });
 }
 `;
   writeFileSync(join(bin, 'apt-get'), script);
@@ -79,11 +81,13 @@ describe('test/tools/test-tools.mjs', () => {
     const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1', CI: 'true' });
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'test tools: prometheus (promtool, prometheus): installed (apt-get install -y --no-install-recommends prometheus)\n' +
+      'test tools: prometheus (promtool, prometheus): installed (apt-get install -y --no-install-recommends ' +
+        'prometheus)\n' +
         'test tools: kubectl (kubectl): installed (apt-get install -y --no-install-recommends kubernetes-client)\n',
     );
     expect(readFileSync(join(bin, 'apt.log'), 'utf8')).toBe(
-      '-qq update\n-qq install -y --no-install-recommends prometheus\n-qq install -y --no-install-recommends kubernetes-client\n',
+      '-qq update\n-qq install -y --no-install-recommends prometheus\n-qq install -y --no-install-recommends ' +
+        'kubernetes-client\n',
     );
   });
 
@@ -102,8 +106,13 @@ describe('test/tools/test-tools.mjs', () => {
     const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '0' });
     expect(code).toBe(0);
     expect(stdout.split('\n')).toEqual([
-      "test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it",
-      "test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest checks (kubectl kustomize), install Debian's kubernetes-client (`sudo apt-get install -y --no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it",
+      'test tools: prometheus (promtool, prometheus): skipped (not root): promtool and prometheus not found on ' +
+        'PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the ' +
+        "real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install " +
+        '-y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
+      'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest ' +
+        "checks (kubectl kustomize), install Debian's kubernetes-client (`sudo apt-get install -y " +
+        '--no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it',
       '',
     ]);
     expect(existsSync(join(bin, 'apt.log'))).toBe(false);
@@ -122,7 +131,8 @@ describe('test/tools/test-tools.mjs', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain(
-      'test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not found on PATH;',
+      'test tools: prometheus (promtool, prometheus): MISSING with CI=true (not root): promtool and prometheus not ' +
+        'found on PATH;',
     );
     expect(stderr).toContain('`sudo apt-get install -y --no-install-recommends kubernetes-client`');
   });
@@ -151,8 +161,12 @@ describe('test/tools/test-ops.mjs without promtool', () => {
     const { code, stdout } = await run('test/tools/test-ops.mjs', {});
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'test:ops: SKIPPED 3 promtool checks (check config ops/prometheus/prometheus.yml; check rules ops/prometheus/rules.yml; test rules ops/prometheus/rules.test.yml): ' +
-        "promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it\n",
+      'test:ops: SKIPPED 3 promtool checks (check config ops/prometheus/prometheus.yml; check rules ' +
+        'ops/prometheus/rules.yml; test rules ops/prometheus/rules.test.yml): ' +
+        'promtool and prometheus not found on PATH; to run the promtool checks (npm run test:ops, ' +
+        'test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), ' +
+        "install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm " +
+        'test` as root, which installs it\n',
     );
   });
 
@@ -189,13 +203,19 @@ describe('toolStatus, what test/support/tools.ts asks before a suite that needs 
     });
   });
 
-  it('names the missing executables, what needs them and the install command; a skip, or a failure with CI=true', () => {
-    writeFileSync(join(bin, 'promtool'), '#!/bin/sh\n', { mode: 0o755 });
-    writeFileSync(join(bin, 'prometheus'), 'not executable\n', { mode: 0o644 });
-    const reason =
-      'prometheus not found on PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), ' +
-      "install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm test` as root, which installs it";
-    expect(toolStatus('prometheus', { PATH: bin })).toEqual({ available: false, reason, mustFail: false });
-    expect(toolStatus('prometheus', { PATH: bin, CI: 'true' })).toEqual({ available: false, reason, mustFail: true });
-  });
+  it(
+    'names the missing executables, what needs them and the install command; a skip, or a failure with ' + 'CI=true',
+    () => {
+      writeFileSync(join(bin, 'promtool'), '#!/bin/sh\n', { mode: 0o755 });
+      writeFileSync(join(bin, 'prometheus'), 'not executable\n', { mode: 0o644 });
+      const reason =
+        'prometheus not found on PATH; to run the promtool checks (npm run test:ops, ' +
+        'test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts), ' +
+        "install Debian's prometheus (`sudo apt-get install -y --no-install-recommends prometheus`) or run `npm " +
+        'test` ' +
+        'as root, which installs it';
+      expect(toolStatus('prometheus', { PATH: bin })).toEqual({ available: false, reason, mustFail: false });
+      expect(toolStatus('prometheus', { PATH: bin, CI: 'true' })).toEqual({ available: false, reason, mustFail: true });
+    },
+  );
 });

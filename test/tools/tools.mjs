@@ -12,7 +12,8 @@ export const tools = Object.freeze({
     binaries: ['promtool', 'prometheus'],
     debianPackage: 'prometheus',
     neededBy:
-      'the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus test (test/ops/prometheus.test.ts)',
+      'the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus ' +
+      'test (test/ops/prometheus.test.ts)',
   },
   kubectl: {
     binaries: ['kubectl'],
@@ -38,7 +39,11 @@ function kubectlTooOld(path) {
   }
   const major = Number(/^v(\d+)\./.exec(version.kustomizeVersion ?? '')?.[1] ?? 0);
   if (major >= MIN_KUSTOMIZE_MAJOR) return undefined;
-  return `${path} ${version.clientVersion?.gitVersion ?? ''} bundles kustomize ${version.kustomizeVersion ?? '(older than v2)'}, deploy/kubernetes needs v${MIN_KUSTOMIZE_MAJOR} (kubectl 1.27 or newer; Debian 13's kubernetes-client has it)`;
+  return (
+    `${path} ${version.clientVersion?.gitVersion ?? ''} bundles kustomize ` +
+    `${version.kustomizeVersion ?? '(older than v2)'}, deploy/kubernetes needs v${MIN_KUSTOMIZE_MAJOR} (kubectl ` +
+    `1.27 or newer; Debian 13's kubernetes-client has it)`
+  );
 }
 
 /** The command that installs a tool (as root). */
@@ -83,6 +88,7 @@ export function toolStatus(name, env = process.env) {
     };
   const reason =
     `${missing.join(' and ')} not found on PATH; to run ${tools[name].neededBy}, ` +
-    `install Debian's ${tools[name].debianPackage} (\`sudo ${installCommand(name)}\`) or run \`npm test\` as root, which installs it`;
+    `install Debian's ${tools[name].debianPackage} (\`sudo ${installCommand(name)}\`) or run \`npm test\` as root, ` +
+    `which installs it`;
   return { available: false, reason, mustFail: env.CI === 'true' };
 }

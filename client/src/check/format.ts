@@ -12,7 +12,10 @@ function statusText(finding: Finding): string {
     case 'removed':
       return `removed on ${sunset}: answered 410 Gone`;
     case 'browned-out':
-      return `browned out now, until ${finding.brownoutEnd?.toISOString()}: answered 410 Gone; sunsets ${sunset}, ${inDays(finding.daysLeft)}`;
+      return (
+        `browned out now, until ${finding.brownoutEnd?.toISOString()}: answered 410 Gone; sunsets ${sunset}, ` +
+        `${inDays(finding.daysLeft)}`
+      );
     case 'sunset-soon':
       return `sunsets ${sunset}, ${inDays(finding.daysLeft)}`;
     case 'deprecated':
@@ -34,7 +37,9 @@ const criterion = (result: CheckResult): string =>
 function text(result: CheckResult): string {
   const lines = [`version-router-check: consumer ${result.consumer} at ${result.url}, ${result.now.toISOString()}`];
   for (const finding of result.findings) {
-    const head = `${fails(finding) ? 'FAIL' : 'ok  '} ${finding.operation} (v${finding.version}, ${plural(finding.requests, 'request', 'requests')})`;
+    const head =
+      `${fails(finding) ? 'FAIL' : 'ok  '} ${finding.operation} (v${finding.version}, ` +
+      `${plural(finding.requests, 'request', 'requests')})`;
     lines.push(`${head}: ${statusText(finding)}; ${moveTo(finding)}`);
     if (finding.breaking.length > 0) lines.push(`     breaking: ${finding.breaking.join('; ')}`);
   }
@@ -42,7 +47,8 @@ function text(result: CheckResult): string {
   else if (result.failing === 0) lines.push(`OK: no operation ${result.consumer} called is ${criterion(result)}.`);
   else
     lines.push(
-      `FAILED: ${plural(result.failing, 'operation', 'operations')} ${result.consumer} called ${result.failing === 1 ? 'is' : 'are'} ${criterion(result)}.`,
+      `FAILED: ${plural(result.failing, 'operation', 'operations')} ${result.consumer} called ` +
+        `${result.failing === 1 ? 'is' : 'are'} ${criterion(result)}.`,
     );
   return `${lines.join('\n')}\n`;
 }
@@ -54,7 +60,8 @@ function markdown(result: CheckResult): string {
   const lines = [
     `### ${result.failing === 0 ? '✅' : '❌'} API deprecations: ${verdict(result)}`,
     '',
-    `Consumer \`${result.consumer}\` on ${result.url}, checked ${result.now.toISOString()}. An operation fails the check when it is ${criterion(result)}.`,
+    `Consumer \`${result.consumer}\` on ${result.url}, checked ${result.now.toISOString()}. An operation fails the ` +
+      `check when it is ${criterion(result)}.`,
   ];
   if (result.findings.length === 0) lines.push('', `\`${result.consumer}\` calls no deprecated or removed version.`);
   else {
@@ -66,7 +73,8 @@ function markdown(result: CheckResult): string {
           : `[v${finding.successor}](${finding.guide})`;
       const breaking = finding.breaking.length === 0 ? 'none' : finding.breaking.map(cell).join('<br>');
       lines.push(
-        `| ${fails(finding) ? '❌' : '⚠️'} | \`${cell(finding.operation)}\` | v${finding.version} | ${cell(statusText(finding))} | ${target} | ${breaking} |`,
+        `| ${fails(finding) ? '❌' : '⚠️'} | \`${cell(finding.operation)}\` | v${finding.version} | ` +
+          `${cell(statusText(finding))} | ${target} | ${breaking} |`,
       );
     }
   }
@@ -92,18 +100,24 @@ function junit(result: CheckResult): string {
       ...finding.breaking.map((change) => `breaking: ${change}`),
     ].join('\n');
     if (!fails(finding)) return `${head}\n      <system-out>${xml(details)}</system-out>\n    </testcase>`;
-    return `${head}\n      <failure type="${finding.status}" message="${xml(statusText(finding))}">${xml(details)}</failure>\n    </testcase>`;
+    return (
+      `${head}\n      <failure type="${finding.status}" message="${xml(statusText(finding))}">${xml(details)}<` +
+      `/failure>\n    </testcase>`
+    );
   });
   // A report without a test case reads as a broken run in some CI systems: none called is one passed case.
   if (cases.length === 0)
     cases.push(
-      `    <testcase classname="version-router" name="${xml(`${result.consumer} calls no deprecated or removed version`)}"/>`,
+      `    <testcase classname="version-router" name="${xml(
+        `${result.consumer} calls no deprecated or removed ` + `version`,
+      )}"/>`,
     );
   const counts = `tests="${tests}" failures="${result.failing}" errors="0"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="version-router-check" ${counts}>`,
-    `  <testsuite name="${xml(`API deprecations of ${result.consumer}`)}" ${counts} timestamp="${result.now.toISOString()}">`,
+    `  <testsuite name="${xml(`API deprecations of ${result.consumer}`)}" ${counts} timestamp="` +
+      `${result.now.toISOString()}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

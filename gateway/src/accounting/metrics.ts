@@ -12,7 +12,10 @@ export interface GatewayMetrics {
   countReload(ok: boolean): void;
   /** Authenticated requests the consumer ledger could not keep (its pending rows were at their bound). */
   countUsageDropped(requests: number): void;
-  /** One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried, failed, skipped. */
+  /**
+   * One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried,
+   * failed, skipped.
+   */
   countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
 }
 
@@ -44,7 +47,9 @@ export function createGatewayMetrics(
   const tallies = new Map<string, RequestTally>();
   new Counter({
     name: 'api_version_requests_total',
-    help: 'Requests on versioned resources, by API version (or "invalid"), deprecation, how the version was selected, and status code.',
+    help:
+      'Requests on versioned resources, by API version (or "invalid"), deprecation, how the version was ' +
+      'selected, and status code.',
     labelNames: ['version', 'deprecated', 'selected_by', 'status_code'] as const,
     registers: [registry],
     collect() {
@@ -80,7 +85,9 @@ export function createGatewayMetrics(
   // The version that requests naming none get, and its phase now: alerts DefaultApiVersionDeprecated/Removed.
   new Gauge({
     name: 'api_version_default_info',
-    help: 'Always 1; version is default_version (what requests that name no version get) and phase its phase now: current, deprecated or removed.',
+    help:
+      'Always 1; version is default_version (what requests that name no version get) and phase its phase now: ' +
+      'current, deprecated or removed.',
     labelNames: ['version', 'phase'] as const,
     registers: [registry],
     collect() {
@@ -105,7 +112,10 @@ export function createGatewayMetrics(
   // Read from the consumer table at scrape time; a series only grows while it exists, so each is a counter.
   new Counter({
     name: 'api_version_consumer_requests_total',
-    help: 'Requests on deprecated and removed versions by consumer (X-Client-Id, else User-Agent): up to 20 consumers of a version on this replica by name (the first ones, then the heaviest), counted since they got it, the rest as "other".',
+    help:
+      'Requests on deprecated and removed versions by consumer (X-Client-Id, else User-Agent): up to 20 ' +
+      'consumers of a version on this replica by name (the first ones, then the heaviest), counted since they got ' +
+      'it, the rest as "other".',
     labelNames: ['version', 'consumer'] as const,
     registers: [registry],
     collect() {
@@ -117,7 +127,9 @@ export function createGatewayMetrics(
   // Probed at scrape time, like the backend's db_up: a gauge that no scrape reads costs nothing.
   new Gauge({
     name: 'backend_up',
-    help: '1 when the backend answered a probe (HEAD / through BACKEND_URL, a status below 500 within a second) at this scrape, else 0.',
+    help:
+      '1 when the backend answered a probe (HEAD / through BACKEND_URL, a status below 500 within a second) at ' +
+      'this scrape, else 0.',
     registers: [registry],
     async collect() {
       this.set((await backendAnswers()) ? 1 : 0);
@@ -131,17 +143,24 @@ export function createGatewayMetrics(
   });
   const lastReloadSuccess = new Gauge({
     name: 'api_version_policy_last_reload_success',
-    help: '1 when the last policy load (at start or a reload) succeeded, 0 when it failed and the previous policy stays in force.',
+    help:
+      '1 when the last policy load (at start or a reload) succeeded, 0 when it failed and the previous policy ' +
+      'stays in force.',
     registers: [registry],
   });
   const usageDropped = new Counter({
     name: 'consumer_usage_dropped_total',
-    help: 'Authenticated requests left out of the consumer ledger: the replica could not write it and already held its bound of pending rows.',
+    help:
+      'Authenticated requests left out of the consumer ledger: the replica could not write it and already held ' +
+      'its bound of pending rows.',
     registers: [registry],
   });
   const notices = new Counter({
     name: 'consumer_notices_total',
-    help: 'Deprecation notices by milestone, channel (email, webhook) and result: sent; resent (sent after a replica stopped during an earlier delivery: the consumer may have it twice, same id); retried (a failed attempt, tried again later); failed (given up after 24 h); skipped (a later milestone was due).',
+    help:
+      'Deprecation notices by milestone, channel (email, webhook) and result: sent; resent (sent after a ' +
+      'replica stopped during an earlier delivery: the consumer may have it twice, same id); retried (a failed ' +
+      'attempt, tried again later); failed (given up after 24 h); skipped (a later milestone was due).',
     labelNames: ['milestone', 'channel', 'result'] as const,
     registers: [registry],
   });

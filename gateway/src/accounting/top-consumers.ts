@@ -59,7 +59,10 @@ export interface ConsumerTable {
   count(version: number, consumer: string, nowMs: number): void;
   /** The consumers of each of `versions`, ascending, each list by requests descending. */
   report(versions: Iterable<number>): VersionConsumers[];
-  /** Every version's metric series, read at each scrape: at most 20 named consumers and `other` (docs/behaviour.md#consumer-series). */
+  /**
+   * Every version's metric series, read at each scrape: at most 20 named consumers and `other`
+   * (docs/behaviour.md#consumer-series).
+   */
   series(): ConsumerSeries[];
 }
 

@@ -40,19 +40,35 @@ function summaryOf(event: LifecycleEvent): string {
       const brownouts =
         event.brownouts.length === 0
           ? ''
-          : ` Brownouts before then (every request answered 410 during each): ${event.brownouts.map(windowText).join(', ')}.`;
-      return `Version ${version} is deprecated as of ${readableInstant(event.at)} and will be removed on ${readableInstant(sunset)}; from then on every request for it is answered 410.${brownouts} ${move}`;
+          : ` Brownouts before then (every request answered 410 during each): ` +
+            `${event.brownouts.map(windowText).join(', ')}.`;
+      return (
+        `Version ${version} is deprecated as of ${readableInstant(event.at)} and will be removed on ` +
+        `${readableInstant(sunset)}; from then on every request for it is answered 410.${brownouts} ${move}`
+      );
     }
     case 'brownout':
-      return `From ${windowText(event.window)} every request for version ${version} is answered 410, a reminder that it will be removed on ${readableInstant(sunset)}. ${move}`;
+      return (
+        `From ${windowText(event.window)} every request for version ${version} is answered 410, a reminder ` +
+        `that it will be removed on ${readableInstant(sunset)}. ${move}`
+      );
     case 'removed':
-      return `Version ${version} was removed on ${readableInstant(sunset)}: every request for it is answered 410. ${move}`;
+      return (
+        `Version ${version} was removed on ${readableInstant(sunset)}: every request for it is answered 410. ` +
+        `${move}`
+      );
     case 'keys_required': {
       const from = Number.isFinite(event.from) ? `From ${readableInstant(event.from)}` : 'Now';
-      return `${from} every request for version ${version} needs an API key in the API-Key header; one without is answered 401. ${move}`;
+      return (
+        `${from} every request for version ${version} needs an API key in the API-Key header; one without is ` +
+        `answered 401. ${move}`
+      );
     }
     case 'closed_to_new':
-      return `From ${readableInstant(event.from)} version ${version} takes no new consumers: an API key that has not called it before is answered 403. ${move}`;
+      return (
+        `From ${readableInstant(event.from)} version ${version} takes no new consumers: an API key that has ` +
+        `not called it before is answered 403. ${move}`
+      );
   }
 }
 
@@ -86,7 +102,9 @@ export function renderChangelog(policy: VersionPolicy, nowMs: number, origin: st
       date: new Date(event.at),
       published: new Date(event.at),
       description: summary,
-      content: `<p>${summary}</p>\n<p><a href="${guide}">What changes from version ${event.version} to version ${event.successor}</a></p>`,
+      content:
+        `<p>${summary}</p>\n<p><a href="${guide}">What changes from version ${event.version} to version ` +
+        `${event.successor}</a></p>`,
     });
   }
   return { xml: feed.atom1(), nextChangeAt: upcoming?.at };

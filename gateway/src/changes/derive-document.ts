@@ -30,7 +30,9 @@ interface ChainEntry {
   readonly changes?: readonly VersionChange[] | undefined;
 }
 
-/** Where a translated version's document comes from: the version whose document the backend serves, and the steps down. */
+/**
+ * Where a translated version's document comes from: the version whose document the backend serves, and the steps down.
+ */
 export interface TranslationChain {
   readonly served: number;
   /** Newest first: v3 → v2, then v2 → v1. Empty for a version the backend serves itself. */
@@ -73,7 +75,10 @@ export function resourcePattern(resource: string, version: number): RegExp {
   return new RegExp(`^(?:/api)?/v${version}${rest}$`);
 }
 
-/** The prose of the successor's document as this version's: `version 2` → `version 1`, `/v2/` → `/v1/`, `OrderV2` → `OrderV1`. */
+/**
+ * The prose of the successor's document as this version's: `version 2` → `version 1`,
+ * `/v2/` → `/v1/`, `OrderV2` → `OrderV1`.
+ */
 function reworded(text: string, successor: number, version: number): string {
   return text
     .replace(new RegExp(`\\bversion ${successor}\\b`, 'g'), `version ${version}`)

@@ -13,10 +13,16 @@ export interface GuideChange {
     'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
   /** The field (`items[].total`), parameter, status, header or keyword the change is about. */
   name: string;
-  /** Where in the operation: `response 200 (application/json)`, `query`, `request body (application/json)`; '' for a whole endpoint or status. */
+  /**
+   * Where in the operation: `response 200 (application/json)`, `query`, `request body (application/json)`; '' for a
+   * whole endpoint or status.
+   */
   where: string;
   breaking: boolean;
-  /** The declaration's sentence, or the classifier's own words, e.g. "[Removed] property `total` in Response 200 content (application/json)". */
+  /**
+   * The declaration's sentence, or the classifier's own words, e.g. "[Removed] property `total` in Response 200 content
+   * (application/json)".
+   */
   description: string;
   /** A declared change: the policy says it, so it is listed whether or not the documents show it. */
   declared?: true;
@@ -24,7 +30,9 @@ export interface GuideChange {
   to?: string;
   /** Successor value = this version's × factor (converted). */
   factor?: number;
-  /** The field's type in each version, in words (`decimal`, `integer`, `string`), where the documents say (converted). */
+  /**
+   * The field's type in each version, in words (`decimal`, `integer`, `string`), where the documents say (converted).
+   */
   from_type?: string;
   to_type?: string;
   /** This version's values → the successor's (mapped). */

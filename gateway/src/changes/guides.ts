@@ -5,7 +5,10 @@ import { deriveDocument, translationChain } from './derive-document.js';
 import { buildMigrationGuide, type MigrationGuide } from './guide.js';
 import { renderGuidePage } from './page.js';
 
-/** A guide as derived (the consumer reports read it) and in both representations, rendered once per policy and pair of documents. */
+/**
+ * A guide as derived (the consumer reports read it) and in both representations, rendered once per policy and pair of
+ * documents.
+ */
 interface RenderedGuide {
   readonly guide: MigrationGuide;
   readonly json: string;

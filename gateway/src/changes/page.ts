@@ -3,14 +3,16 @@ import type { VersionEntry } from '../versions/policy-file.js';
 import type { GuideChange, MigrationGuide } from './guide.js';
 import { declaredSentence } from './sentence.js';
 
-const STYLE = `${BASE_STYLE}h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; font-weight: 600; }
+const STYLE =
+  `${BASE_STYLE}h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; font-weight: 600; }
 p.summary { font-size: 1.05rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.description { color: var(--muted); font-size: .88rem; }
 td.where { white-space: nowrap; }
-.tag { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; white-space: nowrap; }
+.tag { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; ` +
+  `white-space: nowrap; }
 .breaking { background: #fde2e1; color: #8f1d18; }
 .compatible { background: #e3f4e8; color: #17622f; }
 tr.is-breaking td:first-child { box-shadow: inset 3px 0 #c4322b; }
@@ -36,7 +38,8 @@ function changeRow(change: GuideChange): string {
   return (
     `<tr class="${change.breaking ? 'is-breaking' : 'is-compatible'}">` +
     `<td>${change.change}</td><td>${change.kind}</td><td><code>${escapeText(change.name)}</code></td>` +
-    `<td class="where">${escapeText(change.where)}</td><td>${tag}</td><td class="description">${escapeText(change.description)}</td></tr>`
+    `<td class="where">${escapeText(change.where)}</td><td>${tag}</td><td class="description">` +
+    `${escapeText(change.description)}</td></tr>`
   );
 }
 
@@ -47,19 +50,23 @@ const tagOf = (change: GuideChange): string =>
 function declaredList(changes: readonly GuideChange[]): string {
   const items = changes.map(
     (change) =>
-      `<li class="${change.breaking ? 'is-breaking' : 'is-compatible'}">${declaredSentence(change)} ${tagOf(change)} <span class="description">${escapeText(change.description)}</span></li>`,
+      `<li class="${change.breaking ? 'is-breaking' : 'is-compatible'}">${declaredSentence(change)} ` +
+      `${tagOf(change)} <span class="description">${escapeText(change.description)}</span></li>`,
   );
   return `<ul class="declared">\n${items.join('\n')}\n</ul>`;
 }
 
 function changeTable(changes: readonly GuideChange[], caption: string): string {
-  return `<table class="changes">
+  return (
+    `<table class="changes">
 <caption>${caption}</caption>
-<thead><tr><th>change</th><th>what</th><th>name</th><th>where</th><th>for a client</th><th>in the documents' words</th></tr></thead>
+<thead><tr><th>change</th><th>what</th><th>name</th><th>where</th><th>for a client</th><th>in the documents' ` +
+    `words</th></tr></thead>
 <tbody>
 ${changes.map(changeRow).join('\n')}
 </tbody>
-</table>`;
+</table>`
+  );
 }
 
 /** The migration guide as a page a person reads: what changes per operation, breaking changes marked. */
@@ -76,14 +83,22 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
   const summary =
     operationCount === 0 && guide.other_changes.length === 0
       ? `The documents of v${version} and v${successor} differ in nothing a client depends on.`
-      : `${plural(guide.breaking_changes, 'breaking change', 'breaking changes')} and ${plural(guide.compatible_changes, 'compatible change', 'compatible changes')} in ${plural(operationCount, 'operation', 'operations')}. ` +
-        'A client must adapt to every breaking change; a compatible one needs nothing, and is listed so the new data can be used.';
+      : `${plural(guide.breaking_changes, 'breaking change', 'breaking changes')} and ` +
+        `${plural(guide.compatible_changes, 'compatible change', 'compatible changes')} in ` +
+        `${plural(operationCount, 'operation', 'operations')}. ` +
+        'A client must adapt to every breaking change; a compatible one needs nothing, and is listed so the new ' +
+        'data can be used.';
   const sections = guide.operations.map((operation) => {
     const declared = operation.changes.filter((change) => change.declared === true);
     const found = operation.changes.filter((change) => change.declared !== true);
-    const caption = `${plural(found.filter((change) => change.breaking).length, 'breaking change', 'breaking changes')} of ${found.length}${declared.length === 0 ? '' : ' besides the declared ones'}.`;
+    const caption = `${plural(
+      found.filter((change) => change.breaking).length,
+      'breaking change',
+      'breaking ' + 'changes',
+    )} of ${found.length}${declared.length === 0 ? '' : ' besides the declared ones'}.`;
     return (
-      `<h2><code>${operation.method} ${escapeText(operation.path)}</code> → <code>${operation.method} ${escapeText(operation.successor_path)}</code></h2>\n` +
+      `<h2><code>${operation.method} ${escapeText(operation.path)}</code> → <code>${operation.method} ` +
+      `${escapeText(operation.successor_path)}</code></h2>\n` +
       [declared.length === 0 ? '' : declaredList(declared), found.length === 0 ? '' : changeTable(found, caption)]
         .filter((part) => part !== '')
         .join('\n')
@@ -94,7 +109,8 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
       `<h2>Outside the operations</h2>\n${changeTable(guide.other_changes, 'Shared parts of the documents.')}`,
     );
 
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -104,11 +120,18 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
 </head>
 <body>
 <h1>${title}</h1>
-<p class="meta">${lifecycle === '' ? '' : `${lifecycle}. `}What a client of v${version} changes to use v${successor}, from the two versions' OpenAPI documents.</p>
+<p class="meta">${lifecycle === '' ? '' : `${lifecycle}. `}What a client of v${version} changes to use v` +
+    `${successor}, from the two versions' OpenAPI documents.</p>
 <p class="summary">${summary}</p>
 ${sections.join('\n')}
-<p class="note">Derived from <code>/v${version}/openapi.json</code> and <code>/v${successor}/openapi.json</code>, compared by the classifier of the API's contract tests; descriptions and examples are left out. The changes listed first on an operation are the ones the version policy declares (what the gateway translates); the table lists what else the documents differ in. Without a declaration, a renamed field shows as one field removed and one added: the documents do not say that it was renamed. The same guide as JSON: <code>GET /versions/${version}/changes</code> with <code>Accept: application/json</code>.</p>
+<p class="note">Derived from <code>/v${version}/openapi.json</code> and <code>/v${successor}/openapi.json</code>, ` +
+    `compared by the classifier of the API's contract tests; descriptions and examples are left out. The changes ` +
+    `listed first on an operation are the ones the version policy declares (what the gateway translates); the table ` +
+    `lists what else the documents differ in. Without a declaration, a renamed field shows as one field removed ` +
+    `and one added: the documents do not say that it was renamed. The same guide as JSON: <code>GET /versions/` +
+    `${version}/changes</code> with <code>Accept: application/json</code>.</p>
 </body>
 </html>
-`;
+`
+  );
 }

@@ -95,7 +95,8 @@ export function refusedByConsumerRules(
     reply,
     403,
     'version closed to new consumers',
-    `version ${answer.version} takes no new consumers since ${imfFixdate(closedSince)}; use version ${answer.successor}`,
+    `version ${answer.version} takes no new consumers since ${imfFixdate(closedSince)}; use version ` +
+      `${answer.successor}`,
   );
   return true;
 }

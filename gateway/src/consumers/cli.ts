@@ -71,7 +71,9 @@ function fixFor(status: number, withToken: boolean): string {
   return '';
 }
 
-/** Sends the call and answers what to print: the JSON answer, or a line for a 204. Throws with the ErrorResponse's text. */
+/**
+ * Sends the call and answers what to print: the JSON answer, or a line for a 204. Throws with the ErrorResponse's text.
+ */
 async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path, body }: AdminCall): Promise<string> {
   const headers: Record<string, string> = adminToken === undefined ? {} : { authorization: `Bearer ${adminToken}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -124,7 +126,8 @@ async function main(): Promise<number> {
     const unreachable =
       cause === undefined
         ? ''
-        : ` (${cause} at ${config.adminUrl}: is the gateway running? Its banner prints the admin URL; set GATEWAY_ADMIN_URL to it)`;
+        : ` (${cause} at ${config.adminUrl}: is the gateway running? Its banner prints the admin URL; set ` +
+          `GATEWAY_ADMIN_URL to it)`;
     process.stderr.write(`${(err as Error).message}${unreachable}\n`);
     return 1;
   }

@@ -33,9 +33,14 @@ export interface PinRecord {
 
 /** What the consumer reports read (GET /deprecations, GET /versions/{n}/consumers, the status page). */
 export interface ConsumerUsageReader {
-  /** The consumer's rows summed over days, one per (version, operation); requests = all-time unless sinceMs is given. */
+  /**
+   * The consumer's rows summed over days, one per (version, operation); requests = all-time unless sinceMs is given.
+   */
   usageOf(consumerId: string, sinceMs?: number): Promise<UsageRow[]>;
-  /** Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time); most requests first, then by id. */
+  /**
+   * Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time); most requests
+   * first, then by id.
+   */
   consumersOf(
     version: number,
     sinceMs: number,
@@ -150,7 +155,10 @@ const PIN_COLUMNS = `id, name, pinned_version, previous_version, ${iso('pinned_a
 /** Bumps the change counter; run inside the transaction of the change it numbers. */
 const BUMP = 'UPDATE gateway.changes SET seq = seq + 1 RETURNING seq';
 
-/** The store on a database the gateway's migrations have been applied to (schema `gateway`); `close` ends what it runs on. */
+/**
+ * The store on a database the gateway's migrations have been applied to (schema `gateway`); `close` ends what it runs
+ * on.
+ */
 export function createConsumerStore(database: Database, close: () => Promise<void>): ConsumerStore {
   /** Runs `work` in a transaction that first takes the next change number (the counter's row lock orders writers). */
   const inChange = <Result>(
@@ -211,7 +219,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       if (record === undefined) return undefined;
       const keys = await database.query<KeyRecord>(
         'consumer_keys',
-        `SELECT key_id, ${iso('created_at')} AS created_at, ${iso('revoked_at')} AS revoked_at FROM gateway.api_keys WHERE consumer_id = $1 ORDER BY created_at, key_id`,
+        `SELECT key_id, ${iso('created_at')} AS created_at, ${iso('revoked_at')} AS revoked_at FROM ` +
+          `gateway.api_keys WHERE consumer_id = $1 ORDER BY created_at, key_id`,
         [id],
       );
       return { ...record, keys: keys.rows };
@@ -234,7 +243,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     revokeKey(consumerId, keyId, nowMs) {
       return inChange('revoke_key', async (query, seq) => {
         const { rowCount } = await query(
-          'UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, $3), seq = $4 WHERE key_id = $1 AND consumer_id = $2',
+          'UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, $3), seq = $4 WHERE key_id = $1 AND ' +
+            'consumer_id = $2',
           [keyId, consumerId, at(nowMs), seq],
         );
         return rowCount === 1;
@@ -289,7 +299,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       );
       const firstUses = await database.query<{ consumer_id: string; version: number; first_seen_ms: number }>(
         'changed_first_uses',
-        'SELECT consumer_id, version, (extract(epoch FROM first_seen) * 1000)::float8 AS first_seen_ms FROM gateway.first_uses WHERE seq > $1',
+        'SELECT consumer_id, version, (extract(epoch FROM first_seen) * 1000)::float8 AS first_seen_ms FROM ' +
+          'gateway.first_uses WHERE seq > $1',
         [known],
       );
       return {
@@ -334,7 +345,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       await database.query(
         'add_usage',
         `INSERT INTO gateway.usage AS u (consumer_id, version, operation, day, requests, first_seen, last_seen)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::date[], $5::bigint[], $6::timestamptz[], $7::timestamptz[])
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::date[], $5::bigint[], $6::timestamptz[], ` +
+          `$7::timestamptz[])
          ON CONFLICT (consumer_id, version, operation, day) DO UPDATE SET
            requests = u.requests + excluded.requests,
            first_seen = least(u.first_seen, excluded.first_seen),
@@ -354,7 +366,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
     async usageOf(consumerId, sinceMs) {
       const { rows } = await database.query<UsageRow & { requests: string }>(
         'usage_of',
-        `SELECT consumer_id, version, operation, sum(requests) AS requests, ${iso('min(first_seen)')} AS first_seen, ${iso('max(last_seen)')} AS last_seen
+        `SELECT consumer_id, version, operation, sum(requests) AS requests, ${iso('min(first_seen)')} AS ` +
+          `first_seen, ${iso('max(last_seen)')} AS last_seen
          FROM gateway.usage WHERE consumer_id = $1 AND ($2::date IS NULL OR day >= $2::date)
          GROUP BY consumer_id, version, operation ORDER BY version, operation`,
         [consumerId, sinceMs === undefined ? null : dayOf(sinceMs)],
@@ -366,7 +379,8 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       const { rows } = await database.query<ConsumerRecord & { requests: string; last_seen: string }>(
         'consumers_of',
         `SELECT c.id, c.name, c.contact_email, c.webhook_url, ${iso('c.created_at')} AS created_at, c.pinned_version,
-                coalesce(sum(u.requests) FILTER (WHERE u.day >= $2::date), 0) AS requests, ${iso('max(u.last_seen)')} AS last_seen
+                coalesce(sum(u.requests) FILTER (WHERE u.day >= $2::date), 0) AS requests, ` +
+          `${iso('max(u.last_seen)')} AS last_seen
          FROM gateway.usage u JOIN gateway.consumers c ON c.id = u.consumer_id
          WHERE u.version = $1 GROUP BY c.id ORDER BY requests DESC, c.id`,
         [version, dayOf(sinceMs)],

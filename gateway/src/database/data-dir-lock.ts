@@ -34,7 +34,8 @@ export function lockDataDir(dataDir: string): () => void {
     const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
     if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
       throw new Error(
-        `GATEWAY_DATA_DIR: ${dataDir} is in use by process ${holder} (another gateway?); stop it, or remove ${path} if no gateway runs`,
+        `GATEWAY_DATA_DIR: ${dataDir} is in use by process ${holder} (another gateway?); stop it, or remove ${path} ` +
+          `if no gateway runs`,
       );
     }
     rmSync(path, { force: true });

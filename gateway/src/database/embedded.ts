@@ -50,7 +50,9 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
-/** Starts the serving process; resolves once its socket listens, rejects with its last stderr line if it exits first. */
+/**
+ * Starts the serving process; resolves once its socket listens, rejects with its last stderr line if it exits first.
+ */
 function serve(directory: string, socketPath: string): Promise<{ stop(): Promise<void> }> {
   const args = [
     import.meta.resolve('@electric-sql/pglite'),

@@ -7,7 +7,9 @@ import { startEmbeddedServer } from './embedded.js';
 /** TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either. */
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
-/** The gateway's tables and their migration history live here, apart from the backend's (`public`) in a shared database. */
+/**
+ * The gateway's tables and their migration history live here, apart from the backend's (`public`) in a shared database.
+ */
 const SCHEMA = 'gateway';
 
 const APPLICATION_NAME = 'gateway';

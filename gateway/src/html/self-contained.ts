@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 
 /** The look every page shares (type, width, headings, notes, tables); each page adds its own rules after it. */
-export const BASE_STYLE = `
+export const BASE_STYLE =
+  `
 :root { color-scheme: light; --line: #d8dde3; --muted: #5b6470; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1d2330; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1d2330; ` +
+  `margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
 h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
 p.meta, p.note, caption { color: var(--muted); font-size: .9rem; }
 caption { text-align: left; padding-bottom: .35rem; }

@@ -8,7 +8,9 @@ export interface Recipient {
   consumerId: string;
   /** Its last call of the version, fleet-wide (epoch ms). */
   lastSeenMs: number;
-  /** The channels it can be reached on: e-mail with a contact address (and SMTP_URL set), webhook with a webhook URL. */
+  /**
+   * The channels it can be reached on: e-mail with a contact address (and SMTP_URL set), webhook with a webhook URL.
+   */
   channels: readonly Channel[];
 }
 
@@ -51,7 +53,10 @@ export function versionsWithNotices(policy: VersionPolicy, nowMs: number): numbe
 export interface DueNotices {
   /** To be sent: the current milestone of each version, to each of its recipients on each of their channels. */
   send: DueNotice[];
-  /** To be recorded as skipped, never sent: the other due milestones of those recipients (a policy edited late, a gateway that was down). */
+  /**
+   * To be recorded as skipped, never sent: the other due milestones of those recipients (a policy edited late, a
+   * gateway that was down).
+   */
   skip: DueNotice[];
 }
 

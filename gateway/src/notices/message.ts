@@ -94,7 +94,9 @@ export function subjectOf({ milestone, version, sunset, days_left: days, brownou
     case 'announced':
       return `API v${version} is deprecated: it will be removed on ${on}`;
     case 'brownout_in_48_hours':
-      return `API v${version} brownout on ${brownout === null ? 'its next window' : readableInstant(Date.parse(brownout.start))}: removal on ${on}`;
+      return `API v${version} brownout on ${
+        brownout === null ? 'its next ' + 'window' : readableInstant(Date.parse(brownout.start))
+      }: removal on ${on}`;
     case 'removed':
       return `API v${version} was removed on ${on}`;
     default:
@@ -115,13 +117,16 @@ export function textOf(data: NoticeData): string {
   if (data.successor !== null) lines.push(`Its successor is version ${data.successor}.`);
   if (data.api_key_required_from !== null) {
     lines.push(
-      `From ${readableInstant(Date.parse(data.api_key_required_from))}, v${data.version} answers only requests that carry an API key: send yours on every request.`,
+      `From ${readableInstant(Date.parse(data.api_key_required_from))}, v${data.version} answers only requests that ` +
+        `carry an API key: send yours on every request.`,
     );
   }
   if (data.brownout !== null) {
     lines.push(
       '',
-      `Brownout: from ${readableInstant(Date.parse(data.brownout.start))} to ${readableInstant(Date.parse(data.brownout.end))}, v${data.version} answers every request with 410, as it will after its removal.`,
+      `Brownout: from ${readableInstant(Date.parse(data.brownout.start))} to ` +
+        `${readableInstant(Date.parse(data.brownout.end))}, v${data.version} answers every request with 410, as it ` +
+        `will after its removal.`,
     );
   }
   lines.push('', `What you call on v${data.version}, with your requests in the last 30 days:`);

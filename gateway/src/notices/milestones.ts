@@ -24,7 +24,10 @@ const SUNSET_IN: readonly (readonly [MilestoneName, number])[] = [
 /** One milestone of one version: when it comes due, and for a brownout, which window it announces. */
 export interface Milestone {
   readonly name: MilestoneName;
-  /** When it is due (epoch ms): the announcement, sunset − N days, a window's start − 48 h (never before the announcement), the sunset. */
+  /**
+   * When it is due (epoch ms): the announcement, sunset − N days, a window's start − 48 h (never before the
+   * announcement), the sunset.
+   */
   readonly at: number;
   /** What tells two milestones of one name apart: the window's start (RFC 3339) for a brownout, '' for the others. */
   readonly occasion: string;

@@ -59,7 +59,10 @@ export interface NoticeStore {
    * Answers the skipped ones this call recorded.
    */
   record(send: readonly DueNotice[], skip: readonly DueNotice[], nowMs: number): Promise<NoticeKey[]>;
-  /** Claims up to `limit` pending notices on these channels whose next attempt has come and whose claim (if any) has lapsed. */
+  /**
+   * Claims up to `limit` pending notices on these channels whose next attempt has come and whose claim (if any) has
+   * lapsed.
+   */
   claim(
     sender: string,
     channels: readonly Channel[],
@@ -135,10 +138,14 @@ export function createNoticeStore(database: Database): NoticeStore {
         status: string;
       }>(
         'record_notices',
-        `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, next_attempt_at, last_error)
-         SELECT r.consumer_id, r.version, r.milestone, r.occasion, r.channel, r.message_id, r.status, r.due_at, $8::timestamptz,
-                CASE WHEN r.status = 'pending' THEN $8::timestamptz END, CASE WHEN r.status = 'skipped' THEN 'a later milestone was due' END
-         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::timestamptz[])
+        `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, ` +
+          `due_at, recorded_at, next_attempt_at, last_error)
+         SELECT r.consumer_id, r.version, r.milestone, r.occasion, r.channel, r.message_id, r.status, r.due_at, ` +
+          `$8::timestamptz,
+                CASE WHEN r.status = 'pending' THEN $8::timestamptz END, CASE WHEN r.status = 'skipped' THEN 'a ` +
+          `later milestone was due' END
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ` +
+          `$9::timestamptz[])
               AS r (consumer_id, version, milestone, occasion, channel, message_id, status, due_at)
          ON CONFLICT DO NOTHING
          RETURNING consumer_id, version, milestone, occasion, channel, status`,
@@ -178,11 +185,14 @@ export function createNoticeStore(database: Database): NoticeStore {
            FOR UPDATE SKIP LOCKED
          )
          UPDATE gateway.notices n
-         SET claimed_by = $4, claimed_until = $5::timestamptz, sending = false, unconfirmed = n.unconfirmed + (CASE WHEN n.sending THEN 1 ELSE 0 END)
+         SET claimed_by = $4, claimed_until = $5::timestamptz, sending = false, unconfirmed = n.unconfirmed + (CASE ` +
+          `WHEN n.sending THEN 1 ELSE 0 END)
          FROM candidates c, gateway.consumers k
-         WHERE n.consumer_id = c.consumer_id AND n.version = c.version AND n.milestone = c.milestone AND n.occasion = c.occasion AND n.channel = c.channel
+         WHERE n.consumer_id = c.consumer_id AND n.version = c.version AND n.milestone = c.milestone AND n.occasion ` +
+          `= c.occasion AND n.channel = c.channel
            AND k.id = n.consumer_id
-         RETURNING n.consumer_id, n.version, n.milestone, n.occasion, n.channel, n.message_id, n.attempts, n.unconfirmed,
+         RETURNING n.consumer_id, n.version, n.milestone, n.occasion, n.channel, n.message_id, n.attempts, ` +
+          `n.unconfirmed,
                    (extract(epoch FROM n.first_attempt_at) * 1000)::float8 AS first_attempt_ms,
                    k.name, k.contact_email, k.webhook_url, k.webhook_secret`,
         [at(nowMs), channels, limit, sender, at(nowMs + leaseMs)],
@@ -209,7 +219,8 @@ export function createNoticeStore(database: Database): NoticeStore {
     async begin(notice, sender, nowMs, leaseMs) {
       const { rowCount } = await database.query(
         'begin_notice',
-        `UPDATE gateway.notices SET sending = true, attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $7::timestamptz), claimed_until = $8::timestamptz
+        `UPDATE gateway.notices SET sending = true, attempts = attempts + 1, first_attempt_at = ` +
+          `coalesce(first_attempt_at, $7::timestamptz), claimed_until = $8::timestamptz
          WHERE ${KEY_MATCH} AND status = 'pending' AND claimed_by = $6 AND claimed_until > $7::timestamptz`,
         [...keyValues(notice), sender, at(nowMs), at(nowMs + leaseMs)],
       );
@@ -282,7 +293,8 @@ export function createNoticeStore(database: Database): NoticeStore {
         sent_ms: number;
       }>(
         'sent_notices',
-        `SELECT consumer_id, milestone, occasion, channel, (extract(epoch FROM sent_at) * 1000)::float8 AS sent_ms FROM gateway.notices
+        `SELECT consumer_id, milestone, occasion, channel, (extract(epoch FROM sent_at) * 1000)::float8 AS sent_ms ` +
+          `FROM gateway.notices
          WHERE version = $1 AND status = 'sent' ORDER BY consumer_id, sent_at, milestone, occasion, channel`,
         [version],
       );

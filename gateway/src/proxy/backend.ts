@@ -101,11 +101,17 @@ export function copyEndToEndHeaders(headers: ResponseHeaders, omitted?: Readonly
   return kept;
 }
 
-/** reply-from copies every header it is given, so a backend `Connection: close` or `Keep-Alive: timeout=…` would reach the client. */
+/**
+ * reply-from copies every header it is given, so a backend `Connection: close` or `Keep-Alive: timeout=…` would reach
+ * the client.
+ */
 const dropHopByHopHeaders: NonNullable<FastifyReplyFromHooks['rewriteHeaders']> = (headers) =>
   copyEndToEndHeaders(headers);
 
-/** Bodies up to this size are collected and sent on in one piece instead of streamed: the backend's answers, and requests' bodies (forwarding.ts). */
+/**
+ * Bodies up to this size are collected and sent on in one piece instead of streamed: the backend's answers, and
+ * requests' bodies (forwarding.ts).
+ */
 export const SMALL_BODY_BYTES = 16 * 1024;
 
 /** What reply-from hands onResponse for an undici upstream (its typings name the server response instead). */

@@ -50,7 +50,10 @@ function lifecycleExtensions({ sunset, successor }: NonNullable<Annotation['depr
   };
 }
 
-/** A deprecated version's response headers and its 410, each once in `components`, with this policy's values as examples. */
+/**
+ * A deprecated version's response headers and its 410, each once in `components`, with this policy's values as
+ * examples.
+ */
 function deprecationComponents(
   { successor, headers }: NonNullable<Annotation['deprecation']>,
   version: number,
@@ -69,12 +72,15 @@ function deprecationComponents(
   };
   if (successor !== null) {
     componentHeaders.Link = header(
-      `\`<…/v${successor}/…>; rel="successor-version"\`: the same resource in version ${successor}; the policy's deprecation and sunset links besides.`,
+      `\`<…/v${successor}/…>; rel="successor-version"\`: the same resource in version ${successor}; the policy's ` +
+        `deprecation and sunset links besides.`,
       undefined,
     );
   }
   const gone = {
-    description: `Version ${version} is browned out for a while (\`version_brownout\`), or removed from its sunset on (\`version_removed\`).`,
+    description:
+      `Version ${version} is browned out for a while (\`version_brownout\`), or removed from its sunset ` +
+      `on (\`version_removed\`).`,
     content: {
       'application/json': {
         schema: {
@@ -164,7 +170,9 @@ function ownDocument(upstream: OpenApiDocument, version: number, policy: Version
   return deriveDocument(upstream, steps) as OpenApiDocument;
 }
 
-/** Upstream text and its annotation per policy answer (version, policy and period), so a repeat costs one comparison. */
+/**
+ * Upstream text and its annotation per policy answer (version, policy and period), so a repeat costs one comparison.
+ */
 const annotatedByAnswer = new WeakMap<VersionAnswer, { upstream: string; annotated: string }>();
 
 function annotatedText(answer: VersionAnswer, policy: VersionPolicy, upstream: string): string {
@@ -209,7 +217,8 @@ export function openApiReplyOptions(base: FastifyReplyFromHooks): FastifyReplyFr
         void ours.send(stream);
         return;
       }
-      // The chain is the policy's in force now; a reload since the request arrived changes the next request's answer too.
+      // The chain is the policy's in force now; a reload since the request arrived changes the next request's answer
+      // too.
       const { policy } = (request as FastifyRequest).server.versionPolicies.current;
       readUpstreamBody(ours, stream, (upstream) => {
         void ours

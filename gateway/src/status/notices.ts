@@ -59,25 +59,30 @@ export function noticesSection(
     const notified = active.filter((id) => notices.notified.has(id)).length;
     const lines = [
       heading,
-      `<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
+      `<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>` +
+        `${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
     ];
     if (notices.possiblyTwice > 0) {
       lines.push(
-        `<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same id: a replica stopped during their delivery.</p>`,
+        `<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same ` +
+          `id: a replica stopped during their delivery.</p>`,
       );
     }
     if (notices.failed.length > 0) {
       const rows = notices.failed
         .map(
           (failed) =>
-            `<tr><td class="consumer">${escapeText(failed.consumerId)}</td><td>${failed.milestone}${failed.occasion === '' ? '' : ` ${escapeText(failed.occasion)}`}</td>` +
-            `<td>${failed.channel}</td><td class="num">${failed.attempts}</td><td class="wrap">${escapeText(failed.lastError)}</td></tr>`,
+            `<tr><td class="consumer">${escapeText(failed.consumerId)}</td><td>` +
+            `${failed.milestone}${failed.occasion === '' ? '' : ` ${escapeText(failed.occasion)}`}</td>` +
+            `<td>${failed.channel}</td><td class="num">${failed.attempts}</td><td class="wrap">` +
+            `${escapeText(failed.lastError)}</td></tr>`,
         )
         .join('\n');
       lines.push(
         `<table class="notice-failures" data-version="${version}">
 <caption>Notices given up after 24 h of retries (the latest ${notices.failed.length}).</caption>
-<thead><tr><th>consumer</th><th>milestone</th><th>channel</th><th class="num">attempts</th><th>last error</th></tr></thead>
+<thead><tr><th>consumer</th><th>milestone</th><th>channel</th><th class="num">attempts</th><th>last ` +
+          `error</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>

@@ -14,12 +14,15 @@ const REFRESH_SECONDS = 10;
 /** Consumers listed per deprecated version on the page (`GET /consumers` has them all). */
 const PAGE_CONSUMERS = 10;
 
-const STYLE = `${BASE_STYLE}h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
-th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
+const STYLE =
+  `${BASE_STYLE}h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; ` +
+  `white-space: nowrap; }
 th { white-space: normal; font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.wrap { white-space: normal; }
-td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; white-space: normal; width: 100%; }
+td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; ` +
+  `white-space: normal; width: 100%; }
 table.registered td.consumer { width: auto; }
 td.name { white-space: normal; width: 100%; }
 p.unavailable, p.default-warning { color: #8f1d18; }
@@ -55,7 +58,9 @@ function nextBrownout(windows: readonly { start: number; end: number }[] | undef
   return `${readableInstant(next.start)} for ${span(next.end - next.start)} (in ${span(next.start - nowMs)})`;
 }
 
-/** Who may call the version, when it is restricted: keys required (or from when), closed to new consumers (from when). */
+/**
+ * Who may call the version, when it is restricted: keys required (or from when), closed to new consumers (from when).
+ */
 function accessNote(entry: VersionEntry, phase: Phase, nowMs: number): string {
   if (phase === 'removed') return '';
   const notes: string[] = [];
@@ -86,9 +91,13 @@ function registeredSection(
   nowMs: number,
 ): string {
   const heading = `<h2 id="registered-v${version}">Registered consumers of v${version}${phaseNote(phase)}</h2>`;
-  const contacts = `Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
+  const contacts =
+    `Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> ` + `(JSON).`;
   if (registered === 'store unavailable') {
-    return `${heading}\n<p class="note unavailable">The consumer store could not be read, so the registered consumers cannot be shown now; the anonymous list below is this replica's own and still shown.</p>`;
+    return (
+      `${heading}\n<p class="note unavailable">The consumer store could not be read, so the registered ` +
+      `consumers cannot be shown now; the anonymous list below is this replica's own and still shown.</p>`
+    );
   }
   const list = registered.get(version);
   if (list === undefined || list.consumers.length === 0)
@@ -97,18 +106,23 @@ function registeredSection(
   const rows = list.consumers
     .map(
       (row) =>
-        `<tr><td class="consumer">${escapeText(row.id)}</td><td class="name">${escapeText(row.name)}</td><td class="num">${row.requests}</td>` +
+        `<tr><td class="consumer">${escapeText(row.id)}</td><td class="name">${escapeText(row.name)}</td><td ` +
+        `class="num">${row.requests}</td>` +
         `<td><time datetime="${row.last_seen}">${span(nowMs - Date.parse(row.last_seen))} ago</time></td></tr>`,
     )
     .join('\n');
-  return `${heading}
+  return (
+    `${heading}
 <table class="registered" data-version="${version}">
-<thead><tr><th>consumer (API-Key)</th><th>name</th><th class="num">requests since ${since}</th><th>last seen</th></tr></thead>
+<thead><tr><th>consumer (API-Key)</th><th>name</th><th class="num">requests since ${since}</th><th>last ` +
+    `seen</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>
-<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>`;
+<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ` +
+    `${contacts}</p>`
+  );
 }
 
 /** How many consumers are pinned to a deprecated or removed version: their requests naming none get it. */
@@ -132,27 +146,33 @@ function consumersSection(
     .slice(0, PAGE_CONSUMERS)
     .map(
       (row, i) =>
-        `<tr><td class="num">${i + 1}</td><td class="consumer">${escapeText(row.consumer)}</td><td class="num">${row.requests}</td>` +
+        `<tr><td class="num">${i + 1}</td><td class="consumer">${escapeText(row.consumer)}</td><td class="num">` +
+        `${row.requests}</td>` +
         `<td><time datetime="${row.last_seen}">${span(nowMs - Date.parse(row.last_seen))} ago</time></td></tr>`,
     )
     .join('\n');
   const notes = [
-    `${Math.min(consumers.length, PAGE_CONSUMERS)} of ${consumers.length} tracked since the gateway started, by requests, on this replica.`,
+    `${Math.min(consumers.length, PAGE_CONSUMERS)} of ${consumers.length} tracked since the gateway started, by ` +
+      `requests, on this replica.`,
     'Requests without a valid API key only (the registered consumers are above), named by what each says of itself.',
   ];
   if (table.approximate(version)) {
     notes.push(
-      `More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may include requests of consumers it displaced.`,
+      `More than ${table.tracked(version)} consumers were seen: the table keeps the heaviest, and a count may ` +
+        `include requests of consumers it displaced.`,
     );
   }
-  return `${heading}
+  return (
+    `${heading}
 <table class="consumers" data-version="${version}">
-<thead><tr><th class="num">#</th><th>consumer (X-Client-Id, else User-Agent)</th><th class="num">requests</th><th>last seen</th></tr></thead>
+<thead><tr><th class="num">#</th><th>consumer (X-Client-Id, else User-Agent)</th><th ` +
+    `class="num">requests</th><th>last seen</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>
-<p class="note">${notes.join(' ')}</p>`;
+<p class="note">${notes.join(' ')}</p>`
+  );
 }
 
 /**
@@ -163,13 +183,20 @@ function defaultWarning(policy: VersionPolicy, phase: Phase | undefined, unversi
   const version = policy.defaultVersion;
   const entry = policy.versions.find((candidate) => candidate.version === version);
   if (entry === undefined || phase === undefined || phase === 'current') return '';
-  const recent = `${unversioned} ${unversioned === 1 ? 'request' : 'requests'} in the last ${WINDOW_SECONDS / 60} minutes named no version`;
+  const recent =
+    `${unversioned} ${unversioned === 1 ? 'request' : 'requests'} in the last ${WINDOW_SECONDS / 60} ` +
+    `minutes named no version`;
   const sunset = entry.sunset === undefined ? '' : readableInstant(entry.sunset);
   const what =
     phase === 'removed'
-      ? `The default version v${version} was removed on ${sunset}: every request that names no version is answered 410. ${recent}.`
-      : `The default version v${version} is deprecated and will be removed on ${sunset}; ${recent} and got v${version}.`;
-  return `<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v${entry.successor ?? '?'} before the sunset: see the runbook's "Move the default".</p>`;
+      ? `The default version v${version} was removed on ${sunset}: every request that names no version is answered ` +
+        `410. ${recent}.`
+      : `The default version v${version} is deprecated and will be removed on ${sunset}; ${recent} and got v` +
+        `${version}.`;
+  return (
+    `<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v` +
+    `${entry.successor ?? '?'} before the sunset: see the runbook's "Move the default".</p>`
+  );
 }
 
 export interface StatusPageInput {
@@ -207,15 +234,23 @@ export function renderStatusPage(input: StatusPageInput): string {
       return (
         `<tr data-version="${entry.version}">` +
         `<td>v${entry.version}${entry.version === policy.defaultVersion ? ' <small>(default)</small>' : ''}</td>` +
-        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span>${accessNote(entry, phase, nowMs)}</td>` +
+        `<td><span class="phase phase-${phase}">${phase}${brownoutNow ? ' · browned out' : ''}</span>` +
+        `${accessNote(entry, phase, nowMs)}</td>` +
         `<td>${entry.announced === undefined ? '—' : readableInstant(entry.announced)}</td>` +
         `<td>${entry.sunset === undefined ? '—' : readableInstant(entry.sunset)}</td>` +
         `<td class="num">${daysLeftCell(phase, entry.sunset, nowMs)}</td>` +
-        `<td>${entry.successor === undefined ? '—' : `v${entry.successor}${phase === 'current' ? '' : ` · <a href="${changesPath(entry.version)}">what changes</a>`}`}</td>` +
+        `<td>${
+          entry.successor === undefined
+            ? '—'
+            : `v${entry.successor}${
+                phase === 'current' ? '' : ` · <a href="` + `${changesPath(entry.version)}">what changes</a>`
+              }`
+        }</td>` +
         `<td class="wrap">${nextBrownout(entry.brownouts, nowMs)}</td>` +
         `<td class="num">${requests}</td>` +
         `<td class="num">${unversioned.get(entry.version) ?? 0}</td>` +
-        `<td class="num">${(share * 100).toFixed(1)} %<meter min="0" max="1" value="${share.toFixed(4)}"></meter></td>` +
+        `<td class="num">${(share * 100).toFixed(1)} %<meter min="0" max="1" value="${share.toFixed(4)}"></meter><` +
+        `/td>` +
         `</tr>`
       );
     })
@@ -231,7 +266,8 @@ export function renderStatusPage(input: StatusPageInput): string {
     })
     .join('\n');
 
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -242,20 +278,31 @@ export function renderStatusPage(input: StatusPageInput): string {
 </head>
 <body>
 <h1>API versions</h1>
-<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
-<p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
+<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC · refreshes every ` +
+    `${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · ` +
+    `<a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
+<p class="note" id="replica">Replica <strong>${escapeText(replica)}</strong>: every figure on this page but the ` +
+    `registered consumers (read from the store every replica shares) is this gateway replica's own, since it ` +
+    `started. ` +
+    `With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
 ${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(policy.defaultVersion) ?? 0)}
 <table id="versions">
 <caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
-<thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">of them unversioned</th><th class="num">share</th></tr></thead>
+<thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days ` +
+    `left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">of them ` +
+    `unversioned</th><th class="num">share</th></tr></thead>
 <tbody>
 ${versionRows}
 </tbody>
 </table>
-<p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultVersion}: they change version when <code>default_version</code> moves.</p>
+<p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes` +
+    `${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}. "Of ` +
+    `them unversioned": requests that named no version and got the default, v${policy.defaultVersion}: they change ` +
+    `version when <code>default_version</code> moves.</p>
 ${consumerSections}
 ${noticeSections}
 </body>
 </html>
-`;
+`
+  );
 }

@@ -42,7 +42,10 @@ export async function withinStoreWait<T>(
   }
 }
 
-/** The registered consumers of `versions` from the store every replica shares, each version's as the operators' list has them. */
+/**
+ * The registered consumers of `versions` from the store every replica shares, each version's as the operators' list has
+ * them.
+ */
 export async function readRegisteredConsumers(
   reader: ConsumerUsageReader,
   versions: readonly number[],

@@ -15,7 +15,9 @@ export interface StatusRoutesOptions {
   reader: ConsumerUsageReader;
   /** The host name the page names as its replica. */
   replica: string;
-  /** Where the page reads the deprecation notices' figures (the fleet's shared records); absent, it has no such part. */
+  /**
+   * Where the page reads the deprecation notices' figures (the fleet's shared records); absent, it has no such part.
+   */
   notices?: NoticeStore;
   /** Consumers holding a valid key per pinned version, fleet-wide, from memory (the key cache). */
   pinnedConsumers?: () => ReadonlyMap<number, number>;

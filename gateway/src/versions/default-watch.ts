@@ -48,7 +48,8 @@ export function watchDefaultVersion({
         fields,
         phase === 'removed'
           ? 'default_version is removed: every request that names no version gets 410; move default_version'
-          : 'default_version is deprecated: requests that name no version get a version that will be removed; move default_version before its sunset',
+          : 'default_version is deprecated: requests that name no version get a version that will be removed; move ' +
+              'default_version before its sunset',
       );
     }
     logged = state;

@@ -19,7 +19,9 @@ function removedDefault(file: PolicyFile, nowMs: number): LoadProblem | undefine
   const instead = entry.successor === undefined ? 'a version that is served' : `v${entry.successor} (its successor)`;
   return {
     path: 'default_version',
-    message: `default_version ${entry.version} was removed on ${iso(entry.sunset)}: every request that names no version would get 410; set it to ${instead} (docs/runbook.md#move-the-default)`,
+    message:
+      `default_version ${entry.version} was removed on ${iso(entry.sunset)}: every request that names no ` +
+      `version would get 410; set it to ${instead} (docs/runbook.md#move-the-default)`,
   };
 }
 
@@ -35,7 +37,10 @@ function brownoutTooSoon(file: PolicyFile, nowMs: number, inForce: readonly Vers
       if (known.some((window) => window.start === start && window.end === end)) continue;
       return {
         path: `versions.${index}.brownouts.${windowIndex}`,
-        message: `version ${entry.version}: new brownout ${iso(start)}..${iso(end)} starts less than 48 hours after this reload, so its notice cannot go out 48 hours ahead; start it at ${iso(nowMs + BROWNOUT_NOTICE_MS)} or later`,
+        message:
+          `version ${entry.version}: new brownout ${iso(start)}..${iso(end)} starts less than 48 hours after ` +
+          `this reload, so its notice cannot go out 48 hours ahead; start it at ${iso(nowMs + BROWNOUT_NOTICE_MS)} ` +
+          `or later`,
       };
     }
   }

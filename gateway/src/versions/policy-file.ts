@@ -100,7 +100,8 @@ function checkLifecycle(entry: VersionEntry, fail: Fail): void {
     const earliest = addCalendarMonths(entry.announced, MIN_NOTICE_MONTHS);
     if (entry.sunset < earliest) {
       fail(
-        `sunset ${iso(entry.sunset)} is less than ${MIN_NOTICE_MONTHS} calendar months after announced ${iso(entry.announced)} (earliest ${iso(earliest)})`,
+        `sunset ${iso(entry.sunset)} is less than ${MIN_NOTICE_MONTHS} calendar months after announced ` +
+          `${iso(entry.announced)} (earliest ${iso(earliest)})`,
         'sunset',
       );
     }
@@ -132,7 +133,8 @@ function checkClosedToNew(entry: VersionEntry, announced: number, sunset: number
   const keysFrom = keysRequiredFrom(entry);
   if (keysFrom === undefined || keysFrom > closed) {
     fail(
-      'closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+      'closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a ' +
+        'new consumer)',
       'closed_to_new',
     );
   }

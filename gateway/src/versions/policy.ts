@@ -39,7 +39,9 @@ export interface VersionAnswer {
   readonly vary: string;
   /** The version answers only requests with a valid API-Key (`consumer_key: "required"`). */
   readonly keyRequired: boolean;
-  /** Since when the version refuses consumers that had not used it before (`closed_to_new`, once in force); else null. */
+  /**
+   * Since when the version refuses consumers that had not used it before (`closed_to_new`, once in force); else null.
+   */
   readonly closedToNew: number | null;
   readonly labels: {
     readonly version: string;

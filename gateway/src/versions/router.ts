@@ -3,12 +3,17 @@ import type { VersionEntry } from './policy-file.js';
 import type { RequestSchemes } from './schemes.js';
 import { routeFormsOf } from './templates.js';
 
-/** How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (the bare path: header, query, media type). */
+/**
+ * How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (the bare path:
+ * header, query, media type).
+ */
 interface ResourceRoute {
   readonly form: 'path' | 'header';
   /** `''` or `/api`: the path form's own prefix, kept in the successor Link. */
   readonly prefix: '' | '/api';
-  /** The route label for metrics and logs per version label (`/v1/orders/:id`); the template itself in the header form. */
+  /**
+   * The route label for metrics and logs per version label (`/v1/orders/:id`); the template itself in the header form.
+   */
   readonly labels: ReadonlyMap<string, string>;
   readonly template: string;
 }

@@ -49,22 +49,25 @@ describe('the Space-Saving top-k table', () => {
     expect(table.entries().map(({ key, count }) => `${key}:${count}`)).toEqual(['b:2', 'c:1', 'a:1']);
   });
 
-  it('gives a new key the counter of the smallest count (the oldest among equals), counting it as an upper bound', () => {
-    const table = createTopK(2);
-    table.offer('a', 1);
-    table.offer('a', 2);
-    table.offer('a', 3);
-    table.offer('b', 4);
-    table.offer('c', 5);
-    expect(table.entries()).toEqual([
-      { key: 'a', count: 3, overestimate: 0, lastSeenMs: 3 },
-      { key: 'c', count: 2, overestimate: 1, lastSeenMs: 5 },
-    ]);
-    expect(table.displaced).toBe(1);
-    // 'b' is gone; offering it again displaces 'c' (count 2 < 3), and it was seen last.
-    table.offer('b', 6);
-    expect(table.entries().map(({ key, count }) => `${key}:${count}`)).toEqual(['b:3', 'a:3']);
-  });
+  it(
+    'gives a new key the counter of the smallest count (the oldest among equals), counting it as an upper ' + 'bound',
+    () => {
+      const table = createTopK(2);
+      table.offer('a', 1);
+      table.offer('a', 2);
+      table.offer('a', 3);
+      table.offer('b', 4);
+      table.offer('c', 5);
+      expect(table.entries()).toEqual([
+        { key: 'a', count: 3, overestimate: 0, lastSeenMs: 3 },
+        { key: 'c', count: 2, overestimate: 1, lastSeenMs: 5 },
+      ]);
+      expect(table.displaced).toBe(1);
+      // 'b' is gone; offering it again displaces 'c' (count 2 < 3), and it was seen last.
+      table.offer('b', 6);
+      expect(table.entries().map(({ key, count }) => `${key}:${count}`)).toEqual(['b:3', 'a:3']);
+    },
+  );
 
   it('stays at its capacity under a flood of 100,000 distinct keys and keeps the heavy hitters sent among them', () => {
     const table = createTopK(100);

@@ -32,7 +32,8 @@ describe("deriving a translated version's OpenAPI document from its successor's"
     );
     expect(at(v1, 'info').version).toBe('1');
     expect(at(v1, 'info').description).toBe(
-      'Major version 1: users (unversioned, the same in every version) and the version 1 representation of orders at /v1/orders/{id} and /api/v1/orders/{id}.',
+      'Major version 1: users (unversioned, the same in every version) and the version 1 representation of orders ' +
+        'at /v1/orders/{id} and /api/v1/orders/{id}.',
     );
     expect(at(v1, 'paths', '/v1/orders/{id}', 'get').summary).toBe('Read an order in the version 1 representation');
     expect(orderSchema(v1, '/v1/orders/{id}').title).toBe('OrderV1');
@@ -60,10 +61,14 @@ describe("deriving a translated version's OpenAPI document from its successor's"
     );
   });
 
-  it("says nothing a client depends on that the backend's own version 1 document does not (the declarations are SPEC's v1)", () => {
-    const backendV1 = committedDocument(1);
-    expect(compareDocuments(backendV1, v1).filter((change) => !change.documentation)).toEqual([]);
-  });
+  it(
+    "says nothing a client depends on that the backend's own version 1 document does not (the declarations are " +
+      "SPEC's v1)",
+    () => {
+      const backendV1 = committedDocument(1);
+      expect(compareDocuments(backendV1, v1).filter((change) => !change.documentation)).toEqual([]);
+    },
+  );
 
   it('leaves its input unchanged', () => {
     expect(v2).toEqual(committedDocument(2));

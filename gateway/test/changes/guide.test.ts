@@ -26,42 +26,46 @@ const short = (changes: { change: string; kind: string; name: string; where: str
   );
 
 describe('the migration guide from two OpenAPI documents', () => {
-  it('lists v1 → v2 per order operation: user_id and total removed (breaking), customer_id, total_cents and currency added', () => {
-    const guide = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2));
-    const expected = [
-      'removed field user_id in response 200 (application/json) (breaking)',
-      'removed field total in response 200 (application/json) (breaking)',
-      'added field customer_id in response 200 (application/json)',
-      'added field total_cents in response 200 (application/json)',
-      'added field currency in response 200 (application/json)',
-    ];
-    expect(
-      guide.operations.map(({ method, path, successor_path, changes }) => ({
-        method,
-        path,
-        successor_path,
-        changes: short(changes),
-      })),
-    ).toEqual([
-      { method: 'GET', path: '/v1/orders/{id}', successor_path: '/v2/orders/{id}', changes: expected },
-      { method: 'GET', path: '/api/v1/orders/{id}', successor_path: '/api/v2/orders/{id}', changes: expected },
-    ]);
-    expect(guide.operations[0]?.changes[0]).toEqual({
-      change: 'removed',
-      kind: 'field',
-      name: 'user_id',
-      where: 'response 200 (application/json)',
-      breaking: true,
-      description: '[Removed] property `user_id` in Response 200 content (application/json)',
-    });
-    expect(guide).toMatchObject({
-      version: 1,
-      successor: 2,
-      breaking_changes: 4,
-      compatible_changes: 6,
-      other_changes: [],
-    });
-  });
+  it(
+    'lists v1 → v2 per order operation: user_id and total removed (breaking), customer_id, total_cents and ' +
+      'currency added',
+    () => {
+      const guide = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2));
+      const expected = [
+        'removed field user_id in response 200 (application/json) (breaking)',
+        'removed field total in response 200 (application/json) (breaking)',
+        'added field customer_id in response 200 (application/json)',
+        'added field total_cents in response 200 (application/json)',
+        'added field currency in response 200 (application/json)',
+      ];
+      expect(
+        guide.operations.map(({ method, path, successor_path, changes }) => ({
+          method,
+          path,
+          successor_path,
+          changes: short(changes),
+        })),
+      ).toEqual([
+        { method: 'GET', path: '/v1/orders/{id}', successor_path: '/v2/orders/{id}', changes: expected },
+        { method: 'GET', path: '/api/v1/orders/{id}', successor_path: '/api/v2/orders/{id}', changes: expected },
+      ]);
+      expect(guide.operations[0]?.changes[0]).toEqual({
+        change: 'removed',
+        kind: 'field',
+        name: 'user_id',
+        where: 'response 200 (application/json)',
+        breaking: true,
+        description: '[Removed] property `user_id` in Response 200 content (application/json)',
+      });
+      expect(guide).toMatchObject({
+        version: 1,
+        successor: 2,
+        breaking_changes: 4,
+        compatible_changes: 6,
+        other_changes: [],
+      });
+    },
+  );
 
   it('names endpoints, parameters, statuses, headers and nested fields, and leaves prose out', () => {
     const before = ordersDocument(2);
@@ -119,58 +123,62 @@ describe('the migration guide from two OpenAPI documents', () => {
     });
   });
 
-  it("lists the policy's declarations first on each operation of their resource, then only what they do not explain", () => {
-    const after = ordersDocument(2);
-    const before = deriveDocument(after, [{ version: 1, successor: 2, changes: V1_CHANGES }]) as Json;
-    // One difference no declaration explains: version 1's order path lost its 404.
-    delete node(before, 'paths', '/v1/orders/{id}', 'get', 'responses')['404'];
-    const guide = buildMigrationGuide(1, 2, before, after, V1_CHANGES);
-    const declared = [
-      {
-        change: 'renamed',
-        kind: 'field',
-        name: 'user_id',
-        to: 'customer_id',
-        where: '',
-        declared: true,
-        breaking: true,
-        description: 'The customer identifier under its old name.',
-      },
-      {
-        change: 'converted',
-        kind: 'field',
-        name: 'total',
-        to: 'total_cents',
-        factor: 100,
-        from_type: 'decimal',
-        to_type: 'integer',
-        where: '',
-        declared: true,
-        breaking: true,
-        description: 'total_cents is total × 100.',
-      },
-      {
-        change: 'added',
-        kind: 'field',
-        name: 'currency',
-        where: '',
-        declared: true,
-        breaking: false,
-        description: 'currency is new.',
-      },
-    ];
-    expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
-      {
-        path: '/v1/orders/{id}',
-        changes: [
-          ...declared,
-          expect.objectContaining({ change: 'added', kind: 'status', name: '404', breaking: false }),
-        ],
-      },
-      { path: '/api/v1/orders/{id}', changes: declared },
-    ]);
-    expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 3 });
-  });
+  it(
+    "lists the policy's declarations first on each operation of their resource, then only what they do not " +
+      'explain',
+    () => {
+      const after = ordersDocument(2);
+      const before = deriveDocument(after, [{ version: 1, successor: 2, changes: V1_CHANGES }]) as Json;
+      // One difference no declaration explains: version 1's order path lost its 404.
+      delete node(before, 'paths', '/v1/orders/{id}', 'get', 'responses')['404'];
+      const guide = buildMigrationGuide(1, 2, before, after, V1_CHANGES);
+      const declared = [
+        {
+          change: 'renamed',
+          kind: 'field',
+          name: 'user_id',
+          to: 'customer_id',
+          where: '',
+          declared: true,
+          breaking: true,
+          description: 'The customer identifier under its old name.',
+        },
+        {
+          change: 'converted',
+          kind: 'field',
+          name: 'total',
+          to: 'total_cents',
+          factor: 100,
+          from_type: 'decimal',
+          to_type: 'integer',
+          where: '',
+          declared: true,
+          breaking: true,
+          description: 'total_cents is total × 100.',
+        },
+        {
+          change: 'added',
+          kind: 'field',
+          name: 'currency',
+          where: '',
+          declared: true,
+          breaking: false,
+          description: 'currency is new.',
+        },
+      ];
+      expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
+        {
+          path: '/v1/orders/{id}',
+          changes: [
+            ...declared,
+            expect.objectContaining({ change: 'added', kind: 'status', name: '404', breaking: false }),
+          ],
+        },
+        { path: '/api/v1/orders/{id}', changes: declared },
+      ]);
+      expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 3 });
+    },
+  );
 
   it('maps, removes and lists a declaration whose field the documents never show', () => {
     const after = ordersDocument(2);

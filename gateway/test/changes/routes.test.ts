@@ -44,20 +44,24 @@ const fieldsOf = (guide: Guide) =>
   );
 
 describe('GET /versions/{n}/changes', () => {
-  it('answers JSON by default: per operation, user_id and total removed (breaking), customer_id, total_cents, currency added', async () => {
-    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5']) {
-      const res = await get('/versions/1/changes', accept === undefined ? {} : { accept });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.headers.vary).toBe('Accept');
-      const guide = res.json<Guide>();
-      expect(guide).toMatchObject({ version: 1, successor: 2, breaking_changes: 4 });
-      expect(
-        guide.operations.map(({ method, path, successor_path }) => `${method} ${path} → ${successor_path}`),
-      ).toEqual(['GET /v1/orders/{id} → /v2/orders/{id}', 'GET /api/v1/orders/{id} → /api/v2/orders/{id}']);
-      expect(fieldsOf(guide)).toEqual([FIELDS_V1_TO_V2, FIELDS_V1_TO_V2]);
-    }
-  });
+  it(
+    'answers JSON by default: per operation, user_id and total removed (breaking), customer_id, total_cents, ' +
+      'currency added',
+    async () => {
+      for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5']) {
+        const res = await get('/versions/1/changes', accept === undefined ? {} : { accept });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(res.headers.vary).toBe('Accept');
+        const guide = res.json<Guide>();
+        expect(guide).toMatchObject({ version: 1, successor: 2, breaking_changes: 4 });
+        expect(
+          guide.operations.map(({ method, path, successor_path }) => `${method} ${path} → ${successor_path}`),
+        ).toEqual(['GET /v1/orders/{id} → /v2/orders/{id}', 'GET /api/v1/orders/{id} → /api/v2/orders/{id}']);
+        expect(fieldsOf(guide)).toEqual([FIELDS_V1_TO_V2, FIELDS_V1_TO_V2]);
+      }
+    },
+  );
 
   it('fetches both documents from the backend with the request id', async () => {
     await get('/versions/1/changes', { 'x-request-id': 'guide-1' });
@@ -85,7 +89,8 @@ describe('GET /versions/{n}/changes', () => {
       expect(res.body).toContain('<p class="summary">4 breaking changes and 6 compatible changes in 2 operations.');
       expect(res.body).toContain('<h2><code>GET /v1/orders/{id}</code> → <code>GET /v2/orders/{id}</code></h2>');
       expect(res.body).toContain(
-        '<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td class="where">response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>',
+        '<tr class="is-breaking"><td>removed</td><td>field</td><td><code>user_id</code></td><td ' +
+          'class="where">response 200 (application/json)</td><td><span class="tag breaking">breaking</span></td>',
       );
       expect(res.body).toContain(
         '<tr class="is-compatible"><td>added</td><td>field</td><td><code>currency</code></td>',
@@ -146,23 +151,27 @@ describe('GET /versions/{n}/changes', () => {
     expect((await get('/versions/1/changes', { accept: 'text/html' })).body).toContain('it is removed on 2027-03-01');
   });
 
-  it('answers 502 bad gateway when the backend has no document or sends one that is not JSON, and 504 when it does not answer in time', async () => {
-    backend.documents.delete('/v2/openapi.json');
-    const missing = await get('/versions/1/changes');
-    expect(missing.statusCode).toBe(502);
-    expect(missing.json()).toEqual({ error: 'bad gateway', code: 502 });
+  it(
+    'answers 502 bad gateway when the backend has no document or sends one that is not JSON, and 504 when it does ' +
+      'not answer in time',
+    async () => {
+      backend.documents.delete('/v2/openapi.json');
+      const missing = await get('/versions/1/changes');
+      expect(missing.statusCode).toBe(502);
+      expect(missing.json()).toEqual({ error: 'bad gateway', code: 502 });
 
-    backend.documents.set('/v2/openapi.json', '<html>');
-    expect((await get('/versions/1/changes')).json()).toEqual({ error: 'bad gateway', code: 502 });
+      backend.documents.set('/v2/openapi.json', '<html>');
+      expect((await get('/versions/1/changes')).json()).toEqual({ error: 'bad gateway', code: 502 });
 
-    backend.silent = true;
-    const slow = await get('/versions/1/changes', { accept: 'text/html' });
-    expect(slow.statusCode).toBe(504);
-    expect(slow.json()).toEqual({ error: 'gateway timeout', code: 504 });
-    expect(
-      gateway.logs.some((line) => line.msg === "migration guide: the backend's OpenAPI documents are unavailable"),
-    ).toBe(true);
-  });
+      backend.silent = true;
+      const slow = await get('/versions/1/changes', { accept: 'text/html' });
+      expect(slow.statusCode).toBe(504);
+      expect(slow.json()).toEqual({ error: 'gateway timeout', code: 504 });
+      expect(
+        gateway.logs.some((line) => line.msg === "migration guide: the backend's OpenAPI documents are unavailable"),
+      ).toBe(true);
+    },
+  );
 
   it('answers 502 bad gateway, naming no internal address, when the backend refuses connections', async () => {
     await backend.close();
@@ -204,52 +213,55 @@ describe('GET /versions/{n}/changes of a version declared as changes', () => {
     await declaring.app.close();
   });
 
-  it("lists the declarations as JSON, derives version 1's document from version 2's and finds nothing else", async () => {
-    const res = await declaring.app.inject({ url: '/versions/1/changes' });
-    expect(res.statusCode).toBe(200);
-    const guide = res.json<Guide & { compatible_changes: number }>();
-    const declared = [
-      {
-        change: 'renamed',
-        kind: 'field',
-        name: 'user_id',
-        where: '',
-        breaking: true,
-        declared: true,
-        to: 'customer_id',
-        description: 'The customer identifier under its old name.',
-      },
-      {
-        change: 'converted',
-        kind: 'field',
-        name: 'total',
-        where: '',
-        breaking: true,
-        declared: true,
-        to: 'total_cents',
-        factor: 100,
-        from_type: 'decimal',
-        to_type: 'integer',
-        description: 'total_cents is total × 100.',
-      },
-      {
-        change: 'added',
-        kind: 'field',
-        name: 'currency',
-        where: '',
-        breaking: false,
-        declared: true,
-        description: 'currency is new.',
-      },
-    ];
-    expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
-      { path: '/v1/orders/{id}', changes: declared },
-      { path: '/api/v1/orders/{id}', changes: declared },
-    ]);
-    expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 2 });
-    // Only the successor's document: version 1 has none of its own at a backend that serves only version 2.
-    expect(new Set(backend.seen.map(({ url }) => url))).toEqual(new Set(['/v2/openapi.json']));
-  });
+  it(
+    "lists the declarations as JSON, derives version 1's document from version 2's and finds nothing " + 'else',
+    async () => {
+      const res = await declaring.app.inject({ url: '/versions/1/changes' });
+      expect(res.statusCode).toBe(200);
+      const guide = res.json<Guide & { compatible_changes: number }>();
+      const declared = [
+        {
+          change: 'renamed',
+          kind: 'field',
+          name: 'user_id',
+          where: '',
+          breaking: true,
+          declared: true,
+          to: 'customer_id',
+          description: 'The customer identifier under its old name.',
+        },
+        {
+          change: 'converted',
+          kind: 'field',
+          name: 'total',
+          where: '',
+          breaking: true,
+          declared: true,
+          to: 'total_cents',
+          factor: 100,
+          from_type: 'decimal',
+          to_type: 'integer',
+          description: 'total_cents is total × 100.',
+        },
+        {
+          change: 'added',
+          kind: 'field',
+          name: 'currency',
+          where: '',
+          breaking: false,
+          declared: true,
+          description: 'currency is new.',
+        },
+      ];
+      expect(guide.operations.map(({ path, changes }) => ({ path, changes }))).toEqual([
+        { path: '/v1/orders/{id}', changes: declared },
+        { path: '/api/v1/orders/{id}', changes: declared },
+      ]);
+      expect(guide).toMatchObject({ breaking_changes: 4, compatible_changes: 2 });
+      // Only the successor's document: version 1 has none of its own at a backend that serves only version 2.
+      expect(new Set(backend.seen.map(({ url }) => url))).toEqual(new Set(['/v2/openapi.json']));
+    },
+  );
 
   it('says each declaration in a sentence on the page', async () => {
     const res = await declaring.app.inject({ url: '/versions/1/changes', headers: { accept: 'text/html' } });
@@ -259,7 +271,8 @@ describe('GET /versions/{n}/changes of a version declared as changes', () => {
     expect(text).toContain('converted total (decimal) → total_cents (integer, × 100) breaking');
     expect(text).toContain('added currency compatible');
     expect(res.body).toContain(
-      '<li class="is-breaking">renamed <code>user_id</code> → <code>customer_id</code> <span class="tag breaking">breaking</span>',
+      '<li class="is-breaking">renamed <code>user_id</code> → <code>customer_id</code> <span class="tag ' +
+        'breaking">breaking</span>',
     );
     // Nothing else differs: no table of the documents' differences.
     expect(res.body).not.toContain('<table');

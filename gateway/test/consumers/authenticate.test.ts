@@ -105,94 +105,109 @@ describe('API-Key on a forwarded request', () => {
     }
   });
 
-  it('accepts a key issued on another replica after the next poll, and keeps known keys working while the store is down', async () => {
-    const store = createMemoryConsumerStore();
-    const { app } = await start({ consumerStore: store });
-    const { key } = await consumerWithKey(store, 'late');
-    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(401);
-    await app.consumers.keys.refresh();
-    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
-    store.down = true;
-    await app.consumers.keys.refresh();
-    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
-    expect(
-      gateway?.logs.some(
-        (line) => line.msg === 'consumer store unreachable; checking keys against the last known ones',
-      ),
-    ).toBe(true);
-  });
+  it(
+    'accepts a key issued on another replica after the next poll, and keeps known keys working while the store is ' +
+      'down',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const { app } = await start({ consumerStore: store });
+      const { key } = await consumerWithKey(store, 'late');
+      expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(401);
+      await app.consumers.keys.refresh();
+      expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+      store.down = true;
+      await app.consumers.keys.refresh();
+      expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+      expect(
+        gateway?.logs.some(
+          (line) => line.msg === 'consumer store unreachable; checking keys against the last known ones',
+        ),
+      ).toBe(true);
+    },
+  );
 });
 
 describe('consumer_key: "required"', () => {
-  it('answers a request without a key 401 API key required, with the version headers; optional versions still work without one', async () => {
-    const store = createMemoryConsumerStore();
-    const { key } = await consumerWithKey(store, 'acme');
-    const { app } = await start({ consumerStore: store, policy: v2RequiresKeys });
-    for (const url of ['/v2/orders/ord-1', '/orders/ord-1?x=1']) {
-      const res = await app.inject({ url, headers: url.startsWith('/orders') ? { 'api-version': '2' } : {} });
-      expect(res.statusCode, url).toBe(401);
-      expect(res.json()).toEqual({ error: 'API key required', code: 401 });
-      expect(res.headers['www-authenticate']).toBe('API-Key');
-      expect(res.headers['api-version']).toBe('2');
-      expect(res.headers['api-supported-versions']).toBe('2');
-    }
-    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/api/users' })).statusCode).toBe(200);
-  });
+  it(
+    'answers a request without a key 401 API key required, with the version headers; optional versions still work ' +
+      'without one',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const { key } = await consumerWithKey(store, 'acme');
+      const { app } = await start({ consumerStore: store, policy: v2RequiresKeys });
+      for (const url of ['/v2/orders/ord-1', '/orders/ord-1?x=1']) {
+        const res = await app.inject({ url, headers: url.startsWith('/orders') ? { 'api-version': '2' } : {} });
+        expect(res.statusCode, url).toBe(401);
+        expect(res.json()).toEqual({ error: 'API key required', code: 401 });
+        expect(res.headers['www-authenticate']).toBe('API-Key');
+        expect(res.headers['api-version']).toBe('2');
+        expect(res.headers['api-supported-versions']).toBe('2');
+      }
+      expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } })).statusCode).toBe(200);
+      expect((await app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
+      expect((await app.inject({ url: '/api/users' })).statusCode).toBe(200);
+    },
+  );
 
-  it('says where keys come from with CONSUMER_KEYS_URL: in details and a rel="help" Link beside the version\'s own', async () => {
-    const { app } = await start({
-      policy: {
+  it(
+    'says where keys come from with CONSUMER_KEYS_URL: in details and a rel="help" Link beside the version\'s ' + 'own',
+    async () => {
+      const { app } = await start({
+        policy: {
+          ...designPolicyFile,
+          versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]],
+        },
+        consumerKeysUrl: 'https://developer.example.com/keys',
+      });
+      const res = await app.inject({ url: '/v1/orders/ord-1' });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({
+        error: 'API key required',
+        code: 401,
+        details: 'send your key in the API-Key header; how to get one: https://developer.example.com/keys',
+      });
+      expect(res.headers.link).toBe(
+        '</v2/orders/ord-1>; rel="successor-version", <https://developer.example.com/keys>; rel="help"',
+      );
+      const invalid = await app.inject({ url: '/api/users', headers: { 'api-key': 'not-a-key' } });
+      expect(invalid.json()).toEqual({
+        error: 'invalid API key',
+        code: 401,
+        details:
+          'the API-Key header holds no valid key (malformed, unknown or revoked); how to get one: ' +
+          'https://developer.example.com/keys',
+      });
+      expect(invalid.headers.link).toBe('<https://developer.example.com/keys>; rel="help"');
+    },
+  );
+
+  it(
+    'applies a scheduled requirement ({"required_from": …}) from its instant on, and GET /versions says ' + 'so',
+    async () => {
+      const scheduled = {
         ...designPolicyFile,
-        versions: [{ ...designPolicyFile.versions[0], consumer_key: 'required' }, designPolicyFile.versions[1]],
-      },
-      consumerKeysUrl: 'https://developer.example.com/keys',
-    });
-    const res = await app.inject({ url: '/v1/orders/ord-1' });
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({
-      error: 'API key required',
-      code: 401,
-      details: 'send your key in the API-Key header; how to get one: https://developer.example.com/keys',
-    });
-    expect(res.headers.link).toBe(
-      '</v2/orders/ord-1>; rel="successor-version", <https://developer.example.com/keys>; rel="help"',
-    );
-    const invalid = await app.inject({ url: '/api/users', headers: { 'api-key': 'not-a-key' } });
-    expect(invalid.json()).toEqual({
-      error: 'invalid API key',
-      code: 401,
-      details:
-        'the API-Key header holds no valid key (malformed, unknown or revoked); how to get one: https://developer.example.com/keys',
-    });
-    expect(invalid.headers.link).toBe('<https://developer.example.com/keys>; rel="help"');
-  });
-
-  it('applies a scheduled requirement ({"required_from": …}) from its instant on, and GET /versions says so', async () => {
-    const scheduled = {
-      ...designPolicyFile,
-      versions: [
-        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' } },
-        designPolicyFile.versions[1],
-      ],
-    };
-    const test = await start({ policy: scheduled });
-    expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
-    const v1 = async () =>
-      (await test.app.inject({ url: '/versions' })).json<{ versions: Record<string, unknown>[] }>().versions[0];
-    expect(await v1()).toMatchObject({
-      consumer_key: 'optional',
-      consumer_key_required_from: '2026-12-01T00:00:00.000Z',
-      closed_to_new: null,
-    });
-    test.setNow(at('2026-12-01T00:00:00Z'));
-    expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(401);
-    expect(await v1()).toMatchObject({
-      consumer_key: 'required',
-      consumer_key_required_from: '2026-12-01T00:00:00.000Z',
-    });
-  });
+        versions: [
+          { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-01' } },
+          designPolicyFile.versions[1],
+        ],
+      };
+      const test = await start({ policy: scheduled });
+      expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
+      const v1 = async () =>
+        (await test.app.inject({ url: '/versions' })).json<{ versions: Record<string, unknown>[] }>().versions[0];
+      expect(await v1()).toMatchObject({
+        consumer_key: 'optional',
+        consumer_key_required_from: '2026-12-01T00:00:00.000Z',
+        closed_to_new: null,
+      });
+      test.setNow(at('2026-12-01T00:00:00Z'));
+      expect((await test.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(401);
+      expect(await v1()).toMatchObject({
+        consumer_key: 'required',
+        consumer_key_required_from: '2026-12-01T00:00:00.000Z',
+      });
+    },
+  );
 
   it('refuses closed_to_new before a scheduled key requirement', async () => {
     const test = await start();
@@ -206,7 +221,8 @@ describe('consumer_key: "required"', () => {
     expect(test.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
-        'invalid at versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+        'invalid at versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then ' +
+        'on (a request without a key cannot be told from a new consumer)',
     });
   });
 
@@ -232,38 +248,48 @@ describe('closed_to_new', () => {
     ],
   };
 
-  it('refuses a consumer with no use of the version before the date 403, with the successor Link; earlier consumers keep it', async () => {
-    const store = createMemoryConsumerStore();
-    const early = await consumerWithKey(store, 'early');
-    const newcomer = await consumerWithKey(store, 'newcomer');
-    await store.recordFirstUse({ consumerId: 'early', version: 1, firstSeenMs: at('2026-08-31T23:59:59.999Z') });
-    const { app } = await start({ consumerStore: store, policy: closedPolicy });
-    const before = stub.seen.length;
-    const refused = await app.inject({ url: '/api/v1/orders/ord-1', headers: { 'api-key': newcomer.key } });
-    expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toEqual({
-      error: 'version closed to new consumers',
-      code: 403,
-      details: 'version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; use version 2',
-    });
-    expect(refused.headers.link).toBe('</api/v2/orders/ord-1>; rel="successor-version"');
-    expect(refused.headers.deprecation).toBe('true');
-    expect(stub.seen.length).toBe(before);
-    expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': early.key } })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(200);
-    // The refusal is logged with the consumer it refused, and is no use of the version: the newcomer stays new.
-    await vi.waitFor(() =>
-      expect(gateway?.logs.find((line) => line.msg === 'request completed' && line.statusCode === 403)).toMatchObject({
-        deprecated: true,
-        version: 1,
-        consumer: 'newcomer',
-        refused: 'closed_to_new',
-      }),
-    );
-    await app.consumers.ledger.flush();
-    expect(app.consumers.ledger.firstUseOf('newcomer', 1)).toBeUndefined();
-    expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(403);
-  });
+  it(
+    'refuses a consumer with no use of the version before the date 403, with the successor Link; earlier consumers ' +
+      'keep it',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const early = await consumerWithKey(store, 'early');
+      const newcomer = await consumerWithKey(store, 'newcomer');
+      await store.recordFirstUse({ consumerId: 'early', version: 1, firstSeenMs: at('2026-08-31T23:59:59.999Z') });
+      const { app } = await start({ consumerStore: store, policy: closedPolicy });
+      const before = stub.seen.length;
+      const refused = await app.inject({ url: '/api/v1/orders/ord-1', headers: { 'api-key': newcomer.key } });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({
+        error: 'version closed to new consumers',
+        code: 403,
+        details: 'version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; use version 2',
+      });
+      expect(refused.headers.link).toBe('</api/v2/orders/ord-1>; rel="successor-version"');
+      expect(refused.headers.deprecation).toBe('true');
+      expect(stub.seen.length).toBe(before);
+      expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': early.key } })).statusCode).toBe(200);
+      expect((await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(
+        200,
+      );
+      // The refusal is logged with the consumer it refused, and is no use of the version: the newcomer stays new.
+      await vi.waitFor(() =>
+        expect(gateway?.logs.find((line) => line.msg === 'request completed' && line.statusCode === 403)).toMatchObject(
+          {
+            deprecated: true,
+            version: 1,
+            consumer: 'newcomer',
+            refused: 'closed_to_new',
+          },
+        ),
+      );
+      await app.consumers.ledger.flush();
+      expect(app.consumers.ledger.firstUseOf('newcomer', 1)).toBeUndefined();
+      expect((await app.inject({ url: '/v1/orders/ord-1', headers: { 'api-key': newcomer.key } })).statusCode).toBe(
+        403,
+      );
+    },
+  );
 
   it('refuses a first use at the closing instant, and keeps a consumer that came the day before', async () => {
     const store = createMemoryConsumerStore();
@@ -306,65 +332,69 @@ describe('closed_to_new', () => {
 });
 
 describe('the ledger, fed by requests', () => {
-  it('counts authenticated versioned requests per operation in the spelling of the form used, writes the first use at once and the counts at close', async () => {
-    const store = createMemoryConsumerStore();
-    const { key } = await consumerWithKey(store, 'acme');
-    const { app } = await start({ consumerStore: store });
-    const headers = { 'api-key': key };
-    await app.inject({ url: '/v1/orders/ord-1', headers });
-    await app.inject({ url: '/v1/orders/ord-2', headers });
-    await app.inject({ url: '/api/v1/orders/ord-1', headers });
-    await app.inject({ url: '/orders/ord-1', headers });
-    await app.inject({ method: 'DELETE', url: '/v2/orders/ord-1', headers });
-    await app.inject({ url: '/v1/orders/ord-1' });
-    await app.inject({ url: '/api/users', headers });
-    // The first use of each version is in the store before any flush.
-    expect(
-      (await store.changesSince(0)).firstUses
-        .map(({ consumerId, version, firstSeenMs }) => [consumerId, version, firstSeenMs])
-        .sort(),
-    ).toEqual([
-      ['acme', 1, TODAY],
-      ['acme', 2, TODAY],
-    ]);
-    expect(store.writes).toEqual([]);
-    await app.close();
-    gateway = undefined;
-    expect(await store.usageOf('acme')).toEqual([
-      {
-        consumer_id: 'acme',
-        version: 1,
-        operation: 'GET /api/v1/orders/{id}',
-        requests: 1,
-        first_seen: '2026-11-22T12:00:00.000Z',
-        last_seen: '2026-11-22T12:00:00.000Z',
-      },
-      {
-        consumer_id: 'acme',
-        version: 1,
-        operation: 'GET /orders/{id}',
-        requests: 1,
-        first_seen: '2026-11-22T12:00:00.000Z',
-        last_seen: '2026-11-22T12:00:00.000Z',
-      },
-      {
-        consumer_id: 'acme',
-        version: 1,
-        operation: 'GET /v1/orders/{id}',
-        requests: 2,
-        first_seen: '2026-11-22T12:00:00.000Z',
-        last_seen: '2026-11-22T12:00:00.000Z',
-      },
-      {
-        consumer_id: 'acme',
-        version: 2,
-        operation: 'DELETE /v2/orders/{id}',
-        requests: 1,
-        first_seen: '2026-11-22T12:00:00.000Z',
-        last_seen: '2026-11-22T12:00:00.000Z',
-      },
-    ]);
-  });
+  it(
+    'counts authenticated versioned requests per operation in the spelling of the form used, writes the first use ' +
+      'at once and the counts at close',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const { key } = await consumerWithKey(store, 'acme');
+      const { app } = await start({ consumerStore: store });
+      const headers = { 'api-key': key };
+      await app.inject({ url: '/v1/orders/ord-1', headers });
+      await app.inject({ url: '/v1/orders/ord-2', headers });
+      await app.inject({ url: '/api/v1/orders/ord-1', headers });
+      await app.inject({ url: '/orders/ord-1', headers });
+      await app.inject({ method: 'DELETE', url: '/v2/orders/ord-1', headers });
+      await app.inject({ url: '/v1/orders/ord-1' });
+      await app.inject({ url: '/api/users', headers });
+      // The first use of each version is in the store before any flush.
+      expect(
+        (await store.changesSince(0)).firstUses
+          .map(({ consumerId, version, firstSeenMs }) => [consumerId, version, firstSeenMs])
+          .sort(),
+      ).toEqual([
+        ['acme', 1, TODAY],
+        ['acme', 2, TODAY],
+      ]);
+      expect(store.writes).toEqual([]);
+      await app.close();
+      gateway = undefined;
+      expect(await store.usageOf('acme')).toEqual([
+        {
+          consumer_id: 'acme',
+          version: 1,
+          operation: 'GET /api/v1/orders/{id}',
+          requests: 1,
+          first_seen: '2026-11-22T12:00:00.000Z',
+          last_seen: '2026-11-22T12:00:00.000Z',
+        },
+        {
+          consumer_id: 'acme',
+          version: 1,
+          operation: 'GET /orders/{id}',
+          requests: 1,
+          first_seen: '2026-11-22T12:00:00.000Z',
+          last_seen: '2026-11-22T12:00:00.000Z',
+        },
+        {
+          consumer_id: 'acme',
+          version: 1,
+          operation: 'GET /v1/orders/{id}',
+          requests: 2,
+          first_seen: '2026-11-22T12:00:00.000Z',
+          last_seen: '2026-11-22T12:00:00.000Z',
+        },
+        {
+          consumer_id: 'acme',
+          version: 2,
+          operation: 'DELETE /v2/orders/{id}',
+          requests: 1,
+          first_seen: '2026-11-22T12:00:00.000Z',
+          last_seen: '2026-11-22T12:00:00.000Z',
+        },
+      ]);
+    },
+  );
 
   it('names the consumer on the request line of a deprecated version', async () => {
     const store = createMemoryConsumerStore();

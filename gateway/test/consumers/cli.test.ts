@@ -78,7 +78,8 @@ describe('npm run consumers', () => {
     const result = await consumers(['list'], { GATEWAY_ADMIN_URL: url });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `fetch failed (ECONNREFUSED at ${url}: is the gateway running? Its banner prints the admin URL; set GATEWAY_ADMIN_URL to it)\n`,
+      `fetch failed (ECONNREFUSED at ${url}: is the gateway running? Its banner prints the admin URL; set ` +
+        `GATEWAY_ADMIN_URL to it)\n`,
     );
   });
 

@@ -28,21 +28,25 @@ async function twoKeys(): Promise<{
 }
 
 describe('the key cache, on one keep-alive connection', () => {
-  it('refuses a key the connection proved before once it is revoked here, or on another replica after the next poll', async () => {
-    const { store, keys, first, second } = await twoKeys();
-    const connection = {};
-    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
-    expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
-    keys.revoke(first.keyId);
-    expect(keys.entryOf(first.key, connection)?.consumerId).toBeUndefined();
+  it(
+    'refuses a key the connection proved before once it is revoked here, or on another replica after the next ' +
+      'poll',
+    async () => {
+      const { store, keys, first, second } = await twoKeys();
+      const connection = {};
+      expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
+      expect(keys.entryOf(first.key, connection)?.consumerId).toBe('acme');
+      keys.revoke(first.keyId);
+      expect(keys.entryOf(first.key, connection)?.consumerId).toBeUndefined();
 
-    expect(keys.entryOf(second.key, connection)?.consumerId).toBe('acme');
-    await store.revokeKey('acme', second.keyId, 1);
-    expect(keys.entryOf(second.key, connection)?.consumerId).toBe('acme');
-    await keys.refresh();
-    expect(keys.entryOf(second.key, connection)?.consumerId).toBeUndefined();
-    keys.stop();
-  });
+      expect(keys.entryOf(second.key, connection)?.consumerId).toBe('acme');
+      await store.revokeKey('acme', second.keyId, 1);
+      expect(keys.entryOf(second.key, connection)?.consumerId).toBe('acme');
+      await keys.refresh();
+      expect(keys.entryOf(second.key, connection)?.consumerId).toBeUndefined();
+      keys.stop();
+    },
+  );
 
   it('keeps accepting the key when the registry replaces its entry with the same key, as a poll does', async () => {
     const { keys, first } = await twoKeys();

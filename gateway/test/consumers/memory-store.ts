@@ -12,7 +12,9 @@ import {
   type UsageRow,
 } from '../../src/consumers/store.js';
 
-/** A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would. */
+/**
+ * A ConsumerStore in memory for app.inject tests, with a switch that makes every call fail as a database outage would.
+ */
 export interface MemoryConsumerStore extends ConsumerStore {
   /** While true, every call rejects with StorageUnavailableError. */
   down: boolean;

@@ -134,120 +134,142 @@ describe.each(kinds)('pins on $name', (kind) => {
   });
 
   describe('at registration', () => {
-    it('pins a consumer to the version it names, else to the newest current one; shown by GET /consumers/{id}', async () => {
-      await start();
-      const chosen = await register('chosen', 1);
-      const defaulted = await register('defaulted');
-      const read = async (id: string) =>
-        (await admin.inject({ url: `/consumers/${id}` })).json<Record<string, unknown>>();
-      expect(await read(chosen.id)).toMatchObject({ id: chosen.id, pinned_version: 1 });
-      expect(await read(defaulted.id)).toMatchObject({ id: defaulted.id, pinned_version: 2 });
-      expect((await api('GET', '/consumer', defaulted.key)).json()).toEqual(pinView(defaulted.id, 2, null, TODAY));
-    });
+    it(
+      'pins a consumer to the version it names, else to the newest current one; shown by GET ' + '/consumers/{id}',
+      async () => {
+        await start();
+        const chosen = await register('chosen', 1);
+        const defaulted = await register('defaulted');
+        const read = async (id: string) =>
+          (await admin.inject({ url: `/consumers/${id}` })).json<Record<string, unknown>>();
+        expect(await read(chosen.id)).toMatchObject({ id: chosen.id, pinned_version: 1 });
+        expect(await read(defaulted.id)).toMatchObject({ id: defaulted.id, pinned_version: 2 });
+        expect((await api('GET', '/consumer', defaulted.key)).json()).toEqual(pinView(defaulted.id, 2, null, TODAY));
+      },
+    );
 
-    it('refuses a version that is not listed or removed 422, one closed to new consumers 403, and a version that is no integer 400', async () => {
-      await start({ policy: closedPolicy });
-      const post = (body: unknown) => admin.inject({ method: 'POST', url: '/consumers', payload: body as object });
-      const unlisted = await post({ name: 'Late', id: nextId('late'), version: 9 });
-      expect(unlisted.statusCode).toBe(422);
-      expect(unlisted.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 1, 2'));
-      const closed = await post({ name: 'New', id: nextId('new'), version: 1 });
-      expect(closed.statusCode).toBe(403);
-      expect(closed.json()).toEqual({
-        error: 'version closed to new consumers',
-        code: 403,
-        details: 'version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; use version 2',
-      });
-      const text = await post({ name: 'Text', version: '2' });
-      expect(text.json()).toEqual(refusal('invalid consumer', 400, 'version: must be a number'));
-      const half = await post({ name: 'Half', version: 1.5 });
-      expect(half.json()).toEqual(refusal('invalid consumer', 400, 'version: must be an integer'));
-      gateway?.setNow(V1_SUNSET);
-      const removed = await post({ name: 'Gone', id: nextId('gone'), version: 1 });
-      expect(removed.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 2'));
-    });
+    it(
+      'refuses a version that is not listed or removed 422, one closed to new consumers 403, and a version that is ' +
+        'no integer 400',
+      async () => {
+        await start({ policy: closedPolicy });
+        const post = (body: unknown) => admin.inject({ method: 'POST', url: '/consumers', payload: body as object });
+        const unlisted = await post({ name: 'Late', id: nextId('late'), version: 9 });
+        expect(unlisted.statusCode).toBe(422);
+        expect(unlisted.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 1, 2'));
+        const closed = await post({ name: 'New', id: nextId('new'), version: 1 });
+        expect(closed.statusCode).toBe(403);
+        expect(closed.json()).toEqual({
+          error: 'version closed to new consumers',
+          code: 403,
+          details: 'version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; use version 2',
+        });
+        const text = await post({ name: 'Text', version: '2' });
+        expect(text.json()).toEqual(refusal('invalid consumer', 400, 'version: must be a number'));
+        const half = await post({ name: 'Half', version: 1.5 });
+        expect(half.json()).toEqual(refusal('invalid consumer', 400, 'version: must be an integer'));
+        gateway?.setNow(V1_SUNSET);
+        const removed = await post({ name: 'Gone', id: nextId('gone'), version: 1 });
+        expect(removed.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 2'));
+      },
+    );
   });
 
   describe('on a request', () => {
-    it('serves a keyed request naming no version its pin, varied on the key; a named version wins; no key: default_version', async () => {
-      const { app, registry } = await start();
-      const { id, key } = await register('pinned', 2);
-      const bare = await api('GET', '/orders/ord-1001', key);
-      expect(bare.statusCode).toBe(200);
-      expect(bare.json<{ url: string }>().url).toBe('/v2/orders/ord-1001');
-      expect(bare.headers).toMatchObject({ 'api-version': '2', vary: 'API-Version, API-Key' });
-      expect(bare.headers).not.toHaveProperty('deprecation');
-      const named = await app.inject({ url: '/orders/ord-1001', headers: { 'api-key': key, 'api-version': '1' } });
-      expect(named.json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
-      expect(named.headers.vary).toBe('API-Version');
-      expect((await api('GET', '/v1/orders/ord-1001', key)).json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
-      const anonymous = await api('GET', '/orders/ord-1001');
-      expect(anonymous.json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
-      expect(anonymous.headers.vary).toBe('API-Version, API-Key');
-      const metrics = await registry.metrics();
-      const series = 'api_version_requests_total';
-      expect(metrics).toContain(`${series}{version="2",deprecated="false",selected_by="pin",status_code="200"} 1`);
-      expect(metrics).toContain(`${series}{version="1",deprecated="true",selected_by="default",status_code="200"} 1`);
-      // The ledger counts the version that served.
-      await app.consumers.ledger.flush();
-      const rows = await store.usageOf(id);
-      expect(rows.map(({ version, operation, requests }) => [version, operation, requests])).toEqual([
-        [1, 'GET /orders/{id}', 1],
-        [1, 'GET /v1/orders/{id}', 1],
-        [2, 'GET /orders/{id}', 1],
-      ]);
-    });
+    it(
+      'serves a keyed request naming no version its pin, varied on the key; a named version wins; no key: ' +
+        'default_version',
+      async () => {
+        const { app, registry } = await start();
+        const { id, key } = await register('pinned', 2);
+        const bare = await api('GET', '/orders/ord-1001', key);
+        expect(bare.statusCode).toBe(200);
+        expect(bare.json<{ url: string }>().url).toBe('/v2/orders/ord-1001');
+        expect(bare.headers).toMatchObject({ 'api-version': '2', vary: 'API-Version, API-Key' });
+        expect(bare.headers).not.toHaveProperty('deprecation');
+        const named = await app.inject({ url: '/orders/ord-1001', headers: { 'api-key': key, 'api-version': '1' } });
+        expect(named.json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
+        expect(named.headers.vary).toBe('API-Version');
+        expect((await api('GET', '/v1/orders/ord-1001', key)).json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
+        const anonymous = await api('GET', '/orders/ord-1001');
+        expect(anonymous.json<{ url: string }>().url).toBe('/v1/orders/ord-1001');
+        expect(anonymous.headers.vary).toBe('API-Version, API-Key');
+        const metrics = await registry.metrics();
+        const series = 'api_version_requests_total';
+        expect(metrics).toContain(`${series}{version="2",deprecated="false",selected_by="pin",status_code="200"} 1`);
+        expect(metrics).toContain(`${series}{version="1",deprecated="true",selected_by="default",status_code="200"} 1`);
+        // The ledger counts the version that served.
+        await app.consumers.ledger.flush();
+        const rows = await store.usageOf(id);
+        expect(rows.map(({ version, operation, requests }) => [version, operation, requests])).toEqual([
+          [1, 'GET /orders/{id}', 1],
+          [1, 'GET /v1/orders/{id}', 1],
+          [2, 'GET /orders/{id}', 1],
+        ]);
+      },
+    );
 
-    it('answers a consumer pinned to a version in a brownout or past its sunset as anyone naming it: 410, the pin unmoved', async () => {
-      await start({ policy: lifecyclePolicyFile });
-      const { key } = await register('late', 1);
-      gateway?.setNow(BROWNOUT_START);
-      const brownout = await api('GET', '/orders/ord-1001', key);
-      expect(brownout.statusCode).toBe(410);
-      expect(brownout.json<{ error: string }>().error).toBe('version_brownout');
-      expect(brownout.headers.vary).toBe('API-Version, API-Key');
-      gateway?.setNow(V1_SUNSET);
-      const removed = await api('GET', '/orders/ord-1001', key);
-      expect(removed.statusCode).toBe(410);
-      const details = 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2';
-      expect(removed.json()).toEqual(refusal('version_removed', 410, details));
-      expect(removed.headers.link).toBe(`</v2/orders/ord-1001>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
-      expect((await api('GET', '/consumer', key)).json()).toMatchObject({ pinned_version: 1 });
-      expect((await api('GET', '/orders/ord-1001', key)).statusCode).toBe(410);
-    });
+    it(
+      'answers a consumer pinned to a version in a brownout or past its sunset as anyone naming it: 410, the pin ' +
+        'unmoved',
+      async () => {
+        await start({ policy: lifecyclePolicyFile });
+        const { key } = await register('late', 1);
+        gateway?.setNow(BROWNOUT_START);
+        const brownout = await api('GET', '/orders/ord-1001', key);
+        expect(brownout.statusCode).toBe(410);
+        expect(brownout.json<{ error: string }>().error).toBe('version_brownout');
+        expect(brownout.headers.vary).toBe('API-Version, API-Key');
+        gateway?.setNow(V1_SUNSET);
+        const removed = await api('GET', '/orders/ord-1001', key);
+        expect(removed.statusCode).toBe(410);
+        const details = 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2';
+        expect(removed.json()).toEqual(refusal('version_removed', 410, details));
+        expect(removed.headers.link).toBe(`</v2/orders/ord-1001>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
+        expect((await api('GET', '/consumer', key)).json()).toMatchObject({ pinned_version: 1 });
+        expect((await api('GET', '/orders/ord-1001', key)).statusCode).toBe(410);
+      },
+    );
 
-    it('answers 406 to a consumer pinned to a version the policy no longer lists, naming the versions to pin', async () => {
-      const { app } = await start();
-      const { key } = await register('stranded', 1);
-      gateway?.setNextPolicy({ default_version: 2, versions: [designPolicyFile.versions[1]] });
-      expect(app.versionPolicies.reload()).toEqual({ ok: true });
-      const res = await api('GET', '/orders/ord-1001', key);
-      expect(res.statusCode).toBe(406);
-      const details = 'the pinned version is no longer listed; pin one of: 2';
-      expect(res.json()).toEqual(refusal('unsupported_version', 406, details));
-      expect(res.headers.vary).toBe('API-Version, API-Key');
-      expect((await api('GET', '/orders/ord-1001')).statusCode).toBe(200);
-    });
+    it(
+      'answers 406 to a consumer pinned to a version the policy no longer lists, naming the versions to ' + 'pin',
+      async () => {
+        const { app } = await start();
+        const { key } = await register('stranded', 1);
+        gateway?.setNextPolicy({ default_version: 2, versions: [designPolicyFile.versions[1]] });
+        expect(app.versionPolicies.reload()).toEqual({ ok: true });
+        const res = await api('GET', '/orders/ord-1001', key);
+        expect(res.statusCode).toBe(406);
+        const details = 'the pinned version is no longer listed; pin one of: 2';
+        expect(res.json()).toEqual(refusal('unsupported_version', 406, details));
+        expect(res.headers.vary).toBe('API-Version, API-Key');
+        expect((await api('GET', '/orders/ord-1001')).statusCode).toBe(200);
+      },
+    );
   });
 
   describe('self-service', () => {
-    it('moves the pin with PUT /consumer/version, served at once, and rolls it back within 72 h; GET /consumer shows it', async () => {
-      await start();
-      const { id, key } = await register('mover', 1);
-      const moved = await api('PUT', '/consumer/version', key, '{"version":2}');
-      expect(moved.statusCode).toBe(200);
-      expect(moved.headers).toMatchObject({ 'cache-control': 'no-store', vary: 'API-Key' });
-      expect(moved.json()).toEqual(pinView(id, 2, 1, TODAY));
-      expect((await api('GET', '/orders/ord-1001', key)).headers['api-version']).toBe('2');
-      // The same version again moves nothing: the rollback still goes back to 1.
-      expect((await api('PUT', '/consumer/version', key, '{"version":2}')).json()).toEqual(pinView(id, 2, 1, TODAY));
-      gateway?.setNow(TODAY + 72 * HOUR);
-      const rolled = await api('POST', '/consumer/version/rollback', key);
-      expect(rolled.statusCode).toBe(200);
-      expect(rolled.json()).toEqual(pinView(id, 1, null, TODAY + 72 * HOUR));
-      expect((await api('GET', '/orders/ord-1001', key)).headers['api-version']).toBe('1');
-      expect((await api('GET', '/consumer', key)).json()).toEqual(pinView(id, 1, null, TODAY + 72 * HOUR));
-    });
+    it(
+      'moves the pin with PUT /consumer/version, served at once, and rolls it back within 72 h; GET /consumer ' +
+        'shows it',
+      async () => {
+        await start();
+        const { id, key } = await register('mover', 1);
+        const moved = await api('PUT', '/consumer/version', key, '{"version":2}');
+        expect(moved.statusCode).toBe(200);
+        expect(moved.headers).toMatchObject({ 'cache-control': 'no-store', vary: 'API-Key' });
+        expect(moved.json()).toEqual(pinView(id, 2, 1, TODAY));
+        expect((await api('GET', '/orders/ord-1001', key)).headers['api-version']).toBe('2');
+        // The same version again moves nothing: the rollback still goes back to 1.
+        expect((await api('PUT', '/consumer/version', key, '{"version":2}')).json()).toEqual(pinView(id, 2, 1, TODAY));
+        gateway?.setNow(TODAY + 72 * HOUR);
+        const rolled = await api('POST', '/consumer/version/rollback', key);
+        expect(rolled.statusCode).toBe(200);
+        expect(rolled.json()).toEqual(pinView(id, 1, null, TODAY + 72 * HOUR));
+        expect((await api('GET', '/orders/ord-1001', key)).headers['api-version']).toBe('1');
+        expect((await api('GET', '/consumer', key)).json()).toEqual(pinView(id, 1, null, TODAY + 72 * HOUR));
+      },
+    );
 
     it('refuses a rollback with nothing to roll back, or after the window, 409', async () => {
       await start();
@@ -269,26 +291,30 @@ describe.each(kinds)('pins on $name', (kind) => {
       expect((await api('GET', '/consumer', key)).json()).toMatchObject({ pinned_version: 2, previous_version: 1 });
     });
 
-    it('refuses a rollback to a version removed since 422, and one closed to new consumers the consumer never used 403', async () => {
-      await start({ now: V1_SUNSET - HOUR });
-      const { key } = await register('sunk', 1);
-      expect((await api('PUT', '/consumer/version', key, '{"version":2}')).statusCode).toBe(200);
-      gateway?.setNow(V1_SUNSET);
-      const removed = await api('POST', '/consumer/version/rollback', key);
-      expect(removed.statusCode).toBe(422);
-      expect(removed.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 2'));
-      await gateway?.app.close();
+    it(
+      'refuses a rollback to a version removed since 422, and one closed to new consumers the consumer never used ' +
+        '403',
+      async () => {
+        await start({ now: V1_SUNSET - HOUR });
+        const { key } = await register('sunk', 1);
+        expect((await api('PUT', '/consumer/version', key, '{"version":2}')).statusCode).toBe(200);
+        gateway?.setNow(V1_SUNSET);
+        const removed = await api('POST', '/consumer/version/rollback', key);
+        expect(removed.statusCode).toBe(422);
+        expect(removed.json()).toEqual(refusal('unsupported version', 422, 'versions one may pin: 2'));
+        await gateway?.app.close();
 
-      await start();
-      const { key: early } = await register('early', 1);
-      expect((await api('PUT', '/consumer/version', early, '{"version":2}')).statusCode).toBe(200);
-      await gateway?.app.close();
-      // v1 closes to new consumers (the policy now says so); `early` never called it.
-      await start({ policy: closedPolicy });
-      const refused = await api('POST', '/consumer/version/rollback', early);
-      expect(refused.statusCode).toBe(403);
-      expect(refused.json<{ error: string }>().error).toBe('version closed to new consumers');
-    });
+        await start();
+        const { key: early } = await register('early', 1);
+        expect((await api('PUT', '/consumer/version', early, '{"version":2}')).statusCode).toBe(200);
+        await gateway?.app.close();
+        // v1 closes to new consumers (the policy now says so); `early` never called it.
+        await start({ policy: closedPolicy });
+        const refused = await api('POST', '/consumer/version/rollback', early);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json<{ error: string }>().error).toBe('version closed to new consumers');
+      },
+    );
 
     it.each([
       ['not JSON', '{"version":', 'the body is not JSON'],
@@ -382,23 +408,27 @@ describe.each(kinds)('pins on $name', (kind) => {
     });
   });
 
-  it("brings a pin changed by another replica to this replica's key cache at its next poll, a kept-alive connection included", async () => {
-    await start();
-    const { id, key } = await register('polled', 2);
-    const learnFirstUses = (): void => undefined;
-    const keys = await loadKeyCache({ store, logger: quiet, learnFirstUses, pollIntervalMs: 3_600_000 });
-    try {
-      const connection = {};
-      expect(keys.entryOf(key, connection)).toMatchObject({ consumerId: id, pin: 2 });
-      await store.movePin(id, 1, TODAY);
-      expect(keys.entryOf(key, connection)?.pin).toBe(2);
-      await keys.refresh();
-      expect(keys.entryOf(key, connection)?.pin).toBe(1);
-      expect(keys.pinnedConsumers().get(1)).toBeGreaterThanOrEqual(1);
-    } finally {
-      keys.stop();
-    }
-  });
+  it(
+    "brings a pin changed by another replica to this replica's key cache at its next poll, a kept-alive connection " +
+      'included',
+    async () => {
+      await start();
+      const { id, key } = await register('polled', 2);
+      const learnFirstUses = (): void => undefined;
+      const keys = await loadKeyCache({ store, logger: quiet, learnFirstUses, pollIntervalMs: 3_600_000 });
+      try {
+        const connection = {};
+        expect(keys.entryOf(key, connection)).toMatchObject({ consumerId: id, pin: 2 });
+        await store.movePin(id, 1, TODAY);
+        expect(keys.entryOf(key, connection)?.pin).toBe(2);
+        await keys.refresh();
+        expect(keys.entryOf(key, connection)?.pin).toBe(1);
+        expect(keys.pinnedConsumers().get(1)).toBeGreaterThanOrEqual(1);
+      } finally {
+        keys.stop();
+      }
+    },
+  );
 });
 
 describe('pins on a memory store that fails', () => {
@@ -455,27 +485,30 @@ describe('pins on a memory store that fails', () => {
     expect(res.json()).toEqual(refusal('pin changed meanwhile', 409, 'read GET /consumer and try again'));
   });
 
-  it('shows on the status page how many consumers holding a valid key are pinned to each deprecated version', async () => {
-    gateway = await buildTestGateway(stub.url);
-    const admin = await gateway.admin();
-    const keyOf = async (name: string, version: number): Promise<string> => {
-      const created = await admin.inject({ method: 'POST', url: '/consumers', payload: { name, version } });
-      const { id } = created.json<{ id: string }>();
-      return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key_id: string }>().key_id;
-    };
-    await keyOf('One', 1);
-    await keyOf('Two', 1);
-    await keyOf('Three', 2);
-    const revoked = await keyOf('Gone', 1);
-    expect((await admin.inject({ method: 'DELETE', url: `/consumers/gone/keys/${revoked}` })).statusCode).toBe(204);
-    const how = 'docs/runbook.md, "Moving a consumer to another version"';
-    const text = (count: string) => `${count} pinned to v1: their requests that name no version get it (${how}).`;
-    const note = (count: string) => `<p class="note pinned" data-version="1">${text(count)}</p>`;
-    expect((await admin.inject({ url: '/' })).body).toContain(note('2 consumers with a key are'));
-    const moved = await admin.inject({ method: 'PUT', url: '/consumers/two/version', payload: '{"version":2}' });
-    expect(moved.statusCode).toBe(200);
-    expect((await admin.inject({ url: '/' })).body).toContain(note('1 consumer with a key is'));
-  });
+  it(
+    'shows on the status page how many consumers holding a valid key are pinned to each deprecated ' + 'version',
+    async () => {
+      gateway = await buildTestGateway(stub.url);
+      const admin = await gateway.admin();
+      const keyOf = async (name: string, version: number): Promise<string> => {
+        const created = await admin.inject({ method: 'POST', url: '/consumers', payload: { name, version } });
+        const { id } = created.json<{ id: string }>();
+        return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key_id: string }>().key_id;
+      };
+      await keyOf('One', 1);
+      await keyOf('Two', 1);
+      await keyOf('Three', 2);
+      const revoked = await keyOf('Gone', 1);
+      expect((await admin.inject({ method: 'DELETE', url: `/consumers/gone/keys/${revoked}` })).statusCode).toBe(204);
+      const how = 'docs/runbook.md, "Moving a consumer to another version"';
+      const text = (count: string) => `${count} pinned to v1: their requests that name no version get it (${how}).`;
+      const note = (count: string) => `<p class="note pinned" data-version="1">${text(count)}</p>`;
+      expect((await admin.inject({ url: '/' })).body).toContain(note('2 consumers with a key are'));
+      const moved = await admin.inject({ method: 'PUT', url: '/consumers/two/version', payload: '{"version":2}' });
+      expect(moved.statusCode).toBe(200);
+      expect((await admin.inject({ url: '/' })).body).toContain(note('1 consumer with a key is'));
+    },
+  );
 
   it('refuses a body over 1 MiB 400 invalid JSON, whatever its Content-Type', async () => {
     gateway = await buildTestGateway(stub.url);

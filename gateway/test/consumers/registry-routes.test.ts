@@ -59,21 +59,25 @@ describe('POST /consumers', () => {
     expect((await post(app, '/consumers', { name: 'Zoë Ltd 2' })).json()).toMatchObject({ id: 'zoe-ltd-2' });
   });
 
-  it('answers a webhook secret (whsec_ + base64 of 32 bytes) once, when webhook_url is set, and never shows it again', async () => {
-    const app = await admin();
-    const res = await post(app, '/consumers', { name: 'Hooked', webhook_url: 'https://hooks.example/v1/versions' });
-    expect(res.statusCode).toBe(201);
-    // A credential: no cache may keep the answer.
-    expect(res.headers['cache-control']).toBe('no-store');
-    const body = res.json<{ webhook_secret: string; webhook_url: string }>();
-    expect(body.webhook_url).toBe('https://hooks.example/v1/versions');
-    expect(body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(Buffer.from(body.webhook_secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
-    const read = await app.inject({ url: '/consumers/hooked' });
-    expect(read.json()).not.toHaveProperty('webhook_secret');
-    expect(read.body).not.toContain(body.webhook_secret);
-    expect((await post(app, '/consumers', { name: 'Plain' })).json()).not.toHaveProperty('webhook_secret');
-  });
+  it(
+    'answers a webhook secret (whsec_ + base64 of 32 bytes) once, when webhook_url is set, and never shows it ' +
+      'again',
+    async () => {
+      const app = await admin();
+      const res = await post(app, '/consumers', { name: 'Hooked', webhook_url: 'https://hooks.example/v1/versions' });
+      expect(res.statusCode).toBe(201);
+      // A credential: no cache may keep the answer.
+      expect(res.headers['cache-control']).toBe('no-store');
+      const body = res.json<{ webhook_secret: string; webhook_url: string }>();
+      expect(body.webhook_url).toBe('https://hooks.example/v1/versions');
+      expect(body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(body.webhook_secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+      const read = await app.inject({ url: '/consumers/hooked' });
+      expect(read.json()).not.toHaveProperty('webhook_secret');
+      expect(read.body).not.toContain(body.webhook_secret);
+      expect((await post(app, '/consumers', { name: 'Plain' })).json()).not.toHaveProperty('webhook_secret');
+    },
+  );
 
   it('answers a taken id 409', async () => {
     const app = await admin();

@@ -54,7 +54,10 @@ export interface NoticeFixture {
   counts: { milestone: MilestoneName; channel: Channel; result: NoticeResult }[];
   /** A replica's notices (its own sender id), sending to `smtpUrl` when given. */
   replica(smtpUrl: string | undefined): NoticeScheduler;
-  /** A consumer with a ledger row of GET /v1/orders/{id} (`requests`, last called `lastSeenMs`); answers its webhook secret. */
+  /**
+   * A consumer with a ledger row of GET /v1/orders/{id} (`requests`, last called `lastSeenMs`); answers its webhook
+   * secret.
+   */
   consumer(
     id: string,
     options: { email?: string | null; webhookUrl?: string | null; lastSeenMs?: number; requests?: number },

@@ -27,7 +27,8 @@ describe('npm run mail-sink', () => {
         .poll(() => output, { timeout: 5_000, interval: 50 })
         .toContain('Version 1 of the API is deprecated.');
       expect(output).toContain(
-        'From: "API team" <api@example.com>\nTo: billing@acme.example\nSubject: API v1 will be removed in 1 day, on 2027-01-01\nMessage-ID: <notice-1@example.com>\n',
+        'From: "API team" <api@example.com>\nTo: billing@acme.example\nSubject: API v1 will be removed in 1 day, on ' +
+          '2027-01-01\nMessage-ID: <notice-1@example.com>\n',
       );
     } finally {
       sink.kill('SIGTERM');

@@ -100,67 +100,71 @@ describe.each(kinds)('the notices sent about a version, on $name', (kind) => {
     await closeLocation?.();
   });
 
-  it("are the delivered ones, per consumer in the order they went out: never a failed, pending or skipped one, nor another version's", async () => {
-    for (const id of ['acme', 'beta', 'gamma', 'delta']) {
-      await opened.store.createConsumer(
-        {
-          id,
-          name: id,
-          contact_email: `${id}@example.net`,
-          webhook_url: null,
-          webhook_secret: null,
-          pinned_version: null,
-        },
-        at('2026-09-01T00:00:00Z'),
+  it(
+    'are the delivered ones, per consumer in the order they went out: never a failed, pending or skipped one, nor ' +
+      "another version's",
+    async () => {
+      for (const id of ['acme', 'beta', 'gamma', 'delta']) {
+        await opened.store.createConsumer(
+          {
+            id,
+            name: id,
+            contact_email: `${id}@example.net`,
+            webhook_url: null,
+            webhook_secret: null,
+            pinned_version: null,
+          },
+          at('2026-09-01T00:00:00Z'),
+        );
+      }
+      const store = createNoticeStore(opened.database);
+      const sent = { status: 'sent' } as const;
+      const failed = { status: 'failed', error: 'SMTP: 550 mailbox unavailable' } as const;
+      // The brownout notice went out after the 90-day one, though its milestone sorts first.
+      await deliver(
+        store,
+        [
+          { notice: due('acme', 1, 'sunset_in_90_days', 'email'), outcome: sent },
+          { notice: due('acme', 1, 'sunset_in_90_days', 'webhook'), outcome: failed },
+          { notice: due('beta', 1, 'sunset_in_90_days', 'email'), outcome: failed },
+          { notice: due('beta', 1, 'sunset_in_90_days', 'webhook'), outcome: 'left pending' },
+          {
+            notice: due('gamma', 1, 'sunset_in_90_days', 'email'),
+            outcome: { status: 'pending', nextAttemptMs: at('2026-11-22T13:00:00Z'), error: 'connection refused' },
+          },
+          { notice: due('delta', 2, 'announced', 'email'), outcome: sent },
+          { notice: due('acme', 1, 'brownout_in_48_hours', 'email', BROWNOUT), outcome: sent, tookMs: 4_000 },
+        ],
+        at('2026-11-22T12:00:00Z'),
       );
-    }
-    const store = createNoticeStore(opened.database);
-    const sent = { status: 'sent' } as const;
-    const failed = { status: 'failed', error: 'SMTP: 550 mailbox unavailable' } as const;
-    // The brownout notice went out after the 90-day one, though its milestone sorts first.
-    await deliver(
-      store,
-      [
-        { notice: due('acme', 1, 'sunset_in_90_days', 'email'), outcome: sent },
-        { notice: due('acme', 1, 'sunset_in_90_days', 'webhook'), outcome: failed },
-        { notice: due('beta', 1, 'sunset_in_90_days', 'email'), outcome: failed },
-        { notice: due('beta', 1, 'sunset_in_90_days', 'webhook'), outcome: 'left pending' },
-        {
-          notice: due('gamma', 1, 'sunset_in_90_days', 'email'),
-          outcome: { status: 'pending', nextAttemptMs: at('2026-11-22T13:00:00Z'), error: 'connection refused' },
-        },
-        { notice: due('delta', 2, 'announced', 'email'), outcome: sent },
-        { notice: due('acme', 1, 'brownout_in_48_hours', 'email', BROWNOUT), outcome: sent, tookMs: 4_000 },
-      ],
-      at('2026-11-22T12:00:00Z'),
-    );
-    await store.record([], [due('gamma', 1, 'announced', 'email')], at('2026-11-22T12:00:00Z'));
+      await store.record([], [due('gamma', 1, 'announced', 'email')], at('2026-11-22T12:00:00Z'));
 
-    expect(await store.sentOf(1)).toEqual([
-      {
-        consumerId: 'acme',
-        milestone: 'sunset_in_90_days',
-        occasion: '',
-        channel: 'email',
-        sentMs: at('2026-11-22T12:00:01.500Z'),
-      },
-      {
-        consumerId: 'acme',
-        milestone: 'brownout_in_48_hours',
-        occasion: BROWNOUT,
-        channel: 'email',
-        sentMs: at('2026-11-22T12:00:04Z'),
-      },
-    ]);
-    expect(await store.sentOf(2)).toEqual([
-      {
-        consumerId: 'delta',
-        milestone: 'announced',
-        occasion: '',
-        channel: 'email',
-        sentMs: at('2026-11-22T12:00:01.500Z'),
-      },
-    ]);
-    expect(await store.sentOf(3)).toEqual([]);
-  });
+      expect(await store.sentOf(1)).toEqual([
+        {
+          consumerId: 'acme',
+          milestone: 'sunset_in_90_days',
+          occasion: '',
+          channel: 'email',
+          sentMs: at('2026-11-22T12:00:01.500Z'),
+        },
+        {
+          consumerId: 'acme',
+          milestone: 'brownout_in_48_hours',
+          occasion: BROWNOUT,
+          channel: 'email',
+          sentMs: at('2026-11-22T12:00:04Z'),
+        },
+      ]);
+      expect(await store.sentOf(2)).toEqual([
+        {
+          consumerId: 'delta',
+          milestone: 'announced',
+          occasion: '',
+          channel: 'email',
+          sentMs: at('2026-11-22T12:00:01.500Z'),
+        },
+      ]);
+      expect(await store.sentOf(3)).toEqual([]);
+    },
+  );
 });

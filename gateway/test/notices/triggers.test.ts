@@ -6,7 +6,9 @@ import { eventually } from '../../../test/support/eventually.mjs';
 let gateway: TestGateway | undefined;
 afterEach(() => gateway?.app.close());
 
-/** A notice store that only counts the checks (each check of a policy with a deprecated version reads what is recorded). */
+/**
+ * A notice store that only counts the checks (each check of a policy with a deprecated version reads what is recorded).
+ */
 function countingStore(): NoticeStore & { checks: number } {
   const store = {
     checks: 0,
@@ -25,33 +27,36 @@ function countingStore(): NoticeStore & { checks: number } {
 }
 
 describe('when the gateway looks for due notices', () => {
-  it('at start (once ready), after each successful policy reload, every NOTICES_INTERVAL_MS, and never after close', async () => {
-    const store = countingStore();
-    gateway = await buildTestGateway('http://127.0.0.1:1', {
-      notices: {
-        store,
-        config: { email: undefined, intervalMs: 1_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 },
-      },
-    });
-    expect(store.checks, 'nothing before the app is ready').toBe(0);
-    await gateway.app.ready();
-    await eventually('the check at start', () => store.checks >= 1, { timeoutMs: 2_000 });
+  it(
+    'at start (once ready), after each successful policy reload, every NOTICES_INTERVAL_MS, and never after ' + 'close',
+    async () => {
+      const store = countingStore();
+      gateway = await buildTestGateway('http://127.0.0.1:1', {
+        notices: {
+          store,
+          config: { email: undefined, intervalMs: 1_000, publicBaseUrl: undefined, sendTimeoutMs: 1_000 },
+        },
+      });
+      expect(store.checks, 'nothing before the app is ready').toBe(0);
+      await gateway.app.ready();
+      await eventually('the check at start', () => store.checks >= 1, { timeoutMs: 2_000 });
 
-    const admin = await gateway.admin();
-    const before = store.checks;
-    expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
-    await eventually('the check after the reload', () => store.checks > before, { timeoutMs: 500 });
-    gateway.setNextPolicy({ default_version: 1, versions: [] });
-    const afterReload = store.checks;
-    expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(400);
-    expect(store.checks, 'no check for a refused policy').toBe(afterReload);
+      const admin = await gateway.admin();
+      const before = store.checks;
+      expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(200);
+      await eventually('the check after the reload', () => store.checks > before, { timeoutMs: 500 });
+      gateway.setNextPolicy({ default_version: 1, versions: [] });
+      const afterReload = store.checks;
+      expect((await admin.inject({ method: 'POST', url: '/-/reload' })).statusCode).toBe(400);
+      expect(store.checks, 'no check for a refused policy').toBe(afterReload);
 
-    const counted = store.checks;
-    await eventually('two checks on the interval', () => store.checks >= counted + 2, { timeoutMs: 5_000 });
-    await gateway.app.close();
-    const closed = store.checks;
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    expect(store.checks).toBe(closed);
-    gateway = undefined;
-  });
+      const counted = store.checks;
+      await eventually('two checks on the interval', () => store.checks >= counted + 2, { timeoutMs: 5_000 });
+      await gateway.app.close();
+      const closed = store.checks;
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(store.checks).toBe(closed);
+      gateway = undefined;
+    },
+  );
 });

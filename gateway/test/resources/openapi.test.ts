@@ -1,4 +1,5 @@
-// A version's OpenAPI document, annotated on its way from the backend: the API-Key scheme, and a deprecated version's lifecycle.
+// A version's OpenAPI document, annotated on its way from the backend: the API-Key scheme, and a deprecated version's
+// lifecycle.
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +53,8 @@ describe('the OpenAPI document of a deprecated version', () => {
         },
         Link: {
           description:
-            '`<…/v2/…>; rel="successor-version"`: the same resource in version 2; the policy\'s deprecation and sunset links besides.',
+            '`<…/v2/…>; rel="successor-version"`: the same resource in version 2; the policy\'s deprecation and ' +
+            'sunset links besides.',
           schema: { type: 'string' },
         },
       },
@@ -75,27 +77,34 @@ describe('the OpenAPI document of a deprecated version', () => {
     },
   };
 
-  it("marks the version's own operations deprecated with their 410 and headers, adds x-sunset and x-successor-version from the policy, in every form", async () => {
-    for (const [url, headers] of [
-      ['/v1/openapi.json', {}],
-      ['/api/v1/openapi.json', {}],
-      ['/openapi.json', {}],
-      ['/openapi.json', { 'api-version': '1' }],
-    ] as const) {
-      const res = await get(url, headers);
-      expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual(ANNOTATED);
-      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
-      expect(res.headers).toMatchObject({ deprecation: 'true', 'api-version': '1' });
-    }
-  });
+  it(
+    "marks the version's own operations deprecated with their 410 and headers, adds x-sunset and " +
+      'x-successor-version from the policy, in every form',
+    async () => {
+      for (const [url, headers] of [
+        ['/v1/openapi.json', {}],
+        ['/api/v1/openapi.json', {}],
+        ['/openapi.json', {}],
+        ['/openapi.json', { 'api-version': '1' }],
+      ] as const) {
+        const res = await get(url, headers);
+        expect(res.statusCode).toBe(200);
+        expect(res.json()).toEqual(ANNOTATED);
+        expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+        expect(res.headers).toMatchObject({ deprecation: 'true', 'api-version': '1' });
+      }
+    },
+  );
 
-  it("marks nothing deprecated in a current version's document, nor in a deprecated one's before its announcement", async () => {
-    const current = await get('/openapi.json', { 'api-version': '2' });
-    expect(current.json()).toEqual(WITH_KEY_SCHEME);
-    fixture.gateway.setNow(at('2026-05-01'));
-    expect((await get('/v1/openapi.json')).json()).toEqual(WITH_KEY_SCHEME);
-  });
+  it(
+    "marks nothing deprecated in a current version's document, nor in a deprecated one's before its " + 'announcement',
+    async () => {
+      const current = await get('/openapi.json', { 'api-version': '2' });
+      expect(current.json()).toEqual(WITH_KEY_SCHEME);
+      fixture.gateway.setNow(at('2026-05-01'));
+      expect((await get('/v1/openapi.json')).json()).toEqual(WITH_KEY_SCHEME);
+    },
+  );
 
   it('follows a reloaded policy: a later sunset shows in x-sunset at once', async () => {
     expect((await get('/v1/openapi.json')).json()).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z' });
@@ -126,7 +135,8 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     in: 'header',
     name: 'API-Key',
     description:
-      "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown or revoked is answered 401 on every route.",
+      "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, " +
+      'unknown or revoked is answered 401 on every route.',
   };
 
   let backend: DocumentBackend;
@@ -155,7 +165,9 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     return res.json<OpenAPIV3_1.Document>();
   }
 
-  /** Each operation of the document as `METHOD path` → its own `security`, or 'document' when it has none of its own. */
+  /**
+   * Each operation of the document as `METHOD path` → its own `security`, or 'document' when it has none of its own.
+   */
   function operationSecurity(document: OpenAPIV3_1.Document): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [path, item] of Object.entries(document.paths ?? {})) {

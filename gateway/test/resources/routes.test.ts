@@ -154,29 +154,33 @@ describe('orders: what the policy refuses', () => {
     expect(fixture.stub.seen).toHaveLength(0);
   });
 
-  it('answers 410 version_removed from the sunset instant on, with Vary, Sunset and Link, without calling the backend', async () => {
-    fixture.gateway.setNow(V1_SUNSET - 1);
-    expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
-    fixture.stub.seen.length = 0;
-    fixture.gateway.setNow(V1_SUNSET);
-    for (const [url, headers, link, vary] of [
-      ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
-      ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
-      ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
-      ['/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version, API-Key'],
-    ] as const) {
-      const res = await get(url, headers);
-      expect(res.statusCode).toBe(410);
-      expect(res.json()).toEqual({
-        error: 'version_removed',
-        code: 410,
-        details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
-      });
-      expect(res.headers).toMatchObject({ vary, sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link });
-    }
-    expect(fixture.stub.seen).toHaveLength(0);
-    expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
-  });
+  it(
+    'answers 410 version_removed from the sunset instant on, with Vary, Sunset and Link, without calling the ' +
+      'backend',
+    async () => {
+      fixture.gateway.setNow(V1_SUNSET - 1);
+      expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+      fixture.stub.seen.length = 0;
+      fixture.gateway.setNow(V1_SUNSET);
+      for (const [url, headers, link, vary] of [
+        ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+        ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+        ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version'],
+        ['/orders/ord-1001', {}, '</v2/orders/ord-1001>; rel="successor-version"', 'API-Version, API-Key'],
+      ] as const) {
+        const res = await get(url, headers);
+        expect(res.statusCode).toBe(410);
+        expect(res.json()).toEqual({
+          error: 'version_removed',
+          code: 410,
+          details: 'version 1 was removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
+        });
+        expect(res.headers).toMatchObject({ vary, sunset: 'Fri, 01 Jan 2027 00:00:00 GMT', link });
+      }
+      expect(fixture.stub.seen).toHaveLength(0);
+      expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
+    },
+  );
 });
 
 describe('versioned resources from the policy file', () => {
@@ -211,25 +215,28 @@ describe('versioned resources from the policy file', () => {
     expect((await get('/orders')).headers.link).toBe(`</v2/orders>; rel="successor-version"${V1_LIFECYCLE_LINKS}`);
   });
 
-  it("forwards every method with its body; the backend's 405 comes back with Allow and the version headers", async () => {
-    const res = await request('POST', '/v1/orders/ord-1001', { 'content-type': 'foo' }, '{"x":1}');
-    expect(res.statusCode).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD');
-    expect(res.headers).toMatchObject({
-      'api-version': '1',
-      deprecation: '@1780272000',
-      sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
-    });
-    expect(fixture.stub.seen.at(-1)).toMatchObject({
-      method: 'POST',
-      url: '/v1/orders/ord-1001',
-      headers: { 'content-type': 'foo' },
-    });
-    expect(fixture.stub.seen.at(-1)?.body.toString()).toBe('{"x":1}');
-    const deleted = await request('DELETE', '/orders/ord-1001', { 'api-version': '2' });
-    expect(deleted.statusCode).toBe(405);
-    expect(fixture.stub.seen.at(-1)).toMatchObject({ method: 'DELETE', url: '/v2/orders/ord-1001' });
-  });
+  it(
+    "forwards every method with its body; the backend's 405 comes back with Allow and the version " + 'headers',
+    async () => {
+      const res = await request('POST', '/v1/orders/ord-1001', { 'content-type': 'foo' }, '{"x":1}');
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.headers).toMatchObject({
+        'api-version': '1',
+        deprecation: '@1780272000',
+        sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+      });
+      expect(fixture.stub.seen.at(-1)).toMatchObject({
+        method: 'POST',
+        url: '/v1/orders/ord-1001',
+        headers: { 'content-type': 'foo' },
+      });
+      expect(fixture.stub.seen.at(-1)?.body.toString()).toBe('{"x":1}');
+      const deleted = await request('DELETE', '/orders/ord-1001', { 'api-version': '2' });
+      expect(deleted.statusCode).toBe(405);
+      expect(fixture.stub.seen.at(-1)).toMatchObject({ method: 'DELETE', url: '/v2/orders/ord-1001' });
+    },
+  );
 
   it('serves /openapi.json as a versioned resource in its three forms', async () => {
     for (const [url, headers, upstream] of [
@@ -244,16 +251,19 @@ describe('versioned resources from the policy file', () => {
     }
   });
 
-  it('keeps the ordinary 404 for paths that are no resource and for unlisted path versions, and 405 on /versions', async () => {
-    for (const url of ['/v9/orders/x', '/api/v3/orders', '/orders/x/y', '/v1/other', '/api/orders/x', '/']) {
-      const res = await get(url);
-      expect(res.statusCode, url).toBe(404);
-      expect(res.json()).toEqual({ error: 'not found', code: 404 });
-      expect(res.headers).not.toHaveProperty('api-supported-versions');
-    }
-    const post = await request('POST', '/versions', {}, '{}');
-    expect(post.statusCode).toBe(405);
-    expect(post.headers.allow).toBe('GET, HEAD');
-    expect(fixture.stub.seen).toHaveLength(0);
-  });
+  it(
+    'keeps the ordinary 404 for paths that are no resource and for unlisted path versions, and 405 on ' + '/versions',
+    async () => {
+      for (const url of ['/v9/orders/x', '/api/v3/orders', '/orders/x/y', '/v1/other', '/api/orders/x', '/']) {
+        const res = await get(url);
+        expect(res.statusCode, url).toBe(404);
+        expect(res.json()).toEqual({ error: 'not found', code: 404 });
+        expect(res.headers).not.toHaveProperty('api-supported-versions');
+      }
+      const post = await request('POST', '/versions', {}, '{}');
+      expect(post.statusCode).toBe(405);
+      expect(post.headers.allow).toBe('GET, HEAD');
+      expect(fixture.stub.seen).toHaveLength(0);
+    },
+  );
 });

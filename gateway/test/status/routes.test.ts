@@ -82,21 +82,25 @@ describe('GET /consumers on the admin port', () => {
     expect(res.json()).toEqual({ versions: [{ version: 1, consumers: [] }] });
   });
 
-  it('counts requests on deprecated versions by X-Client-Id, else User-Agent, else "unknown", by requests descending', async () => {
-    await someTraffic();
-    expect(await consumers()).toEqual({
-      versions: [
-        {
-          version: 1,
-          consumers: [
-            { consumer: 'acme-billing', requests: 3, last_seen: TODAY_ISO },
-            { consumer: 'legacy-app/1.0', requests: 2, last_seen: TODAY_ISO },
-            { consumer: 'unknown', requests: 1, last_seen: TODAY_ISO },
-          ],
-        },
-      ],
-    });
-  });
+  it(
+    'counts requests on deprecated versions by X-Client-Id, else User-Agent, else "unknown", by requests ' +
+      'descending',
+    async () => {
+      await someTraffic();
+      expect(await consumers()).toEqual({
+        versions: [
+          {
+            version: 1,
+            consumers: [
+              { consumer: 'acme-billing', requests: 3, last_seen: TODAY_ISO },
+              { consumer: 'legacy-app/1.0', requests: 2, last_seen: TODAY_ISO },
+              { consumer: 'unknown', requests: 1, last_seen: TODAY_ISO },
+            ],
+          },
+        ],
+      });
+    },
+  );
 
   it('counts the 410s of a brownout and after the sunset, and keeps listing the removed version', async () => {
     await get('/v1/orders/ord-1001', { 'x-client-id': 'late-client' });
@@ -124,33 +128,37 @@ describe('GET /consumers on the admin port', () => {
     expect(listed?.sort()).toEqual(['<script>alert("ua")</script>', 'c'.repeat(128)]);
   });
 
-  it('stays at 100 consumers under a flood of distinct X-Client-Id values and still lists the heavy hitters', async () => {
-    // 2,000 distinct ids end to end (app.inject costs about a millisecond each here); the table's own
-    // test floods it with 100,000. After the sunset the gateway answers 410 itself, without the backend.
-    gateway.setNow(V1_SUNSET);
-    const heavy = ['acme-billing', 'partner-sync'];
-    const send = (clientId: string) =>
-      gateway.app.inject({ method: 'GET', url: '/v1/orders/ord-1001', headers: { 'x-client-id': clientId } });
-    for (let batch = 0; batch < 20; batch++) {
-      const requests = [];
-      for (let i = 0; i < 100; i++) requests.push(send(`noise-${batch}-${i}`));
-      for (const clientId of heavy) requests.push(send(clientId), send(clientId));
-      const answers = await Promise.all(requests);
-      expect(answers.every((res) => res.statusCode === 410)).toBe(true);
-    }
-    const v1 = (await consumers()).versions[0]?.consumers as { consumer: string; requests: number }[];
-    expect(v1).toHaveLength(100);
-    expect(
-      v1
-        .slice(0, 2)
-        .map(({ consumer }) => consumer)
-        .sort(),
-    ).toEqual(heavy);
-    // 40 each out of 2,080: Space-Saving never under-counts, and over-counts by at most 2,080 / 100.
-    for (const { requests } of v1.slice(0, 2)) expect(requests).toBeGreaterThanOrEqual(40);
-    for (const { requests } of v1.slice(0, 2)) expect(requests).toBeLessThanOrEqual(40 + 20);
-    expect(await page()).toContain('More than 100 consumers were seen');
-  }, 90_000);
+  it(
+    'stays at 100 consumers under a flood of distinct X-Client-Id values and still lists the heavy ' + 'hitters',
+    async () => {
+      // 2,000 distinct ids end to end (app.inject costs about a millisecond each here); the table's own
+      // test floods it with 100,000. After the sunset the gateway answers 410 itself, without the backend.
+      gateway.setNow(V1_SUNSET);
+      const heavy = ['acme-billing', 'partner-sync'];
+      const send = (clientId: string) =>
+        gateway.app.inject({ method: 'GET', url: '/v1/orders/ord-1001', headers: { 'x-client-id': clientId } });
+      for (let batch = 0; batch < 20; batch++) {
+        const requests = [];
+        for (let i = 0; i < 100; i++) requests.push(send(`noise-${batch}-${i}`));
+        for (const clientId of heavy) requests.push(send(clientId), send(clientId));
+        const answers = await Promise.all(requests);
+        expect(answers.every((res) => res.statusCode === 410)).toBe(true);
+      }
+      const v1 = (await consumers()).versions[0]?.consumers as { consumer: string; requests: number }[];
+      expect(v1).toHaveLength(100);
+      expect(
+        v1
+          .slice(0, 2)
+          .map(({ consumer }) => consumer)
+          .sort(),
+      ).toEqual(heavy);
+      // 40 each out of 2,080: Space-Saving never under-counts, and over-counts by at most 2,080 / 100.
+      for (const { requests } of v1.slice(0, 2)) expect(requests).toBeGreaterThanOrEqual(40);
+      for (const { requests } of v1.slice(0, 2)) expect(requests).toBeLessThanOrEqual(40 + 20);
+      expect(await page()).toContain('More than 100 consumers were seen');
+    },
+    90_000,
+  );
 });
 
 describe('GET / on the admin port: the status page', () => {
@@ -177,7 +185,9 @@ describe('GET / on the admin port: the status page', () => {
     const html = await page();
     const replica = /<p class="note" id="replica">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
     expect(replica).toBe(
-      `Replica ${TEST_REPLICA}: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.`,
+      `Replica ${TEST_REPLICA}: every figure on this page but the registered consumers (read from the store every ` +
+        `replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the ` +
+        `Grafana dashboard "API versions" sum them all.`,
     );
   });
 
@@ -234,23 +244,31 @@ describe('GET / on the admin port: the status page', () => {
     expect(rows[9]).toEqual(['10', 'client-03', '3', '39 s ago']);
     expect(html).toContain('<h2 id="consumers-v1">Anonymous top consumers of v1 (deprecated)</h2>');
     expect(html).toContain(
-      '10 of 12 tracked since the gateway started, by requests, on this replica. Requests without a valid API key only (the registered consumers are above), named by what each says of itself.',
+      '10 of 12 tracked since the gateway started, by requests, on this replica. Requests without a valid API key ' +
+        'only (the registered consumers are above), named by what each says of itself.',
     );
     expect(html).not.toContain('More than');
   });
 
-  it('warns while the default version is deprecated, and once it is removed, with its unversioned requests', async () => {
-    await someTraffic();
-    const warning = (html: string) =>
-      /<p class="note default-warning" id="default-version">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
-    expect(warning(await page())).toBe(
-      'The default version v1 is deprecated and will be removed on 2027-01-01; 2 requests in the last 5 minutes named no version and got v1. Move default_version to v2 before the sunset: see the runbook\'s "Move the default".',
-    );
-    gateway.setNow(V1_SUNSET + 1);
-    expect(warning(await page())).toBe(
-      'The default version v1 was removed on 2027-01-01: every request that names no version is answered 410. 0 requests in the last 5 minutes named no version. Move default_version to v2 before the sunset: see the runbook\'s "Move the default".',
-    );
-  });
+  it(
+    'warns while the default version is deprecated, and once it is removed, with its unversioned ' + 'requests',
+    async () => {
+      await someTraffic();
+      const warning = (html: string) =>
+        /<p class="note default-warning" id="default-version">(.*?)<\/p>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '');
+      expect(warning(await page())).toBe(
+        'The default version v1 is deprecated and will be removed on 2027-01-01; 2 requests in the last 5 minutes ' +
+          'named no version and got v1. Move default_version to v2 before the sunset: see the runbook\'s "Move the ' +
+          'default".',
+      );
+      gateway.setNow(V1_SUNSET + 1);
+      expect(warning(await page())).toBe(
+        'The default version v1 was removed on 2027-01-01: every request that names no version is answered 410. 0 ' +
+          'requests in the last 5 minutes named no version. Move default_version to v2 before the sunset: see the ' +
+          'runbook\'s "Move the default".',
+      );
+    },
+  );
 
   it('says who may call a version: API key required (from when), closed to new consumers (from when)', async () => {
     const restricted = {
@@ -279,28 +297,35 @@ describe('GET / on the admin port: the status page', () => {
     row = cells(await page(), 1);
     expect(row.slice(1, 7)).toEqual(['removed', '2026-06-01', '2027-01-01', 'removed', 'v2 · what changes', '—']);
     expect(await page()).toContain(
-      '<h2 id="consumers-v1">Anonymous top consumers of v1 (removed)</h2>\n<p class="note">No requests since the gateway started.</p>',
+      '<h2 id="consumers-v1">Anonymous top consumers of v1 (removed)</h2>\n<p class="note">No requests since the ' +
+        'gateway started.</p>',
     );
   });
 
-  it('shows what clients send in X-Client-Id and User-Agent as text: markup escaped, control characters as \\xNN', async () => {
-    await get('/v1/orders/ord-1001', { 'x-client-id': '<script>alert("id")</script>' });
-    await get('/v1/orders/ord-1001', { 'user-agent': "<script>alert('ua')</script><img src=x onerror=alert(1)>" });
-    await get('/v1/orders/ord-1001', { 'x-client-id': 'tab\there&amp;\u001b[2J\u0085\u007f' });
-    const html = await page();
-    const shown = consumerRows(html, 1).map((row) => row[1]);
-    expect(shown.sort()).toEqual([
-      '&lt;script&gt;alert(&#39;ua&#39;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;',
-      '&lt;script&gt;alert(&quot;id&quot;)&lt;/script&gt;',
-      'tab\\x09here&amp;amp;\\x1b[2J\\x85\\x7f',
-    ]);
-    expect(html).not.toMatch(/<script|<img/i);
-  });
+  it(
+    'shows what clients send in X-Client-Id and User-Agent as text: markup escaped, control characters as ' + '\\xNN',
+    async () => {
+      await get('/v1/orders/ord-1001', { 'x-client-id': '<script>alert("id")</script>' });
+      await get('/v1/orders/ord-1001', { 'user-agent': "<script>alert('ua')</script><img src=x onerror=alert(1)>" });
+      await get('/v1/orders/ord-1001', { 'x-client-id': 'tab\there&amp;\u001b[2J\u0085\u007f' });
+      const html = await page();
+      const shown = consumerRows(html, 1).map((row) => row[1]);
+      expect(shown.sort()).toEqual([
+        '&lt;script&gt;alert(&#39;ua&#39;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;',
+        '&lt;script&gt;alert(&quot;id&quot;)&lt;/script&gt;',
+        'tab\\x09here&amp;amp;\\x1b[2J\\x85\\x7f',
+      ]);
+      expect(html).not.toMatch(/<script|<img/i);
+    },
+  );
 });
 
 describe("the status page's registered consumers", () => {
   let store: MemoryConsumerStore;
-  /** A gateway on `store` (and `notices`, when given), with acme's key; beta's v1 use is in the store as another replica wrote it. */
+  /**
+   * A gateway on `store` (and `notices`, when given), with acme's key; beta's v1 use is in the store as another replica
+   * wrote it.
+   */
   async function withConsumers(
     consumerStore: MemoryConsumerStore = createMemoryConsumerStore(),
     notices?: NoticeStore,
@@ -361,36 +386,43 @@ describe("the status page's registered consumers", () => {
     );
   }
 
-  it("lists every replica's registered consumers of each deprecated version above the anonymous list, saying which is which", async () => {
-    const key = await withConsumers();
-    for (let i = 0; i < 3; i++)
-      expect((await get('/v1/orders/ord-1001', { 'api-key': key, 'x-client-id': 'acme-billing' })).statusCode).toBe(
-        200,
+  it(
+    "lists every replica's registered consumers of each deprecated version above the anonymous list, saying which " +
+      'is which',
+    async () => {
+      const key = await withConsumers();
+      for (let i = 0; i < 3; i++)
+        expect((await get('/v1/orders/ord-1001', { 'api-key': key, 'x-client-id': 'acme-billing' })).statusCode).toBe(
+          200,
+        );
+      await gateway.app.consumers.ledger.flush();
+      gateway.setNow(TODAY + 120_000);
+      const html = await page();
+      expect(registeredRows(html, 1)).toEqual([
+        ['beta', 'Beta', '7', '1 d ago'],
+        ['acme', 'Acme &lt;Billing&gt;', '3', '2 min ago'],
+      ]);
+      expect(html).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>');
+      expect(html).toContain(
+        '<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>',
       );
-    await gateway.app.consumers.ledger.flush();
-    gateway.setNow(TODAY + 120_000);
-    const html = await page();
-    expect(registeredRows(html, 1)).toEqual([
-      ['beta', 'Beta', '7', '1 d ago'],
-      ['acme', 'Acme &lt;Billing&gt;', '3', '2 min ago'],
-    ]);
-    expect(html).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>');
-    expect(html).toContain(
-      '<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>',
-    );
-    expect(html).toContain(
-      '<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: <a href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>',
-    );
-    expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
-    // Keyed requests are counted once, by their consumer: the anonymous table has only requests without a key.
-    expect(consumerRows(html, 1)).toEqual([]);
-    await get('/v1/orders/ord-1001', { 'x-client-id': 'anonymous-one' });
-    expect(consumerRows(await page(), 1).map((row) => row.slice(1, 3))).toEqual([['anonymous-one', '1']]);
-  });
+      expect(html).toContain(
+        '<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: ' +
+          '<a ' +
+          'href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>',
+      );
+      expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
+      // Keyed requests are counted once, by their consumer: the anonymous table has only requests without a key.
+      expect(consumerRows(html, 1)).toEqual([]);
+      await get('/v1/orders/ord-1001', { 'x-client-id': 'anonymous-one' });
+      expect(consumerRows(await page(), 1).map((row) => row.slice(1, 3))).toEqual([['anonymous-one', '1']]);
+    },
+  );
 
   it('says when no consumer called a deprecated version with a key', async () => {
     expect(await page()).toContain(
-      '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note">No consumer has called v1 with an API key.</p>',
+      '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note">No consumer has called ' +
+        'v1 with an API key.</p>',
     );
   });
 
@@ -401,7 +433,9 @@ describe("the status page's registered consumers", () => {
     const res = await admin.inject({ url: '/' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(
-      '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note unavailable">The consumer store could not be read, so the registered consumers cannot be shown now; the anonymous list below is this replica\'s own and still shown.</p>',
+      '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note unavailable">The ' +
+        'consumer store could not be read, so the registered consumers cannot be shown now; the anonymous list ' +
+        "below is this replica's own and still shown.</p>",
     );
     expect(res.body).not.toContain('ECONNREFUSED');
     expect(consumerRows(res.body, 1).map((row) => row[1])).toEqual(['acme-billing']);
@@ -426,26 +460,29 @@ describe("the status page's registered consumers", () => {
     expect(tookMs).toBeLessThan(6_000);
   });
 
-  it('does not wait on a notice store that never answers: the notice figures are unknown, the rest is shown', async () => {
-    await withConsumers(
-      createMemoryConsumerStore(),
-      noticeStore(() => new Promise(() => undefined)),
-    );
-    const res = await pageWithin10s();
-    if (res === 'held') throw new Error('the status page was held by the notice store');
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toContain(
-      '<h2 id="notices-v1">Notices about v1</h2>\n<p class="note">Unknown: the consumer store cannot be read.</p>',
-    );
-    expect(registeredRows(res.body, 1).map((row) => row[0])).toEqual(['beta']);
-    expect(
-      gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read')),
-    ).toMatchObject({
-      level: 40,
-      msg: 'status page: the consumer store could not be read; notice figures are not shown',
-      reason: 'no answer within 2 s',
-    });
-  });
+  it(
+    'does not wait on a notice store that never answers: the notice figures are unknown, the rest is ' + 'shown',
+    async () => {
+      await withConsumers(
+        createMemoryConsumerStore(),
+        noticeStore(() => new Promise(() => undefined)),
+      );
+      const res = await pageWithin10s();
+      if (res === 'held') throw new Error('the status page was held by the notice store');
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain(
+        '<h2 id="notices-v1">Notices about v1</h2>\n<p class="note">Unknown: the consumer store cannot be read.</p>',
+      );
+      expect(registeredRows(res.body, 1).map((row) => row[0])).toEqual(['beta']);
+      expect(
+        gateway.logs.find((line) => String(line.msg).startsWith('status page: the consumer store could not be read')),
+      ).toMatchObject({
+        level: 40,
+        msg: 'status page: the consumer store could not be read; notice figures are not shown',
+        reason: 'no answer within 2 s',
+      });
+    },
+  );
 
   it('reads the registered consumers and the notice figures at once, so one wait bounds both', async () => {
     // The ledger answers only once the notice figures have been asked for: read one after the other, the

@@ -62,17 +62,20 @@ describe('translation engine', () => {
     for (const body of [null, 3, 'text', [1, 2], [{ user_id: 'u' }]]) expect(through(backward, body)).toEqual(body);
   });
 
-  it('removes an added field from responses, and fills it only where a request lacks it and a default is declared', () => {
-    const { forward, backward } = translationOf([
-      { resource: ORDER, op: 'add', field: 'currency', default: { code: 'EUR' } },
-      { resource: ORDER, op: 'add', field: 'note' },
-    ]);
-    expect(through(backward, { id: 'a', currency: 'EUR', note: 'n' })).toEqual({ id: 'a' });
-    const filled = through(forward, { id: 'a' }) as { currency: { code: string } };
-    expect(filled).toEqual({ id: 'a', currency: { code: 'EUR' } });
-    filled.currency.code = 'changed';
-    expect(through(forward, { id: 'b' })).toEqual({ id: 'b', currency: { code: 'EUR' } });
-  });
+  it(
+    'removes an added field from responses, and fills it only where a request lacks it and a default is ' + 'declared',
+    () => {
+      const { forward, backward } = translationOf([
+        { resource: ORDER, op: 'add', field: 'currency', default: { code: 'EUR' } },
+        { resource: ORDER, op: 'add', field: 'note' },
+      ]);
+      expect(through(backward, { id: 'a', currency: 'EUR', note: 'n' })).toEqual({ id: 'a' });
+      const filled = through(forward, { id: 'a' }) as { currency: { code: string } };
+      expect(filled).toEqual({ id: 'a', currency: { code: 'EUR' } });
+      filled.currency.code = 'changed';
+      expect(through(forward, { id: 'b' })).toEqual({ id: 'b', currency: { code: 'EUR' } });
+    },
+  );
 
   it('puts a removed field back into responses (null without a value) and drops it from requests', () => {
     const { forward, backward } = translationOf([

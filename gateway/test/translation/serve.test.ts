@@ -179,13 +179,16 @@ describe('a version declared as changes', () => {
     expect(text.body).toBe('customer_id');
   });
 
-  it('answers 502 with one warn line for a body that is not JSON though it says so, never half a translation', async () => {
-    const res = await inject('GET', '/v1/orders/broken');
-    expect(res.statusCode).toBe(502);
-    expect(res.json()).toEqual({ error: 'bad gateway', code: 502 });
-    expect(res.headers).not.toHaveProperty('etag');
-    expect(warnings()).toEqual(['translation: the upstream body is not valid JSON, though its Content-Type says so']);
-  });
+  it(
+    'answers 502 with one warn line for a body that is not JSON though it says so, never half a ' + 'translation',
+    async () => {
+      const res = await inject('GET', '/v1/orders/broken');
+      expect(res.statusCode).toBe(502);
+      expect(res.json()).toEqual({ error: 'bad gateway', code: 502 });
+      expect(res.headers).not.toHaveProperty('etag');
+      expect(warnings()).toEqual(['translation: the upstream body is not valid JSON, though its Content-Type says so']);
+    },
+  );
 
   it('answers 502 with one warn line naming TRANSLATION_MAX_BYTES for a body above it', async () => {
     await useGateway({ translationMaxBytes: 2048 });

@@ -53,20 +53,23 @@ describe('the changes of a version in the policy file', () => {
       'versions.0.changes.0.resource: version 1: resource "/users/:id" is not listed in resources',
     ]);
     expect(problems(withChanges([{ ...rename('a', 'b'), resource: '/openapi.json' }]))).toEqual([
-      "versions.0.changes.0.resource: version 1: /openapi.json is not translated: its document follows from the other resources' changes",
+      'versions.0.changes.0.resource: version 1: /openapi.json is not translated: its document follows from the ' +
+        "other resources' changes",
     ]);
   });
 
   it('refuses two changes of one field that contradict: renamed twice, renamed and removed', () => {
     expect(problems(withChanges([rename('user_id', 'customer_id'), rename('user_id', 'client_id')]))).toEqual([
-      'versions.0.changes.1.field: version 1: "user_id" on /orders/:id is already changed by changes.0 (rename); two changes of one field contradict',
+      'versions.0.changes.1.field: version 1: "user_id" on /orders/:id is already changed by changes.0 (rename); ' +
+        'two changes of one field contradict',
     ]);
     expect(
       problems(
         withChanges([rename('user_id', 'customer_id'), { resource: '/orders/:id', op: 'remove', field: 'user_id' }]),
       ),
     ).toEqual([
-      'versions.0.changes.1.field: version 1: "user_id" on /orders/:id is already changed by changes.0 (rename); two changes of one field contradict',
+      'versions.0.changes.1.field: version 1: "user_id" on /orders/:id is already changed by changes.0 (rename); ' +
+        'two changes of one field contradict',
     ]);
   });
 
@@ -76,7 +79,8 @@ describe('the changes of a version in the policy file', () => {
         withChanges([rename('user_id', 'customer_id'), { resource: '/orders/:id', op: 'add', field: 'customer_id' }]),
       ),
     ).toEqual([
-      'versions.0.changes.1.field: version 1: changes.0 already leaves a field named "customer_id" on /orders/:id in the successor',
+      'versions.0.changes.1.field: version 1: changes.0 already leaves a field named "customer_id" on /orders/:id ' +
+        'in the successor',
     ]);
   });
 
@@ -122,8 +126,10 @@ describe('the changes of a version in the policy file', () => {
       ],
     };
     expect(problems(file)).toEqual([
-      'versions.0.changes: version 1: the successors of versions with changes come back to version 1; a chain must end at a version without changes',
-      'versions.1.changes: version 2: the successors of versions with changes come back to version 2; a chain must end at a version without changes',
+      'versions.0.changes: version 1: the successors of versions with changes come back to version 1; a chain must ' +
+        'end at a version without changes',
+      'versions.1.changes: version 2: the successors of versions with changes come back to version 2; a chain must ' +
+        'end at a version without changes',
     ]);
   });
 });

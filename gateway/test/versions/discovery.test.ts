@@ -42,25 +42,31 @@ describe('discovery', () => {
     },
   );
 
-  it("echoes API-Version on what a version served (the backend's errors included), not on the gateway's refusals", async () => {
-    expect((await get('/orders/ord-1001')).headers['api-version']).toBe('1');
-    expect((await get('/orders/missing', { 'api-version': '2' })).headers['api-version']).toBe('2');
-    expect((await get('/v2/orders/ord-1001', { 'api-version': '1' })).headers).not.toHaveProperty('api-version');
-    expect((await get('/orders/x', { 'api-version': 'x' })).headers).not.toHaveProperty('api-version');
-  });
+  it(
+    "echoes API-Version on what a version served (the backend's errors included), not on the gateway's " + 'refusals',
+    async () => {
+      expect((await get('/orders/ord-1001')).headers['api-version']).toBe('1');
+      expect((await get('/orders/missing', { 'api-version': '2' })).headers['api-version']).toBe('2');
+      expect((await get('/v2/orders/ord-1001', { 'api-version': '1' })).headers).not.toHaveProperty('api-version');
+      expect((await get('/orders/x', { 'api-version': 'x' })).headers).not.toHaveProperty('api-version');
+    },
+  );
 
-  it("drops the backend's copies of every header the policy owns, keeps its Retry-After and merges its Vary", async () => {
-    const res = await get('/v2/orders/varied');
-    expect(res.headers).toMatchObject({
-      vary: 'Accept-Encoding, API-Version',
-      'api-version': '2',
-      'api-supported-versions': '2',
-      'retry-after': '120',
-    });
-    expect(res.headers).not.toHaveProperty('deprecation');
-    expect(res.headers).not.toHaveProperty('sunset');
-    expect(res.headers).not.toHaveProperty('link');
-  });
+  it(
+    "drops the backend's copies of every header the policy owns, keeps its Retry-After and merges its " + 'Vary',
+    async () => {
+      const res = await get('/v2/orders/varied');
+      expect(res.headers).toMatchObject({
+        vary: 'Accept-Encoding, API-Version',
+        'api-version': '2',
+        'api-supported-versions': '2',
+        'retry-after': '120',
+      });
+      expect(res.headers).not.toHaveProperty('deprecation');
+      expect(res.headers).not.toHaveProperty('sunset');
+      expect(res.headers).not.toHaveProperty('link');
+    },
+  );
 
   it("answers GET /versions with each version's phase at the time of the request, linking the changelog", async () => {
     const versionsAt = async (now: number) => {

@@ -64,36 +64,41 @@ describe('reloading the policy without a restart', () => {
     ]);
   });
 
-  it('keeps the old policy on an invalid file: 400 invalid version policy with the reason, one error line, failure metrics', async () => {
-    fixture.gateway.setNextPolicy({
-      ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], sunset: '2026-09-01T00:00:00Z' }, designPolicyFile.versions[1]],
-    });
-    const res = await reload();
-    expect(res.statusCode).toBe(400);
-    const reason =
-      'invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)';
-    expect(res.json()).toEqual({ error: 'invalid version policy', code: 400, details: reason });
-    const errors = fixture.gateway.logs.filter((line) => line.level === 50);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({
-      msg: 'version policy reload failed; the previous policy stays in force',
-      reason,
-    });
-    expect((await get('/v1/orders/ord-1001')).headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
-    expect(await fixture.gateway.metricLines('api_version_policy_reloads_total')).toContain(
-      'api_version_policy_reloads_total{result="failure"} 1',
-    );
-    expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual([
-      'api_version_policy_last_reload_success 0',
-    ]);
+  it(
+    'keeps the old policy on an invalid file: 400 invalid version policy with the reason, one error line, failure ' +
+      'metrics',
+    async () => {
+      fixture.gateway.setNextPolicy({
+        ...designPolicyFile,
+        versions: [{ ...designPolicyFile.versions[0], sunset: '2026-09-01T00:00:00Z' }, designPolicyFile.versions[1]],
+      });
+      const res = await reload();
+      expect(res.statusCode).toBe(400);
+      const reason =
+        'invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months ' +
+        'after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)';
+      expect(res.json()).toEqual({ error: 'invalid version policy', code: 400, details: reason });
+      const errors = fixture.gateway.logs.filter((line) => line.level === 50);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        msg: 'version policy reload failed; the previous policy stays in force',
+        reason,
+      });
+      expect((await get('/v1/orders/ord-1001')).headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+      expect(await fixture.gateway.metricLines('api_version_policy_reloads_total')).toContain(
+        'api_version_policy_reloads_total{result="failure"} 1',
+      );
+      expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual([
+        'api_version_policy_last_reload_success 0',
+      ]);
 
-    fixture.gateway.setNextPolicy(designPolicyFile);
-    expect((await reload()).statusCode).toBe(200);
-    expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual([
-      'api_version_policy_last_reload_success 1',
-    ]);
-  });
+      fixture.gateway.setNextPolicy(designPolicyFile);
+      expect((await reload()).statusCode).toBe(200);
+      expect(await fixture.gateway.metricLines('api_version_policy_last_reload_success')).toEqual([
+        'api_version_policy_last_reload_success 1',
+      ]);
+    },
+  );
 
   it('moves the sunset gauge with the reloaded policy', async () => {
     fixture.gateway.setNextPolicy({

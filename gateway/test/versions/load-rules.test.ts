@@ -33,7 +33,9 @@ describe('a removed default_version', () => {
         if (refused !== undefined) throw refused;
       }),
     ).toBe(
-      'API_VERSIONS_FILE: ops/versions.json is invalid at default_version: default_version 1 was removed on 2027-01-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its successor) (docs/runbook.md#move-the-default)',
+      'API_VERSIONS_FILE: ops/versions.json is invalid at default_version: default_version 1 was removed on ' +
+        '2027-01-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its successor) ' +
+        '(docs/runbook.md#move-the-default)',
     );
     expect(refusedAtStart(file, 'ops/versions.json', V1_SUNSET - 1)).toBeUndefined();
     expect(problemAtLoad(versionPolicyFileSchema.parse(withDefault(2)), V1_SUNSET)).toBeUndefined();
@@ -46,7 +48,9 @@ describe('a removed default_version', () => {
     expect(gateway.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
-        'API_VERSIONS_FILE is invalid at default_version: default_version 1 was removed on 2027-01-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its successor) (docs/runbook.md#move-the-default)',
+        'API_VERSIONS_FILE is invalid at default_version: default_version 1 was removed on ' +
+        '2027-01-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its ' +
+        'successor) (docs/runbook.md#move-the-default)',
     });
     expect(gateway.app.versionPolicies.current.policy.defaultVersion).toBe(2);
   });
@@ -64,7 +68,9 @@ describe('a deprecated or removed default_version is said', () => {
         phase: 'deprecated',
         sunset: '2027-01-01T00:00:00.000Z',
         successor: 2,
-        msg: 'default_version is deprecated: requests that name no version get a version that will be removed; move default_version before its sunset',
+        msg:
+          'default_version is deprecated: requests that name no version get a version that will be removed; move ' +
+          'default_version before its sunset',
       }),
     ]);
     gateway.setNextPolicy({ ...designPolicyFile, deprecation_header: 'date' });
@@ -101,16 +107,21 @@ describe('a deprecated or removed default_version is said', () => {
 });
 
 describe("a brownout window's notice lead time", () => {
-  it('refuses at a reload a new window that starts within 48 hours, naming the window and the earliest start', async () => {
-    gateway = await buildTestGateway('http://127.0.0.1:9');
-    gateway.setNextPolicy(withWindows([TODAY + 40_000, TODAY + HOUR]));
-    expect(gateway.app.versionPolicies.reload()).toEqual({
-      ok: false,
-      reason:
-        'API_VERSIONS_FILE is invalid at versions.0.brownouts.0: version 1: new brownout 2026-11-22T12:00:40.000Z..2026-11-22T13:00:00.000Z starts less than 48 hours after this reload, so its notice cannot go out 48 hours ahead; start it at 2026-11-24T12:00:00.000Z or later',
-    });
-    expect(gateway.app.versionPolicies.current.policy.versions[0]?.brownouts).toBeUndefined();
-  });
+  it(
+    'refuses at a reload a new window that starts within 48 hours, naming the window and the earliest ' + 'start',
+    async () => {
+      gateway = await buildTestGateway('http://127.0.0.1:9');
+      gateway.setNextPolicy(withWindows([TODAY + 40_000, TODAY + HOUR]));
+      expect(gateway.app.versionPolicies.reload()).toEqual({
+        ok: false,
+        reason:
+          'API_VERSIONS_FILE is invalid at versions.0.brownouts.0: version 1: new brownout ' +
+          '2026-11-22T12:00:40.000Z..2026-11-22T13:00:00.000Z starts less than 48 hours after this reload, so its ' +
+          'notice cannot go out 48 hours ahead; start it at 2026-11-24T12:00:00.000Z or later',
+      });
+      expect(gateway.app.versionPolicies.current.policy.versions[0]?.brownouts).toBeUndefined();
+    },
+  );
 
   it('accepts a window 48 hours ahead, and keeps it across later reloads once it is near', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');

@@ -30,29 +30,34 @@ const deprecated = (overrides: Record<string, unknown>) => ({
 });
 
 describe('version policy file', () => {
-  it("accepts the example policy, and ops/versions.json as shipped: the example's v1 and v2 lifecycle plus any version or resource added since", () => {
-    expect(problem(designPolicyFile)).toBe('valid');
-    const shipped = JSON.parse(readFileSync(new URL('../../../ops/versions.json', import.meta.url), 'utf8')) as {
-      resources?: unknown;
-    };
-    expect(problem(shipped)).toBe('valid');
-    // A new version is one more entry (docs/architecture.md "Adding a version 3"); v1's and v2's stay as they are.
-    // A new resource is one more template beside the defaults ("Adding a resource"), which stay listed.
-    // v1 is also declared as changes to v2 (docs/behaviour.md "Versions declared as changes").
-    const { resources, ...rest } = shipped as { resources?: unknown; versions: Record<string, unknown>[] };
-    const lifecycles = rest.versions.map(({ changes: _changes, ...lifecycle }) => lifecycle);
-    expect({ ...rest, versions: lifecycles }).toEqual({
-      ...designPolicyFile,
-      versions: expect.arrayContaining(designPolicyFile.versions) as unknown,
-    });
-    if (resources !== undefined)
-      expect(resources).toEqual(expect.arrayContaining(versionPolicyFileSchema.parse(designPolicyFile).resources));
-  });
+  it(
+    "accepts the example policy, and ops/versions.json as shipped: the example's v1 and v2 lifecycle plus any " +
+      'version or resource added since',
+    () => {
+      expect(problem(designPolicyFile)).toBe('valid');
+      const shipped = JSON.parse(readFileSync(new URL('../../../ops/versions.json', import.meta.url), 'utf8')) as {
+        resources?: unknown;
+      };
+      expect(problem(shipped)).toBe('valid');
+      // A new version is one more entry (docs/architecture.md "Adding a version 3"); v1's and v2's stay as they are.
+      // A new resource is one more template beside the defaults ("Adding a resource"), which stay listed.
+      // v1 is also declared as changes to v2 (docs/behaviour.md "Versions declared as changes").
+      const { resources, ...rest } = shipped as { resources?: unknown; versions: Record<string, unknown>[] };
+      const lifecycles = rest.versions.map(({ changes: _changes, ...lifecycle }) => lifecycle);
+      expect({ ...rest, versions: lifecycles }).toEqual({
+        ...designPolicyFile,
+        versions: expect.arrayContaining(designPolicyFile.versions) as unknown,
+      });
+      if (resources !== undefined)
+        expect(resources).toEqual(expect.arrayContaining(versionPolicyFileSchema.parse(designPolicyFile).resources));
+    },
+  );
 
   it('accepts a sunset exactly 6 calendar months after the announcement and rejects one a second earlier', () => {
     expect(problem(deprecated({ announced: '2026-06-01', sunset: '2026-12-01T00:00:00Z' }))).toBe('valid');
     expect(problem(deprecated({ announced: '2026-06-01', sunset: '2026-11-30T23:59:59Z' }))).toBe(
-      'versions.0.sunset: version 1: sunset 2026-11-30T23:59:59.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)',
+      'versions.0.sunset: version 1: sunset 2026-11-30T23:59:59.000Z is less than 6 calendar months after announced ' +
+        '2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)',
     );
   });
 
@@ -131,22 +136,26 @@ describe('version policy file', () => {
     );
   });
 
-  it('accepts the lifecycle keys and defaults resources to /orders/:id and /openapi.json, the header form to "true"', () => {
-    const parsed = versionPolicyFileSchema.parse(designPolicyFile);
-    expect(parsed.resources).toEqual(['/orders/:id', '/openapi.json']);
-    expect(parsed.deprecation_header).toBe('true');
-    expect(
-      problem({
-        ...deprecated({
-          deprecation_link: 'https://example.com/v1',
-          sunset_link: 'https://example.com/policy',
-          brownouts: [{ start: '2026-12-01T10:00:00Z', end: '2026-12-02T10:00:00Z' }],
+  it(
+    'accepts the lifecycle keys and defaults resources to /orders/:id and /openapi.json, the header form to ' +
+      '"true"',
+    () => {
+      const parsed = versionPolicyFileSchema.parse(designPolicyFile);
+      expect(parsed.resources).toEqual(['/orders/:id', '/openapi.json']);
+      expect(parsed.deprecation_header).toBe('true');
+      expect(
+        problem({
+          ...deprecated({
+            deprecation_link: 'https://example.com/v1',
+            sunset_link: 'https://example.com/policy',
+            brownouts: [{ start: '2026-12-01T10:00:00Z', end: '2026-12-02T10:00:00Z' }],
+          }),
+          deprecation_header: 'date',
+          resources: ['/orders/:id', '/orders', '/invoices/:invoice_id/lines'],
         }),
-        deprecation_header: 'date',
-        resources: ['/orders/:id', '/orders', '/invoices/:invoice_id/lines'],
-      }),
-    ).toBe('valid');
-  });
+      ).toBe('valid');
+    },
+  );
 
   it('refuses a bad deprecation_header and links that are not absolute https URLs', () => {
     expect(problem({ ...designPolicyFile, deprecation_header: 'yes' })).toBe(
@@ -171,26 +180,31 @@ describe('version policy file', () => {
   it.each([
     [
       [{ start: '2026-05-31T23:00:00Z', end: '2026-06-01T01:00:00Z' }],
-      'versions.0.brownouts.0: version 1: brownout 2026-05-31T23:00:00.000Z..2026-06-01T01:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
+      'versions.0.brownouts.0: version 1: brownout 2026-05-31T23:00:00.000Z..2026-06-01T01:00:00.000Z is outside ' +
+        'the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
     ],
     [
       [{ start: '2026-12-31T23:00:00Z', end: '2027-01-01T00:00:01Z' }],
-      'versions.0.brownouts.0: version 1: brownout 2026-12-31T23:00:00.000Z..2027-01-01T00:00:01.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
+      'versions.0.brownouts.0: version 1: brownout 2026-12-31T23:00:00.000Z..2027-01-01T00:00:01.000Z is outside ' +
+        'the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
     ],
     [
       [{ start: '2026-12-01T10:00:00Z', end: '2026-12-01T10:00:00Z' }],
-      'versions.0.brownouts.0.end: version 1: brownout 2026-12-01T10:00:00.000Z..2026-12-01T10:00:00.000Z: end must be after start',
+      'versions.0.brownouts.0.end: version 1: brownout 2026-12-01T10:00:00.000Z..2026-12-01T10:00:00.000Z: end must ' +
+        'be after start',
     ],
     [
       [{ start: '2026-12-01T10:00:00Z', end: '2026-12-02T10:00:01Z' }],
-      'versions.0.brownouts.0.end: version 1: brownout 2026-12-01T10:00:00.000Z..2026-12-02T10:00:01.000Z is longer than 24 hours',
+      'versions.0.brownouts.0.end: version 1: brownout 2026-12-01T10:00:00.000Z..2026-12-02T10:00:01.000Z is longer ' +
+        'than 24 hours',
     ],
     [
       [
         { start: '2026-12-01T10:00:00Z', end: '2026-12-01T12:00:00Z' },
         { start: '2026-12-01T11:59:59Z', end: '2026-12-01T13:00:00Z' },
       ],
-      'versions.0.brownouts.1: version 1: brownout 2026-12-01T11:59:59.000Z..2026-12-01T13:00:00.000Z overlaps brownouts.0',
+      'versions.0.brownouts.1: version 1: brownout 2026-12-01T11:59:59.000Z..2026-12-01T13:00:00.000Z overlaps ' +
+        'brownouts.0',
     ],
     [
       [{ start: '2026-12-01T10:00:00Z' }],
@@ -234,17 +248,21 @@ describe('version policy file', () => {
     expect(problem({ ...designPolicyFile, resources })).toBe(message);
   });
 
-  it('accepts consumer_key on any version and closed_to_new within [announced, sunset) of a version that requires keys', () => {
-    expect(
-      problem({ default_version: 2, versions: [{ version: 2, status: 'current', consumer_key: 'required' }] }),
-    ).toBe('valid');
-    expect(problem(deprecated({ consumer_key: 'optional' }))).toBe('valid');
-    expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-06-01' }))).toBe('valid');
-    expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-12-31T23:59:59Z' }))).toBe('valid');
-    expect(problem(deprecated({ consumer_key: { required_from: '2026-09-01' }, closed_to_new: '2026-09-01' }))).toBe(
-      'valid',
-    );
-  });
+  it(
+    'accepts consumer_key on any version and closed_to_new within [announced, sunset) of a version that requires ' +
+      'keys',
+    () => {
+      expect(
+        problem({ default_version: 2, versions: [{ version: 2, status: 'current', consumer_key: 'required' }] }),
+      ).toBe('valid');
+      expect(problem(deprecated({ consumer_key: 'optional' }))).toBe('valid');
+      expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-06-01' }))).toBe('valid');
+      expect(problem(deprecated({ consumer_key: 'required', closed_to_new: '2026-12-31T23:59:59Z' }))).toBe('valid');
+      expect(problem(deprecated({ consumer_key: { required_from: '2026-09-01' }, closed_to_new: '2026-09-01' }))).toBe(
+        'valid',
+      );
+    },
+  );
 
   it.each([
     [
@@ -257,23 +275,28 @@ describe('version policy file', () => {
     ],
     [
       { consumer_key: { required_from: '2026-09-02' }, closed_to_new: '2026-09-01' },
-      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request ' +
+        'without a key cannot be told from a new consumer)',
     ],
     [
       { closed_to_new: '2026-09-01' },
-      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request ' +
+        'without a key cannot be told from a new consumer)',
     ],
     [
       { consumer_key: 'optional', closed_to_new: '2026-09-01' },
-      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request without a key cannot be told from a new consumer)',
+      'versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then on (a request ' +
+        'without a key cannot be told from a new consumer)',
     ],
     [
       { consumer_key: 'required', closed_to_new: '2026-05-31' },
-      'versions.0.closed_to_new: version 1: closed_to_new 2026-05-31T00:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
+      'versions.0.closed_to_new: version 1: closed_to_new 2026-05-31T00:00:00.000Z is outside the deprecation ' +
+        'period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
     ],
     [
       { consumer_key: 'required', closed_to_new: '2027-01-01T00:00:00Z' },
-      'versions.0.closed_to_new: version 1: closed_to_new 2027-01-01T00:00:00.000Z is outside the deprecation period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
+      'versions.0.closed_to_new: version 1: closed_to_new 2027-01-01T00:00:00.000Z is outside the deprecation ' +
+        'period [2026-06-01T00:00:00.000Z, 2027-01-01T00:00:00.000Z)',
     ],
     [
       { consumer_key: 'required', closed_to_new: 'soon' },
@@ -333,7 +356,8 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
       ],
     });
     expect(errorOf(early)).toBe(
-      `API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
+      `API_VERSIONS_FILE: ${early} is invalid at versions.0.sunset: version 1: sunset 2026-09-01T00:00:00.000Z is ` +
+        `less than 6 calendar months after announced 2026-06-01T00:00:00.000Z (earliest 2026-12-01T00:00:00.000Z)`,
     );
     const longBrownout = policyFile('long-brownout.json', {
       ...designPolicyFile,
@@ -346,7 +370,8 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
       ],
     });
     expect(errorOf(longBrownout)).toBe(
-      `API_VERSIONS_FILE: ${longBrownout} is invalid at versions.0.brownouts.0.end: version 1: brownout 2026-12-01T00:00:00.000Z..2026-12-02T00:00:01.000Z is longer than 24 hours`,
+      `API_VERSIONS_FILE: ${longBrownout} is invalid at versions.0.brownouts.0.end: version 1: brownout ` +
+        `2026-12-01T00:00:00.000Z..2026-12-02T00:00:01.000Z is longer than 24 hours`,
     );
     const noDefault = policyFile('no-default.json', { ...designPolicyFile, default_version: 7 });
     expect(errorOf(noDefault)).toBe(
@@ -354,20 +379,24 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
     );
   });
 
-  it('defaults the version schemes to path and header, the query parameter to "version" and the vendor to "version-router"', () => {
-    expect(versionPolicyFileSchema.parse(designPolicyFile)).toMatchObject({
-      schemes: ['path', 'header'],
-      query_parameter: 'version',
-      media_type_vendor: 'version-router',
-    });
-    const every = {
-      ...designPolicyFile,
-      schemes: ['media_type', 'query', 'header', 'path'],
-      query_parameter: 'api-version',
-      media_type_vendor: 'acme.orders',
-    };
-    expect(problem(every)).toBe('valid');
-  });
+  it(
+    'defaults the version schemes to path and header, the query parameter to "version" and the vendor to ' +
+      '"version-router"',
+    () => {
+      expect(versionPolicyFileSchema.parse(designPolicyFile)).toMatchObject({
+        schemes: ['path', 'header'],
+        query_parameter: 'version',
+        media_type_vendor: 'version-router',
+      });
+      const every = {
+        ...designPolicyFile,
+        schemes: ['media_type', 'query', 'header', 'path'],
+        query_parameter: 'api-version',
+        media_type_vendor: 'acme.orders',
+      };
+      expect(problem(every)).toBe('valid');
+    },
+  );
 
   it.each([
     [{ schemes: ['path', 'cookie'] }, 'schemes.1: must be one of "path", "header", "query", "media_type"'],

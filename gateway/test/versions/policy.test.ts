@@ -214,7 +214,8 @@ describe('version policy: the query and media type schemes', () => {
     const conflict = every.resolve(undefined, '2', undefined, '1', TODAY);
     expect(conflict).toBe(every.resolve(undefined, '2', undefined, 'zz', TODAY));
     expect(conflict?.failure?.details).toBe(
-      'the API-Version header selects version 2; send no versioned media type in Accept or exactly application/vnd.version-router.v2+json',
+      'the API-Version header selects version 2; send no versioned media type in Accept or exactly ' +
+        'application/vnd.version-router.v2+json',
     );
   });
 });
@@ -225,7 +226,8 @@ describe('version policy: RFC 9745 date form and links', () => {
     expect(headersOf(answer).deprecation).toBe(`@${at('2026-06-01') / 1000}`);
     expect(headersOf(answer).deprecation).toBe('@1780272000');
     expect(answer?.extraLinks).toBe(
-      ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"',
+      ', <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", ' +
+        '<https://example.com/sunset-policy>; rel="sunset"',
     );
   });
 
@@ -258,7 +260,9 @@ describe('version policy: brownouts', () => {
         failure: {
           status: 410,
           error: 'version_brownout',
-          details: `version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on ${V1_SUNSET_HTTP}; use version 2`,
+          details:
+            `version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on ` +
+            `${V1_SUNSET_HTTP}; use version 2`,
         },
         labels: { version: '1', deprecated: 'true', selected_by: 'path' },
       });
@@ -333,40 +337,45 @@ describe('brownouts', () => {
   const get = (url: string, headers: Record<string, string> = {}) =>
     fixture.gateway.app.inject({ method: 'GET', url, headers });
 
-  it('answers 410 version_brownout with Retry-After from the window start (inclusive) to its end (exclusive), without calling the backend', async () => {
-    fixture.gateway.setNow(BROWNOUT_START - 1);
-    expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
-    fixture.stub.seen.length = 0;
-    for (const now of [BROWNOUT_START, BROWNOUT_END - 1]) {
-      fixture.gateway.setNow(now);
-      for (const [url, headers] of [
-        ['/v1/orders/ord-1001', {}],
-        ['/api/v1/orders/ord-1001', {}],
-        ['/orders/ord-1001', {}],
-        ['/orders/ord-1001', { 'api-version': '1' }],
-      ] as const) {
-        const res = await get(url, headers);
-        expect(res.statusCode).toBe(410);
-        expect(res.headers['content-type']).toMatch(/^application\/json/);
-        expect(res.json()).toEqual({
-          error: 'version_brownout',
-          code: 410,
-          details:
-            'version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on Fri, 01 Jan 2027 00:00:00 GMT; use version 2',
-        });
-        expect(res.headers).toMatchObject({
-          'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT',
-          deprecation: '@1780272000',
-          sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
-        });
-        expect(res.headers.link).toMatch(/^<(\/api)?\/v2\/orders\/ord-1001>; rel="successor-version"/);
+  it(
+    'answers 410 version_brownout with Retry-After from the window start (inclusive) to its end (exclusive), ' +
+      'without calling the backend',
+    async () => {
+      fixture.gateway.setNow(BROWNOUT_START - 1);
+      expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+      fixture.stub.seen.length = 0;
+      for (const now of [BROWNOUT_START, BROWNOUT_END - 1]) {
+        fixture.gateway.setNow(now);
+        for (const [url, headers] of [
+          ['/v1/orders/ord-1001', {}],
+          ['/api/v1/orders/ord-1001', {}],
+          ['/orders/ord-1001', {}],
+          ['/orders/ord-1001', { 'api-version': '1' }],
+        ] as const) {
+          const res = await get(url, headers);
+          expect(res.statusCode).toBe(410);
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+          expect(res.json()).toEqual({
+            error: 'version_brownout',
+            code: 410,
+            details:
+              'version 1 is browned out until Tue, 01 Dec 2026 12:00:00 GMT; it will be removed on Fri, 01 Jan 2027 ' +
+              '00:00:00 GMT; use version 2',
+          });
+          expect(res.headers).toMatchObject({
+            'retry-after': 'Tue, 01 Dec 2026 12:00:00 GMT',
+            deprecation: '@1780272000',
+            sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+          });
+          expect(res.headers.link).toMatch(/^<(\/api)?\/v2\/orders\/ord-1001>; rel="successor-version"/);
+        }
       }
-    }
-    expect(fixture.stub.seen).toHaveLength(0);
-    expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
-    fixture.gateway.setNow(BROWNOUT_END);
-    expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
-  });
+      expect(fixture.stub.seen).toHaveLength(0);
+      expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
+      fixture.gateway.setNow(BROWNOUT_END);
+      expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+    },
+  );
 
   it('counts brownout answers as 410 and shows the window in api_version_brownout_active', async () => {
     fixture.gateway.setNow(BROWNOUT_START);

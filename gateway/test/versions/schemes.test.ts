@@ -14,7 +14,8 @@ import { startStubBackend, type StubBackend } from '../stub-backend.js';
 const everyScheme = { ...lifecyclePolicyFile, schemes: ['path', 'header', 'query', 'media_type'] };
 const BROWNOUT_START = at('2026-12-01T10:00:00Z');
 const V1_LINK =
-  '</v2/orders/ord-1001>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
+  '</v2/orders/ord-1001>; rel="successor-version", <https://example.com/changelog/v1>; rel="deprecation"; ' +
+  'type="text/html", <https://example.com/sunset-policy>; rel="sunset"';
 const mediaType = (version: string) => `application/vnd.version-router.v${version}+json`;
 
 let stub: StubBackend;
@@ -174,7 +175,8 @@ describe('conflicts between schemes', () => {
       'query',
       '/orders/ord-1001?version=2',
       { accept: mediaType('1') },
-      `the query parameter version selects version 2; send no versioned media type in Accept or exactly ${mediaType('2')}`,
+      `the query parameter version selects version 2; send no versioned media type in Accept or exactly ` +
+        `${mediaType('2')}`,
     ],
   ];
 
@@ -274,17 +276,21 @@ describe('the query scheme forwards the rest of the query as sent', () => {
     expect(stub.seen.at(-1)?.url).toBe(upstream);
   });
 
-  it("annotates a deprecated version's OpenAPI document chosen by the query or the media type, as for the other schemes", async () => {
-    for (const [url, headers] of [
-      ['/openapi.json?version=1', {}],
-      ['/openapi.json', { accept: mediaType('1') }],
-    ] as const) {
-      const res = await get(url, headers);
-      expect(stub.seen.at(-1)?.url).toBe('/v1/openapi.json');
-      expect(res.json()).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
-      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
-    }
-  });
+  it(
+    "annotates a deprecated version's OpenAPI document chosen by the query or the media type, as for the other " +
+      'schemes',
+    async () => {
+      for (const [url, headers] of [
+        ['/openapi.json?version=1', {}],
+        ['/openapi.json', { accept: mediaType('1') }],
+      ] as const) {
+        const res = await get(url, headers);
+        expect(stub.seen.at(-1)?.url).toBe('/v1/openapi.json');
+        expect(res.json()).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
+        expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+      }
+    },
+  );
 
   it('uses the query_parameter the policy names', async () => {
     await gateway.app.close();
@@ -296,36 +302,44 @@ describe('the query scheme forwards the rest of the query as sent', () => {
 });
 
 describe('schemes that are not enabled', () => {
-  it('ignores a version query parameter and a vendor media type by default: forwarded as they came, to default_version', async () => {
-    gateway = await buildTestGateway(stub.url, { policy: designPolicyFile });
-    const res = await get('/orders/ord-1001?version=2', { accept: mediaType('2') });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers).toMatchObject({ vary: 'API-Version, API-Key', 'api-version': '1' });
-    expect(stub.seen.at(-1)).toMatchObject({
-      url: '/v1/orders/ord-1001?version=2',
-      headers: { accept: mediaType('2') },
-    });
-    expect((await get('/v2/orders/ord-1001?version=1', { accept: mediaType('1') })).statusCode).toBe(200);
-  });
+  it(
+    'ignores a version query parameter and a vendor media type by default: forwarded as they came, to ' +
+      'default_version',
+    async () => {
+      gateway = await buildTestGateway(stub.url, { policy: designPolicyFile });
+      const res = await get('/orders/ord-1001?version=2', { accept: mediaType('2') });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers).toMatchObject({ vary: 'API-Version, API-Key', 'api-version': '1' });
+      expect(stub.seen.at(-1)).toMatchObject({
+        url: '/v1/orders/ord-1001?version=2',
+        headers: { accept: mediaType('2') },
+      });
+      expect((await get('/v2/orders/ord-1001?version=1', { accept: mediaType('1') })).statusCode).toBe(200);
+    },
+  );
 
-  it('ignores API-Version without the header scheme (no Vary then) and serves the bare path only while a scheme can choose there', async () => {
-    gateway = await buildTestGateway(stub.url, { policy: { ...designPolicyFile, schemes: ['path', 'query'] } });
-    const pathForm = await get('/v2/orders/ord-1001', { 'api-version': '1' });
-    expect(pathForm.statusCode).toBe(200);
-    expect(pathForm.headers).not.toHaveProperty('vary');
-    expect((await get('/orders/ord-1001', { 'api-version': '2' })).headers['api-version']).toBe('1');
-    await gateway.app.close();
+  it(
+    'ignores API-Version without the header scheme (no Vary then) and serves the bare path only while a scheme can ' +
+      'choose there',
+    async () => {
+      gateway = await buildTestGateway(stub.url, { policy: { ...designPolicyFile, schemes: ['path', 'query'] } });
+      const pathForm = await get('/v2/orders/ord-1001', { 'api-version': '1' });
+      expect(pathForm.statusCode).toBe(200);
+      expect(pathForm.headers).not.toHaveProperty('vary');
+      expect((await get('/orders/ord-1001', { 'api-version': '2' })).headers['api-version']).toBe('1');
+      await gateway.app.close();
 
-    gateway = await buildTestGateway(stub.url, { policy: { ...designPolicyFile, schemes: ['path'] } });
-    expect((await get('/orders/ord-1001')).statusCode).toBe(404);
-    expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
-    await gateway.app.close();
+      gateway = await buildTestGateway(stub.url, { policy: { ...designPolicyFile, schemes: ['path'] } });
+      expect((await get('/orders/ord-1001')).statusCode).toBe(404);
+      expect((await get('/v2/orders/ord-1001')).statusCode).toBe(200);
+      await gateway.app.close();
 
-    gateway = await buildTestGateway(stub.url, { policy: { ...designPolicyFile, schemes: ['media_type'] } });
-    expect((await get('/v2/orders/ord-1001')).statusCode).toBe(404);
-    const media = await get('/orders/ord-1001', { accept: mediaType('2') });
-    expect(media.headers).toMatchObject({ vary: 'Accept', 'api-version': '2' });
-  });
+      gateway = await buildTestGateway(stub.url, { policy: { ...designPolicyFile, schemes: ['media_type'] } });
+      expect((await get('/v2/orders/ord-1001')).statusCode).toBe(404);
+      const media = await get('/orders/ord-1001', { accept: mediaType('2') });
+      expect(media.headers).toMatchObject({ vary: 'Accept', 'api-version': '2' });
+    },
+  );
 
   it('refuses a reload that enables an unknown scheme, and keeps the schemes in force', async () => {
     gateway = await buildTestGateway(stub.url, { policy: designPolicyFile });

@@ -116,17 +116,20 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     await expect.poll(() => watched.servedSha256(), { timeout: APPLIED_WITHIN_MS }).toBe(digestOf(laterSunsetPolicy));
   });
 
-  it('does not reload content that did not change (the same bytes written again, other files in the directory)', async () => {
-    const { dir, path } = policyDirectory();
-    const watched = await start(path);
-    writeFileSync(path, textOf(designPolicyFile));
-    writeFileSync(join(dir, 'notes.txt'), 'unrelated');
-    await sleep(1_000);
-    expect(await watched.reloads()).toEqual({ success: 0, failure: 0 });
-    expect(
-      watched.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('version policy reload')),
-    ).toEqual([]);
-  });
+  it(
+    'does not reload content that did not change (the same bytes written again, other files in the ' + 'directory)',
+    async () => {
+      const { dir, path } = policyDirectory();
+      const watched = await start(path);
+      writeFileSync(path, textOf(designPolicyFile));
+      writeFileSync(join(dir, 'notes.txt'), 'unrelated');
+      await sleep(1_000);
+      expect(await watched.reloads()).toEqual({ success: 0, failure: 0 });
+      expect(
+        watched.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('version policy reload')),
+      ).toEqual([]);
+    },
+  );
 
   it('applies a file removed and written anew, without counting the moment it was missing', async () => {
     const { path } = policyDirectory();

@@ -23,13 +23,17 @@ function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, so
   if (socket.writable && socket._httpMessage?.headersSent !== true) {
     const body = errorJson(code, error);
     socket.write(
-      `HTTP/1.1 ${code} ${error}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${code} ${error}\r\nContent-Type: application/json\r\nContent-Length: ` +
+        `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
 }
 
-/** The errors raised before Fastify routes a request: Node's parser and timeouts, and the router's own (a malformed URL). */
+/**
+ * The errors raised before Fastify routes a request: Node's parser and timeouts, and the router's own (a malformed
+ * URL).
+ */
 export const errorServerOptions: Pick<
   FastifyHttpOptions<Server, FastifyBaseLogger>,
   'clientErrorHandler' | 'frameworkErrors'

@@ -9,7 +9,10 @@ import { clientConfig } from './database.js';
 /** Dot files, source maps and declarations beside the compiled migrations are not migrations. */
 const IGNORED_FILES = '(?:\\..*|.*\\.map|.*\\.d\\.ts)';
 const MIGRATIONS_TABLE = 'pgmigrations';
-/** As for requests: the client gives up on a silent server this long after the server would have cancelled the statement. */
+/**
+ * As for requests: the client gives up on a silent server this long after the server would have cancelled the
+ * statement.
+ */
 const READ_MARGIN_MS = 500;
 /** SQLSTATE query_canceled: here, a statement ran past statement_timeout. */
 const QUERY_CANCELED = '57014';
@@ -135,7 +138,8 @@ export async function migrate({
         ? "waited for another replica's schema migration (the PostgreSQL advisory lock)"
         : 'a migration statement ran';
       throw new Error(
-        `PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms)`,
+        `PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (` +
+          `${migrationTimeoutMs} ms)`,
         { cause: err },
       );
     }

@@ -87,15 +87,18 @@ describe('a client that goes away before its answer is complete (499)', () => {
     );
   });
 
-  it('counts a complete answer under its own status, and an answer the server cut under the status it gave', async () => {
-    const server = await listening();
-    await server.hangUp('/half', 1_500);
-    await server.hangUp('/cut', 1_000);
-    expect(await countLines(server.registry)).toEqual([
-      'http_requests_total{method="GET",route="/half",status_code="200"} 1',
-      'http_requests_total{method="GET",route="/cut",status_code="502"} 1',
-      'http_request_duration_seconds_count{method="GET",route="/half",status_code="200"} 1',
-      'http_request_duration_seconds_count{method="GET",route="/cut",status_code="502"} 1',
-    ]);
-  });
+  it(
+    'counts a complete answer under its own status, and an answer the server cut under the status it ' + 'gave',
+    async () => {
+      const server = await listening();
+      await server.hangUp('/half', 1_500);
+      await server.hangUp('/cut', 1_000);
+      expect(await countLines(server.registry)).toEqual([
+        'http_requests_total{method="GET",route="/half",status_code="200"} 1',
+        'http_requests_total{method="GET",route="/cut",status_code="502"} 1',
+        'http_request_duration_seconds_count{method="GET",route="/half",status_code="200"} 1',
+        'http_request_duration_seconds_count{method="GET",route="/cut",status_code="502"} 1',
+      ]);
+    },
+  );
 });

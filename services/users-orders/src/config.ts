@@ -31,7 +31,10 @@ export interface BackendConfig {
   adminToken: string | undefined;
 }
 
-/** The backend's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment; throws ConfigError naming the variable. */
+/**
+ * The backend's environment (docs/configuration.md#environment-variables): pure, so tests can pass any environment;
+ * throws ConfigError naming the variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
   const vars = readEnv(env, {
     BACKEND_HOST: { schema: hostSchema, default: '127.0.0.1' },
@@ -43,7 +46,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     SHUTDOWN_DELAY_MS: { schema: shutdownDelaySchema, default: '0' },
     LOG_LEVEL: { schema: logLevelSchema, default: 'info' },
   });
-  // ORDERS_FILE keeps its own variable (set in the images and older deployments); unset, it is one seed file among the others.
+  // ORDERS_FILE keeps its own variable (set in the images and older deployments); unset, it is one seed file among the
+  // others.
   const { ORDERS_FILE } = readEnv(env, {
     ORDERS_FILE: { schema: filePathSchema, default: join(vars.SEED_DIR, 'orders.json') },
   });

@@ -10,7 +10,10 @@ export interface DatabaseMetrics {
   queryDuration: Histogram<'operation'>;
 }
 
-/** The pool gauges read the pool at scrape time, and db_up runs the reachability probe then. Registered only when the users live in PostgreSQL: an in-memory backend exports no db_* series. */
+/**
+ * The pool gauges read the pool at scrape time, and db_up runs the reachability probe then. Registered only when the
+ * users live in PostgreSQL: an in-memory backend exports no db_* series.
+ */
 export function createDatabaseMetrics(registry: Registry, sources: DatabaseMetricSources): DatabaseMetrics {
   new Gauge({
     name: 'db_pool_connections',

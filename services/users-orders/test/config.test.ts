@@ -69,7 +69,8 @@ describe('loadConfig', () => {
     (value) => {
       expect(() => loadConfig({ DATABASE_MIGRATION_TIMEOUT_MS: value })).toThrow(
         new ConfigError(
-          `DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got ${JSON.stringify(value)})`,
+          `DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got ` +
+            `${JSON.stringify(value)})`,
         ),
       );
     },
@@ -79,12 +80,14 @@ describe('loadConfig', () => {
     [
       'not a URL',
       'not a url s3cret',
-      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)',
+      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a ' +
+        'password)',
     ],
     [
       'a URL without a host but with a password',
       'postgres://app:s3cret@/users',
-      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a password)',
+      'DATABASE_URL: must be a URL like postgres://user:password@host:5432/database (value not shown: it may hold a ' +
+        'password)',
     ],
     [
       'another scheme',

@@ -16,7 +16,8 @@ const MiB = 1_048_576;
 const userBody = '{"name":"Ada","email":"ada@example.com"}';
 
 function post(body: string | Buffer, extraHeaders = ''): Buffer {
-  const head = `POST /api/users HTTP/1.1\r\nHost: test\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders}\r\n`;
+  const head =
+    `POST /api/users HTTP/1.1\r\nHost: test\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` + `${extraHeaders}\r\n`;
   return Buffer.concat([Buffer.from(head), Buffer.from(body)]);
 }
 
@@ -30,25 +31,28 @@ describe.concurrent('the running backend', () => {
     await backend.exited;
   });
 
-  it('closes a request whose headers never finish at the 5 s read timeout, answering 408 JSON if anything', async () => {
-    const socket = await open(backend.apiUrl);
-    const reader = new Received(socket);
-    const started = Date.now();
-    socket.write('GET /api/users HTTP/1.1\r\nHost: test\r\n');
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    await closed;
-    const elapsed = Date.now() - started;
-    // The read timeout is checked every 0.5 s: 5.0-5.5 s on a quiet machine. Under 10 s leaves a loaded one
-    // room; without the read timeout nothing would close this connection at all.
-    expect(elapsed).toBeGreaterThanOrEqual(4_900);
-    expect(elapsed).toBeLessThan(10_000);
-    const answer = await reader.next(0).catch(() => undefined);
-    if (answer !== undefined) {
-      expect(answer.status).toBe(408);
-      expect(answer.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(answer.body)).toEqual({ error: 'request timeout', code: 408 });
-    }
-  });
+  it(
+    'closes a request whose headers never finish at the 5 s read timeout, answering 408 JSON if ' + 'anything',
+    async () => {
+      const socket = await open(backend.apiUrl);
+      const reader = new Received(socket);
+      const started = Date.now();
+      socket.write('GET /api/users HTTP/1.1\r\nHost: test\r\n');
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      await closed;
+      const elapsed = Date.now() - started;
+      // The read timeout is checked every 0.5 s: 5.0-5.5 s on a quiet machine. Under 10 s leaves a loaded one
+      // room; without the read timeout nothing would close this connection at all.
+      expect(elapsed).toBeGreaterThanOrEqual(4_900);
+      expect(elapsed).toBeLessThan(10_000);
+      const answer = await reader.next(0).catch(() => undefined);
+      if (answer !== undefined) {
+        expect(answer.status).toBe(408);
+        expect(answer.headers['content-type']).toBe('application/json');
+        expect(JSON.parse(answer.body)).toEqual({ error: 'request timeout', code: 408 });
+      }
+    },
+  );
 
   it('serves a second request on a keep-alive connection idle for 10 s', async () => {
     const socket = await open(backend.apiUrl);
@@ -158,7 +162,8 @@ describe('the built process with a bad configuration', () => {
     [{ ORDERS_FILE: dupes }, `invalid configuration: ORDERS_FILE: ${dupes} is invalid at 1.id: duplicate id "o"`],
     [
       { DATABASE_URL: 'mysql://app:s3cret@db/users' },
-      'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got "mysql://app:***@db/users")',
+      'invalid configuration: DATABASE_URL: must start with postgres:// or postgresql:// (got ' +
+        '"mysql://app:***@db/users")',
     ],
     [
       { DATABASE_POOL_MAX: '0' },
@@ -166,7 +171,8 @@ describe('the built process with a bad configuration', () => {
     ],
     [
       { DATABASE_MIGRATION_TIMEOUT_MS: '30s' },
-      'invalid configuration: DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 86400000 (got "30s")',
+      'invalid configuration: DATABASE_MIGRATION_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to ' +
+        '86400000 (got "30s")',
     ],
     [
       { ADMIN_TOKEN: 'short-token' },

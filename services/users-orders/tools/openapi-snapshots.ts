@@ -50,7 +50,9 @@ type GateChange = Pick<ContractChange, 'compatibility' | 'description' | 'path'>
  */
 export interface TranslatedVersions {
   readonly versions: readonly number[];
-  /** Version n's document, from the document of the version the chain ends at (`from`); undefined when that has none. */
+  /**
+   * Version n's document, from the document of the version the chain ends at (`from`); undefined when that has none.
+   */
   derive(
     version: number,
     documentOf: (version: number) => object | undefined,
@@ -65,7 +67,9 @@ export interface SnapshotDiff {
   generated: string | undefined;
   /** The version whose document this one is derived from (by the policy's changes); undefined for a generated one. */
   derivedFrom: number | undefined;
-  /** Nothing to write: the generated text equals the committed one byte for byte; a derived document equals it as JSON. */
+  /**
+   * Nothing to write: the generated text equals the committed one byte for byte; a derived document equals it as JSON.
+   */
   unchanged: boolean;
   changes: GateChange[];
 }
@@ -183,7 +187,10 @@ export async function diffSnapshots(
   });
 }
 
-/** One line per difference, breaking ones first, as the test and `npm run openapi:update` print them (paths relative to the working directory). */
+/**
+ * One line per difference, breaking ones first, as the test and `npm run openapi:update` print them (paths relative to
+ * the working directory).
+ */
 export function describeDiffs(diffs: readonly SnapshotDiff[]): string {
   const lines: string[] = [];
   for (const diff of diffs) {
@@ -194,7 +201,9 @@ export function describeDiffs(diffs: readonly SnapshotDiff[]): string {
       const derived =
         diff.derivedFrom === undefined ? '' : ` (derived from v${diff.derivedFrom} by the policy's changes)`;
       lines.push(
-        `${relative(process.cwd(), diff.file)}${derived}: ${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`,
+        `${relative(process.cwd(), diff.file)}${derived}: ` +
+          `${change.compatibility === 'breaking' ? 'BREAKING' : 'non-breaking'}: ` +
+          `${change.description}${change.path === '' ? '' : ` (at ${change.path})`}`,
       );
     }
   }

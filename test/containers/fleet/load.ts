@@ -131,7 +131,10 @@ export function startLoad(baseUrl: string, options: LoadOptions): RunningLoad {
   };
 }
 
-/** The mix the fleet tests send: orders in both versions and users (list pages, reads, creates) through gateway and backend. */
+/**
+ * The mix the fleet tests send: orders in both versions and users (list pages, reads, creates) through gateway and
+ * backend.
+ */
 export function mixedRequest(n: number): LoadRequest {
   switch (n % 4) {
     case 0:

@@ -104,7 +104,10 @@ function versionReport(
   };
 }
 
-/** The versions of `rows` that the policy lists as deprecated or removed at `nowMs`, ascending. A version no longer listed has no phase to report. */
+/**
+ * The versions of `rows` that the policy lists as deprecated or removed at `nowMs`, ascending. A version no longer
+ * listed has no phase to report.
+ */
 function reportedVersions(policy: VersionPolicy, rows: readonly UsageRow[], nowMs: number): ReportedVersion[] {
   const called = new Set(rows.map((row) => row.version));
   const reported: ReportedVersion[] = [];

@@ -5,7 +5,8 @@ import { dayCount, daysLeft } from '../../versions/days-left.js';
 import { readableInstant } from '../../versions/readable-instant.js';
 import type { VersionReport } from './model.js';
 
-const STYLE = `${BASE_STYLE}h2 { font-size: 1.2rem; margin: 2.2rem 0 .4rem; }
+const STYLE =
+  `${BASE_STYLE}h2 { font-size: 1.2rem; margin: 2.2rem 0 .4rem; }
 p.summary { font-size: 1.05rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -15,7 +16,8 @@ td.operation { white-space: nowrap; }
 td.none { color: var(--muted); }
 ul.breaking { margin: 0; padding-left: 1.1rem; }
 ul.breaking li + li { margin-top: .2rem; }
-.phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; vertical-align: middle; }
+.phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; ` +
+  `vertical-align: middle; }
 .phase-deprecated { background: #fff1d6; color: #7a4b00; }
 .phase-removed { background: #fde2e1; color: #8f1d18; }
 tr.must-change td:first-child { box-shadow: inset 3px 0 #c4322b; }
@@ -52,21 +54,26 @@ function versionSection(report: VersionReport, nowMs: number): string {
           ? '<td class="none">none</td>'
           : `<td><ul class="breaking">${breaking_changes.map(changeItem).join('')}</ul></td>`;
       return (
-        `<tr${breaking_changes.length === 0 ? '' : ' class="must-change"'}><td class="operation"><code>${escapeText(operation)}</code></td>` +
-        `<td class="num">${requests}</td><td><time datetime="${last_seen}">${readableInstant(Date.parse(last_seen))}</time></td>${changes}</tr>`
+        `<tr${breaking_changes.length === 0 ? '' : ' class="must-change"'}><td class="operation"><code>` +
+        `${escapeText(operation)}</code></td>` +
+        `<td class="num">${requests}</td><td><time datetime="${last_seen}">` +
+        `${readableInstant(Date.parse(last_seen))}</time></td>${changes}</tr>`
       );
     })
     .join('\n');
-  return `<section id="v${report.version}">
+  return (
+    `<section id="v${report.version}">
 <h2>v${report.version} <span class="phase phase-${report.phase}">${report.phase}</span></h2>
 <p>${lifecycleLine(report, nowMs)}</p>
 <table class="operations" data-version="${report.version}">
-<thead><tr><th>operation you called</th><th class="num">requests</th><th>last call</th><th>breaking changes that touch it</th></tr></thead>
+<thead><tr><th>operation you called</th><th class="num">requests</th><th>last call</th><th>breaking changes that ` +
+    `touch it</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>
-</section>`;
+</section>`
+  );
 }
 
 /**
@@ -79,9 +86,11 @@ export function renderDeprecationsPage(consumer: string, versions: readonly Vers
   const summary =
     versions.length === 0
       ? 'None of the versions you called is deprecated or removed: there is nothing to change.'
-      : `You called ${plural(versions.length, 'version that is', 'versions that are')} deprecated or removed, in ${plural(operations.length, 'operation', 'operations')}; ` +
+      : `You called ${plural(versions.length, 'version that is', 'versions that are')} deprecated or removed, in ` +
+        `${plural(operations.length, 'operation', 'operations')}; ` +
         `breaking changes touch ${touched} of them.`;
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -91,11 +100,15 @@ export function renderDeprecationsPage(consumer: string, versions: readonly Vers
 </head>
 <body>
 <h1>Deprecations for <code>${escapeText(consumer)}</code></h1>
-<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ')} UTC, from the requests this API key's consumer made (counted by every gateway replica; the last few seconds may be missing).</p>
+<p class="meta">As of ${new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ')} UTC, from the requests this ` +
+    `API key's consumer made (counted by every gateway replica; the last few seconds may be missing).</p>
 <p class="summary">${summary}</p>
 ${versions.map((report) => versionSection(report, nowMs)).join('\n')}
-<p class="note">The same report as JSON: <code>GET /deprecations</code> with your <code>API-Key</code> and <code>Accept: application/json</code>. A change that touches no operation you called is in each version's migration guide.</p>
+<p class="note">The same report as JSON: <code>GET /deprecations</code> with your <code>API-Key</code> and ` +
+    `<code>Accept: application/json</code>. A change that touches no operation you called is in each version's ` +
+    `migration guide.</p>
 </body>
 </html>
-`;
+`
+  );
 }

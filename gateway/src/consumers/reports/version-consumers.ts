@@ -83,7 +83,10 @@ export async function versionConsumers(
   };
 }
 
-/** Each consumer's row with the notices of `delivered` addressed to it (`delivered`: one version's, in the order they went out). */
+/**
+ * Each consumer's row with the notices of `delivered` addressed to it (`delivered`: one version's, in the order they
+ * went out).
+ */
 export function withNoticesSent(
   consumers: readonly VersionConsumer[],
   delivered: readonly DeliveredNotice[],

@@ -28,7 +28,9 @@ async function start(store: MemoryConsumerStore, policy: object = designPolicyFi
   return gateway;
 }
 
-/** What the migration guide says breaks in v1's order operation (user_id and total removed), as the report carries it. */
+/**
+ * What the migration guide says breaks in v1's order operation (user_id and total removed), as the report carries it.
+ */
 const ORDER_BREAKING = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2)).operations[0]?.changes.filter(
   (change) => change.breaking,
 );
@@ -118,23 +120,26 @@ describe('GET /deprecations', () => {
     });
   });
 
-  it('answers 401 API key required without a key, and 401 invalid API key for a key that is none or revoked', async () => {
-    const store = createMemoryConsumerStore();
-    const { key, keyId } = await consumerWithKey(store, 'acme');
-    await store.revokeKey('acme', keyId, TODAY);
-    const { app } = await start(store);
-    const without = await app.inject({ url: '/deprecations' });
-    expect(without.statusCode).toBe(401);
-    expect(without.json()).toEqual({ error: 'API key required', code: 401 });
-    expect(without.headers['www-authenticate']).toBe('API-Key');
-    expect(without.headers['cache-control']).toBe('no-store');
-    for (const given of ['vr_nonsense', key]) {
-      const res = await app.inject({ url: '/deprecations', headers: { 'api-key': given, accept: 'text/html' } });
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ error: 'invalid API key', code: 401 });
-      expect(res.headers['www-authenticate']).toBe('API-Key');
-    }
-  });
+  it(
+    'answers 401 API key required without a key, and 401 invalid API key for a key that is none or ' + 'revoked',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const { key, keyId } = await consumerWithKey(store, 'acme');
+      await store.revokeKey('acme', keyId, TODAY);
+      const { app } = await start(store);
+      const without = await app.inject({ url: '/deprecations' });
+      expect(without.statusCode).toBe(401);
+      expect(without.json()).toEqual({ error: 'API key required', code: 401 });
+      expect(without.headers['www-authenticate']).toBe('API-Key');
+      expect(without.headers['cache-control']).toBe('no-store');
+      for (const given of ['vr_nonsense', key]) {
+        const res = await app.inject({ url: '/deprecations', headers: { 'api-key': given, accept: 'text/html' } });
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({ error: 'invalid API key', code: 401 });
+        expect(res.headers['www-authenticate']).toBe('API-Key');
+      }
+    },
+  );
 
   it('answers a page for Accept: text/html, under its own CSP; */* gets JSON', async () => {
     const store = createMemoryConsumerStore();
@@ -169,18 +174,21 @@ describe('GET /deprecations', () => {
     expect(res.headers['retry-after']).toBe('1');
   });
 
-  it("answers 502 or 504 while the backend's OpenAPI documents cannot be had, as the migration guide does", async () => {
-    const store = createMemoryConsumerStore();
-    const { app, acme } = await acmeAndBeta(store);
-    backend.documents.delete('/v2/openapi.json');
-    const missing = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
-    expect(missing.statusCode).toBe(502);
-    expect(missing.json()).toEqual({ error: 'bad gateway', code: 502 });
-    backend.silent = true;
-    const silent = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
-    expect(silent.statusCode).toBe(504);
-    expect(silent.json()).toEqual({ error: 'gateway timeout', code: 504 });
-  });
+  it(
+    "answers 502 or 504 while the backend's OpenAPI documents cannot be had, as the migration guide " + 'does',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const { app, acme } = await acmeAndBeta(store);
+      backend.documents.delete('/v2/openapi.json');
+      const missing = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
+      expect(missing.statusCode).toBe(502);
+      expect(missing.json()).toEqual({ error: 'bad gateway', code: 502 });
+      backend.silent = true;
+      const silent = await app.inject({ url: '/deprecations', headers: { 'api-key': acme } });
+      expect(silent.statusCode).toBe(504);
+      expect(silent.json()).toEqual({ error: 'gateway timeout', code: 504 });
+    },
+  );
 
   it('names the declared changes of a version declared as changes, in the JSON and on the page', async () => {
     const policy = {

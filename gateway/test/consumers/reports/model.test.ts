@@ -119,27 +119,33 @@ describe("a consumer's version reports", () => {
     expect(await reportsOf(rows, { nowMs: at('2026-05-31T23:59:59Z') })).toEqual([]);
   });
 
-  it('gives the path form, its /api form and the header form of one operation the same breaking changes, each once', async () => {
-    const versions = await reportsOf([
-      row(1, 'GET /api/v1/orders/{id}', 2),
-      row(1, 'GET /orders/{id}', 3),
-      row(1, 'GET /v1/orders/{id}', 4),
-    ]);
-    expect(versions[0]?.operations.map(({ operation, breaking_changes }) => [operation, breaking_changes])).toEqual([
-      ['GET /api/v1/orders/{id}', ORDER_BREAKING],
-      ['GET /orders/{id}', ORDER_BREAKING],
-      ['GET /v1/orders/{id}', ORDER_BREAKING],
-    ]);
-  });
+  it(
+    'gives the path form, its /api form and the header form of one operation the same breaking changes, each ' + 'once',
+    async () => {
+      const versions = await reportsOf([
+        row(1, 'GET /api/v1/orders/{id}', 2),
+        row(1, 'GET /orders/{id}', 3),
+        row(1, 'GET /v1/orders/{id}', 4),
+      ]);
+      expect(versions[0]?.operations.map(({ operation, breaking_changes }) => [operation, breaking_changes])).toEqual([
+        ['GET /api/v1/orders/{id}', ORDER_BREAKING],
+        ['GET /orders/{id}', ORDER_BREAKING],
+        ['GET /v1/orders/{id}', ORDER_BREAKING],
+      ]);
+    },
+  );
 
-  it('lists an operation the guide does not name with no breaking changes, and leaves the compatible ones out', async () => {
-    const versions = await reportsOf([row(1, 'DELETE /v1/orders/{id}'), row(1, 'GET /v1/orders')]);
-    expect(versions[0]?.operations.map(({ operation, breaking_changes }) => [operation, breaking_changes])).toEqual([
-      ['DELETE /v1/orders/{id}', []],
-      ['GET /v1/orders', []],
-    ]);
-    expect(V1_TO_V2.compatible_changes).toBeGreaterThan(0);
-  });
+  it(
+    'lists an operation the guide does not name with no breaking changes, and leaves the compatible ones ' + 'out',
+    async () => {
+      const versions = await reportsOf([row(1, 'DELETE /v1/orders/{id}'), row(1, 'GET /v1/orders')]);
+      expect(versions[0]?.operations.map(({ operation, breaking_changes }) => [operation, breaking_changes])).toEqual([
+        ['DELETE /v1/orders/{id}', []],
+        ['GET /v1/orders', []],
+      ]);
+      expect(V1_TO_V2.compatible_changes).toBeGreaterThan(0);
+    },
+  );
 
   const change = (name: string, breaking = true): GuideChange => ({
     change: 'removed',
@@ -149,7 +155,10 @@ describe("a consumer's version reports", () => {
     breaking,
     description: name,
   });
-  /** A guide whose path names its parameter otherwise than the policy's template, with a path-wide change and a HEAD-less GET. */
+  /**
+   * A guide whose path names its parameter otherwise than the policy's template, with a path-wide change and a
+   * HEAD-less GET.
+   */
   const handWritten: MigrationGuide = {
     version: 1,
     successor: 2,
@@ -178,60 +187,72 @@ describe("a consumer's version reports", () => {
     other_changes: [change('servers')],
   };
 
-  it("matches operations whatever the parameters are named, adds the path-wide changes to every method, and gives HEAD the GET's", async () => {
-    const versions = await reportsOf(
-      [
-        row(1, 'GET /v1/orders/{id}'),
-        row(1, 'HEAD /v1/orders/{id}'),
-        row(1, 'PUT /orders/{id}'),
-        row(1, 'DELETE /api/v1/orders/{id}'),
-      ],
-      { guide: handWritten },
-    );
-    expect(
-      Object.fromEntries(
-        versions[0]?.operations.map(({ operation, breaking_changes }) => [
-          operation,
-          breaking_changes.map(({ name }) => name),
-        ]) ?? [],
-      ),
-    ).toEqual({
-      'DELETE /api/v1/orders/{id}': ['parameters'],
-      'GET /v1/orders/{id}': ['total', 'parameters'],
-      'HEAD /v1/orders/{id}': ['total', 'parameters'],
-      'PUT /orders/{id}': ['status', 'parameters'],
-    });
-  });
+  it(
+    'matches operations whatever the parameters are named, adds the path-wide changes to every method, and gives ' +
+      "HEAD the GET's",
+    async () => {
+      const versions = await reportsOf(
+        [
+          row(1, 'GET /v1/orders/{id}'),
+          row(1, 'HEAD /v1/orders/{id}'),
+          row(1, 'PUT /orders/{id}'),
+          row(1, 'DELETE /api/v1/orders/{id}'),
+        ],
+        { guide: handWritten },
+      );
+      expect(
+        Object.fromEntries(
+          versions[0]?.operations.map(({ operation, breaking_changes }) => [
+            operation,
+            breaking_changes.map(({ name }) => name),
+          ]) ?? [],
+        ),
+      ).toEqual({
+        'DELETE /api/v1/orders/{id}': ['parameters'],
+        'GET /v1/orders/{id}': ['total', 'parameters'],
+        'HEAD /v1/orders/{id}': ['total', 'parameters'],
+        'PUT /orders/{id}': ['status', 'parameters'],
+      });
+    },
+  );
 
-  it('reads the ledger in the window asked for (all of it by default) and answers a guide failure as the guide route does', async () => {
-    const reader = readerOf([row(1, 'GET /v1/orders/{id}')]);
-    const sinceMs = TODAY - 30 * 86_400_000;
-    await consumerReports({
-      consumerId: 'acme',
-      reader,
-      guides: guidesOf(V1_TO_V2),
-      policy: shippedPolicy,
-      nowMs: TODAY,
-      requestId: 'r',
-    });
-    await consumerReports({
-      consumerId: 'acme',
-      reader,
-      guides: guidesOf(V1_TO_V2),
-      policy: shippedPolicy,
-      nowMs: TODAY,
-      sinceMs,
-      requestId: 'r',
-    });
-    expect(reader.asked).toEqual([undefined, sinceMs]);
-    const failed = await consumerReports({
-      consumerId: 'acme',
-      reader,
-      guides: guidesOf({ ok: false, status: 504, reason: 'GET /v1/openapi.json failed: UND_ERR_HEADERS_TIMEOUT' }),
-      policy: shippedPolicy,
-      nowMs: TODAY,
-      requestId: 'r',
-    });
-    expect(failed).toEqual({ ok: false, status: 504, reason: 'GET /v1/openapi.json failed: UND_ERR_HEADERS_TIMEOUT' });
-  });
+  it(
+    'reads the ledger in the window asked for (all of it by default) and answers a guide failure as the guide ' +
+      'route does',
+    async () => {
+      const reader = readerOf([row(1, 'GET /v1/orders/{id}')]);
+      const sinceMs = TODAY - 30 * 86_400_000;
+      await consumerReports({
+        consumerId: 'acme',
+        reader,
+        guides: guidesOf(V1_TO_V2),
+        policy: shippedPolicy,
+        nowMs: TODAY,
+        requestId: 'r',
+      });
+      await consumerReports({
+        consumerId: 'acme',
+        reader,
+        guides: guidesOf(V1_TO_V2),
+        policy: shippedPolicy,
+        nowMs: TODAY,
+        sinceMs,
+        requestId: 'r',
+      });
+      expect(reader.asked).toEqual([undefined, sinceMs]);
+      const failed = await consumerReports({
+        consumerId: 'acme',
+        reader,
+        guides: guidesOf({ ok: false, status: 504, reason: 'GET /v1/openapi.json failed: UND_ERR_HEADERS_TIMEOUT' }),
+        policy: shippedPolicy,
+        nowMs: TODAY,
+        requestId: 'r',
+      });
+      expect(failed).toEqual({
+        ok: false,
+        status: 504,
+        reason: 'GET /v1/openapi.json failed: UND_ERR_HEADERS_TIMEOUT',
+      });
+    },
+  );
 });

@@ -77,79 +77,87 @@ async function ledger(): Promise<MemoryConsumerStore> {
 }
 
 describe('GET /versions/{n}/consumers', () => {
-  it('lists every authenticated consumer of the version, most requests in the last 30 days first, with its contact and last call (no notices from a gateway that sends none)', async () => {
-    const app = await admin(await ledger());
-    const res = await app.inject({ url: '/versions/1/consumers' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.json()).toEqual({
-      version: 1,
-      phase: 'deprecated',
-      requests_since: '2026-10-23T00:00:00.000Z',
-      consumers: [
-        {
-          id: 'acme',
-          name: 'Acme Billing',
-          contact_email: 'billing@acme.example',
-          webhook_url: null,
-          pinned_version: 1,
-          requests: 5,
-          last_seen: '2026-11-22T11:59:00.000Z',
-          notices_sent: [],
-        },
-        {
-          id: 'beta',
-          name: 'Beta',
-          contact_email: null,
-          webhook_url: null,
-          pinned_version: null,
-          requests: 3,
-          last_seen: '2026-10-23T09:30:00.000Z',
-          notices_sent: [],
-        },
-        {
-          id: 'hooked',
-          name: 'Hooked',
-          contact_email: null,
-          webhook_url: 'https://hooked.example/notices',
-          pinned_version: null,
-          requests: 3,
-          last_seen: '2026-11-20T09:30:00.000Z',
-          notices_sent: [],
-        },
-        {
-          id: 'gamma',
-          name: 'Gamma',
-          contact_email: null,
-          webhook_url: null,
-          pinned_version: null,
-          requests: 0,
-          last_seen: '2026-09-01T09:30:00.000Z',
-          notices_sent: [],
-        },
-      ],
-    });
-  });
+  it(
+    'lists every authenticated consumer of the version, most requests in the last 30 days first, with its contact ' +
+      'and last call (no notices from a gateway that sends none)',
+    async () => {
+      const app = await admin(await ledger());
+      const res = await app.inject({ url: '/versions/1/consumers' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.json()).toEqual({
+        version: 1,
+        phase: 'deprecated',
+        requests_since: '2026-10-23T00:00:00.000Z',
+        consumers: [
+          {
+            id: 'acme',
+            name: 'Acme Billing',
+            contact_email: 'billing@acme.example',
+            webhook_url: null,
+            pinned_version: 1,
+            requests: 5,
+            last_seen: '2026-11-22T11:59:00.000Z',
+            notices_sent: [],
+          },
+          {
+            id: 'beta',
+            name: 'Beta',
+            contact_email: null,
+            webhook_url: null,
+            pinned_version: null,
+            requests: 3,
+            last_seen: '2026-10-23T09:30:00.000Z',
+            notices_sent: [],
+          },
+          {
+            id: 'hooked',
+            name: 'Hooked',
+            contact_email: null,
+            webhook_url: 'https://hooked.example/notices',
+            pinned_version: null,
+            requests: 3,
+            last_seen: '2026-11-20T09:30:00.000Z',
+            notices_sent: [],
+          },
+          {
+            id: 'gamma',
+            name: 'Gamma',
+            contact_email: null,
+            webhook_url: null,
+            pinned_version: null,
+            requests: 0,
+            last_seen: '2026-09-01T09:30:00.000Z',
+            notices_sent: [],
+          },
+        ],
+      });
+    },
+  );
 
-  it('answers a listed version nobody called an empty list, and 404 not found for a version the policy does not list', async () => {
-    const app = await admin(createMemoryConsumerStore());
-    expect((await app.inject({ url: '/versions/2/consumers' })).json()).toEqual({
-      version: 2,
-      phase: 'current',
-      requests_since: '2026-10-23T00:00:00.000Z',
-      consumers: [],
-    });
-    for (const url of [
-      '/versions/3/consumers',
-      '/versions/01/consumers',
-      '/versions/v1/consumers',
-      '/versions/1.0/consumers',
-    ]) {
-      const res = await app.inject({ url });
-      expect(res.statusCode, url).toBe(404);
-      expect(res.json(), url).toEqual({ error: 'not found', code: 404 });
-    }
-  });
+  it(
+    'answers a listed version nobody called an empty list, and 404 not found for a version the policy does not ' +
+      'list',
+    async () => {
+      const app = await admin(createMemoryConsumerStore());
+      expect((await app.inject({ url: '/versions/2/consumers' })).json()).toEqual({
+        version: 2,
+        phase: 'current',
+        requests_since: '2026-10-23T00:00:00.000Z',
+        consumers: [],
+      });
+      for (const url of [
+        '/versions/3/consumers',
+        '/versions/01/consumers',
+        '/versions/v1/consumers',
+        '/versions/1.0/consumers',
+      ]) {
+        const res = await app.inject({ url });
+        expect(res.statusCode, url).toBe(404);
+        expect(res.json(), url).toEqual({ error: 'not found', code: 404 });
+      }
+    },
+  );
 
   it('answers 503 storage unavailable while the store cannot be read', async () => {
     const store = await ledger();
@@ -161,26 +169,30 @@ describe('GET /versions/{n}/consumers', () => {
     expect(res.json()).toEqual({ error: 'storage unavailable', code: 503 });
   });
 
-  it('is kept like the registry: off loopback only with ADMIN_TOKEN (403 without one), and the token is required when set (401)', async () => {
-    const open = await admin(await ledger(), { adminHost: '0.0.0.0' });
-    const refused = await open.inject({ url: '/versions/1/consumers' });
-    expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toEqual({ error: 'admin token required off loopback', code: 403 });
-    await gateway?.app.close();
-    const guarded = await admin(await ledger(), { adminHost: '0.0.0.0', adminToken: 'a-token-of-at-least-16' });
-    const without = await guarded.inject({ url: '/versions/1/consumers' });
-    expect(without.statusCode).toBe(401);
-    expect(without.json()).toEqual({ error: 'admin token required', code: 401 });
-    const allowed = await guarded.inject({
-      url: '/versions/1/consumers',
-      headers: { authorization: 'Bearer a-token-of-at-least-16' },
-    });
-    expect(allowed.statusCode).toBe(200);
-    expect(allowed.json()).toMatchObject({
-      version: 1,
-      consumers: [{ id: 'acme' }, { id: 'beta' }, { id: 'hooked' }, { id: 'gamma' }],
-    });
-  });
+  it(
+    'is kept like the registry: off loopback only with ADMIN_TOKEN (403 without one), and the token is required ' +
+      'when set (401)',
+    async () => {
+      const open = await admin(await ledger(), { adminHost: '0.0.0.0' });
+      const refused = await open.inject({ url: '/versions/1/consumers' });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({ error: 'admin token required off loopback', code: 403 });
+      await gateway?.app.close();
+      const guarded = await admin(await ledger(), { adminHost: '0.0.0.0', adminToken: 'a-token-of-at-least-16' });
+      const without = await guarded.inject({ url: '/versions/1/consumers' });
+      expect(without.statusCode).toBe(401);
+      expect(without.json()).toEqual({ error: 'admin token required', code: 401 });
+      const allowed = await guarded.inject({
+        url: '/versions/1/consumers',
+        headers: { authorization: 'Bearer a-token-of-at-least-16' },
+      });
+      expect(allowed.statusCode).toBe(200);
+      expect(allowed.json()).toMatchObject({
+        version: 1,
+        consumers: [{ id: 'acme' }, { id: 'beta' }, { id: 'hooked' }, { id: 'gamma' }],
+      });
+    },
+  );
 });
 
 /** A notice store that has delivered `sent` (whatever its version) and asks for nothing to be sent. */
@@ -268,63 +280,68 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
       return app;
     }
 
-    it('lists the notices delivered to a consumer, none while its notices only failed or wait for a retry, and none of another version', async () => {
-      const fixture = await newFixture();
-      for (const id of ['told', 'failing', 'waiting', 'elsewhere']) await fixture.consumer(id, {});
-      await fixture.opened.store.addUsage([
-        {
-          consumerId: 'elsewhere',
-          version: 2,
-          operation: 'GET /v2/orders/{id}',
-          day: '2026-11-21',
-          requests: 1,
-          firstSeenMs: NOW - DAY,
-          lastSeenMs: NOW - DAY,
-        },
-      ]);
-      const record = (
-        consumer: string,
-        version: number,
-        milestone: string,
-        channel: string,
-        status: string,
-        sentAt: string | null,
-      ) =>
-        fixture.sql.query(
-          `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, due_at, recorded_at, sent_at)
-           VALUES ($1, $2, $3, '', $4, $1 || $3 || $4, $5, '2026-10-03T00:00:00Z', '2026-10-03T00:00:10Z', $6)`,
-          [consumer, version, milestone, channel, status, sentAt],
-        );
-      await record('told', 1, 'sunset_in_90_days', 'email', 'sent', '2026-10-03T00:01:02.345Z');
-      await record('told', 1, 'sunset_in_90_days', 'webhook', 'failed', null);
-      await record('failing', 1, 'sunset_in_90_days', 'email', 'failed', null);
-      await record('waiting', 1, 'sunset_in_90_days', 'email', 'pending', null);
-      await record('elsewhere', 2, 'announced', 'email', 'sent', '2026-10-04T08:00:00Z');
-      const app = await routes(fixture);
-
-      const v1 = await app.inject({ url: '/versions/1/consumers' });
-      expect(v1.statusCode).toBe(200);
-      const sentOn = (body: { consumers: { id: string; notices_sent: unknown[] }[] }) =>
-        Object.fromEntries(body.consumers.map(({ id, notices_sent }) => [id, notices_sent]));
-      expect(sentOn(v1.json())).toEqual({
-        told: [
+    it(
+      'lists the notices delivered to a consumer, none while its notices only failed or wait for a retry, and none ' +
+        'of another version',
+      async () => {
+        const fixture = await newFixture();
+        for (const id of ['told', 'failing', 'waiting', 'elsewhere']) await fixture.consumer(id, {});
+        await fixture.opened.store.addUsage([
           {
-            milestone: 'sunset_in_90_days',
-            brownout_start: null,
-            channel: 'email',
-            sent_at: '2026-10-03T00:01:02.345Z',
+            consumerId: 'elsewhere',
+            version: 2,
+            operation: 'GET /v2/orders/{id}',
+            day: '2026-11-21',
+            requests: 1,
+            firstSeenMs: NOW - DAY,
+            lastSeenMs: NOW - DAY,
           },
-        ],
-        failing: [],
-        waiting: [],
-        elsewhere: [],
-      });
-      expect(sentOn((await app.inject({ url: '/versions/2/consumers' })).json())).toEqual({
-        elsewhere: [
-          { milestone: 'announced', brownout_start: null, channel: 'email', sent_at: '2026-10-04T08:00:00.000Z' },
-        ],
-      });
-      await app.close();
-    });
+        ]);
+        const record = (
+          consumer: string,
+          version: number,
+          milestone: string,
+          channel: string,
+          status: string,
+          sentAt: string | null,
+        ) =>
+          fixture.sql.query(
+            `INSERT INTO gateway.notices (consumer_id, version, milestone, occasion, channel, message_id, status, ` +
+              `due_at, recorded_at, sent_at)
+           VALUES ($1, $2, $3, '', $4, $1 || $3 || $4, $5, '2026-10-03T00:00:00Z', '2026-10-03T00:00:10Z', $6)`,
+            [consumer, version, milestone, channel, status, sentAt],
+          );
+        await record('told', 1, 'sunset_in_90_days', 'email', 'sent', '2026-10-03T00:01:02.345Z');
+        await record('told', 1, 'sunset_in_90_days', 'webhook', 'failed', null);
+        await record('failing', 1, 'sunset_in_90_days', 'email', 'failed', null);
+        await record('waiting', 1, 'sunset_in_90_days', 'email', 'pending', null);
+        await record('elsewhere', 2, 'announced', 'email', 'sent', '2026-10-04T08:00:00Z');
+        const app = await routes(fixture);
+
+        const v1 = await app.inject({ url: '/versions/1/consumers' });
+        expect(v1.statusCode).toBe(200);
+        const sentOn = (body: { consumers: { id: string; notices_sent: unknown[] }[] }) =>
+          Object.fromEntries(body.consumers.map(({ id, notices_sent }) => [id, notices_sent]));
+        expect(sentOn(v1.json())).toEqual({
+          told: [
+            {
+              milestone: 'sunset_in_90_days',
+              brownout_start: null,
+              channel: 'email',
+              sent_at: '2026-10-03T00:01:02.345Z',
+            },
+          ],
+          failing: [],
+          waiting: [],
+          elsewhere: [],
+        });
+        expect(sentOn((await app.inject({ url: '/versions/2/consumers' })).json())).toEqual({
+          elsewhere: [
+            { milestone: 'announced', brownout_start: null, channel: 'email', sent_at: '2026-10-04T08:00:00.000Z' },
+          ],
+        });
+        await app.close();
+      },
+    );
   });
 });

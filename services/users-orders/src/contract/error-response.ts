@@ -38,5 +38,6 @@ export function errorResponse(code: number, error: string, description: string, 
 /** Errors any route can answer besides its own scenarios: a request timeout, 503 while draining, 500 for a bug. */
 export const otherErrors = errorResponseSchema.meta({
   description:
-    'Any other error the server answers (e.g. 503 `service unavailable` while shutting down, 500 `internal error`), with `code` equal to the status.',
+    'Any other error the server answers (e.g. 503 `service unavailable` while shutting down, 500 `internal error`), ' +
+    'with `code` equal to the status.',
 });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
-/** The stored order (a record of the orders' seed file, ORDERS_FILE), independent of any API version's representation. */
+/**
+ * The stored order (a record of the orders' seed file, ORDERS_FILE), independent of any API version's representation.
+ */
 export const orderSchema = z.strictObject({
   id: z.string().min(1),
   customer_id: z.string().min(1),

@@ -9,7 +9,9 @@ export interface PageQuery {
   limit: number;
 }
 
-/** A limit that is not an integer or is outside 1..100 is silently replaced by 20 (as are repeated ones), never refused. */
+/**
+ * A limit that is not an integer or is outside 1..100 is silently replaced by 20 (as are repeated ones), never refused.
+ */
 function parseLimit(raw: unknown): number {
   if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw)) return pageLimits.default;
   const limit = Number(raw);

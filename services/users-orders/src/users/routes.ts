@@ -66,7 +66,8 @@ const userNotFoundResponse = errorResponse(404, 'user not found', 'No user has t
 const invalidJsonResponse = errorResponse(
   400,
   'invalid JSON',
-  'The body cannot be decoded: not JSON, not an object, an unknown field, a present name/email that is not a string, data after the first value, or more than 1048576 bytes.',
+  'The body cannot be decoded: not JSON, not an object, an unknown field, a present name/email that is not a ' +
+    'string, data after the first value, or more than 1048576 bytes.',
   'unknown field "x"',
 );
 const listingFailedResponse = errorResponse(
@@ -82,7 +83,8 @@ const storageUnavailableResponse = errorResponse(
 );
 const createdUserResponse = userSchema.meta({
   description:
-    'The created user; with `Idempotent-Replayed: true`, the first answer to this Idempotency-Key again (nothing was created).',
+    'The created user; with `Idempotent-Replayed: true`, the first answer to this Idempotency-Key again (nothing ' +
+    'was created).',
   headers: {
     Location: { type: 'string', description: 'The new user: `/api/users/{id}`.', examples: ['/api/users/user-1'] },
     'Idempotent-Replayed': {
@@ -172,8 +174,10 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
         summary: 'Create a user',
         tags: ['users'],
         description:
-          'With an `Idempotency-Key`, the same key with the same name and email within 24 h answers the first answer again and creates nothing, ' +
-          'so a request whose answer was lost can be sent again. The key is checked first (400), then the body is decoded (400) and validated (422).',
+          'With an `Idempotency-Key`, the same key with the same name and email within 24 h answers the first ' +
+          'answer again and creates nothing, ' +
+          'so a request whose answer was lost can be sent again. The key is checked first (400), then the body is ' +
+          'decoded (400) and validated (422).',
         headers: createUserHeadersSchema,
         body: createUserRequestSchema,
         response: {
@@ -190,7 +194,8 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
             ])
             .meta({
               description:
-                'The Idempotency-Key header is malformed (`invalid idempotency key`), or the body cannot be decoded (`invalid JSON`).',
+                'The Idempotency-Key header is malformed (`invalid idempotency key`), or the body cannot be decoded ' +
+                '(`invalid JSON`).',
             }),
           409: errorResponse(
             409,
@@ -213,7 +218,8 @@ export async function userRoutes(app: FastifyInstance, { store, clock }: UserRou
             ])
             .meta({
               description:
-                'name or email is missing or empty (`validation failed`), or the Idempotency-Key was used with another name or email (`idempotency key reused`).',
+                'name or email is missing or empty (`validation failed`), or the Idempotency-Key was used with ' +
+                'another name or email (`idempotency key reused`).',
             }),
           503: storageUnavailableResponse,
           default: otherErrors,

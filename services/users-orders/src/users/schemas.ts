@@ -2,13 +2,11 @@ import { z } from 'zod';
 import { pageLimits } from '../pagination/query.js';
 import { USER_ID_PATTERN } from './user-id.js';
 
-const timestamp = z
-  .string()
-  .meta({
-    format: 'date-time',
-    description: 'RFC 3339 in UTC with millisecond precision.',
-    examples: ['2026-11-22T10:00:00.000Z'],
-  });
+const timestamp = z.string().meta({
+  format: 'date-time',
+  description: 'RFC 3339 in UTC with millisecond precision.',
+  examples: ['2026-11-22T10:00:00.000Z'],
+});
 
 /** A user as every user route answers it. */
 export const userSchema = z
@@ -66,7 +64,8 @@ export const createUserHeadersSchema = z.object({
     .optional()
     .meta({
       description:
-        'Makes a retry safe: 1 to 255 visible ASCII characters other than `"` and `\\` (a UUID is a good key), bare or in double quotes. ' +
+        'Makes a retry safe: 1 to 255 visible ASCII characters other than `"` and `\\` (a UUID is a good key), bare ' +
+        'or in double quotes. ' +
         'Remembered for 24 h with the name and email it was first sent with.',
       examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
     }),
@@ -96,7 +95,9 @@ export const pageQuerySchema = z.object({
     .max(pageLimits.max)
     .default(pageLimits.default)
     .meta({
-      description: `Page size. A value that is not an integer in ${pageLimits.min}..${pageLimits.max} is replaced by ${pageLimits.default}.`,
+      description:
+        `Page size. A value that is not an integer in ${pageLimits.min}..${pageLimits.max} is replaced ` +
+        `by ${pageLimits.default}.`,
     }),
 });
 

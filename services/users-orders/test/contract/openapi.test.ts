@@ -44,40 +44,43 @@ describe('GET /v{n}/openapi.json', () => {
     },
   );
 
-  it('describes the version and names its tags from the routes registered, a resource added later included', async () => {
-    const app = await testApp();
-    await app.register(async (scope) => {
-      scope.get(
-        '/v2/widgets/:id',
-        { schema: { tags: ['widgets'], response: { 200: z.object({}) } } },
-        async () => ({}),
+  it(
+    'describes the version and names its tags from the routes registered, a resource added later ' + 'included',
+    async () => {
+      const app = await testApp();
+      await app.register(async (scope) => {
+        scope.get(
+          '/v2/widgets/:id',
+          { schema: { tags: ['widgets'], response: { 200: z.object({}) } } },
+          async () => ({}),
+        );
+        scope.post(
+          '/api/v2/gadgets',
+          { schema: { tags: ['gadgets'], response: { 201: z.object({}) } } },
+          async () => ({}),
+        );
+        scope.get(
+          '/v1/widgets/:id',
+          { schema: { tags: ['widgets'], response: { 200: z.object({}) } } },
+          async () => ({}),
+        );
+      });
+      const document = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json<Document>();
+      // Other resources registered in the app come between orders and those added here.
+      expect(document.info.description).toMatch(
+        /^Major version 2: users \(unversioned, the same in every version\) and the version 2 representation of orders at \/v2\/orders\/\{id\} and \/api\/v2\/orders\/\{id\}, (.+, )?widgets at \/v2\/widgets\/\{id\} and gadgets at \/api\/v2\/gadgets\.$/,
       );
-      scope.post(
-        '/api/v2/gadgets',
-        { schema: { tags: ['gadgets'], response: { 201: z.object({}) } } },
-        async () => ({}),
-      );
-      scope.get(
-        '/v1/widgets/:id',
-        { schema: { tags: ['widgets'], response: { 200: z.object({}) } } },
-        async () => ({}),
-      );
-    });
-    const document = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json<Document>();
-    // Other resources registered in the app come between orders and those added here.
-    expect(document.info.description).toMatch(
-      /^Major version 2: users \(unversioned, the same in every version\) and the version 2 representation of orders at \/v2\/orders\/\{id\} and \/api\/v2\/orders\/\{id\}, (.+, )?widgets at \/v2\/widgets\/\{id\} and gadgets at \/api\/v2\/gadgets\.$/,
-    );
-    const tags = document.tags ?? [];
-    expect(tags.slice(0, 2)).toEqual([
-      { name: 'users', description: 'Users; not versioned.' },
-      { name: 'orders', description: 'Read-only orders, version 2 representation.' },
-    ]);
-    expect(tags.slice(-2)).toEqual([
-      { name: 'widgets', description: 'Read-only widgets, version 2 representation.' },
-      { name: 'gadgets', description: 'Gadgets, version 2 representation.' },
-    ]);
-  });
+      const tags = document.tags ?? [];
+      expect(tags.slice(0, 2)).toEqual([
+        { name: 'users', description: 'Users; not versioned.' },
+        { name: 'orders', description: 'Read-only orders, version 2 representation.' },
+      ]);
+      expect(tags.slice(-2)).toEqual([
+        { name: 'widgets', description: 'Read-only widgets, version 2 representation.' },
+        { name: 'gadgets', description: 'Gadgets, version 2 representation.' },
+      ]);
+    },
+  );
 
   it.each([1, 2])('serves the same document at /api/v%i/openapi.json', async (version) => {
     expect(await documentOf(version, '/api')).toEqual(await documentOf(version));
@@ -116,26 +119,30 @@ describe('GET /v{n}/openapi.json', () => {
     });
   });
 
-  it('says what stands in front of every route once: the servers, the optional API-Key and its 401, referred to by every operation', async () => {
-    const document = await documentOf(2);
-    expect(document.servers).toEqual([{ url: '/', description: 'The gateway this document was fetched from.' }]);
-    expect(document.security).toEqual([{ ApiKey: [] }, {}]);
-    expect(document.components?.securitySchemes?.ApiKey).toMatchObject({
-      type: 'apiKey',
-      in: 'header',
-      name: 'API-Key',
-    });
-    const unauthorized = document.components?.responses?.Unauthorized as OpenAPIV3_1.ResponseObject;
-    expect(unauthorized.content?.['application/json']?.schema).toMatchObject({
-      properties: { error: { enum: ['invalid API key', 'API key required'] }, code: { enum: [401] } },
-    });
-    for (const item of Object.values(document.paths ?? {})) {
-      for (const operation of [item?.get, item?.post, item?.put, item?.delete]) {
-        if (operation !== undefined)
-          expect(operation.responses?.['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+  it(
+    'says what stands in front of every route once: the servers, the optional API-Key and its 401, referred to by ' +
+      'every operation',
+    async () => {
+      const document = await documentOf(2);
+      expect(document.servers).toEqual([{ url: '/', description: 'The gateway this document was fetched from.' }]);
+      expect(document.security).toEqual([{ ApiKey: [] }, {}]);
+      expect(document.components?.securitySchemes?.ApiKey).toMatchObject({
+        type: 'apiKey',
+        in: 'header',
+        name: 'API-Key',
+      });
+      const unauthorized = document.components?.responses?.Unauthorized as OpenAPIV3_1.ResponseObject;
+      expect(unauthorized.content?.['application/json']?.schema).toMatchObject({
+        properties: { error: { enum: ['invalid API key', 'API key required'] }, code: { enum: [401] } },
+      });
+      for (const item of Object.values(document.paths ?? {})) {
+        for (const operation of [item?.get, item?.post, item?.put, item?.delete]) {
+          if (operation !== undefined)
+            expect(operation.responses?.['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+        }
       }
-    }
-  });
+    },
+  );
 
   it('documents the ErrorResponse of a scenario with its exact status, text and an example', async () => {
     const document = await documentOf(1);
@@ -166,28 +173,32 @@ describe('GET /v{n}/openapi.json', () => {
     });
   });
 
-  it('documents the Idempotency-Key header, the 201 headers and the versioned order representations with their examples', async () => {
-    const [v1, v2] = [await documentOf(1), await documentOf(2)];
-    const create = v1.paths?.['/api/users']?.post;
-    expect(create?.parameters).toMatchObject([
-      { in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } },
-    ]);
-    const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
-    expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
-    const order = (document: Document, path: string) =>
-      (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
-    expect(order(v1, '/v1/orders/{id}')?.example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
-    expect(order(v2, '/v2/orders/{id}')?.example).toEqual({
-      id: 'ord-1001',
-      customer_id: 'user-1',
-      total_cents: 1999,
-      currency: 'EUR',
-    });
-    expect(order(v2, '/v2/orders/{id}')?.schema).toMatchObject({
-      required: ['id', 'customer_id', 'total_cents', 'currency'],
-      properties: { total_cents: { type: 'integer' } },
-    });
-  });
+  it(
+    'documents the Idempotency-Key header, the 201 headers and the versioned order representations with their ' +
+      'examples',
+    async () => {
+      const [v1, v2] = [await documentOf(1), await documentOf(2)];
+      const create = v1.paths?.['/api/users']?.post;
+      expect(create?.parameters).toMatchObject([
+        { in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } },
+      ]);
+      const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
+      expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
+      const order = (document: Document, path: string) =>
+        (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
+      expect(order(v1, '/v1/orders/{id}')?.example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
+      expect(order(v2, '/v2/orders/{id}')?.example).toEqual({
+        id: 'ord-1001',
+        customer_id: 'user-1',
+        total_cents: 1999,
+        currency: 'EUR',
+      });
+      expect(order(v2, '/v2/orders/{id}')?.schema).toMatchObject({
+        required: ['id', 'customer_id', 'total_cents', 'currency'],
+        properties: { total_cents: { type: 'integer' } },
+      });
+    },
+  );
 });
 
 /**

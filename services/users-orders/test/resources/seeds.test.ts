@@ -59,16 +59,20 @@ describe('seedRecords: records given in code', () => {
 });
 
 describe('the shipped seed files', () => {
-  it('hold a valid seed file for every resource the backend serves: the app builds from them with the default configuration', async () => {
-    const app = await buildApp({
-      logger: createLogger('silent', 'seeds-test'),
-      clock: Date.now,
-      seeds: seedFiles(loadConfig({})),
-    });
-    try {
-      expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).statusCode).toBe(200);
-    } finally {
-      await app.close();
-    }
-  });
+  it(
+    'hold a valid seed file for every resource the backend serves: the app builds from them with the default ' +
+      'configuration',
+    async () => {
+      const app = await buildApp({
+        logger: createLogger('silent', 'seeds-test'),
+        clock: Date.now,
+        seeds: seedFiles(loadConfig({})),
+      });
+      try {
+        expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).statusCode).toBe(200);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });

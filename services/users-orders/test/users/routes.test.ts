@@ -95,27 +95,34 @@ describe.each(storeKinds)('users on the $name store', ({ newStore }) => {
       });
     });
 
-    it('writes each listed user byte for byte as JSON.stringify writes it, for names holding every Unicode scalar value but U+0000', async () => {
-      // Escaping works one character at a time, so agreeing on every character is agreeing on every string.
-      // U+0000 is left out: a PostgreSQL text column cannot hold it.
-      const names = namesHoldingEveryScalarValue(4_096);
-      const store = await newStore();
-      for (const [i, name] of names.entries())
-        await store.create({ name, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
-      const app = await testApp({ store });
-      const res = await app.inject({ method: 'GET', url: '/api/users' });
-      expect(res.statusCode).toBe(200);
-      const stored = await Promise.all(
-        names.map(async (_, i) => (await app.inject({ method: 'GET', url: `/api/users/user-${i + 1}` })).json<User>()),
-      );
-      expect(stored.map((user) => user.name)).toEqual(names);
-      const expected = Buffer.from(`[${stored.map((user) => JSON.stringify(user)).join(',')}]`);
-      const differsAt = firstDifference(res.rawPayload, expected);
-      expect(
-        differsAt,
-        `listing and JSON.stringify differ at byte ${differsAt}: ${res.rawPayload.subarray(differsAt - 20, differsAt + 20).toString()}`,
-      ).toBe(-1);
-    });
+    it(
+      'writes each listed user byte for byte as JSON.stringify writes it, for names holding every Unicode scalar ' +
+        'value but U+0000',
+      async () => {
+        // Escaping works one character at a time, so agreeing on every character is agreeing on every string.
+        // U+0000 is left out: a PostgreSQL text column cannot hold it.
+        const names = namesHoldingEveryScalarValue(4_096);
+        const store = await newStore();
+        for (const [i, name] of names.entries())
+          await store.create({ name, email: `e${i}@example.com` }, '2026-11-22T10:00:00.000Z');
+        const app = await testApp({ store });
+        const res = await app.inject({ method: 'GET', url: '/api/users' });
+        expect(res.statusCode).toBe(200);
+        const stored = await Promise.all(
+          names.map(async (_, i) =>
+            (await app.inject({ method: 'GET', url: `/api/users/user-${i + 1}` })).json<User>(),
+          ),
+        );
+        expect(stored.map((user) => user.name)).toEqual(names);
+        const expected = Buffer.from(`[${stored.map((user) => JSON.stringify(user)).join(',')}]`);
+        const differsAt = firstDifference(res.rawPayload, expected);
+        expect(
+          differsAt,
+          `listing and JSON.stringify differ at byte ${differsAt}: ` +
+            `${res.rawPayload.subarray(differsAt - 20, differsAt + 20).toString()}`,
+        ).toBe(-1);
+      },
+    );
   });
 
   describe('POST /api/users', () => {
@@ -321,17 +328,20 @@ describe('store failures', () => {
     await expect(res.text()).rejects.toThrow();
   });
 
-  it('answers a database that cannot be reached 503 storage unavailable with Retry-After: 1, without its text', async () => {
-    const store = new (class extends MemoryUserStore {
-      override get(): User {
-        throw new StorageUnavailableError('connect ECONNREFUSED 10.0.0.5:5432');
-      }
-    })();
-    const app = await testApp({ store });
-    const res = await app.inject({ method: 'GET', url: '/api/users/user-1' });
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['retry-after']).toBe('1');
-    expect(res.headers['content-type']).toMatch(JSON_TYPE);
-    expect(res.json()).toEqual({ error: 'storage unavailable', code: 503 });
-  });
+  it(
+    'answers a database that cannot be reached 503 storage unavailable with Retry-After: 1, without its ' + 'text',
+    async () => {
+      const store = new (class extends MemoryUserStore {
+        override get(): User {
+          throw new StorageUnavailableError('connect ECONNREFUSED 10.0.0.5:5432');
+        }
+      })();
+      const app = await testApp({ store });
+      const res = await app.inject({ method: 'GET', url: '/api/users/user-1' });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.headers['content-type']).toMatch(JSON_TYPE);
+      expect(res.json()).toEqual({ error: 'storage unavailable', code: 503 });
+    },
+  );
 });

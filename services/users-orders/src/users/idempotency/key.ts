@@ -3,14 +3,21 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '@version-router/platform/errors';
 import type { User, UserFields } from '../schemas.js';
 
-/** How long a key is remembered after the create it was first sent with (docs/behaviour.md#retries-and-idempotency-key). */
+/**
+ * How long a key is remembered after the create it was first sent with (docs/behaviour.md#retries-and-idempotency-key).
+ */
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 const MAX_KEY_LENGTH = 255;
-/** Visible ASCII but `"` and `\`: a UUID, a ULID or base64 fits, a space (two keys joined by a comma) or a control character does not. */
+/**
+ * Visible ASCII but `"` and `\`: a UUID, a ULID or base64 fits, a space (two keys joined by a comma) or a control
+ * character does not.
+ */
 const KEY_CHARACTERS = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
-export const invalidKeyDetails = `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters other than " and \\, optionally in double quotes`;
+export const invalidKeyDetails =
+  `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters other ` +
+  `than " and \\, optionally in double quotes`;
 
 /** A create sent with an Idempotency-Key: what the store remembers the key by. */
 export interface KeyedCreate {

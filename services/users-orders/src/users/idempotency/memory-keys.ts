@@ -25,7 +25,10 @@ export class MemoryIdempotencyKeys {
       throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`);
   }
 
-  /** Runs `create` unless the key was used within its lifetime, in which case the first answer (or a refusal) is returned. */
+  /**
+   * Runs `create` unless the key was used within its lifetime, in which case the first answer (or a refusal) is
+   * returned.
+   */
   createOnce({ key, fingerprint }: KeyedCreate, nowMs: number, create: () => User): KeyedOutcome {
     const earlier = this.remembered.get(key);
     if (earlier !== undefined && earlier.expiresAt > nowMs)

@@ -29,7 +29,10 @@ export type Statement = <Row extends pg.QueryResultRow>(
 /** Statement names: the backend's prefix, as the platform pool names its own queries. */
 const STATEMENT_PREFIX = 'users';
 
-/** One replica's connection pool (the platform's: failure classes, timeouts), with the users' transactions and COPY reads. */
+/**
+ * One replica's connection pool (the platform's: failure classes, timeouts), with the users' transactions and COPY
+ * reads.
+ */
 export interface Database extends PostgresDatabase {
   /**
    * Statements in one transaction on one pooled connection, timed together as `operation`: committed when

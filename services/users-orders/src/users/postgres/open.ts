@@ -10,7 +10,9 @@ import { PostgresUserStore } from './store.js';
 /** The users in PostgreSQL as a process holds them: the store, and what to stop on close. */
 export interface PostgresUsers {
   store: PostgresUserStore;
-  /** Answers the creates still waiting for their batch, stops the sweep of expired Idempotency-Keys and closes the pool. */
+  /**
+   * Answers the creates still waiting for their batch, stops the sweep of expired Idempotency-Keys and closes the pool.
+   */
   close(): Promise<void>;
 }
 

@@ -22,7 +22,9 @@ const COLUMNS = 'seq, name, email, created_at, updated_at';
  * Concurrent statements on any replica queue on that row, and a failed insert rolls the increment back, so
  * numbers have no gaps or repeats.
  */
-const CREATE = `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + cardinality($1::text[]) RETURNING last_seq)
+const CREATE =
+  `WITH next AS (UPDATE user_id_counter SET last_seq = last_seq + cardinality($1::text[]) RETURNING ` +
+  `last_seq)
   INSERT INTO users (seq, name, email, created_at, updated_at)
   SELECT next.last_seq - cardinality($1::text[]) + created.position, created.name, created.email, created.at, created.at
   FROM next, unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS created (name, email, at, position)
@@ -92,7 +94,8 @@ export class PostgresUserStore implements UserStore {
       await statement(
         'key_remember',
         `INSERT INTO idempotency_keys (key, fingerprint, created_user, expires_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, created_user = EXCLUDED.created_user, expires_at = EXCLUDED.expires_at`,
+         ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, created_user = EXCLUDED.created_user, ` +
+          `expires_at = EXCLUDED.expires_at`,
         [key, fingerprint, JSON.stringify(user), new Date(Date.parse(now) + KEY_LIFETIME_MS).toISOString()],
       );
       return { kind: 'created', user };
@@ -106,7 +109,8 @@ export class PostgresUserStore implements UserStore {
   async deleteExpiredKeys(now: string, limit: number): Promise<number> {
     const { rowCount } = await this.db.query(
       'key_expire',
-      'DELETE FROM idempotency_keys WHERE key IN (SELECT key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)',
+      'DELETE FROM idempotency_keys WHERE key IN (SELECT key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY ' +
+        'expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)',
       [now, limit],
     );
     return rowCount ?? 0;
@@ -124,7 +128,8 @@ export class PostgresUserStore implements UserStore {
     if (seq === undefined) return undefined;
     const { rows } = await this.db.query<UserRow>(
       'update',
-      `UPDATE users SET name = COALESCE($2, name), email = COALESCE($3, email), updated_at = $4 WHERE seq = $1 RETURNING ${COLUMNS}`,
+      `UPDATE users SET name = COALESCE($2, name), email = COALESCE($3, email), updated_at = $4 WHERE seq = $1 ` +
+        `RETURNING ${COLUMNS}`,
       [seq, changes.name ?? null, changes.email ?? null, now],
     );
     return rows[0] === undefined ? undefined : toUser(rows[0]);

@@ -49,37 +49,44 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
     advance: clock.advance,
   });
 
-  it('answers the same key and body again with the first answer (status, body, Location) and creates nothing', async () => {
-    const { app } = await appOn();
-    const first = await post(app, JSON.stringify(ada), KEY);
-    expect(answerOf(first)).toEqual({
-      status: 201,
-      location: '/api/users/user-1',
-      body: first.body,
-      replayed: undefined,
-    });
-    expect(first.json()).toMatchObject({ id: 'user-1', ...ada });
-    for (let i = 0; i < 3; i++) {
-      const again = await post(app, JSON.stringify(ada), KEY);
-      expect(answerOf(again)).toEqual({ ...answerOf(first), replayed: 'true' });
-      expect(again.headers['content-type']).toBe(first.headers['content-type']);
-    }
-    expect((await usersOf(app)).map((user) => user.id)).toEqual(['user-1']);
-  });
+  it(
+    'answers the same key and body again with the first answer (status, body, Location) and creates ' + 'nothing',
+    async () => {
+      const { app } = await appOn();
+      const first = await post(app, JSON.stringify(ada), KEY);
+      expect(answerOf(first)).toEqual({
+        status: 201,
+        location: '/api/users/user-1',
+        body: first.body,
+        replayed: undefined,
+      });
+      expect(first.json()).toMatchObject({ id: 'user-1', ...ada });
+      for (let i = 0; i < 3; i++) {
+        const again = await post(app, JSON.stringify(ada), KEY);
+        expect(answerOf(again)).toEqual({ ...answerOf(first), replayed: 'true' });
+        expect(again.headers['content-type']).toBe(first.headers['content-type']);
+      }
+      expect((await usersOf(app)).map((user) => user.id)).toEqual(['user-1']);
+    },
+  );
 
-  it('takes the same name and email in another spelling (field order, whitespace, escapes, a duplicate field) as the same body', async () => {
-    const { app } = await appOn();
-    const first = await post(app, '{"name":"Ada","email":"ada@example.com"}', KEY);
-    for (const payload of [
-      '{"email":"ada@example.com","name":"Ada"}',
-      ' {\n "name" : "\\u0041da", "email":"ada@example.com" } ',
-      '{"name":"Bo","name":"Ada","email":"ada@example.com"}',
-    ]) {
-      const again = await post(app, payload, KEY);
-      expect(answerOf(again), payload).toEqual({ ...answerOf(first), replayed: 'true' });
-    }
-    expect(await usersOf(app)).toHaveLength(1);
-  });
+  it(
+    'takes the same name and email in another spelling (field order, whitespace, escapes, a duplicate field) as ' +
+      'the same body',
+    async () => {
+      const { app } = await appOn();
+      const first = await post(app, '{"name":"Ada","email":"ada@example.com"}', KEY);
+      for (const payload of [
+        '{"email":"ada@example.com","name":"Ada"}',
+        ' {\n "name" : "\\u0041da", "email":"ada@example.com" } ',
+        '{"name":"Bo","name":"Ada","email":"ada@example.com"}',
+      ]) {
+        const again = await post(app, payload, KEY);
+        expect(answerOf(again), payload).toEqual({ ...answerOf(first), replayed: 'true' });
+      }
+      expect(await usersOf(app)).toHaveLength(1);
+    },
+  );
 
   it('answers the same key with another body 422 idempotency key reused, and creates nothing', async () => {
     const { app } = await appOn();
@@ -184,33 +191,42 @@ describe.each(storeKinds)('Idempotency-Key on the $name store', ({ newStore }) =
     expect(res.json()).toEqual(INVALID_KEY);
   });
 
-  it('leaves the key unused when the body is undecodable (400) or invalid (422): the corrected request creates', async () => {
-    const { app } = await appOn();
-    const undecodable = await post(app, '{"name":', KEY);
-    expect(undecodable.statusCode).toBe(400);
-    expect(undecodable.json()).toMatchObject({ error: 'invalid JSON', code: 400 });
-    const invalid = await post(app, '{"name":"Ada"}', KEY);
-    expect(invalid.statusCode).toBe(422);
-    expect(invalid.json()).toEqual({ error: 'validation failed', code: 422, details: 'email is required' });
-    const created = await post(app, JSON.stringify(ada), KEY);
-    expect(answerOf(created)).toMatchObject({ status: 201, location: '/api/users/user-1', replayed: undefined });
-  });
+  it(
+    'leaves the key unused when the body is undecodable (400) or invalid (422): the corrected request ' + 'creates',
+    async () => {
+      const { app } = await appOn();
+      const undecodable = await post(app, '{"name":', KEY);
+      expect(undecodable.statusCode).toBe(400);
+      expect(undecodable.json()).toMatchObject({ error: 'invalid JSON', code: 400 });
+      const invalid = await post(app, '{"name":"Ada"}', KEY);
+      expect(invalid.statusCode).toBe(422);
+      expect(invalid.json()).toEqual({ error: 'validation failed', code: 422, details: 'email is required' });
+      const created = await post(app, JSON.stringify(ada), KEY);
+      expect(answerOf(created)).toMatchObject({ status: 201, location: '/api/users/user-1', replayed: undefined });
+    },
+  );
 
-  it('gives 20 concurrent sends of one key one user: one creates, every other answers the same (a replay, or 409 while it runs)', async () => {
-    const { app } = await appOn();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post(app, JSON.stringify(ada), KEY)));
-    const created = answers.filter((res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined);
-    expect(created).toHaveLength(1);
-    for (const res of answers) {
-      if (res.statusCode === 201) expect(res.body).toBe(created[0]?.body);
-      else
-        expect({ status: res.statusCode, body: res.json<unknown>() }).toEqual({
-          status: 409,
-          body: { error: 'request in progress', code: 409 },
-        });
-    }
-    expect(await usersOf(app)).toHaveLength(1);
-  });
+  it(
+    'gives 20 concurrent sends of one key one user: one creates, every other answers the same (a replay, or 409 ' +
+      'while it runs)',
+    async () => {
+      const { app } = await appOn();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(app, JSON.stringify(ada), KEY)));
+      const created = answers.filter(
+        (res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined,
+      );
+      expect(created).toHaveLength(1);
+      for (const res of answers) {
+        if (res.statusCode === 201) expect(res.body).toBe(created[0]?.body);
+        else
+          expect({ status: res.statusCode, body: res.json<unknown>() }).toEqual({
+            status: 409,
+            body: { error: 'request in progress', code: 409 },
+          });
+      }
+      expect(await usersOf(app)).toHaveLength(1);
+    },
+  );
 });
 
 describe('Idempotency-Key in memory', () => {

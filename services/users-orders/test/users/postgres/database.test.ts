@@ -40,62 +40,66 @@ async function statusOf(url: string): Promise<number> {
 }
 
 describe('the database stopped, then started again', () => {
-  it('answers 503 storage unavailable with Retry-After and 500 listing users while it is down, stays ready with db_up 0, and serves again after', async () => {
-    const backend = await startBackend({ DATABASE_URL: await postgres.createDatabase() });
-    try {
-      const created = (await (await post(backend, 1)).json()) as User;
-      await postgres.stop();
+  it(
+    'answers 503 storage unavailable with Retry-After and 500 listing users while it is down, stays ready with ' +
+      'db_up 0, and serves again after',
+    async () => {
+      const backend = await startBackend({ DATABASE_URL: await postgres.createDatabase() });
+      try {
+        const created = (await (await post(backend, 1)).json()) as User;
+        await postgres.stop();
 
-      for (const [method, path, body] of [
-        ['GET', `/api/users/${created.id}`, undefined],
-        ['POST', '/api/users', '{"name":"Bo","email":"bo@example.com"}'],
-        ['PUT', `/api/users/${created.id}`, '{"name":"Bo"}'],
-        ['DELETE', `/api/users/${created.id}`, undefined],
-      ] as const) {
-        const res = await fetch(`${backend.apiUrl}${path}`, { method, body });
-        expect(res.status, `${method} ${path}`).toBe(503);
-        expect(res.headers.get('retry-after'), `${method} ${path}`).toBe('1');
-        expect(await res.json(), `${method} ${path}`).toEqual(STORAGE_UNAVAILABLE);
-      }
-      for (const path of ['/api/users', '/api/users/page?limit=5']) {
-        const res = await fetch(`${backend.apiUrl}${path}`);
-        expect(res.status, path).toBe(500);
-        const body = (await res.json()) as { error: string; code: number; details: string };
-        expect(body, path).toEqual({
-          error: 'listing users',
-          code: 500,
-          details: expect.stringMatching(/ECONNREFUSED/) as unknown,
-        });
-        expect(body.details).not.toContain('test-password');
-      }
-      // db_up follows within a second (a statement that succeeded that recently counts as an answer).
-      await eventually(
-        'db_up is 0',
-        async () => /^db_up 0$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()),
-        NOTICED,
-      );
-      // Readiness is this replica's own: orders need no database, and the database is every replica's.
-      expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
-      expect(await statusOf(`${backend.apiUrl}/v2/orders/ord-1001`)).toBe(200);
-      expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
+        for (const [method, path, body] of [
+          ['GET', `/api/users/${created.id}`, undefined],
+          ['POST', '/api/users', '{"name":"Bo","email":"bo@example.com"}'],
+          ['PUT', `/api/users/${created.id}`, '{"name":"Bo"}'],
+          ['DELETE', `/api/users/${created.id}`, undefined],
+        ] as const) {
+          const res = await fetch(`${backend.apiUrl}${path}`, { method, body });
+          expect(res.status, `${method} ${path}`).toBe(503);
+          expect(res.headers.get('retry-after'), `${method} ${path}`).toBe('1');
+          expect(await res.json(), `${method} ${path}`).toEqual(STORAGE_UNAVAILABLE);
+        }
+        for (const path of ['/api/users', '/api/users/page?limit=5']) {
+          const res = await fetch(`${backend.apiUrl}${path}`);
+          expect(res.status, path).toBe(500);
+          const body = (await res.json()) as { error: string; code: number; details: string };
+          expect(body, path).toEqual({
+            error: 'listing users',
+            code: 500,
+            details: expect.stringMatching(/ECONNREFUSED/) as unknown,
+          });
+          expect(body.details).not.toContain('test-password');
+        }
+        // db_up follows within a second (a statement that succeeded that recently counts as an answer).
+        await eventually(
+          'db_up is 0',
+          async () => /^db_up 0$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()),
+          NOTICED,
+        );
+        // Readiness is this replica's own: orders need no database, and the database is every replica's.
+        expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
+        expect(await statusOf(`${backend.apiUrl}/v2/orders/ord-1001`)).toBe(200);
+        expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
 
-      await postgres.start();
-      await eventually(
-        'db_up is 1',
-        async () => /^db_up 1$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()),
-        NOTICED,
-      );
-      expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
-      const res = await fetch(`${backend.apiUrl}/api/users/${created.id}`);
-      expect(res.status).toBe(200);
-      expect(await res.json()).toStrictEqual(created);
-      expect(await (await fetch(`${backend.adminUrl}/metrics`)).text()).toMatch(/^db_up 1$/m);
-    } finally {
-      // Up again for the next test, also when this one failed while the server was down.
-      await postgres.start();
-      await backend.stop();
-    }
-  });
+        await postgres.start();
+        await eventually(
+          'db_up is 1',
+          async () => /^db_up 1$/m.test(await (await fetch(`${backend.adminUrl}/metrics`)).text()),
+          NOTICED,
+        );
+        expect(await statusOf(`${backend.adminUrl}/readyz`)).toBe(200);
+        const res = await fetch(`${backend.apiUrl}/api/users/${created.id}`);
+        expect(res.status).toBe(200);
+        expect(await res.json()).toStrictEqual(created);
+        expect(await (await fetch(`${backend.adminUrl}/metrics`)).text()).toMatch(/^db_up 1$/m);
+      } finally {
+        // Up again for the next test, also when this one failed while the server was down.
+        await postgres.start();
+        await backend.stop();
+      }
+    },
+  );
 
   it('keeps every acknowledged create across a restart under a write loop, numbered without gaps', async () => {
     const backend = await startBackend({ DATABASE_URL: await postgres.createDatabase() });
@@ -202,51 +206,56 @@ async function freezableRelay(
 }
 
 describe('a database that stops answering mid-connection', () => {
-  it('answers 503 after the 3.5 s read timeout, fails listings (a COPY included) with 500, and the process keeps serving', async () => {
-    const relay = await freezableRelay(await postgres.createDatabase());
-    const backend = await startBackend({ DATABASE_URL: relay.url });
-    try {
-      const created = (await (await post(backend, 1)).json()) as User;
-      expect((await (await fetch(`${backend.apiUrl}/api/users`)).json()) as User[]).toEqual([created]);
-      // Concurrent reads leave several open connections in the pool, so each request below starts its
-      // statement on one rather than waiting to connect.
-      await Promise.all(Array.from({ length: 4 }, () => statusOf(`${backend.apiUrl}/api/users/page?limit=5`)));
-      relay.freeze();
-      for (const [path, status] of [
-        [`/api/users/${created.id}`, 503],
-        ['/api/users', 500],
-        ['/api/users/page?limit=5', 500],
-      ] as const) {
-        const started = Date.now();
-        const res = await fetch(`${backend.apiUrl}${path}`);
-        const elapsedMs = Date.now() - started;
-        expect(res.status, path).toBe(status);
-        const body = (await res.json()) as { error: string; details?: string };
-        expect(body.error, path).toBe(status === 503 ? 'storage unavailable' : 'listing users');
-        // The statement's connection was open, and a silent server never reports its statement timeout: only
-        // the read timeout ends the wait. Its own error says so (the 500's details, the 503's log line): a
-        // request that had to open a connection would end at the 5 s connect timeout instead, with another
-        // text. The wall time cannot tell the two apart on a loaded machine (5.0 s has been seen for this one).
-        const readTimeout = `no answer from PostgreSQL within ${readTimeoutMs} ms`;
-        if (status === 500) expect(body.details, path).toBe(readTimeout);
-        else
-          await expect
-            .poll(
-              () => backend.logs.some((line) => line.msg === 'storage unavailable' && line.reason === readTimeout),
-              { timeout: 5_000 },
-            )
-            .toBe(true);
-        // Not before the read timeout (less a timer's tick), and in time for the gateway's 9 s backend
-        // timeout, so its client gets this answer rather than a 504.
-        expect(elapsedMs, path).toBeGreaterThanOrEqual(readTimeoutMs - 100);
-        expect(elapsedMs, path).toBeLessThan(9_000);
+  it(
+    'answers 503 after the 3.5 s read timeout, fails listings (a COPY included) with 500, and the process keeps ' +
+      'serving',
+    async () => {
+      const relay = await freezableRelay(await postgres.createDatabase());
+      const backend = await startBackend({ DATABASE_URL: relay.url });
+      try {
+        const created = (await (await post(backend, 1)).json()) as User;
+        expect((await (await fetch(`${backend.apiUrl}/api/users`)).json()) as User[]).toEqual([created]);
+        // Concurrent reads leave several open connections in the pool, so each request below starts its
+        // statement on one rather than waiting to connect.
+        await Promise.all(Array.from({ length: 4 }, () => statusOf(`${backend.apiUrl}/api/users/page?limit=5`)));
+        relay.freeze();
+        for (const [path, status] of [
+          [`/api/users/${created.id}`, 503],
+          ['/api/users', 500],
+          ['/api/users/page?limit=5', 500],
+        ] as const) {
+          const started = Date.now();
+          const res = await fetch(`${backend.apiUrl}${path}`);
+          const elapsedMs = Date.now() - started;
+          expect(res.status, path).toBe(status);
+          const body = (await res.json()) as { error: string; details?: string };
+          expect(body.error, path).toBe(status === 503 ? 'storage unavailable' : 'listing users');
+          // The statement's connection was open, and a silent server never reports its statement timeout: only
+          // the read timeout ends the wait. Its own error says so (the 500's details, the 503's log line): a
+          // request that had to open a connection would end at the 5 s connect timeout instead, with another
+          // text. The wall time cannot tell the two apart on a loaded machine (5.0 s has been seen for this one).
+          const readTimeout = `no answer from PostgreSQL within ${readTimeoutMs} ms`;
+          if (status === 500) expect(body.details, path).toBe(readTimeout);
+          else
+            await expect
+              .poll(
+                () => backend.logs.some((line) => line.msg === 'storage unavailable' && line.reason === readTimeout),
+                { timeout: 5_000 },
+              )
+              .toBe(true);
+          // Not before the read timeout (less a timer's tick), and in time for the gateway's 9 s backend
+          // timeout, so its client gets this answer rather than a 504.
+          expect(elapsedMs, path).toBeGreaterThanOrEqual(readTimeoutMs - 100);
+          expect(elapsedMs, path).toBeLessThan(9_000);
+        }
+        // Nothing left over fires later and ends the process.
+        await sleep(4_000);
+        expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
+      } finally {
+        await backend.stop();
+        await relay.close();
       }
-      // Nothing left over fires later and ends the process.
-      await sleep(4_000);
-      expect(await statusOf(`${backend.adminUrl}/healthz`)).toBe(200);
-    } finally {
-      await backend.stop();
-      await relay.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

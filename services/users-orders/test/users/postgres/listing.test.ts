@@ -39,10 +39,13 @@ describe('readListingBatch', () => {
     expect(Buffer.from(batch.json).toString()).toBe('{"id":"user-1"},{"id":"user-4200"}');
   });
 
-  it('reads an empty batch (no rows after the cursor: NULL max and aggregate) as no sequence number and no bytes', () => {
-    const batch = readListingBatch(copyBinary([null, int4(0), null]));
-    expect(batch).toEqual({ lastSeq: undefined, count: 0, json: new Uint8Array(0) });
-  });
+  it(
+    'reads an empty batch (no rows after the cursor: NULL max and aggregate) as no sequence number and no ' + 'bytes',
+    () => {
+      const batch = readListingBatch(copyBinary([null, int4(0), null]));
+      expect(batch).toEqual({ lastSeq: undefined, count: 0, json: new Uint8Array(0) });
+    },
+  );
 
   it('skips a header extension', () => {
     const batch = readListingBatch(copyBinary([int8(7n), int4(1), Buffer.from('{}')], Buffer.from('ext!')));

@@ -23,7 +23,10 @@ afterAll(async () => {
   await postgres.close();
 });
 
-/** Longer than the requests' statement timeout (3 s) and their read timeout (3.5 s), well inside the harness's 15 s start. */
+/**
+ * Longer than the requests' statement timeout (3 s) and their read timeout (3.5 s), well inside the harness's 15 s
+ * start.
+ */
 const HOLD_MS = 5_000;
 
 /** Another session holding what a migration needs, as a replica or an operator's session would. */
@@ -143,7 +146,9 @@ describe('DATABASE_MIGRATION_TIMEOUT_MS', () => {
       const result = await runToExit({ DATABASE_URL: url, DATABASE_MIGRATION_TIMEOUT_MS: '1000' });
       expect(result).toEqual({
         code: 1,
-        stderr: `cannot start: PostgreSQL schema migration failed: ${what} longer than DATABASE_MIGRATION_TIMEOUT_MS (1000 ms)\n`,
+        stderr:
+          `cannot start: PostgreSQL schema migration failed: ${what} longer than ` +
+          `DATABASE_MIGRATION_TIMEOUT_MS (1000 ms)\n`,
       });
     } finally {
       await holder.release();
