@@ -251,8 +251,16 @@ describe('GET /registered-consumers', () => {
           contact_email: 'a@acme.example',
           webhook_url: 'https://hooks.example/a',
           created_at: '2026-11-22T12:00:00.000Z',
+          pinned_version: 2,
         },
-        { id: 'zed', name: 'Zed', contact_email: null, webhook_url: null, created_at: '2026-11-22T12:00:00.000Z' },
+        {
+          id: 'zed',
+          name: 'Zed',
+          contact_email: null,
+          webhook_url: null,
+          created_at: '2026-11-22T12:00:00.000Z',
+          pinned_version: 2,
+        },
       ],
     });
     expect((await app.inject({ url: '/consumers' })).json()).toEqual({ versions: [{ version: 1, consumers: [] }] });
