@@ -42,7 +42,10 @@ function snapshotsWith(
   return { dir, file, before };
 }
 
-/** The snapshot lists an order field the code no longer returns: the generated document removed it. */
+/**
+ * The snapshot lists an order field the code no longer returns: the generated document removed it. Version 2's
+ * snapshot, the one the backend generates (version 1's is derived from it by the policy's changes).
+ */
 function withLegacyField(document: Record<string, unknown>): void {
   const paths = document.paths as Record<
     string,
@@ -55,30 +58,30 @@ function withLegacyField(document: Record<string, unknown>): void {
       };
     }
   >;
-  const schema = paths['/v1/orders/{id}']?.get.responses['200']?.content['application/json']?.schema;
-  if (schema === undefined) throw new Error('no v1 order schema in the snapshot');
+  const schema = paths['/v2/orders/{id}']?.get.responses['200']?.content['application/json']?.schema;
+  if (schema === undefined) throw new Error('no v2 order schema in the snapshot');
   schema.properties.legacy = { type: 'string' };
   schema.required.push('legacy');
 }
 
 describe('npm run openapi:update', () => {
   it('refuses a breaking difference with exit 1, lists it, and leaves the snapshot as it was', async () => {
-    const { dir, file, before } = snapshotsWith(1, withLegacyField);
+    const { dir, file, before } = snapshotsWith(2, withLegacyField);
     const run = await runUpdate(dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
-      'v1.json: BREAKING: [Removed] property `legacy` in Response 200 content (application/json)',
+      'v2.json: BREAKING: [Removed] property `legacy` in Response 200 content (application/json)',
     );
     expect(run.stderr).toMatch(/^Refused: the differences marked BREAKING would break clients/);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
   it('writes a breaking difference with --allow-breaking', async () => {
-    const { dir, file } = snapshotsWith(1, withLegacyField);
+    const { dir, file } = snapshotsWith(2, withLegacyField);
     const run = await runUpdate(dir, '--allow-breaking');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`updated ${file}`);
-    expect(readFileSync(file, 'utf8')).toBe(readFileSync(join(committed, 'v1.json'), 'utf8'));
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(join(committed, 'v2.json'), 'utf8'));
   });
 
   it('writes a non-breaking difference, and then finds nothing left to do', async () => {

@@ -15,6 +15,8 @@ const BACKEND_DELAY_MS = 300;
 const WORKERS = 20;
 const EXIT_WITHIN_MS = 10_000;
 const ORDER = JSON.stringify({ id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR' });
+/** The same order as version 1 presents it: ops/versions.json declares v1 as changes to v2, the gateway translates. */
+const ORDER_V1 = JSON.stringify({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
 
 let backend: Server;
 let backendUrl: string;
@@ -82,7 +84,7 @@ it('completes every request accepted before SIGTERM, refuses new connections, an
   for (const outcome of accepted) {
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe(200);
-    expect(outcome.body).toBe(ORDER);
+    expect(outcome.body).toBe(outcome.path.startsWith('/v1/') ? ORDER_V1 : ORDER);
   }
   // The rest arrived after the signal: our 503 while draining, or no connection at all.
   for (const outcome of outcomes.filter((o) => !accepted.includes(o))) {
