@@ -32,7 +32,7 @@ const PROCESS_PACKAGES = ['gateway', 'services/users-orders'];
 /**
  * What the build and the two processes read, plus `extra` files and folders (tests to run in the copy).
  * node_modules is linked, not copied; its @version-router/platform links to this repository's platform/,
- * which the sections do not touch, and platform/ is linked too so `tsc -b` finds that project built. Each process
+ * which the sections do not touch, and platform/ and client/ are linked too so `tsc -b` finds those projects built. Each process
  * package's dist/ is copied only as tsc's incremental state, so the build recompiles what the edits changed
  * instead of everything. Its build info is dated back: file times are coarse, and an edit within the same tick as
  * the copy would look older to `tsc -b`, which would then skip the build (it compares times first, then the
@@ -63,5 +63,6 @@ export function copyRepository(prefix: string, extra: readonly string[] = []): s
   }
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
   symlinkSync(join(repoRoot, 'platform'), join(copy, 'platform'), 'dir');
+  symlinkSync(join(repoRoot, 'client'), join(copy, 'client'), 'dir');
   return copy;
 }
