@@ -32,9 +32,9 @@ const PROCESS_PACKAGES = ['gateway', 'services/users-orders'];
 /**
  * What the build and the two processes read, plus `extra` files and folders (tests to run in the copy).
  * node_modules is linked, not copied; its @version-router/platform links to this repository's platform/,
- * which the sections do not touch, and platform/ and client/ are linked too so `tsc -b` finds those projects built. Each process
- * package's dist/ is copied only as tsc's incremental state, so the build recompiles what the edits changed
- * instead of everything. Its build info is dated back: file times are coarse, and an edit within the same tick as
+ * which the sections do not touch, and platform/ and client/ are linked too so `tsc -b` finds those projects
+ * built. Each process package's dist/ is copied only as tsc's incremental state, so the build recompiles
+ * what the edits changed instead of everything. Its build info is dated back: file times are coarse, and an edit within the same tick as
  * the copy would look older to `tsc -b`, which would then skip the build (it compares times first, then the
  * recorded file hashes).
  */

@@ -325,33 +325,36 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         },
       );
 
-      it("lists what a v1 client changes to use v2: the policy's declarations, else the documents' differences", async () => {
-        const res = await gateway('/versions/1/changes');
-        expect(res.status).toBe(200);
-        const guide = (await res.json()) as {
-          operations: {
-            path: string;
-            changes: { change: string; name: string; breaking: boolean; declared?: true }[];
-          }[];
-        };
-        const first = guide.operations.find((operation) => operation.path === '/v1/orders/{id}');
-        const listed = first?.changes.map(
-          ({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`,
-        );
-        // ops/versions.json declares version 1 as changes; a copy that follows "Adding a resource" has none.
-        const declared = first?.changes.some((change) => change.declared === true) ?? false;
-        expect(listed).toEqual(
-          declared
-            ? ['renamed user_id (breaking)', 'converted total (breaking)', 'added currency']
-            : [
-                'removed user_id (breaking)',
-                'removed total (breaking)',
-                'added customer_id',
-                'added total_cents',
-                'added currency',
-              ],
-        );
-      });
+      it(
+        "lists what a v1 client changes to use v2: the policy's declarations, else the documents' " + 'differences',
+        async () => {
+          const res = await gateway('/versions/1/changes');
+          expect(res.status).toBe(200);
+          const guide = (await res.json()) as {
+            operations: {
+              path: string;
+              changes: { change: string; name: string; breaking: boolean; declared?: true }[];
+            }[];
+          };
+          const first = guide.operations.find((operation) => operation.path === '/v1/orders/{id}');
+          const listed = first?.changes.map(
+            ({ change, name, breaking }) => `${change} ${name}${breaking ? ' (breaking)' : ''}`,
+          );
+          // ops/versions.json declares version 1 as changes; a copy that follows "Adding a resource" has none.
+          const declared = first?.changes.some((change) => change.declared === true) ?? false;
+          expect(listed).toEqual(
+            declared
+              ? ['renamed user_id (breaking)', 'converted total (breaking)', 'added currency']
+              : [
+                  'removed user_id (breaking)',
+                  'removed total (breaking)',
+                  'added customer_id',
+                  'added total_cents',
+                  'added currency',
+                ],
+          );
+        },
+      );
 
       it(
         "announces v1's deprecation in the Atom changelog GET /versions links, linking the migration " + 'guide',

@@ -59,17 +59,20 @@ describe('process stack: a version past its sunset', () => {
   });
 
   // A policy whose default_version is removed is refused at load, so the fixture's default is 2.
-  it('still serves v2, also to requests that name no version, and counts the 410s under the removed version', async () => {
-    expect((await fetch(`${removedGateway.apiUrl}/v2/orders/ord-1001`)).status).toBe(200);
-    expect((await fetch(`${removedGateway.apiUrl}/orders/ord-1001`)).headers.get('api-version')).toBe('2');
-    const metrics = await (await fetch(`${removedGateway.adminUrl}/metrics`)).text();
-    expect(metrics).toMatch(
-      /^api_version_requests_total\{version="1",deprecated="true",selected_by="path",status_code="410"\} 2$/m,
-    );
-    expect(metrics).toMatch(
-      /^api_version_requests_total\{version="1",deprecated="true",selected_by="header",status_code="410"\} 1$/m,
-    );
-  });
+  it(
+    'still serves v2, also to requests that name no version, and counts the 410s under the removed ' + 'version',
+    async () => {
+      expect((await fetch(`${removedGateway.apiUrl}/v2/orders/ord-1001`)).status).toBe(200);
+      expect((await fetch(`${removedGateway.apiUrl}/orders/ord-1001`)).headers.get('api-version')).toBe('2');
+      const metrics = await (await fetch(`${removedGateway.adminUrl}/metrics`)).text();
+      expect(metrics).toMatch(
+        /^api_version_requests_total\{version="1",deprecated="true",selected_by="path",status_code="410"\} 2$/m,
+      );
+      expect(metrics).toMatch(
+        /^api_version_requests_total\{version="1",deprecated="true",selected_by="header",status_code="410"\} 1$/m,
+      );
+    },
+  );
 });
 
 describe('process stack: consumer log', () => {

@@ -11,6 +11,7 @@ import { startTestPostgres, type TestPostgres } from '../../../test/support/post
 import { buildTestGateway, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import type { MemoryConsumerStore } from './memory-store.js';
+import { eventually } from '../../../test/support/eventually.mjs';
 
 /** A replica's own pool on the shared database, typed as the test gateway takes a store (no outage switch here). */
 const replicaStore = (store: ConsumerStore): MemoryConsumerStore => ({ ...store, down: false, writes: [] });
@@ -56,40 +57,34 @@ async function register(gateway: TestGateway, name: string, version: number): Pr
   return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key: string }>().key;
 }
 
-/** Polls `check` every 100 ms until it holds; fails after `withinMs`. */
-async function within(withinMs: number, what: string, check: () => Promise<boolean>): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`${what}: not within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** A replica serves a change made on the other within this long (docs/behaviour.md, pins). */
+const FLEET_MS = { timeoutMs: 5_000 };
 
 describe('pins on two replicas of one PostgreSQL', () => {
   it('serve a pin moved on one replica from the other within 5 s, and its rollback too', async () => {
     const key = await register(a, 'Fleet Mover', 1);
-    await within(5_000, 'the key on replica b', async () => (await servedBy(b, key)) === '1');
+    await eventually('the key on replica b', async () => (await servedBy(b, key)) === '1', FLEET_MS);
 
     const moved = await withKey(a, 'PUT', '/consumer/version', key, '{"version":2}');
     expect(moved.statusCode).toBe(200);
     expect(await servedBy(a, key)).toBe('2');
-    await within(5_000, 'the move on replica b', async () => (await servedBy(b, key)) === '2');
+    await eventually('the move on replica b', async () => (await servedBy(b, key)) === '2', FLEET_MS);
 
     const rolled = await withKey(b, 'POST', '/consumer/version/rollback', key);
     expect(rolled.json()).toMatchObject({ pinned_version: 1, previous_version: null });
     expect(await servedBy(b, key)).toBe('1');
-    await within(5_000, 'the rollback on replica a', async () => (await servedBy(a, key)) === '1');
+    await eventually('the rollback on replica a', async () => (await servedBy(a, key)) === '1', FLEET_MS);
 
     const adminB = await b.admin();
     const payload = '{"version":2}';
     const movedByTeam = await adminB.inject({ method: 'PUT', url: '/consumers/fleet-mover/version', payload });
     expect(movedByTeam.statusCode).toBe(200);
-    await within(5_000, "the platform team's move on replica a", async () => (await servedBy(a, key)) === '2');
+    await eventually("the platform team's move on replica a", async () => (await servedBy(a, key)) === '2', FLEET_MS);
   });
 
   it('keep serving the pins they know with the database stopped; a move answers 503 storage unavailable', async () => {
     const key = await register(a, 'Fleet Steady', 2);
-    await within(5_000, 'the key on replica b', async () => (await servedBy(b, key)) === '2');
+    await eventually('the key on replica b', async () => (await servedBy(b, key)) === '2', FLEET_MS);
     await postgres.stop();
     try {
       expect(await servedBy(a, key)).toBe('2');
