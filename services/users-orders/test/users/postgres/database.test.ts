@@ -216,8 +216,20 @@ describe('a database that stops answering mid-connection', () => {
         const created = (await (await post(backend, 1)).json()) as User;
         expect((await (await fetch(`${backend.apiUrl}/api/users`)).json()) as User[]).toEqual([created]);
         // Concurrent reads leave several open connections in the pool, so each request below starts its
-        // statement on one rather than waiting to connect.
-        await Promise.all(Array.from({ length: 4 }, () => statusOf(`${backend.apiUrl}/api/users/page?limit=5`)));
+        // statement on one rather than waiting to connect. On a busy machine one burst may be served by fewer
+        // connections than it has requests: burst until the pool holds one idle connection per request below.
+        const idleConnections = async (): Promise<number> => {
+          const metrics = await (await fetch(`${backend.adminUrl}/metrics`)).text();
+          return Number(/^db_pool_connections\{state="idle"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+        };
+        await eventually(
+          'three idle connections in the pool',
+          async () => {
+            await Promise.all(Array.from({ length: 4 }, () => statusOf(`${backend.apiUrl}/api/users/page?limit=5`)));
+            return (await idleConnections()) >= 3;
+          },
+          NOTICED,
+        );
         relay.freeze();
         for (const [path, status] of [
           [`/api/users/${created.id}`, 503],
