@@ -156,8 +156,8 @@ describe('the status page in Chromium, JavaScript off', () => {
     await page.waitForEvent('load', { timeout: 30_000 });
     expect(page.url()).toBe(`${stack.gatewayAdminUrl}/`);
     expect((await rows('#versions')).map((row) => row.slice(7))).toEqual([
-      ['21', '38.2 %'],
-      ['34', '61.8 %'],
+      ['21', '6', '38.2 %'],
+      ['34', '0', '61.8 %'],
     ]);
   }, 45_000);
 

@@ -24,6 +24,7 @@ td.wrap { white-space: normal; }
 td.consumer { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; ` +
   `white-space: normal; width: 100%; }
 table.registered td.consumer { width: auto; }
+.wide { overflow-x: auto; }
 td.name { white-space: normal; width: 100%; }
 p.unavailable, p.default-warning { color: #8f1d18; }
 .phase { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .85rem; font-weight: 600; }
@@ -286,6 +287,7 @@ export function renderStatusPage(input: StatusPageInput): string {
     `started. ` +
     `With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
 ${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(policy.defaultVersion) ?? 0)}
+<div class="wide">
 <table id="versions">
 <caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
 <thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days ` +
@@ -295,6 +297,7 @@ ${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(poli
 ${versionRows}
 </tbody>
 </table>
+</div>
 <p class="note">${versioned} versioned requests in the last ${WINDOW_SECONDS / 60} minutes` +
     `${recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`}. "Of ` +
     `them unversioned": requests that named no version and got the default, v${policy.defaultVersion}: they change ` +
