@@ -470,7 +470,7 @@ describe.skipIf(!engine.reachable)(
           expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
           expect(notice.text).toContain(`Hello Notice Team ${tag},`);
           expect(notice.text).toContain('- GET /v1/orders/{id}: 1 request, last on ');
-          expect(notice.text).toMatch(/breaking: .*user_id/);
+          expect(notice.text).toMatch(/breaking: The customer identifier under its old name\./);
           expect(notice.text).toContain('The migration guide: /versions/1/changes');
         },
       );
@@ -583,6 +583,8 @@ describe.skipIf(!engine.reachable)(
           try {
             writePolicy((policy) => {
               Object.assign(v1(policy), { announced: '2025-01-01', sunset: '2025-08-01T00:00:00Z' });
+              // A policy whose default_version is removed is refused at load.
+              Object.assign(policy, { default_version: 2 });
             });
             await restartGateway();
             const removed = await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`);
