@@ -61,10 +61,10 @@ describe('version-router-check against the gateway', () => {
       stderr: '',
       stdout: [
         `version-router-check: consumer acme at ${live.url}, 2026-11-22T12:00:00.000Z`,
-        `ok   GET /api/v1/orders/{id} (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; ` +
+        `ok   GET /api/v1/orders/{id} (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 40 days; ` +
           `move to v2: ${live.url}/versions/1/changes`,
         `     breaking: ${BREAKING}`,
-        `ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 39 days; move ` +
+        `ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 40 days; move ` +
           `to v2: ${live.url}/versions/1/changes`,
         `     breaking: ${BREAKING}`,
         'OK: no operation acme called is removed, browned out now or sunsets within 30 days.',
@@ -78,7 +78,7 @@ describe('version-router-check against the gateway', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toBe('');
     const row = (operation: string): string =>
-      `| ❌ | \`${operation}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 39 days | [v2](` +
+      `| ❌ | \`${operation}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 40 days | [v2](` +
       `${live.url}/versions/1/changes) | removed field user_id<br>removed field total |`;
     expect(outcome.stdout).toBe(
       [
@@ -101,7 +101,7 @@ describe('version-router-check against the gateway', () => {
     const outcome = await check(['--url', live.url, '--days', '0', '--format', 'junit'], { now });
     expect(outcome.code).toBe(1);
     const status =
-      'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 30 ' +
+      'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 31 ' +
       'days';
     const testcase = (operation: string): string =>
       [

@@ -10,7 +10,7 @@ export interface Finding {
   requests: number;
   status: Status;
   sunset: Date;
-  /** Whole days from now to the sunset; negative once removed. */
+  /** Days from now to the sunset rounded up, as the gateway counts them (docs/behaviour.md#days-left). */
   daysLeft: number;
   /** The end of the brownout window in force now, when browned out. */
   brownoutEnd: Date | null;
@@ -70,7 +70,7 @@ export function judge(
         requests: operation.requests,
         status,
         sunset: new Date(sunsetMs),
-        daysLeft: Math.floor((sunsetMs - nowMs) / DAY_MS),
+        daysLeft: Math.ceil((sunsetMs - nowMs) / DAY_MS),
         brownoutEnd: brownout === undefined ? null : new Date(brownout.end),
         successor: version.successor,
         guide: new URL(version.changes, `${url}/`).href,
