@@ -4,11 +4,12 @@ import { loadConsumersCliConfig, type ConsumersCliConfig } from '../config.js';
 import { REGISTERED_CONSUMERS_PATH } from './registry-routes.js';
 
 const USAGE = `usage: npm run consumers -- <command>
-  list                                                              every registered consumer
-  create <name> [--id <id>] [--email <address>] [--webhook <url>]   register a consumer
-  show <id>                                                         the consumer and its keys
-  add-key <id>                                                      issue a key (printed once)
-  revoke-key <id> <key_id>                                          revoke a key
+  list                                         every registered consumer
+  create <name> [--id <id>] [--email <address>] [--webhook <url>] [--version <n>]
+                                               register a consumer (pinned to version n, else the newest current)
+  show <id>                                    the consumer and its keys
+  add-key <id>                                 issue a key (printed once)
+  revoke-key <id> <key_id>                     revoke a key
 The gateway's admin listener: GATEWAY_ADMIN_URL (default http://127.0.0.1:9464), with ADMIN_TOKEN when it has one.`;
 
 class UsageError extends Error {}
@@ -24,7 +25,12 @@ function callOf(args: string[]): AdminCall {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
-    options: { id: { type: 'string' }, email: { type: 'string' }, webhook: { type: 'string' } },
+    options: {
+      id: { type: 'string' },
+      email: { type: 'string' },
+      webhook: { type: 'string' },
+      version: { type: 'string' },
+    },
   });
   const [command, ...rest] = positionals;
   const one = (what: string): string => {
@@ -36,11 +42,14 @@ function callOf(args: string[]): AdminCall {
   switch (command) {
     case 'create': {
       if (rest.length !== 1) throw new UsageError('create takes one name (quote a name with spaces)');
+      if (values.version !== undefined && !/^[1-9][0-9]{0,8}$/.test(values.version))
+        throw new UsageError(`--version takes a version number, like 1 (got "${values.version}")`);
       const body = {
         name: rest[0],
         ...(values.id === undefined ? {} : { id: values.id }),
         ...(values.email === undefined ? {} : { contact_email: values.email }),
         ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }),
+        ...(values.version === undefined ? {} : { version: Number(values.version) }),
       };
       return { method: 'POST', path: '/consumers', body };
     }

@@ -83,6 +83,26 @@ describe('npm run consumers', () => {
     );
   });
 
+  it('registers a consumer pinned to the version --version names', async () => {
+    const url = await adminUrl();
+    const env = { GATEWAY_ADMIN_URL: url, ADMIN_TOKEN: TOKEN };
+    const created = await consumers(['create', 'Legacy Mobile', '--version', '1'], env);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ id: 'legacy-mobile', pinned_version: 1 });
+    const plain = await consumers(['create', 'Newcomer'], env);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ id: 'newcomer', pinned_version: 2 });
+    const unknown = await consumers(['create', 'Future', '--version', '3'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('422 unsupported version: versions one may pin: 1, 2\n');
+  });
+
+  it('refuses a --version that is not a version number', async () => {
+    const result = await consumers(['create', 'Acme', '--version', 'v1'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe('--version takes a version number, like 1 (got "v1")');
+  });
+
   it('refuses list with an argument', async () => {
     const result = await consumers(['list', 'x'], {});
     expect(result.code).toBe(2);
