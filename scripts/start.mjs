@@ -121,22 +121,22 @@ const adminPort = process.env.GATEWAY_ADMIN_PORT ?? '9464';
 // Every service started here, not the gateway alone: a gateway is ready without its backend (readiness is
 // each process's own), and a signal that reaches a backend still starting would end it uncleanly.
 const adminPorts = { gateway: adminPort, backend: process.env.BACKEND_ADMIN_PORT ?? '9465' };
-const readyUrls = services.map(({ name }) => `http://127.0.0.1:${adminPorts[name]}/readyz`);
+// A service is asked until it first answers ready, then no more: each answer is a request line in its log, and the
+// backend, ready in a second, would otherwise log ten a second until the gateway is.
+const notReady = new Set(services.map(({ name }) => `http://127.0.0.1:${adminPorts[name]}/readyz`));
 // The gateway's first start on a new embedded consumer store (.data/gateway) creates its database: tens of
 // seconds on a busy machine, later starts a few.
 const readyDeadline = Date.now() + 120_000;
 while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gateway.exited) {
-  const ready = (
-    await Promise.all(
-      readyUrls.map((url) =>
-        fetch(url).then(
-          (res) => res.ok,
-          () => false,
-        ),
+  await Promise.all(
+    [...notReady].map((url) =>
+      fetch(url).then(
+        (res) => void (res.ok && notReady.delete(url)),
+        () => undefined,
       ),
-    )
-  ).every(Boolean);
-  if (ready) {
+    ),
+  );
+  if (notReady.size === 0) {
     console.log(
       `\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`,
     );

@@ -309,6 +309,14 @@ describe('npm start', { timeout: 60_000 }, () => {
       expect(running.output()).toMatch(
         /^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m,
       );
+      // The launcher asks a service that answered ready no more: the backend, ready first, logs one ready answer
+      // before the banner, not one every 100 ms until the gateway is ready too.
+      const readyAnswers = running
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"service":"users-orders"') && line.includes('"url":"/readyz"'))
+        .filter((line) => line.includes('"statusCode":200'));
+      expect(readyAnswers).toHaveLength(1);
       send(running, 'npm', 'SIGTERM');
       await nothingLeft(running);
     },
