@@ -50,6 +50,11 @@ export function createNotices({
       ? {}
       : { email: createEmailChannel({ ...config.email, timeoutMs: config.sendTimeoutMs }) }),
   };
+  // Without it a consumer known only by e-mail hears nothing, and the page only shows fewer notified.
+  if (config.email === undefined)
+    logger.info(
+      'e-mail notices are off: SMTP_URL is not set; webhooks still go out (docs/runbook.md#deprecation-notices)',
+    );
   const sender = createNoticeSender({
     // Unique per process: a restarted replica (same host name, maybe the same pid) is another sender.
     sender: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`,
