@@ -289,7 +289,8 @@ export function renderStatusPage(input: StatusPageInput): string {
 ${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(policy.defaultVersion) ?? 0)}
 <div class="wide">
 <table id="versions">
-<caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests that named a version.</caption>
+<caption>Requests and share over the last ${WINDOW_SECONDS / 60} minutes, among requests a version answered ` +
+    `(named in the request, or chosen by a pin or the default).</caption>
 <thead><tr><th>version</th><th>phase</th><th>announced</th><th>sunset</th><th class="num">days ` +
     `left</th><th>successor</th><th>next brownout</th><th class="num">requests</th><th class="num">of them ` +
     `unversioned</th><th class="num">share</th></tr></thead>
