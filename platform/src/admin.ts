@@ -37,6 +37,9 @@ export interface AdminOptions {
   host: string;
 }
 
+/** The refusal of a credential route off loopback without a token; the consumers CLI tells it from other 403s. */
+export const OFF_LOOPBACK_ERROR = 'admin token required off loopback';
+
 /** 127.0.0.0/8, ::1 and `localhost`: an address only this machine reaches. */
 function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -61,8 +64,7 @@ function adminAccess(
   return async function adminAccess(request, reply) {
     const route = request.routeOptions;
     if (expected === undefined) {
-      if (route.config.handsOutCredentials === true && !onLoopback)
-        return sendError(reply, 403, 'admin token required off loopback');
+      if (route.config.handsOutCredentials === true && !onLoopback) return sendError(reply, 403, OFF_LOOPBACK_ERROR);
       return undefined;
     }
     if (route.url !== undefined && OPEN_ROUTES.has(route.url)) return undefined;

@@ -1,23 +1,31 @@
 import { parseArgs } from 'node:util';
+import { OFF_LOOPBACK_ERROR } from '@version-router/platform/admin';
 import { ConfigError } from '@version-router/platform/config';
 import { loadConsumersCliConfig, type ConsumersCliConfig } from '../config.js';
 import { REGISTERED_CONSUMERS_PATH } from './registry-routes.js';
 
 const USAGE = `usage: npm run consumers -- <command>
-  list                                         every registered consumer
+  list                                                              every registered consumer
   create <name> [--id <id>] [--email <address>] [--webhook <url>] [--version <n>]
-                                               register a consumer (pinned to version n, else the newest current)
-  show <id>                                    the consumer and its keys
-  add-key <id>                                 issue a key (printed once)
-  revoke-key <id> <key_id>                     revoke a key
+                                                                    register (pinned to <n>, else the newest current)
+  show <id>                                                         the consumer and its keys
+  add-key <id>                                                      issue a key (printed once)
+  revoke-key <id> <key_id>                                          revoke a key
+  version <id> <n>                                                  pin the consumer to version <n>
 The gateway's admin listener: GATEWAY_ADMIN_URL (default http://127.0.0.1:9464), with ADMIN_TOKEN when it has one.`;
 
 class UsageError extends Error {}
 
 interface AdminCall {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
+}
+
+/** A version number as the command line gives it: digits only, sent as the integer the gateway checks. */
+function versionOf(text: string, usage: string): number {
+  if (!/^[0-9]{1,9}$/.test(text)) throw new UsageError(usage);
+  return Number(text);
 }
 
 /** The admin call a command line asks for. */
@@ -49,7 +57,9 @@ function callOf(args: string[]): AdminCall {
         ...(values.id === undefined ? {} : { id: values.id }),
         ...(values.email === undefined ? {} : { contact_email: values.email }),
         ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }),
-        ...(values.version === undefined ? {} : { version: Number(values.version) }),
+        ...(values.version === undefined
+          ? {}
+          : { version: versionOf(values.version, '--version takes a version number') }),
       };
       return { method: 'POST', path: '/consumers', body };
     }
@@ -67,16 +77,26 @@ function callOf(args: string[]): AdminCall {
         path: `/consumers/${encodeURIComponent(rest[0] as string)}/keys/${encodeURIComponent(rest[1] as string)}`,
       };
     }
+    case 'version': {
+      const usage = 'version takes a consumer id and a version number';
+      if (rest.length !== 2) throw new UsageError(usage);
+      const body = { version: versionOf(rest[1] as string, usage) };
+      return { method: 'PUT', path: `/consumers/${encodeURIComponent(rest[0] as string)}/version`, body };
+    }
     default:
       throw new UsageError(command === undefined ? 'no command' : `unknown command "${command}"`);
   }
 }
 
-/** What to change when the admin listener refuses the caller itself (docs/behaviour.md#admin-authentication). */
-function fixFor(status: number, withToken: boolean): string {
+/**
+ * What to change when the admin listener refuses the caller itself (docs/behaviour.md#admin-authentication): every
+ * 401 there is the token's; a 403 is only when it names the loopback rule (a pin's 403 is the version's).
+ */
+function fixFor(status: number, error: string | undefined, withToken: boolean): string {
   if (status === 401)
     return withToken ? " (ADMIN_TOKEN is not the gateway's token)" : ' (the gateway asks for a token: set ADMIN_TOKEN)';
-  if (status === 403) return " (the admin listener is not on loopback: set ADMIN_TOKEN to the gateway's token)";
+  if (status === 403 && error === OFF_LOOPBACK_ERROR)
+    return " (the admin listener is not on loopback: set ADMIN_TOKEN to the gateway's token)";
   return '';
 }
 
@@ -94,13 +114,15 @@ async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path
   const text = await res.text();
   if (!res.ok) {
     let reason = text;
+    let errorText: string | undefined;
     try {
       const error = JSON.parse(text) as { error?: string; details?: string };
       reason = error.details === undefined ? String(error.error) : `${error.error}: ${error.details}`;
+      errorText = error.error;
     } catch {
       // Not our ErrorResponse: shown as it came.
     }
-    throw new Error(`${res.status} ${reason}${fixFor(res.status, adminToken !== undefined)}`);
+    throw new Error(`${res.status} ${reason}${fixFor(res.status, errorText, adminToken !== undefined)}`);
   }
   return res.status === 204
     ? `revoked ${decodeURIComponent(path.split('/').at(-1) ?? '')}`

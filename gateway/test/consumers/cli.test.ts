@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../scripts/paths.mjs';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
+import { TODAY, buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
 import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
 
 const CLI = 'gateway/dist/src/consumers/cli.js';
@@ -32,12 +32,24 @@ afterEach(async () => {
   gateway = undefined;
 });
 
-/** A gateway whose admin listener (with ADMIN_TOKEN) listens on loopback; its URL. */
-async function adminUrl(): Promise<string> {
+/**
+ * A gateway whose admin listener (with ADMIN_TOKEN, none for `adminToken: null`) listens on loopback; its URL.
+ * `adminHost` is the host the listener takes itself to be bound to.
+ */
+async function adminUrl({
+  policy = designPolicyFile,
+  adminToken = TOKEN,
+  adminHost = '127.0.0.1',
+}: { policy?: unknown; adminToken?: string | null; adminHost?: string } = {}): Promise<string> {
   const store = createMemoryConsumerStore();
   await consumerWithKey(store, 'beta', { name: 'Beta' });
-  await consumerWithKey(store, 'acme', { name: 'Acme Billing' });
-  gateway = await buildTestGateway('http://127.0.0.1:9', { consumerStore: store, adminToken: TOKEN });
+  await consumerWithKey(store, 'acme', { name: 'Acme Billing', pinned_version: 1 });
+  gateway = await buildTestGateway('http://127.0.0.1:9', {
+    consumerStore: store,
+    policy,
+    adminToken: adminToken ?? undefined,
+    adminHost,
+  });
   const admin = await gateway.admin();
   await admin.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(admin.server.address() as AddressInfo).port}`;
@@ -83,24 +95,67 @@ describe('npm run consumers', () => {
     );
   });
 
-  it('registers a consumer pinned to the version --version names', async () => {
-    const url = await adminUrl();
-    const env = { GATEWAY_ADMIN_URL: url, ADMIN_TOKEN: TOKEN };
-    const created = await consumers(['create', 'Legacy Mobile', '--version', '1'], env);
+  it('registers a consumer pinned with create --version, and moves a pin with version <id> <n>', async () => {
+    const env = { GATEWAY_ADMIN_URL: await adminUrl(), ADMIN_TOKEN: TOKEN };
+    const created = await consumers(['create', 'Gamma Co', '--version', '1'], env);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ id: 'legacy-mobile', pinned_version: 1 });
-    const plain = await consumers(['create', 'Newcomer'], env);
-    expect(JSON.parse(plain.stdout)).toMatchObject({ id: 'newcomer', pinned_version: 2 });
-    const unknown = await consumers(['create', 'Future', '--version', '3'], env);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('422 unsupported version: versions one may pin: 1, 2\n');
+    expect(JSON.parse(created.stdout)).toMatchObject({ id: 'gamma-co', name: 'Gamma Co', pinned_version: 1 });
+    const moved = await consumers(['version', 'acme', '2'], env);
+    expect(moved.stderr).toBe('');
+    expect(moved.code).toBe(0);
+    expect(JSON.parse(moved.stdout)).toEqual({
+      id: 'acme',
+      name: 'Acme Billing',
+      pinned_version: 2,
+      previous_version: 1,
+      pinned_at: new Date(TODAY).toISOString(),
+      rollback_until: new Date(TODAY + 72 * 3_600_000).toISOString(),
+    });
   });
 
-  it('refuses a --version that is not a version number', async () => {
-    const result = await consumers(['create', 'Acme', '--version', 'v1'], {});
+  it('says why the gateway refuses a pin, on one line, exit 1', async () => {
+    const env = { GATEWAY_ADMIN_URL: await adminUrl(), ADMIN_TOKEN: TOKEN };
+    const unlisted = await consumers(['version', 'acme', '9'], env);
+    expect(unlisted).toEqual({ code: 1, stdout: '', stderr: '422 unsupported version: versions one may pin: 1, 2\n' });
+    const unknown = await consumers(['version', 'nobody', '2'], env);
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: '404 consumer not found\n' });
+    const created = await consumers(['create', 'Delta', '--version', '3'], env);
+    expect(created).toEqual({ code: 1, stdout: '', stderr: '422 unsupported version: versions one may pin: 1, 2\n' });
+  });
+
+  it('answers a version closed to new consumers 403 naming the successor, not ADMIN_TOKEN', async () => {
+    const [v1, v2] = designPolicyFile.versions;
+    const closed = { ...v1, consumer_key: 'required', closed_to_new: '2026-09-01' };
+    const url = await adminUrl({ policy: { ...designPolicyFile, versions: [closed, v2] } });
+    const refusal =
+      '403 version closed to new consumers: version 1 takes no new consumers since Tue, 01 Sep 2026 00:00:00 GMT; ' +
+      'use version 2\n';
+    const env = { GATEWAY_ADMIN_URL: url, ADMIN_TOKEN: TOKEN };
+    expect(await consumers(['version', 'beta', '1'], env)).toEqual({ code: 1, stdout: '', stderr: refusal });
+    expect(await consumers(['create', 'Eta', '--version', '1'], env)).toEqual({ code: 1, stdout: '', stderr: refusal });
+  });
+
+  it('names ADMIN_TOKEN when the admin listener takes no call off loopback without it', async () => {
+    const url = await adminUrl({ adminToken: null, adminHost: '0.0.0.0' });
+    const result = await consumers(['version', 'acme', '2'], { GATEWAY_ADMIN_URL: url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      '403 admin token required off loopback (the admin listener is not on loopback: set ADMIN_TOKEN to the ' +
+        "gateway's token)\n",
+    );
+  });
+
+  it.each([
+    [['version', 'acme'], 'version takes a consumer id and a version number'],
+    [['version', 'acme', 'two'], 'version takes a consumer id and a version number'],
+    [['version', 'acme', '1.5'], 'version takes a consumer id and a version number'],
+    [['create', 'Zeta', '--version', 'v2'], '--version takes a version number'],
+    [['show', 'acme', '--version', '2'], 'show takes no options'],
+  ])('refuses %j with its usage, exit 2, before calling the gateway', async (args, line) => {
+    const result = await consumers(args, {});
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe('--version takes a version number, like 1 (got "v1")');
+    expect(result.stderr.split('\n')[0]).toBe(line);
   });
 
   it('refuses list with an argument', async () => {

@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type formatsPlugin from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { pinDocumentParts } from '@version-router/platform/pin-document';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryUserStore, type User } from '../../src/users/store.js';
@@ -34,9 +35,11 @@ describe('GET /v{n}/openapi.json', () => {
       // less the documents themselves and the other versions' routes.
       const ownOrUnversioned = (path: string) =>
         !/\/v[0-9]+\//.test(path) || path.startsWith(`/v${version}/`) || path.startsWith(`/api/v${version}/`);
-      const expected = registeredPaths(await testApp()).filter(
-        (path) => ownOrUnversioned(path) && !path.endsWith('/openapi.json'),
-      );
+      // And the gateway's own operations on the API port (the consumer's pin), which no backend route answers.
+      const expected = [
+        ...registeredPaths(await testApp()).filter((path) => ownOrUnversioned(path) && !path.endsWith('/openapi.json')),
+        ...Object.keys(pinDocumentParts.paths),
+      ];
       expect(expected).toEqual(
         expect.arrayContaining([...usersPaths, `/v${version}/orders/{id}`, `/api/v${version}/orders/{id}`]),
       );
@@ -75,9 +78,11 @@ describe('GET /v{n}/openapi.json', () => {
         { name: 'users', description: 'Users; not versioned.' },
         { name: 'orders', description: 'Read-only orders, version 2 representation.' },
       ]);
-      expect(tags.slice(-2)).toEqual([
+      // The gateway's own operations come last, after every route of the backend.
+      expect(tags.slice(-3)).toEqual([
         { name: 'widgets', description: 'Read-only widgets, version 2 representation.' },
         { name: 'gadgets', description: 'Gadgets, version 2 representation.' },
+        pinDocumentParts.tag,
       ]);
     },
   );
