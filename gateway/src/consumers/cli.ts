@@ -50,8 +50,6 @@ function callOf(args: string[]): AdminCall {
   switch (command) {
     case 'create': {
       if (rest.length !== 1) throw new UsageError('create takes one name (quote a name with spaces)');
-      if (values.version !== undefined && !/^[1-9][0-9]{0,8}$/.test(values.version))
-        throw new UsageError(`--version takes a version number, like 1 (got "${values.version}")`);
       const body = {
         name: rest[0],
         ...(values.id === undefined ? {} : { id: values.id }),
@@ -59,7 +57,9 @@ function callOf(args: string[]): AdminCall {
         ...(values.webhook === undefined ? {} : { webhook_url: values.webhook }),
         ...(values.version === undefined
           ? {}
-          : { version: versionOf(values.version, '--version takes a version number') }),
+          : {
+              version: versionOf(values.version, `--version takes a version number, like 1 (got "${values.version}")`),
+            }),
       };
       return { method: 'POST', path: '/consumers', body };
     }

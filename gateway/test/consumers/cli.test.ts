@@ -150,7 +150,7 @@ describe('npm run consumers', () => {
     [['version', 'acme'], 'version takes a consumer id and a version number'],
     [['version', 'acme', 'two'], 'version takes a consumer id and a version number'],
     [['version', 'acme', '1.5'], 'version takes a consumer id and a version number'],
-    [['create', 'Zeta', '--version', 'v2'], '--version takes a version number'],
+    [['create', 'Zeta', '--version', 'v2'], '--version takes a version number, like 1 (got "v2")'],
     [['show', 'acme', '--version', '2'], 'show takes no options'],
   ])('refuses %j with its usage, exit 2, before calling the gateway', async (args, line) => {
     const result = await consumers(args, {});
