@@ -255,15 +255,15 @@ function withoutDescription(schema: Json): Json {
 }
 
 /**
- * A `remove` read backwards: the field is back in this version's responses, always, when the change gives
- * the `value` the gateway fills in; a request body may carry it (the gateway drops it).
+ * A `remove` read backwards: the field is back in this version's responses, always, with the `value` the
+ * gateway fills in (null when the change gives none); a request body may carry it (the gateway drops it).
  */
 function putBack(schema: unknown, change: Extract<VersionChange, { op: 'remove' }>, direction: Direction): void {
-  if (direction === 'response' && change.value === undefined) return;
   const segments = fieldSegments(change.field);
   const leaf = segments.at(-1) as FieldSegment;
   const parents = segments.length === 1 ? branches(schema).slice(0, 1) : collectParents(schema, segments);
-  const property = withDescription(change.value === undefined ? {} : { type: typeOf(change.value) }, change);
+  const value = direction === 'response' ? (change.value ?? null) : change.value;
+  const property = withDescription(value === undefined ? {} : { type: typeOf(value) }, change);
   for (const parent of parents) {
     if (!isObject(parent.properties)) continue;
     parent.properties = { ...parent.properties, [leaf.name]: property };

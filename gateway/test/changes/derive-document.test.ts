@@ -184,6 +184,23 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       additionalProperties: false,
     });
   });
+
+  it('in a response: a removed field without a value is back as the null the gateway puts there, required', () => {
+    const derived = deriveDocument(committedDocument(2), [
+      step(1, 2, [{ resource: '/orders/:id', op: 'remove', field: 'fax', description: 'Always null.' }]),
+    ]);
+    const schema = orderSchema(derived, '/v1/orders/{id}');
+    expect((schema.properties as Json).fax).toEqual({ type: 'null', description: 'Always null.' });
+    expect(schema.required).toEqual(['id', 'customer_id', 'total_cents', 'currency', 'fax']);
+    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    expect(media.example).toEqual({
+      id: 'ord-1001',
+      customer_id: 'user-1',
+      total_cents: 1999,
+      currency: 'EUR',
+      fax: null,
+    });
+  });
 });
 
 describe('the chain of a version', () => {
