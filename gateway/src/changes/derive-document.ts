@@ -1,13 +1,6 @@
+import { mappedBack, scaledBack, stepBackward } from '../translation/engine.js';
 import type { VersionChange } from '../versions/changes.js';
-import {
-  fieldSegments,
-  inverseValues,
-  leafName,
-  successorField,
-  unscale,
-  valueBackward,
-  type FieldSegment,
-} from './field-path.js';
+import { fieldSegments, leafName, successorField, type FieldSegment } from './field-path.js';
 
 /**
  * The OpenAPI document of a version declared as changes, derived from its successor's document: what the
@@ -170,6 +163,7 @@ function typeOf(value: unknown): string {
 
 /** A successor's integer field as this version's decimal: `number`, its bounds and data divided by the factor. */
 function unscaledSchema(schema: Json, factor: number): Json {
+  const unscale = scaledBack(factor);
   const out: Json = { ...schema };
   if (out.type === 'integer') out.type = 'number';
   else if (Array.isArray(out.type))
@@ -179,28 +173,29 @@ function unscaledSchema(schema: Json, factor: number): Json {
     if (typeof value !== 'number') continue;
     // ±2^53-1 says "an integer JSON keeps exact", not a rule of the field: a decimal has no such bound.
     if (Math.abs(value) === Number.MAX_SAFE_INTEGER || bound === 'multipleOf') delete out[bound];
-    else out[bound] = value / factor;
+    else out[bound] = unscale(value);
   }
-  if ('default' in out) out.default = unscale(out.default, factor);
-  if ('const' in out) out.const = unscale(out.const, factor);
-  if (Array.isArray(out.enum)) out.enum = (out.enum as unknown[]).map((value) => unscale(value, factor));
-  if (Array.isArray(out.examples)) out.examples = (out.examples as unknown[]).map((value) => unscale(value, factor));
+  if ('default' in out) out.default = unscale(out.default);
+  if ('const' in out) out.const = unscale(out.const);
+  if (Array.isArray(out.enum)) out.enum = (out.enum as unknown[]).map(unscale);
+  if (Array.isArray(out.examples)) out.examples = (out.examples as unknown[]).map(unscale);
   return out;
 }
 
-function unmappedSchema(schema: Json, inverse: ReadonlyMap<unknown, string>): Json {
+function unmappedSchema(schema: Json, back: (value: unknown) => unknown): Json {
   const out: Json = { ...schema };
-  const back = (value: unknown): unknown => inverse.get(value) ?? value;
   for (const key of ['default', 'const'] as const) if (key in out) out[key] = back(out[key]);
   for (const key of ['enum', 'examples'] as const)
     if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(back);
   return out;
 }
 
-/** The changes of one step on one resource, and the successor they lead to. */
+/** The changes of one step on one resource, the successor they lead to, and their translation of a body. */
 interface Changes {
   readonly changes: readonly VersionChange[];
   readonly successor: number;
+  /** The translation engine's backward step: examples read back as the gateway reads answers back. */
+  readonly backward: (body: unknown) => void;
 }
 
 /** Whether a schema is a response's (this version's client reads it) or a request body's (it sends it). */
@@ -233,9 +228,9 @@ function schemaBackward(schema: unknown, change: VersionChange, direction: Direc
         if (direction === 'response' || change.default !== undefined) deleteProperty(parent, name);
         return;
       case 'map': {
-        const inverse = inverseValues(change);
+        const back = mappedBack(change.values);
         propertiesOf(parent)[name] = withDescription(
-          onLeaf(property, array, (value) => unmappedSchema(value, inverse)),
+          onLeaf(property, array, (value) => unmappedSchema(value, back)),
           change,
         );
         return;
@@ -260,15 +255,15 @@ function withoutDescription(schema: Json): Json {
 }
 
 /**
- * A `remove` read backwards: the field is back in this version's responses, always, when the change gives
- * the `value` the gateway fills in; a request body may carry it (the gateway drops it).
+ * A `remove` read backwards: the field is back in this version's responses, always, with the `value` the
+ * gateway fills in (null when the change gives none); a request body may carry it (the gateway drops it).
  */
 function putBack(schema: unknown, change: Extract<VersionChange, { op: 'remove' }>, direction: Direction): void {
-  if (direction === 'response' && change.value === undefined) return;
   const segments = fieldSegments(change.field);
   const leaf = segments.at(-1) as FieldSegment;
   const parents = segments.length === 1 ? branches(schema).slice(0, 1) : collectParents(schema, segments);
-  const property = withDescription(change.value === undefined ? {} : { type: typeOf(change.value) }, change);
+  const value = direction === 'response' ? (change.value ?? null) : change.value;
+  const property = withDescription(value === undefined ? {} : { type: typeOf(value) }, change);
   for (const parent of parents) {
     if (!isObject(parent.properties)) continue;
     parent.properties = { ...parent.properties, [leaf.name]: property };
@@ -292,25 +287,29 @@ function collectParents(schema: unknown, segments: readonly FieldSegment[]): Jso
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\b/;
 
 /** A media type object's schema and examples, as this version's, for one step. */
-function mediaBackward(media: Json, { changes, successor }: Changes, direction: Direction): Json {
+function mediaBackward(media: Json, { changes, successor, backward }: Changes, direction: Direction): Json {
   const out: Json = structuredClone(media);
   for (const change of [...changes].reverse()) {
     if (change.op === 'remove') putBack(out.schema, change, direction);
     else schemaBackward(out.schema, change, direction, successor);
   }
-  if ('example' in out) out.example = valueBackward(out.example, changes);
+  // The engine changes a body in place: each example gets its own copy, as one value may be shown in several places.
+  const translated = (example: unknown): unknown => {
+    const copy = structuredClone(example);
+    backward(copy);
+    return copy;
+  };
+  if ('example' in out) out.example = translated(out.example);
   if (isObject(out.examples)) {
     out.examples = Object.fromEntries(
       Object.entries(out.examples).map(([name, example]) => [
         name,
-        isObject(example) && 'value' in example
-          ? { ...example, value: valueBackward(example.value, changes) }
-          : example,
+        isObject(example) && 'value' in example ? { ...example, value: translated(example.value) } : example,
       ]),
     );
   }
   if (isObject(out.schema) && Array.isArray(out.schema.examples)) {
-    out.schema.examples = (out.schema.examples as unknown[]).map((example) => valueBackward(example, changes));
+    out.schema.examples = (out.schema.examples as unknown[]).map(translated);
   }
   return out;
 }
@@ -359,9 +358,9 @@ function deriveStep(document: Json, { version, successor, changes }: DerivationS
     let derived = item;
     if (matched.length > 0 && isObject(item)) {
       const operations: Json = { ...item };
+      const changes: Changes = { changes: matched, successor, backward: stepBackward(matched) };
       for (const method of METHODS)
-        if (isObject(item[method]))
-          operations[method] = operationBackward(item[method], { changes: matched, successor });
+        if (isObject(item[method])) operations[method] = operationBackward(item[method], changes);
       derived = operations;
     }
     paths[path.replace(ownPath, `$1/v${version}`)] = derived;

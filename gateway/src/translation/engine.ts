@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fieldSegments, leafName, type FieldSegment } from '../changes/field-path.js';
 import type { VersionChange } from '../versions/changes.js';
 
 /**
@@ -6,38 +7,27 @@ import type { VersionChange } from '../versions/changes.js';
  * (docs/behaviour.md "Versions declared as changes"). Compiled once per policy: a request walks closures,
  * never the declarations. Bodies are parsed JSON, changed in place; anything that is not where a change
  * expects it (a missing field, a missing array, a value of another type) is left as it is, never an error.
+ * The derived OpenAPI documents translate their examples with the same walk (`stepBackward`).
  */
 
 type JsonObject = Record<string, unknown>;
 /** Changes one parsed body in place. */
 type Apply = (body: unknown) => void;
 
-interface Segment {
-  readonly key: string;
-  /** `key[]`: every item of the array under key. */
-  readonly each: boolean;
-}
-
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function segmentsOf(field: string): Segment[] {
-  return field
-    .split('.')
-    .map((part) => (part.endsWith('[]') ? { key: part.slice(0, -2), each: true } : { key: part, each: false }));
-}
-
 /** Calls `visit` with every object the path's parents lead to; a missing or mistyped step ends that branch. */
-function walk(value: unknown, parents: readonly Segment[], at: number, visit: (object: JsonObject) => void): void {
+function walk(value: unknown, parents: readonly FieldSegment[], at: number, visit: (object: JsonObject) => void): void {
   if (!isObject(value)) return;
   if (at === parents.length) {
     visit(value);
     return;
   }
-  const { key, each } = parents[at] as Segment;
-  if (!Object.hasOwn(value, key)) return;
-  const child = value[key];
-  if (!each) walk(child, parents, at + 1, visit);
+  const { name, array } = parents[at] as FieldSegment;
+  if (!Object.hasOwn(value, name)) return;
+  const child = value[name];
+  if (!array) walk(child, parents, at + 1, visit);
   else if (Array.isArray(child)) for (const item of child) walk(item, parents, at + 1, visit);
 }
 
@@ -76,34 +66,55 @@ interface Compiled {
 }
 
 /** One change of a field's value (`leaf`), applied to every object the field's parents lead to. */
-function onLeaf(field: string, change: (object: JsonObject, leaf: Segment) => void): Apply {
-  const segments = segmentsOf(field);
+function onLeaf(field: string, change: (object: JsonObject, leaf: FieldSegment) => void): Apply {
+  const segments = fieldSegments(field);
   const parents = segments.slice(0, -1);
-  const leaf = segments[segments.length - 1] as Segment;
+  const leaf = segments[segments.length - 1] as FieldSegment;
   return (body) => walk(body, parents, 0, (object) => change(object, leaf));
 }
 
 /** A value change of a leaf: the value itself, or each item of an array leaf (`amounts[]`). */
-function valueChange(transform: (value: unknown) => unknown): (object: JsonObject, leaf: Segment) => void {
-  return (object, { key, each }) => {
-    if (!Object.hasOwn(object, key)) return;
-    const value = object[key];
-    if (!each) object[key] = transform(value);
+function valueChange(transform: (value: unknown) => unknown): (object: JsonObject, leaf: FieldSegment) => void {
+  return (object, { name, array }) => {
+    if (!Object.hasOwn(object, name)) return;
+    const value = object[name];
+    if (!array) object[name] = transform(value);
     else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = transform(value[i]);
   };
 }
 
-const leafKey = (field: string): string => (segmentsOf(field).pop() as Segment).key;
+type MapValues = Readonly<Record<string, string | number | boolean>>;
+
+const isScalar = (value: unknown): value is string | number | boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/** A scaled field's value in the successor as this version's: divided by the factor; any other type as it is. */
+export const scaledBack =
+  (factor: number) =>
+  (value: unknown): unknown =>
+    typeof value === 'number' ? tidy(value / factor) : value;
+
+/** A mapped field's value in the successor as this version's: the map read backwards; other values as they are. */
+export function mappedBack(values: MapValues): (value: unknown) => unknown {
+  // One-to-one (checked with the policy), so the inverse is a map too; keyed by type, as `1` is not `"1"`.
+  const backward = new Map<string, unknown>(
+    Object.entries(values).map(([from, to]) => [`${typeof to}:${String(to)}`, from]),
+  );
+  return (value) => {
+    if (!isScalar(value)) return value;
+    const key = `${typeof value}:${String(value)}`;
+    return backward.has(key) ? backward.get(key) : value;
+  };
+}
 
 function compileScale(field: string, to: string, factor: number): Compiled {
-  const [from, into] = [leafKey(field), leafKey(to)];
+  const [from, into] = [leafName(field), leafName(to)];
   // A whole factor turns a decimal into a count of smaller units (euros into cents): an integer in the successor.
   const forward = Number.isInteger(factor)
     ? (value: unknown) => (typeof value === 'number' ? roundHalfAwayFromZero(tidy(value * factor)) : value)
     : (value: unknown) => (typeof value === 'number' ? tidy(value * factor) : value);
-  const backward = (value: unknown) => (typeof value === 'number' ? tidy(value / factor) : value);
   const scaleForward = valueChange(forward);
-  const scaleBackward = valueChange(backward);
+  const scaleBackward = valueChange(scaledBack(factor));
   return {
     forward: onLeaf(field, (object, leaf) => {
       scaleForward(object, leaf);
@@ -116,35 +127,22 @@ function compileScale(field: string, to: string, factor: number): Compiled {
   };
 }
 
-function compileMap(field: string, values: Readonly<Record<string, string | number | boolean>>): Compiled {
+function compileMap(field: string, values: MapValues): Compiled {
   const forward = new Map<string, unknown>(Object.entries(values));
-  // One-to-one (checked with the policy), so the inverse is a map too; keyed by type, as `1` is not `"1"`.
-  const backward = new Map<string, unknown>(
-    Object.entries(values).map(([from, to]) => [`${typeof to}:${String(to)}`, from]),
-  );
-  const isScalar = (value: unknown): value is string | number | boolean =>
-    typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
   return {
     forward: onLeaf(
       field,
       valueChange((value) => (isScalar(value) && forward.has(String(value)) ? forward.get(String(value)) : value)),
     ),
-    backward: onLeaf(
-      field,
-      valueChange((value) => {
-        if (!isScalar(value)) return value;
-        const key = `${typeof value}:${String(value)}`;
-        return backward.has(key) ? backward.get(key) : value;
-      }),
-    ),
+    backward: onLeaf(field, valueChange(mappedBack(values))),
   };
 }
 
 function compileChange(change: VersionChange): Compiled {
-  const key = leafKey(change.field);
+  const key = leafName(change.field);
   switch (change.op) {
     case 'rename': {
-      const to = leafKey(change.to);
+      const to = leafName(change.to);
       return {
         forward: onLeaf(change.field, (object) => Object.hasOwn(object, key) && renameKey(object, key, to)),
         backward: onLeaf(change.field, (object) => Object.hasOwn(object, to) && renameKey(object, to, key)),
@@ -214,6 +212,13 @@ const inOrder =
   (body) => {
     for (const apply of applies) apply(body);
   };
+
+/**
+ * One version step's changes (of one resource) read backward: a body of the successor as this version's,
+ * changed in place. A translated answer goes through these steps newest first; a derived OpenAPI document's
+ * examples go through them the same way (gateway/src/changes/derive-document.ts).
+ */
+export const stepBackward = (changes: readonly VersionChange[]): Apply => inOrder(stepOf(changes).backward);
 
 interface TranslatedEntry {
   readonly version: number;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareDocuments } from '@version-router/platform/compatibility';
 import { deriveDocument, translationChain, type DerivationStep } from '../../src/changes/derive-document.js';
-import { valueBackward } from '../../src/changes/field-path.js';
 import type { VersionChange } from '../../src/versions/changes.js';
 import { committedDocument } from './documents.js';
 import { V1_CHANGES } from './v1-changes.js';
@@ -185,6 +184,23 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       additionalProperties: false,
     });
   });
+
+  it('in a response: a removed field without a value is back as the null the gateway puts there, required', () => {
+    const derived = deriveDocument(committedDocument(2), [
+      step(1, 2, [{ resource: '/orders/:id', op: 'remove', field: 'fax', description: 'Always null.' }]),
+    ]);
+    const schema = orderSchema(derived, '/v1/orders/{id}');
+    expect((schema.properties as Json).fax).toEqual({ type: 'null', description: 'Always null.' });
+    expect(schema.required).toEqual(['id', 'customer_id', 'total_cents', 'currency', 'fax']);
+    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    expect(media.example).toEqual({
+      id: 'ord-1001',
+      customer_id: 'user-1',
+      total_cents: 1999,
+      currency: 'EUR',
+      fax: null,
+    });
+  });
 });
 
 describe('the chain of a version', () => {
@@ -203,11 +219,73 @@ describe('the chain of a version', () => {
   });
 });
 
-describe('an example read backwards', () => {
-  it('leaves a missing array or a non-object element as it is', () => {
-    const rename: VersionChange[] = [{ resource: '/x', op: 'rename', field: 'items[].a', to: 'items[].b' }];
-    expect(valueBackward({ items: 'none' }, rename)).toEqual({ items: 'none' });
-    expect(valueBackward({ other: 1 }, rename)).toEqual({ other: 1 });
-    expect(valueBackward({ items: [1, { b: 2, c: 3 }] }, rename)).toEqual({ items: [1, { a: 2, c: 3 }] });
+describe('examples read backwards, as the gateway reads answers back', () => {
+  /** A v2 document whose order answer carries `values` as its `example`, its named `examples` and schema examples. */
+  const documented = (values: unknown[]) => ({
+    openapi: '3.1.0',
+    info: { title: 't', version: '2' },
+    paths: {
+      '/v2/orders/{id}': {
+        get: {
+          responses: {
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  schema: { type: 'object', examples: values },
+                  example: values[0],
+                  examples: Object.fromEntries(values.map((value, index) => [`e${index}`, { value }])),
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  });
+  /** Every example of the derived v1 order answer, in the order `documented` was given them. */
+  function derivedExamples(values: unknown[], changes: VersionChange[]): { example: unknown; each: unknown[] } {
+    const derived = deriveDocument(documented(values), [step(1, 2, changes)]);
+    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    const named = Object.values(media.examples as Record<string, { value: unknown }>).map(({ value }) => value);
+    expect(at(media, 'schema').examples).toEqual(named);
+    return { example: media.example, each: named };
+  }
+  const order = '/orders/:id';
+
+  it('keeps a renamed or scaled field in its place among the keys; a value shown in three places, each once', () => {
+    const v2 = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR', status: 'enabled' };
+    const { example, each } = derivedExamples([v2], V1_CHANGES);
+    expect(JSON.stringify(example)).toBe('{"id":"ord-1001","user_id":"user-1","total":19.99,"status":"enabled"}');
+    expect(JSON.stringify(each)).toBe(JSON.stringify([example]));
+  });
+
+  it('leaves a missing array, a non-object item and a non-number under scale as they are', () => {
+    const changes: VersionChange[] = [
+      { resource: order, op: 'rename', field: 'items[].a', to: 'items[].b' },
+      { resource: order, op: 'scale', field: 'total', to: 'total_cents', factor: 100 },
+    ];
+    const values = [{ items: 'none' }, { other: 1 }, { items: [1, { b: 2, c: 3 }] }, { total_cents: '1999' }];
+    expect(derivedExamples(values, changes).each).toEqual([
+      { items: 'none' },
+      { other: 1 },
+      { items: [1, { a: 2, c: 3 }] },
+      { total: '1999' },
+    ]);
+  });
+
+  it('puts a removed field back with its value, or null without one; the input and the declaration unchanged', () => {
+    const kept: unknown = { tags: ['a'] };
+    const changes: VersionChange[] = [
+      { resource: order, op: 'remove', field: 'legacy', value: kept },
+      { resource: order, op: 'remove', field: 'fax' },
+    ];
+    const input = documented([{ id: 'ord-1' }]);
+    const derived = deriveDocument(input, [step(1, 2, changes)]);
+    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    expect(media.example).toEqual({ id: 'ord-1', legacy: { tags: ['a'] }, fax: null });
+    (at(media, 'example', 'legacy').tags as string[]).push('changed');
+    expect(kept).toEqual({ tags: ['a'] });
+    expect(input).toEqual(documented([{ id: 'ord-1' }]));
   });
 });
