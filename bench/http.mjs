@@ -55,9 +55,15 @@ const PEERS = [
 ];
 const PROXIES = ['gateway', 'nginx', ...PEERS.map((peer) => peer.name)];
 
-/** Direct has no header-form route: it gets the path form the proxies forward to. */
-const pathFor = (targetName, route) =>
-  targetName === 'direct' && route.path.startsWith('/orders/') ? `/v2${route.path}` : route.path;
+/**
+ * Direct has no header-form route and no v1 (the backend serves only v2; the gateway presents v1 from it): it gets
+ * the path the proxies forward to.
+ */
+const pathFor = (targetName, route) => {
+  if (targetName !== 'direct') return route.path;
+  if (route.path.startsWith('/orders/')) return `/v2${route.path}`;
+  return route.path.replace(/^\/v1\/orders\//, '/v2/orders/');
+};
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -72,7 +78,8 @@ function freePort() {
 
 /**
  * nginx as a keep-alive reverse proxy doing what the gateway does for these routes: the path forms with
- * Vary (and the v1 deprecation headers), the header form mapped to a path version (406 for other values),
+ * Vary (and the v1 deprecation headers; v1 forwarded to the backend's v2 without translating the body, which
+ * nginx cannot), the header form mapped to a path version (406 for other values),
  * the users API passed through, X-Forwarded-* and X-Request-Id added. One JSON access-log line per request
  * (nginx's default is to log; `escape=json`), written to a file unbuffered (each line its own write), as
  * the gateway writes its completion line.
@@ -117,6 +124,7 @@ http {
       add_header Deprecation true always;
       add_header Sunset "${SUNSET}" always;
       add_header Link ${link} always;
+      rewrite ^ /v2/orders/$order_id break;
       proxy_pass http://backend;
     }
     location ~ ^/v2/orders/[^/]+$ {
@@ -132,7 +140,7 @@ http {
       add_header Deprecation $header_deprecation always;
       add_header Sunset $header_sunset always;
       add_header Link $header_link always;
-      rewrite ^ /v$api_version/orders/$order_id break;
+      rewrite ^ /v2/orders/$order_id break;
       proxy_pass http://backend;
     }
     location /api/users { proxy_pass http://backend; }

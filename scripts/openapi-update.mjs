@@ -43,8 +43,8 @@ if (report !== '') console.log(report);
 if (hasBreaking(diffs) && !options['allow-breaking']) {
   console.error(
     'Refused: the differences marked BREAKING would break clients of a published version. Put the change in a new ' +
-      'major ' +
-      'version instead (a new presenter), or rerun with --allow-breaking if no client can be affected.',
+      'major version instead (its presenter replaces this one, and this version is declared as changes to it: ' +
+      'docs/architecture.md#adding-a-version-3), or rerun with --allow-breaking if no client can be affected.',
   );
   process.exit(1);
 }

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
 import { startService, type ServiceProcess } from '../e2e/process-stack.js';
 import { consumerWithKey, statusWith } from './support.js';
@@ -30,6 +31,7 @@ const closingPolicy = (closedAt: Date) => ({
       successor: 2,
       consumer_key: 'required',
       closed_to_new: closedAt.toISOString(),
+      changes: V1_CHANGES,
     },
     { version: 2, status: 'current' },
   ],

@@ -10,7 +10,6 @@ import {
 } from '../../services/users-orders/tools/openapi-snapshots.js';
 import {
   orderPresenters,
-  orderV1Schema,
   orderV2Schema,
   presenter,
   type OrderPresenter,
@@ -42,7 +41,7 @@ function withPresenter(version: number, replacement: OrderPresenter | undefined)
 const translated = translatedVersions(
   readPolicyFile(fileURLToPath(new URL('../../ops/versions.json', import.meta.url))).file.versions,
 );
-/** Every version the backend serves: one document each, committed as openapi/v{n}.json. */
+/** Every version the backend serves (only its newest): one document each, committed as openapi/v{n}.json. */
 const served = [...orderPresenters.keys()].sort((a, b) => a - b);
 /** A version the backend does not serve yet. */
 const next = Math.max(...served) + 1;
@@ -59,22 +58,38 @@ describe('the committed API documents', () => {
 });
 
 describe('a presenter change is classified against the committed documents', () => {
-  it('drops `total` from version 1: breaking, on both order paths, and version 2 untouched', async () => {
-    const withoutTotal = orderV1Schema.omit({ total: true });
-    const diffs = await diffSnapshots(
-      committed,
-      withPresenter(
-        1,
-        presenter(withoutTotal, (order) => ({ id: order.id, user_id: order.customer_id })),
-      ),
-    );
-    const removed = changesOf(diffs, 1).filter((change) => change.description.includes('property `total`'));
-    expect(removed.map((change) => change.compatibility)).toEqual(['breaking', 'breaking']);
-    expect(describeDiffs(diffs)).toMatch(
-      /v1\.json: BREAKING: \[Removed\] property `total` in Response 200 content \(application\/json\)/,
-    );
-    expect(diffs.find((diff) => diff.version === 2)?.unchanged).toBe(true);
-  });
+  it(
+    'drops `total_cents` from version 2: breaking on both order paths, and in version 1 derived from it (its ' +
+      '`total`), and no other version touched',
+    async () => {
+      const withoutTotal = orderV2Schema.omit({ total_cents: true });
+      const diffs = await diffSnapshots(
+        committed,
+        withPresenter(
+          2,
+          presenter(withoutTotal, (order) => ({
+            id: order.id,
+            customer_id: order.customer_id,
+            currency: order.currency,
+          })),
+        ),
+        translated,
+      );
+      const removed = (version: number, field: string) =>
+        changesOf(diffs, version)
+          .filter((change) => change.description.includes(`property \`${field}\``))
+          .map((change) => change.compatibility);
+      expect(removed(2, 'total_cents')).toEqual(['breaking', 'breaking']);
+      expect(removed(1, 'total')).toEqual(['breaking', 'breaking']);
+      expect(describeDiffs(diffs)).toMatch(
+        /v2\.json: BREAKING: \[Removed\] property `total_cents` in Response 200 content \(application\/json\)/,
+      );
+      expect(describeDiffs(diffs)).toMatch(
+        /v1\.json \(derived from v2 by the policy's changes\): BREAKING: \[Removed\] property `total` in Response 200 /,
+      );
+      expect(diffs.filter((diff) => !diff.unchanged).map((diff) => diff.version)).toEqual([1, 2]);
+    },
+  );
 
   it('adds an optional response field to version 2: non-breaking only', async () => {
     const withNote = orderV2Schema.extend({ note: z.string().optional() });
@@ -84,6 +99,7 @@ describe('a presenter change is classified against the committed documents', () 
         2,
         presenter(withNote, (order) => ({ ...order, note: 'x' })),
       ),
+      translated,
     );
     const changes = changesOf(diffs, 2);
     expect(changes).toContainEqual({
@@ -101,6 +117,7 @@ describe('a presenter change is classified against the committed documents', () 
         2,
         presenter(asString, (order) => ({ ...order, total_cents: String(order.total_cents) })),
       ),
+      translated,
     );
     expect(
       changesOf(diffs, 2)
@@ -113,11 +130,11 @@ describe('a presenter change is classified against the committed documents', () 
     'removes version 2 altogether: breaking; adds the next version: a new document, non-breaking, with its own ' +
       'order routes',
     async () => {
-      const removed = await diffSnapshots(committed, withPresenter(2, undefined));
+      const removed = await diffSnapshots(committed, withPresenter(2, undefined), translated);
       expect(changesOf(removed, 2)).toEqual([
         { compatibility: 'breaking', description: 'version 2 is no longer served: every endpoint of it is removed' },
       ]);
-      const added = await diffSnapshots(committed, withPresenter(next, orderPresenters.get(2)));
+      const added = await diffSnapshots(committed, withPresenter(next, orderPresenters.get(2)), translated);
       expect(changesOf(added, next)).toEqual([
         { compatibility: 'non-breaking', description: `version ${next} is new: its document has no snapshot yet` },
       ]);

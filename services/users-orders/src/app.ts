@@ -25,7 +25,7 @@ export interface BuildAppOptions {
    */
   seeds?: Seeds;
   clock: Clock;
-  /** The order representation of each API major version; its keys are the versions served and documented. */
+  /** The order representation of each API major version served (the newest); its keys are the versions documented. */
   presenters?: ReadonlyMap<number, OrderPresenter>;
 }
 

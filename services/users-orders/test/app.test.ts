@@ -8,7 +8,7 @@ describe('errors outside the handlers', () => {
     ['DELETE', '/api/users', 'GET, HEAD, POST'],
     ['PATCH', '/api/users/page', 'GET, HEAD'],
     ['POST', '/api/users/page?limit=5', 'GET, HEAD'],
-    ['POST', '/v1/orders/ord-1001', 'GET, HEAD'],
+    ['POST', '/v2/orders/ord-1001', 'GET, HEAD'],
     ['DELETE', '/api/v2/orders/ord-1001', 'GET, HEAD'],
   ])('answers %s %s with 405 and Allow: %s', async (method, url, allow) => {
     const app = await testApp();

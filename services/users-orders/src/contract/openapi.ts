@@ -77,10 +77,11 @@ const describe = createJsonSchemaTransform({
 });
 
 /**
- * The routes' zod schemas describe the API and generate one OpenAPI 3.1 document per major version: the
- * unversioned routes (users) and that version's own routes. They never validate or serialize: the
- * handlers decode bodies themselves (exact 400/422 texts, any Content-Type) and responses are written by
- * JSON.stringify exactly as without schemas, so no status, header or byte of a body depends on them.
+ * The routes' zod schemas describe the API and generate one OpenAPI 3.1 document per major version the backend
+ * serves (its newest; the gateway derives an older version's from it): the unversioned routes (users) and that
+ * version's own routes. They never validate or serialize: the handlers decode bodies themselves (exact 400/422
+ * texts, any Content-Type) and responses are written by JSON.stringify exactly as without schemas, so no status,
+ * header or byte of a body depends on them.
  * Register before the routes, so every route is seen.
  */
 async function apiContractPlugin(app: FastifyInstance, { versions }: { versions: readonly number[] }): Promise<void> {

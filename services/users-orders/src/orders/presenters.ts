@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import type { Order } from './order.js';
 
-/** Order, version 1 representation: exactly these fields. */
-export const orderV1Schema = z
-  .object({
-    id: z.string(),
-    user_id: z.string().meta({ description: 'The customer identifier under its old name.' }),
-    total: z.number().meta({ description: 'Decimal amount: the amount in cents divided by 100.' }),
-  })
-  .meta({ title: 'OrderV1', examples: [{ id: 'ord-1001', user_id: 'user-1', total: 19.99 }] });
-
 /** Order, version 2 representation: exactly these fields. */
 export const orderV2Schema = z
   .object({
@@ -37,14 +28,12 @@ export function presenter<Schema extends z.ZodType>(
 }
 
 /**
- * The order representation of every API major version, keyed by its number. Versions differ only here:
- * a new major version is one more entry, and its routes and its OpenAPI document follow from it.
+ * The order representations the backend serves, keyed by API major version: only the newest. An older version
+ * is declared in the gateway's policy as changes from its successor and presented there, so it costs no code
+ * here; a new major version replaces this entry, and its routes and its OpenAPI document follow from it
+ * (docs/architecture.md#adding-a-version-3).
  */
 export const orderPresenters: ReadonlyMap<number, OrderPresenter> = new Map<number, OrderPresenter>([
-  [
-    1,
-    presenter(orderV1Schema, (order) => ({ id: order.id, user_id: order.customer_id, total: order.total_cents / 100 })),
-  ],
   [
     2,
     presenter(orderV2Schema, (order) => ({

@@ -25,7 +25,7 @@ async function documentOf(version: number, prefix = ''): Promise<Document> {
 }
 
 describe('GET /v{n}/openapi.json', () => {
-  it.each([1, 2])(
+  it.each([2])(
     'publishes version %i: every unversioned route and only that version’s own routes, in OpenAPI 3.1',
     async (version) => {
       const document = await documentOf(version);
@@ -87,16 +87,19 @@ describe('GET /v{n}/openapi.json', () => {
     },
   );
 
-  it.each([1, 2])('serves the same document at /api/v%i/openapi.json', async (version) => {
+  it.each([2])('serves the same document at /api/v%i/openapi.json', async (version) => {
     expect(await documentOf(version, '/api')).toEqual(await documentOf(version));
   });
 
-  it('answers a version it does not serve with the JSON 404', async () => {
-    const app = await testApp();
-    const res = await app.inject({ method: 'GET', url: `/v${UNSERVED_VERSION}/openapi.json` });
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'not found', code: 404 });
-  });
+  it.each([`/v${UNSERVED_VERSION}/openapi.json`, '/v1/openapi.json', '/api/v1/openapi.json'])(
+    'answers %s, of a version it does not serve, with the JSON 404 (the gateway derives version 1’s)',
+    async (url) => {
+      const app = await testApp();
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'not found', code: 404 });
+    },
+  );
 
   it('documents every status each operation answers, and an ErrorResponse for any other', async () => {
     const document = await documentOf(2);
@@ -150,7 +153,7 @@ describe('GET /v{n}/openapi.json', () => {
   );
 
   it('documents the ErrorResponse of a scenario with its exact status, text and an example', async () => {
-    const document = await documentOf(1);
+    const document = await documentOf(2);
     const responses = document.paths?.['/api/users']?.post?.responses ?? {};
     const media = (responses['409'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
     expect(media?.example).toEqual({ error: 'request in progress', code: 409 });
@@ -178,32 +181,27 @@ describe('GET /v{n}/openapi.json', () => {
     });
   });
 
-  it(
-    'documents the Idempotency-Key header, the 201 headers and the versioned order representations with their ' +
-      'examples',
-    async () => {
-      const [v1, v2] = [await documentOf(1), await documentOf(2)];
-      const create = v1.paths?.['/api/users']?.post;
-      expect(create?.parameters).toMatchObject([
-        { in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } },
-      ]);
-      const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
-      expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
-      const order = (document: Document, path: string) =>
-        (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
-      expect(order(v1, '/v1/orders/{id}')?.example).toEqual({ id: 'ord-1001', user_id: 'user-1', total: 19.99 });
-      expect(order(v2, '/v2/orders/{id}')?.example).toEqual({
-        id: 'ord-1001',
-        customer_id: 'user-1',
-        total_cents: 1999,
-        currency: 'EUR',
-      });
-      expect(order(v2, '/v2/orders/{id}')?.schema).toMatchObject({
-        required: ['id', 'customer_id', 'total_cents', 'currency'],
-        properties: { total_cents: { type: 'integer' } },
-      });
-    },
-  );
+  it('documents the Idempotency-Key header, the 201 headers and the order representation with its example', async () => {
+    const v2 = await documentOf(2);
+    const create = v2.paths?.['/api/users']?.post;
+    expect(create?.parameters).toMatchObject([
+      { in: 'header', name: 'idempotency-key', required: false, schema: { type: 'string' } },
+    ]);
+    const created = create?.responses?.['201'] as OpenAPIV3_1.ResponseObject;
+    expect(Object.keys(created.headers ?? {})).toEqual(['Location', 'Idempotent-Replayed']);
+    const order = (document: Document, path: string) =>
+      (document.paths?.[path]?.get?.responses?.['200'] as OpenAPIV3_1.ResponseObject).content?.['application/json'];
+    expect(order(v2, '/v2/orders/{id}')?.example).toEqual({
+      id: 'ord-1001',
+      customer_id: 'user-1',
+      total_cents: 1999,
+      currency: 'EUR',
+    });
+    expect(order(v2, '/v2/orders/{id}')?.schema).toMatchObject({
+      required: ['id', 'customer_id', 'total_cents', 'currency'],
+      properties: { total_cents: { type: 'integer' } },
+    });
+  });
 });
 
 /**
@@ -235,7 +233,7 @@ describe('the document describes what the routes answer', () => {
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
   }
 
-  it.each([1, 2])('users and orders, success and error scenarios (version %i document)', async (version) => {
+  it.each([2])('users and orders, success and error scenarios (version %i document)', async (version) => {
     const document = await documentOf(version);
     const app = await testApp();
     const inject = (method: string, url: string, payload?: string) =>
@@ -299,11 +297,8 @@ describe('the document describes what the routes answer', () => {
 });
 
 describe('schemas describe, they do not reshape responses', () => {
-  it('writes order bodies byte for byte as JSON.stringify of the representation', async () => {
+  it('writes an order body byte for byte as JSON.stringify of the representation', async () => {
     const app = await testApp();
-    expect((await app.inject({ method: 'GET', url: '/v1/orders/ord-1001' })).body).toBe(
-      '{"id":"ord-1001","user_id":"user-1","total":19.99}',
-    );
     expect((await app.inject({ method: 'GET', url: '/v2/orders/ord-1001' })).body).toBe(
       '{"id":"ord-1001","customer_id":"user-1","total_cents":1999,"currency":"EUR"}',
     );
