@@ -25,7 +25,8 @@ export interface RequestAccountingOptions {
 /**
  * What is counted of each answered request on a versioned resource, once its response is complete (an
  * aborted one as 499): `api_version_requests_total`, the status page's traffic ring and anonymous
- * consumers, the consumer ledger for a request with a valid key (a closed-to-new refusal as a refusal), and for a deprecated version the fields
+ * consumers, the consumer ledger for a request with a valid key (a closed-to-new refusal as a refusal), and
+ * for a deprecated version the fields
  * of the request's log line that name the client. Registered at the root, so every route
  * family's requests pass the same hook.
  */

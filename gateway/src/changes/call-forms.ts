@@ -4,7 +4,9 @@ import type { RequestSchemes } from '../versions/schemes.js';
  * How a request named its version (docs/behaviour.md#version-schemes): a scheme, its consumer's pin, or none
  * (default_version); the ledger records it for a request on a bare path.
  */
-export type CallForm = 'path' | 'header' | 'query' | 'media_type' | 'pin' | 'default';
+export const CALL_FORMS = ['path', 'header', 'query', 'media_type', 'pin', 'default'] as const;
+
+export type CallForm = (typeof CALL_FORMS)[number];
 
 /** One operation as a client calls it on the version it leaves, and what it sends instead for the successor. */
 export interface CallOfForm {

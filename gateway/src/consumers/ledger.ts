@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CallForm } from '../changes/call-forms.js';
+import { CALL_FORMS, type CallForm } from '../changes/call-forms.js';
 import { dayOf, type ConsumerStore, type FirstUse, type UsageDelta } from './store.js';
 
 /** Counts wait at most this long in memory before they are written (the design allows 10 s). */
@@ -30,7 +30,7 @@ export function operationOf(method: string, routeLabel: string, form: CallForm):
   return operation;
 }
 
-const FORMS: ReadonlySet<string> = new Set<CallForm>(['path', 'header', 'query', 'media_type', 'pin', 'default']);
+const FORMS: ReadonlySet<string> = new Set<string>(CALL_FORMS);
 
 /**
  * A ledger operation's parts. A path form's path has its version (`/v1/orders/{id}`); a bare path's row
@@ -79,8 +79,8 @@ interface Pending extends UsageDelta {
  * memory per (consumer, version, operation, UTC day) and are written every few seconds and at shutdown, so a
  * request never waits on the database. A consumer's first use of a version is written at once (without
  * blocking the request): it decides `closed_to_new` on every replica. Requests refused as closed to new
- * consumers add up the same way into rows of their own (never a use, never a first use). While the store cannot be written,
- * pending rows stay, bounded; rows beyond the bound are dropped and counted.
+ * consumers add up the same way into rows of their own (never a use, never a first use). While the store
+ * cannot be written, pending rows stay, bounded; rows beyond the bound are dropped and counted.
  */
 export function createLedger({
   store,

@@ -27,7 +27,7 @@ export interface NoticeData {
   /** The consumer's own operations on the version: requests in the last 30 days, last call, what breaks for it. */
   operations: {
     operation: string;
-    /** The call as the consumer made it, and what it sends for the successor in the same form (as GET /deprecations). */
+    /** The call as the consumer made it, and what it sends for the successor in that form (as GET /deprecations). */
     call: string;
     instead: string | null;
     requests_30_days: number;

@@ -133,8 +133,8 @@ function refusedNote(refused: readonly RefusedConsumer[], nowMs: number): string
   if (refused.length === 0) return '';
   const who = refused.map(
     ({ id, refused: { count, last_at } }) =>
-      `${escapeText(id)} (${count} ${count === 1 ? 'request' : 'requests'}, last ${span(nowMs - Date.parse(last_at))} ` +
-      'ago)',
+      `${escapeText(id)} (${count} ${count === 1 ? 'request' : 'requests'}, ` +
+      `last ${span(nowMs - Date.parse(last_at))} ago)`,
   );
   return `\n<p class="note refused">Turned away as closed to new consumers: ${who.join(', ')}.</p>`;
 }

@@ -84,7 +84,7 @@ describe.each(kinds)('refusals in the ledger, on $name', (kind) => {
     await close?.();
   });
 
-  it('counts a refused request as refused, never as a use: the consumer stays new and is no user of the version', async () => {
+  it('counts a refused request as refused, never as a use: the consumer stays new and no user of it', async () => {
     const ledger = createLedger({ store, logger: silent, countDropped: () => undefined, flushIntervalMs: 60_000 });
     ledger.record('early', 1, 'GET /v1/orders/{id}', NOON);
     ledger.refuse('newcomer', 1, 'GET /v1/orders/{id}', NOON);

@@ -426,7 +426,7 @@ describe("the status page's registered consumers", () => {
     );
   });
 
-  it('names the registered consumers the version turned away as closed to new consumers, apart from its users', async () => {
+  it('names the registered consumers turned away as closed to new consumers, apart from its users', async () => {
     await withConsumers();
     await consumerWithKey(store, 'newcomer');
     const refusal = { version: 1, operation: 'GET /v1/orders/{id}', day: '2026-11-22' };

@@ -67,7 +67,8 @@ function versionSection(report: VersionReport, nowMs: number): string {
 <h2>v${report.version} <span class="phase phase-${report.phase}">${report.phase}</span></h2>
 <p>${lifecycleLine(report, nowMs)}</p>
 <table class="operations" data-version="${report.version}">
-<thead><tr><th>operation you called</th><th>send instead</th><th class="num">requests</th><th>last call</th><th>breaking changes that ` +
+<thead><tr><th>operation you called</th><th>send instead</th><th class="num">requests</th><th>last call</th>` +
+    `<th>breaking changes that ` +
     `touch it</th></tr></thead>
 <tbody>
 ${rows}

@@ -125,7 +125,7 @@ describe("a consumer's version reports", () => {
     expect(await reportsOf(rows, { nowMs: at('2026-05-31T23:59:59Z') })).toEqual([]);
   });
 
-  it('names each operation in the form it was called, and what to send instead for the successor in that form', async () => {
+  it('names each operation in the form it was called, and what to send instead for the successor in it', async () => {
     const policy = policyFrom({
       ...designPolicyFile,
       schemes: ['path', 'header', 'query', 'media_type'],
