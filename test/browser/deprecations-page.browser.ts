@@ -45,16 +45,17 @@ async function send(path: string, headers: Record<string, string>): Promise<void
 }
 
 /**
- * The cells of each operation row of v`version`'s table: operation, requests, last call, breaking changes (each one).
+ * The cells of each operation row of v`version`'s table: operation as called, what to send instead, requests, last
+ * call, breaking changes (each one).
  */
 async function operationRows(version: number): Promise<string[][]> {
   const trs = page.locator(`table.operations[data-version="${version}"] tbody tr`);
   const out: string[][] = [];
   for (let i = 0; i < (await trs.count()); i++) {
     const tds = trs.nth(i).locator('td');
-    const cells = (await tds.allTextContents()).slice(0, 3).map((text) => text.trim());
-    const changes = await tds.nth(3).locator('li').allTextContents();
-    out.push([...cells, ...(changes.length === 0 ? [(await tds.nth(3).textContent()) ?? ''] : changes)]);
+    const cells = (await tds.allTextContents()).slice(0, 4).map((text) => text.trim());
+    const changes = await tds.nth(4).locator('li').allTextContents();
+    out.push([...cells, ...(changes.length === 0 ? [(await tds.nth(4).textContent()) ?? ''] : changes)]);
   }
   return out;
 }
@@ -115,14 +116,14 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
           `lists every change.`,
       );
       const rows = await operationRows(1);
-      expect(rows.map(([operation, requests]) => [operation, requests])).toEqual([
-        ['GET /api/v1/orders/{id}', '1'],
-        ['GET /orders/{id}', '2'],
-        ['GET /v1/orders/{id}', '3'],
+      expect(rows.map(([operation, instead, requests]) => [operation, instead, requests])).toEqual([
+        ['GET /api/v1/orders/{id}', 'GET /api/v2/orders/{id}', '1'],
+        ['GET /orders/{id} with API-Version: 1', 'GET /orders/{id} with API-Version: 2', '2'],
+        ['GET /v1/orders/{id}', 'GET /v2/orders/{id}', '3'],
       ]);
       for (const row of rows) {
-        expect(row[2]).toMatch(new RegExp(`^${dateOf(Date.now())} \\d\\d:\\d\\d UTC$`));
-        expect(row.slice(3)).toEqual(ORDER_BREAKING);
+        expect(row[3]).toMatch(new RegExp(`^${dateOf(Date.now())} \\d\\d:\\d\\d UTC$`));
+        expect(row.slice(4)).toEqual(ORDER_BREAKING);
       }
     },
   );

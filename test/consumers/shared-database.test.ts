@@ -84,6 +84,7 @@ it(
         'first_uses',
         'notices',
         'pgmigrations',
+        'refusals',
         'usage',
       ]);
     } finally {

@@ -25,7 +25,8 @@ export interface RequestAccountingOptions {
 /**
  * What is counted of each answered request on a versioned resource, once its response is complete (an
  * aborted one as 499): `api_version_requests_total`, the status page's traffic ring and anonymous
- * consumers, the consumer ledger for a request with a valid key, and for a deprecated version the fields
+ * consumers, the consumer ledger for a request with a valid key (a closed-to-new refusal as a refusal), and
+ * for a deprecated version the fields
  * of the request's log line that name the client. Registered at the root, so every route
  * family's requests pass the same hook.
  */
@@ -40,8 +41,12 @@ async function requestAccountingPlugin(
       metrics.countVersionedRequest(answer, reply.statusCode);
       const consumer = request.consumer;
       usage.record(answer, request.raw.headers, consumer !== null);
-      if (consumer !== null && answer.version !== null && !request.consumerRefused)
-        ledger.record(consumer, answer.version, operationOf(request.method, routeLabelOf(request)), clock());
+      if (consumer !== null && answer.version !== null) {
+        const operation = operationOf(request.method, routeLabelOf(request), answer.selectedBy);
+        // A refused newcomer made no use of the version: counted apart, so it stays new and no user of it.
+        if (request.consumerRefused) ledger.refuse(consumer, answer.version, operation, clock());
+        else ledger.record(consumer, answer.version, operation, clock());
+      }
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset. On the request's
         // one `request completed` line, not a line of its own (docs/behaviour.md#logging).

@@ -1,5 +1,7 @@
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
 import type { ChangeOperation, VersionChange } from '../versions/changes.js';
+import type { RequestSchemes } from '../versions/schemes.js';
+import { guideCallForms, type CallOfForm } from './call-forms.js';
 import { resourcePattern } from './derive-document.js';
 import { fieldSegments, successorField } from './field-path.js';
 
@@ -44,6 +46,11 @@ interface GuideOperation {
   /** The operation's path in the version being left, and in its successor. */
   path: string;
   successor_path: string;
+  /**
+   * Each way a client calls it under the policy (path, header, query, media type) and what it sends instead
+   * (`withCallForms`); none from the documents alone.
+   */
+  forms: CallOfForm[];
   changes: GuideChange[];
 }
 
@@ -287,7 +294,7 @@ export function buildMigrationGuide(
     let operation = operations.get(key);
     if (operation === undefined) {
       const at = (v: number) => path.replace(VERSION_SEGMENT, `/v${v}`);
-      operation = { method, path: at(version), successor_path: at(successor), changes: [] };
+      operation = { method, path: at(version), successor_path: at(successor), forms: [], changes: [] };
       operations.set(key, operation);
     }
     return operation;
@@ -369,4 +376,17 @@ export function buildMigrationGuide(
     operations: grouped,
     other_changes: otherChanges,
   };
+}
+
+/** The guide with each operation's forms of call under the policy's schemes and versioned resources. */
+export function withCallForms(
+  guide: MigrationGuide,
+  schemes: RequestSchemes,
+  resources: readonly string[],
+): MigrationGuide {
+  const operations = guide.operations.map((operation) => ({
+    ...operation,
+    forms: guideCallForms(operation.method, operation.path, guide.version, guide.successor, schemes, resources),
+  }));
+  return { ...guide, operations };
 }

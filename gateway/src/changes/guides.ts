@@ -2,7 +2,7 @@ import type { Pool } from 'undici';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import { deriveDocument, translationChain } from './derive-document.js';
-import { buildMigrationGuide, type MigrationGuide } from './guide.js';
+import { buildMigrationGuide, withCallForms, type MigrationGuide } from './guide.js';
 import { renderGuidePage } from './page.js';
 
 /**
@@ -105,7 +105,8 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     after: string,
   ): RenderedGuide => {
     const documents = [documentOf(policy, entry.version, before), documentOf(policy, successor, after)] as const;
-    const guide = buildMigrationGuide(entry.version, successor, ...documents, entry.changes);
+    const derived = buildMigrationGuide(entry.version, successor, ...documents, entry.changes);
+    const guide = withCallForms(derived, policy.schemes, policy.resources);
     return { guide, json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
   };
 

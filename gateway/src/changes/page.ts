@@ -1,5 +1,6 @@
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import type { VersionEntry } from '../versions/policy-file.js';
+import type { CallOfForm } from './call-forms.js';
 import type { GuideChange, MigrationGuide } from './guide.js';
 import { declaredSentence } from './sentence.js';
 
@@ -19,6 +20,7 @@ tr.is-breaking td:first-child { box-shadow: inset 3px 0 #c4322b; }
 ul.declared { padding-left: 1.1rem; }
 ul.declared li + li { margin-top: .3rem; }
 ul.declared .description { color: var(--muted); font-size: .88rem; }
+table.forms td { white-space: nowrap; }
 `;
 
 /** The page's only style is this inline block, allowed by its hash. */
@@ -54,6 +56,20 @@ function declaredList(changes: readonly GuideChange[]): string {
       `${tagOf(change)} <span class="description">${escapeText(change.description)}</span></li>`,
   );
   return `<ul class="declared">\n${items.join('\n')}\n</ul>`;
+}
+
+/** Each form a client calls the operation in, and what it sends instead for the successor. */
+function formsTable(forms: readonly CallOfForm[]): string {
+  const rows = forms.map(
+    ({ call, instead }) =>
+      `<tr><td><code>${escapeText(call)}</code></td><td><code>${escapeText(instead ?? '')}</code></td></tr>`,
+  );
+  return `<table class="forms">
+<thead><tr><th>you call</th><th>send instead</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
 }
 
 function changeTable(changes: readonly GuideChange[], caption: string): string {
@@ -99,7 +115,11 @@ export function renderGuidePage(guide: MigrationGuide, entry: VersionEntry): str
     return (
       `<h2><code>${operation.method} ${escapeText(operation.path)}</code> → <code>${operation.method} ` +
       `${escapeText(operation.successor_path)}</code></h2>\n` +
-      [declared.length === 0 ? '' : declaredList(declared), found.length === 0 ? '' : changeTable(found, caption)]
+      [
+        operation.forms.length === 0 ? '' : formsTable(operation.forms),
+        declared.length === 0 ? '' : declaredList(declared),
+        found.length === 0 ? '' : changeTable(found, caption),
+      ]
         .filter((part) => part !== '')
         .join('\n')
     );

@@ -12,7 +12,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The consumer whose valid API-Key the request carries; null without one. */
     consumer: string | null;
-    /** The consumer was refused the version (closed to new consumers): logged, but no use for the ledger. */
+    /** The consumer was refused the version (closed to new consumers): logged, and counted as a refusal, not a use. */
     consumerRefused: boolean;
   }
   interface FastifyInstance {
@@ -89,7 +89,7 @@ export function refusedByConsumerRules(
   if (closedSince === null || check === INVALID) return false;
   const firstUse = ledger.firstUseOf(check.consumerId, answer.version as number);
   if (firstUse !== undefined && firstUse < closedSince) return false;
-  // A refused newcomer made no use of the version: the ledger does not count it, the log names it.
+  // A refused newcomer made no use of the version: the ledger counts it as a refusal, the log names it.
   request.consumerRefused = true;
   void sendError(
     reply,

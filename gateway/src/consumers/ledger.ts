@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { CALL_FORMS, type CallForm } from '../changes/call-forms.js';
 import { dayOf, type ConsumerStore, type FirstUse, type UsageDelta } from './store.js';
 
 /** Counts wait at most this long in memory before they are written (the design allows 10 s). */
@@ -6,27 +7,49 @@ const FLUSH_INTERVAL_MS = 5_000;
 /** Rows a replica keeps while it cannot write; past this, new rows are dropped and counted. */
 export const MAX_PENDING_ROWS = 10_000;
 
-/** Operation names per method and route label (`GET` + `/v1/orders/:id` → `GET /v1/orders/{id}`): both are few. */
-const operations = new Map<string, Map<string, string>>();
+/** Operation names per method, route label and form (`GET` + `/orders/:id` + `header`): all three are few. */
+const operations = new Map<string, Map<string, Map<CallForm, string>>>();
 
 /**
- * The ledger's operation: the method and the template of the path form the request used, `GET /v1/orders/{id}`.
- * Made once per method and route, so a request builds no string and its ledger row's lookup hashes none.
+ * The ledger's operation: the method and the template of the path the request used, `GET /v1/orders/{id}`; on a
+ * bare path, which names no version, also how the request chose its version (`GET /orders/{id} header`), so
+ * the reports can say what the consumer sends and what it sends instead. Made once per method, route and form,
+ * so a request builds no string and its ledger row's lookup hashes none.
  */
-export function operationOf(method: string, routeLabel: string): string {
+export function operationOf(method: string, routeLabel: string, form: CallForm): string {
   let byRoute = operations.get(method);
-  if (byRoute === undefined) operations.set(method, (byRoute = new Map<string, string>()));
-  let operation = byRoute.get(routeLabel);
+  if (byRoute === undefined) operations.set(method, (byRoute = new Map<string, Map<CallForm, string>>()));
+  let byForm = byRoute.get(routeLabel);
+  if (byForm === undefined) byRoute.set(routeLabel, (byForm = new Map<CallForm, string>()));
+  let operation = byForm.get(form);
   if (operation === undefined) {
-    operation = `${method} ${routeLabel.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
-    byRoute.set(routeLabel, operation);
+    const template = routeLabel.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    operation = form === 'path' ? `${method} ${template}` : `${method} ${template} ${form}`;
+    byForm.set(form, operation);
   }
   return operation;
+}
+
+const FORMS: ReadonlySet<string> = new Set<string>(CALL_FORMS);
+
+/**
+ * A ledger operation's parts. A path form's path has its version (`/v1/orders/{id}`); a bare path's row
+ * written before forms were recorded has none (form null).
+ */
+export function operationParts(operation: string): { method: string; path: string; form: CallForm | null } {
+  const [method = '', path = '', form] = operation.split(' ');
+  if (form !== undefined && FORMS.has(form)) return { method, path, form: form as CallForm };
+  return { method, path, form: /^(?:\/api)?\/v\d+(?:\/|$)/.test(path) ? 'path' : null };
 }
 
 export interface Ledger {
   /** Counts one authenticated request on a version (`operation`: method and route template, `GET /v1/orders/{id}`). */
   record(consumerId: string, version: number, operation: string, nowMs: number): void;
+  /**
+   * Counts one request refused as closed to new consumers, apart from the uses: it makes no first use, so the
+   * consumer stays new to the version and no user of it.
+   */
+  refuse(consumerId: string, version: number, operation: string, nowMs: number): void;
   /** When the consumer first used the version, fleet-wide as far as this replica knows; undefined: never. */
   firstUseOf(consumerId: string, version: number): number | undefined;
   /** First uses the store reports (loaded at start, then polled); the earliest known stays. */
@@ -47,14 +70,17 @@ export interface LedgerOptions {
 
 interface Pending extends UsageDelta {
   key: string;
+  /** A refusal (closed to new consumers), written to its own table; else a use. */
+  refused: boolean;
 }
 
 /**
  * Who called which operation of which version, shared by every replica through the store: requests add up in
  * memory per (consumer, version, operation, UTC day) and are written every few seconds and at shutdown, so a
  * request never waits on the database. A consumer's first use of a version is written at once (without
- * blocking the request): it decides `closed_to_new` on every replica. While the store cannot be written,
- * pending rows stay, bounded; rows beyond the bound are dropped and counted.
+ * blocking the request): it decides `closed_to_new` on every replica. Requests refused as closed to new
+ * consumers add up the same way into rows of their own (never a use, never a first use). While the store
+ * cannot be written, pending rows stay, bounded; rows beyond the bound are dropped and counted.
  */
 export function createLedger({
   store,
@@ -118,15 +144,19 @@ export function createLedger({
     pending = new Map();
     today = new Map();
     unwrittenFirstUses = [];
+    const counted = [...rows.values()];
+    let unwritten = counted;
     try {
       for (const use of uses) await store.recordFirstUse(use);
-      await store.addUsage([...rows.values()]);
+      await store.addUsage(counted.filter((row) => !row.refused));
+      unwritten = counted.filter((row) => row.refused);
+      await store.addRefusals(unwritten);
       if (failing) logger.info('consumer usage written again');
       failing = false;
     } catch (err) {
-      unwrittenFirstUses = [...uses, ...unwrittenFirstUses];
-      // Back into pending, merged with what arrived meanwhile, within the bound.
-      for (const row of rows.values()) merge(row);
+      if (unwritten === counted) unwrittenFirstUses = [...uses, ...unwrittenFirstUses];
+      // Back into pending (what was written stays written), merged with what arrived meanwhile, within the bound.
+      for (const row of unwritten) merge(row);
       reportFailure(err);
     }
   };
@@ -166,7 +196,8 @@ export function createLedger({
         return;
       }
       const key = `${consumerId}\n${version}\n${operation}\n${dayKey}`;
-      merge({ key, consumerId, version, operation, day: dayKey, requests: 1, firstSeenMs: nowMs, lastSeenMs: nowMs });
+      const counted = { key, consumerId, version, operation, day: dayKey, requests: 1, refused: false };
+      merge({ ...counted, firstSeenMs: nowMs, lastSeenMs: nowMs });
       const row = pending.get(key);
       if (row === undefined) return;
       let versions = today.get(consumerId);
@@ -174,6 +205,22 @@ export function createLedger({
       let operations = versions.get(version);
       if (operations === undefined) versions.set(version, (operations = new Map<string, Pending>()));
       operations.set(operation, row);
+    },
+    refuse(consumerId, version, operation, nowMs) {
+      // Refusals are few (a newcomer's retries): a key built per request is cheap enough.
+      const day = dayText(nowMs);
+      const key = `refused\n${consumerId}\n${version}\n${operation}\n${day}`;
+      merge({
+        key,
+        consumerId,
+        version,
+        operation,
+        day,
+        requests: 1,
+        firstSeenMs: nowMs,
+        lastSeenMs: nowMs,
+        refused: true,
+      });
     },
     firstUseOf: knownFirstUse,
     learn(uses) {

@@ -128,9 +128,13 @@ export async function registryRoutes(
   admin.get(REGISTERED_CONSUMERS_PATH, credentials, async () => ({ consumers: await store.consumers() }));
 
   admin.get<{ Params: { id: string } }>('/consumers/:id', credentials, async (request, reply) => {
-    const consumer = await store.consumer(request.params.id);
+    const [consumer, refused] = await Promise.all([
+      store.consumer(request.params.id),
+      store.refusalsOf(request.params.id),
+    ]);
     if (consumer === undefined) return sendError(reply, 404, 'consumer not found');
-    return consumer;
+    // The versions closed to new consumers it was turned away from: who was refused, not only logged.
+    return { ...consumer, refused };
   });
 
   admin.post<{ Params: { id: string } }>('/consumers/:id/keys', credentials, async (request, reply) => {

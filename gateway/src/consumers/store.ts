@@ -45,6 +45,17 @@ export interface ConsumerUsageReader {
     version: number,
     sinceMs: number,
   ): Promise<{ consumer: ConsumerRecord; requests: number; last_seen: string }[]>;
+  /**
+   * Every consumer refused `version` as closed to new consumers, with how often (all time) and when last; most
+   * refusals first, then by id. Refusals are kept apart from uses: none of these is a user of the version.
+   */
+  refusedOf(version: number): Promise<{ consumer: ConsumerRecord; refused: Refused }[]>;
+}
+
+/** How often a consumer was refused a version closed to new consumers, and when last (RFC 3339 UTC with ms). */
+export interface Refused {
+  count: number;
+  last_at: string;
 }
 
 export interface NewConsumer {
@@ -141,6 +152,10 @@ export interface ConsumerStore extends ConsumerUsageReader {
   recordFirstUse(use: FirstUse): Promise<void>;
   /** Adds counted requests to the ledger in one statement. */
   addUsage(rows: readonly UsageDelta[]): Promise<void>;
+  /** Adds counted refusals (closed to new consumers) in one statement, apart from the uses. */
+  addRefusals(rows: readonly UsageDelta[]): Promise<void>;
+  /** The consumer's refusals per version it was refused, ascending. */
+  refusalsOf(consumerId: string): Promise<({ version: number } & Refused)[]>;
   /** Closes the pool (and the embedded server behind it, if any). */
   close(): Promise<void>;
 }
@@ -177,6 +192,38 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
         throw err;
       }
     });
+
+  /** Adds counted rows to `table` (`usage` or `refusals`, one shape) in one statement. */
+  const addCounts = async (table: 'usage' | 'refusals', rows: readonly UsageDelta[]): Promise<void> => {
+    if (rows.length === 0) return;
+    // Sorted by key, so replicas flushing the same rows at once lock them in the same order (no deadlock).
+    const sorted = [...rows].sort(
+      (a, b) =>
+        compare(a.consumerId, b.consumerId) ||
+        a.version - b.version ||
+        compare(a.operation, b.operation) ||
+        compare(a.day, b.day),
+    );
+    await database.query(
+      `add_${table}`,
+      `INSERT INTO gateway.${table} AS u (consumer_id, version, operation, day, requests, first_seen, last_seen)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::date[], $5::bigint[], $6::timestamptz[], ` +
+        `$7::timestamptz[])
+       ON CONFLICT (consumer_id, version, operation, day) DO UPDATE SET
+         requests = u.requests + excluded.requests,
+         first_seen = least(u.first_seen, excluded.first_seen),
+         last_seen = greatest(u.last_seen, excluded.last_seen)`,
+      [
+        sorted.map((row) => row.consumerId),
+        sorted.map((row) => row.version),
+        sorted.map((row) => row.operation),
+        sorted.map((row) => row.day),
+        sorted.map((row) => row.requests),
+        sorted.map((row) => at(row.firstSeenMs)),
+        sorted.map((row) => at(row.lastSeenMs)),
+      ],
+    );
+  };
 
   return {
     createConsumer(consumer, nowMs) {
@@ -332,35 +379,29 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
       });
     },
 
-    async addUsage(rows) {
-      if (rows.length === 0) return;
-      // Sorted by key, so replicas flushing the same rows at once lock them in the same order (no deadlock).
-      const sorted = [...rows].sort(
-        (a, b) =>
-          compare(a.consumerId, b.consumerId) ||
-          a.version - b.version ||
-          compare(a.operation, b.operation) ||
-          compare(a.day, b.day),
+    addUsage: (rows) => addCounts('usage', rows),
+    addRefusals: (rows) => addCounts('refusals', rows),
+
+    async refusalsOf(consumerId) {
+      const { rows } = await database.query<{ version: number; count: string; last_at: string }>(
+        'refusals_of',
+        `SELECT version, sum(requests) AS count, ${iso('max(last_seen)')} AS last_at FROM gateway.refusals
+         WHERE consumer_id = $1 GROUP BY version ORDER BY version`,
+        [consumerId],
       );
-      await database.query(
-        'add_usage',
-        `INSERT INTO gateway.usage AS u (consumer_id, version, operation, day, requests, first_seen, last_seen)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::date[], $5::bigint[], $6::timestamptz[], ` +
-          `$7::timestamptz[])
-         ON CONFLICT (consumer_id, version, operation, day) DO UPDATE SET
-           requests = u.requests + excluded.requests,
-           first_seen = least(u.first_seen, excluded.first_seen),
-           last_seen = greatest(u.last_seen, excluded.last_seen)`,
-        [
-          sorted.map((row) => row.consumerId),
-          sorted.map((row) => row.version),
-          sorted.map((row) => row.operation),
-          sorted.map((row) => row.day),
-          sorted.map((row) => row.requests),
-          sorted.map((row) => at(row.firstSeenMs)),
-          sorted.map((row) => at(row.lastSeenMs)),
-        ],
+      return rows.map(({ version, count, last_at }) => ({ version, count: Number(count), last_at }));
+    },
+
+    async refusedOf(version) {
+      const { rows } = await database.query<ConsumerRecord & { count: string; last_at: string }>(
+        'refused_of',
+        `SELECT c.id, c.name, c.contact_email, c.webhook_url, ${iso('c.created_at')} AS created_at, c.pinned_version,
+                sum(r.requests) AS count, ${iso('max(r.last_seen)')} AS last_at
+         FROM gateway.refusals r JOIN gateway.consumers c ON c.id = r.consumer_id
+         WHERE r.version = $1 GROUP BY c.id ORDER BY count DESC, c.id`,
+        [version],
       );
+      return rows.map(({ count, last_at, ...consumer }) => ({ consumer, refused: { count: Number(count), last_at } }));
     },
 
     async usageOf(consumerId, sinceMs) {

@@ -25,7 +25,15 @@ export interface NoticeData {
   /** The window a `brownout_in_48_hours` notice announces, RFC 3339; null for the other milestones. */
   brownout: { start: string; end: string } | null;
   /** The consumer's own operations on the version: requests in the last 30 days, last call, what breaks for it. */
-  operations: { operation: string; requests_30_days: number; last_seen: string; breaking_changes: GuideChange[] }[];
+  operations: {
+    operation: string;
+    /** The call as the consumer made it, and what it sends for the successor in that form (as GET /deprecations). */
+    call: string;
+    instead: string | null;
+    requests_30_days: number;
+    last_seen: string;
+    breaking_changes: GuideChange[];
+  }[];
   links: { migration_guide: string; deprecations: string; changelog: string };
 }
 
@@ -72,9 +80,11 @@ export function noticeMessage({ notice, entry, report, recentRequests, nowMs, ba
         window === undefined
           ? null
           : { start: new Date(window.start).toISOString(), end: new Date(window.end).toISOString() },
-      operations: (report?.operations ?? []).map(({ operation, last_seen, breaking_changes }) => ({
+      operations: (report?.operations ?? []).map(({ operation, call, instead, last_seen, breaking_changes }) => ({
         operation,
-        requests_30_days: recentRequests.get(operation) ?? 0,
+        call,
+        instead,
+        requests_30_days: recentRequests.get(call) ?? 0,
         last_seen,
         breaking_changes,
       })),
@@ -133,7 +143,8 @@ export function textOf(data: NoticeData): string {
   if (data.operations.length === 0) lines.push('  (no calls recorded)');
   for (const operation of data.operations) {
     const requests = `${operation.requests_30_days} ${operation.requests_30_days === 1 ? 'request' : 'requests'}`;
-    lines.push(`- ${operation.operation}: ${requests}, last on ${readableInstant(Date.parse(operation.last_seen))}`);
+    lines.push(`- ${operation.call}: ${requests}, last on ${readableInstant(Date.parse(operation.last_seen))}`);
+    if (operation.instead !== null) lines.push(`    send instead: ${operation.instead}`);
     if (operation.breaking_changes.length === 0) lines.push('    nothing in it breaks in the successor');
     else for (const change of operation.breaking_changes) lines.push(`    breaking: ${change.description}`);
   }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
 import type { MigrationGuides } from '../changes/guides.js';
-import { consumerReports } from '../consumers/reports/model.js';
+import { consumerReports, operationCall } from '../consumers/reports/model.js';
 import type { ConsumerUsageReader } from '../consumers/store.js';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
@@ -71,8 +71,12 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
     });
     if (!reports.ok) throw new Error(`the migration guide could not be read: ${reports.reason}`);
     const recent = await options.consumers.usageOf(notice.consumerId, nowMs - ACTIVE_WINDOW_MS);
+    const successor = entry.successor ?? null;
+    // By the call as the report names it: one ledger row per form of an operation.
     const recentRequests = new Map(
-      recent.filter((row) => row.version === entry.version).map((row) => [row.operation, row.requests]),
+      recent
+        .filter((row) => row.version === entry.version)
+        .map((row) => [operationCall(row.operation, entry.version, successor, policy.schemes).call, row.requests]),
     );
     const report = reports.versions.find((version) => version.version === entry.version);
     return noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl: options.baseUrl });

@@ -8,6 +8,7 @@ import { readableInstant } from '../versions/readable-instant.js';
 import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
 import type { RegisteredConsumers } from './registered.js';
+import type { RefusedConsumer } from '../consumers/reports/version-consumers.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
 const REFRESH_SECONDS = 10;
@@ -101,8 +102,9 @@ function registeredSection(
     );
   }
   const list = registered.get(version);
+  const turnedAway = list === undefined ? '' : refusedNote(list.refused, nowMs);
   if (list === undefined || list.consumers.length === 0)
-    return `${heading}\n<p class="note">No consumer has called v${version} with an API key.</p>`;
+    return `${heading}\n<p class="note">No consumer has called v${version} with an API key.</p>${turnedAway}`;
   const since = list.requests_since.slice(0, 10);
   const rows = list.consumers
     .map(
@@ -122,8 +124,19 @@ ${rows}
 </tbody>
 </table>
 <p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ` +
-    `${contacts}</p>`
+    `${contacts}</p>${turnedAway}`
   );
+}
+
+/** The registered consumers the version turned away as closed to new consumers (none of them is one of its users). */
+function refusedNote(refused: readonly RefusedConsumer[], nowMs: number): string {
+  if (refused.length === 0) return '';
+  const who = refused.map(
+    ({ id, refused: { count, last_at } }) =>
+      `${escapeText(id)} (${count} ${count === 1 ? 'request' : 'requests'}, ` +
+      `last ${span(nowMs - Date.parse(last_at))} ago)`,
+  );
+  return `\n<p class="note refused">Turned away as closed to new consumers: ${who.join(', ')}.</p>`;
 }
 
 /** How many consumers are pinned to a deprecated or removed version: their requests naming none get it. */

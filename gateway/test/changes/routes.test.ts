@@ -21,6 +21,7 @@ interface Guide {
     method: string;
     path: string;
     successor_path: string;
+    forms: { form: string; call: string; instead: string }[];
     changes: { change: string; kind: string; name: string; where: string; breaking: boolean }[];
   }[];
 }
@@ -99,6 +100,64 @@ describe('GET /versions/{n}/changes', () => {
       expect(res.body).not.toMatch(/<script|<link|<img|@import|url\(|src=/i);
       expect([...res.body.matchAll(/<style>/g)]).toHaveLength(1);
     }
+  });
+
+  it(
+    'names every form a client calls an operation in (path, header, query, media type) and what it sends instead, ' +
+      'in the JSON and on the page',
+    async () => {
+      const all = await buildTestGateway(backend.url, {
+        backendTimeoutMs: 500,
+        policy: {
+          ...designPolicyFile,
+          schemes: ['path', 'header', 'query', 'media_type'],
+          query_parameter: 'api-version',
+        },
+      });
+      try {
+        const guide = (await all.app.inject({ url: '/versions/1/changes' })).json<Guide>();
+        expect(guide.operations.map(({ path, forms }) => [path, forms])).toEqual([
+          [
+            '/v1/orders/{id}',
+            [
+              { form: 'path', call: 'GET /v1/orders/{id}', instead: 'GET /v2/orders/{id}' },
+              {
+                form: 'header',
+                call: 'GET /orders/{id} with API-Version: 1',
+                instead: 'GET /orders/{id} with API-Version: 2',
+              },
+              { form: 'query', call: 'GET /orders/{id}?api-version=1', instead: 'GET /orders/{id}?api-version=2' },
+              {
+                form: 'media_type',
+                call: 'GET /orders/{id} with Accept: application/vnd.version-router.v1+json',
+                instead: 'GET /orders/{id} with Accept: application/vnd.version-router.v2+json',
+              },
+            ],
+          ],
+          [
+            '/api/v1/orders/{id}',
+            [{ form: 'path', call: 'GET /api/v1/orders/{id}', instead: 'GET /api/v2/orders/{id}' }],
+          ],
+        ]);
+        const page = await all.app.inject({ url: '/versions/1/changes', headers: { accept: 'text/html' } });
+        expect(page.body).toContain(
+          '<tr><td><code>GET /orders/{id} with API-Version: 1</code></td><td><code>GET /orders/{id} with ' +
+            'API-Version: 2</code></td></tr>',
+        );
+        expect(page.body).toContain(
+          '<tr><td><code>GET /orders/{id}?api-version=1</code></td><td><code>GET /orders/{id}?api-version=2' +
+            '</code></td></tr>',
+        );
+        expect(page.body).toContain('<thead><tr><th>you call</th><th>send instead</th></tr></thead>');
+      } finally {
+        await all.app.close();
+      }
+    },
+  );
+
+  it('names only the forms the policy reads: path and header by default', async () => {
+    const guide = (await get('/versions/1/changes')).json<Guide>();
+    expect(guide.operations.map(({ forms }) => forms.map(({ form }) => form))).toEqual([['path', 'header'], ['path']]);
   });
 
   it.each([
@@ -275,6 +334,6 @@ describe('GET /versions/{n}/changes of a version declared as changes', () => {
         'breaking">breaking</span>',
     );
     // Nothing else differs: no table of the documents' differences.
-    expect(res.body).not.toContain('<table');
+    expect(res.body).not.toContain('<table class="changes"');
   });
 });

@@ -291,6 +291,56 @@ describe('closed_to_new', () => {
     },
   );
 
+  it(
+    'counts a refusal in the ledger as refused, never as a use: GET /consumers/{id} and GET /versions/{n}/consumers ' +
+      'show it apart from the users',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const early = await consumerWithKey(store, 'early');
+      const newcomer = await consumerWithKey(store, 'newcomer');
+      await store.recordFirstUse({ consumerId: 'early', version: 1, firstSeenMs: at('2026-08-31T23:59:59.999Z') });
+      const test = await start({ consumerStore: store, policy: closedPolicy });
+      const send = (url: string, key: string, headers: Record<string, string> = {}) =>
+        test.app.inject({ url, headers: { 'api-key': key, ...headers } });
+      expect((await send('/v1/orders/ord-1', newcomer.key)).statusCode).toBe(403);
+      expect((await send('/orders/ord-1', newcomer.key, { 'api-version': '1' })).statusCode).toBe(403);
+      expect((await send('/v1/orders/ord-1', early.key)).statusCode).toBe(200);
+      expect((await send('/v2/orders/ord-1', newcomer.key)).statusCode).toBe(200);
+      await test.app.consumers.ledger.flush();
+
+      expect(await store.usageOf('newcomer')).toMatchObject([{ version: 2, operation: 'GET /v2/orders/{id}' }]);
+      expect(await store.refusalsOf('newcomer')).toEqual([
+        { version: 1, count: 2, last_at: '2026-11-22T12:00:00.000Z' },
+      ]);
+      expect((await store.consumersOf(1, 0)).map(({ consumer }) => consumer.id)).toEqual(['early']);
+      expect(store.writes.flat().filter((row) => row.consumerId === 'newcomer' && row.version === 1)).toEqual([]);
+      expect(test.app.consumers.ledger.firstUseOf('newcomer', 1)).toBeUndefined();
+
+      const admin = await test.admin();
+      const shown = await admin.inject({ url: '/consumers/newcomer' });
+      expect(shown.json()).toMatchObject({
+        id: 'newcomer',
+        refused: [{ version: 1, count: 2, last_at: '2026-11-22T12:00:00.000Z' }],
+      });
+      expect((await admin.inject({ url: '/consumers/early' })).json()).toMatchObject({ id: 'early', refused: [] });
+      const listed = (await admin.inject({ url: '/versions/1/consumers' })).json<{
+        consumers: { id: string }[];
+        refused: unknown[];
+      }>();
+      expect(listed.consumers.map(({ id }) => id)).toEqual(['early']);
+      expect(listed.refused).toEqual([
+        {
+          id: 'newcomer',
+          name: 'newcomer',
+          contact_email: null,
+          webhook_url: null,
+          pinned_version: null,
+          refused: { count: 2, last_at: '2026-11-22T12:00:00.000Z' },
+        },
+      ]);
+    },
+  );
+
   it('refuses a first use at the closing instant, and keeps a consumer that came the day before', async () => {
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'acme');
@@ -344,6 +394,9 @@ describe('the ledger, fed by requests', () => {
       await app.inject({ url: '/v1/orders/ord-2', headers });
       await app.inject({ url: '/api/v1/orders/ord-1', headers });
       await app.inject({ url: '/orders/ord-1', headers });
+      await app.inject({ url: '/orders/ord-1', headers: { ...headers, 'api-version': '1' } });
+      // The query scheme is off (the default): `?version=1` names no version.
+      await app.inject({ url: '/orders/ord-1?version=1', headers });
       await app.inject({ method: 'DELETE', url: '/v2/orders/ord-1', headers });
       await app.inject({ url: '/v1/orders/ord-1' });
       await app.inject({ url: '/api/users', headers });
@@ -371,7 +424,15 @@ describe('the ledger, fed by requests', () => {
         {
           consumer_id: 'acme',
           version: 1,
-          operation: 'GET /orders/{id}',
+          operation: 'GET /orders/{id} default',
+          requests: 2,
+          first_seen: '2026-11-22T12:00:00.000Z',
+          last_seen: '2026-11-22T12:00:00.000Z',
+        },
+        {
+          consumer_id: 'acme',
+          version: 1,
+          operation: 'GET /orders/{id} header',
           requests: 1,
           first_seen: '2026-11-22T12:00:00.000Z',
           last_seen: '2026-11-22T12:00:00.000Z',

@@ -20,8 +20,10 @@ const NOON = at('2026-11-22T12:00:00Z');
 
 describe('the consumer ledger', () => {
   it('spells operations as method and OpenAPI path template', () => {
-    expect(operationOf('GET', '/v1/orders/:id')).toBe('GET /v1/orders/{id}');
-    expect(operationOf('PUT', '/api/v2/users/:user_id/orders/:id')).toBe('PUT /api/v2/users/{user_id}/orders/{id}');
+    expect(operationOf('GET', '/v1/orders/:id', 'path')).toBe('GET /v1/orders/{id}');
+    expect(operationOf('PUT', '/api/v2/users/:user_id/orders/:id', 'path')).toBe(
+      'PUT /api/v2/users/{user_id}/orders/{id}',
+    );
   });
 
   it('adds requests up per consumer, version, operation and UTC day, with first and last seen', async () => {
@@ -112,6 +114,33 @@ describe('the consumer ledger', () => {
     expect(store.writes).toHaveLength(1);
     expect(store.writes[0]).toHaveLength(MAX_PENDING_ROWS);
     expect(store.writes[0]?.find((row) => row.consumerId === 'c0')?.requests).toBe(2);
+  });
+
+  it('counts refusals apart from uses: written as refusals, no first use, no use', async () => {
+    const { ledger, store } = ledgerOn();
+    ledger.refuse('newcomer', 1, 'GET /v1/orders/{id}', NOON);
+    ledger.refuse('newcomer', 1, 'GET /v1/orders/{id}', NOON + 5);
+    ledger.record('newcomer', 2, 'GET /v2/orders/{id}', NOON);
+    expect(ledger.firstUseOf('newcomer', 1)).toBeUndefined();
+    await ledger.flush();
+    expect(store.writes.flat().map(({ version }) => version)).toEqual([2]);
+    expect(await store.refusalsOf('newcomer')).toEqual([{ version: 1, count: 2, last_at: '2026-11-22T12:00:00.005Z' }]);
+    expect((await store.changesSince(0)).firstUses).toEqual([
+      { consumerId: 'newcomer', version: 2, firstSeenMs: NOON },
+    ]);
+  });
+
+  it('keeps refusals while the store is down and writes them once, with the uses, when it is back', async () => {
+    const { ledger, store } = ledgerOn();
+    store.down = true;
+    ledger.refuse('newcomer', 1, 'GET /orders/{id} header', NOON);
+    ledger.record('early', 1, 'GET /v1/orders/{id}', NOON);
+    await ledger.flush();
+    store.down = false;
+    await ledger.flush();
+    await ledger.flush();
+    expect(await store.refusalsOf('newcomer')).toEqual([{ version: 1, count: 1, last_at: '2026-11-22T12:00:00.000Z' }]);
+    expect(await store.usageOf('early')).toMatchObject([{ requests: 1 }]);
   });
 
   it('writes what is pending at close', async () => {

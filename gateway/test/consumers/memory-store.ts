@@ -8,6 +8,7 @@ import {
   type KeyEntry,
   type KeyRecord,
   type PinRecord,
+  type Refused,
   type UsageDelta,
   type UsageRow,
 } from '../../src/consumers/store.js';
@@ -18,7 +19,7 @@ import {
 export interface MemoryConsumerStore extends ConsumerStore {
   /** While true, every call rejects with StorageUnavailableError. */
   down: boolean;
-  /** Every addUsage call's rows, in order. */
+  /** Every addUsage call's rows, in order (uses only: refusals are kept apart). */
   readonly writes: UsageDelta[][];
 }
 
@@ -42,6 +43,40 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
   const pinOfKey = (consumerId: string): number | null => consumers.get(consumerId)?.pinned_version ?? null;
   const firstUses = new Map<string, FirstUse & { seq: number }>();
   const usage = new Map<string, UsageDelta>();
+  const refusals = new Map<string, UsageDelta>();
+  /** Adds rows to `table` as the SQL store's upsert does. */
+  const addTo = (table: Map<string, UsageDelta>, rows: readonly UsageDelta[]): void => {
+    for (const row of rows) {
+      const key = [row.consumerId, row.version, row.operation, row.day].join('\n');
+      const known = table.get(key);
+      table.set(
+        key,
+        known === undefined
+          ? { ...row }
+          : {
+              ...known,
+              requests: known.requests + row.requests,
+              firstSeenMs: Math.min(known.firstSeenMs, row.firstSeenMs),
+              lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs),
+            },
+      );
+    }
+  };
+  /** Refusals summed per consumer and version. */
+  const refusedBy = (keep: (row: UsageDelta) => boolean): Map<string, Map<number, Refused>> => {
+    const summed = new Map<string, Map<number, Refused>>();
+    for (const row of refusals.values()) {
+      if (!keep(row)) continue;
+      let versions = summed.get(row.consumerId);
+      if (versions === undefined) summed.set(row.consumerId, (versions = new Map<number, Refused>()));
+      const known = versions.get(row.version);
+      versions.set(row.version, {
+        count: (known?.count ?? 0) + row.requests,
+        last_at: iso(Math.max(row.lastSeenMs, known === undefined ? 0 : Date.parse(known.last_at))),
+      });
+    }
+    return summed;
+  };
   const writes: UsageDelta[][] = [];
   const store: MemoryConsumerStore = {
     down: false,
@@ -147,21 +182,27 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     async addUsage(rows) {
       check();
       writes.push(rows.map((row) => ({ ...row })));
-      for (const row of rows) {
-        const key = [row.consumerId, row.version, row.operation, row.day].join('\n');
-        const known = usage.get(key);
-        usage.set(
-          key,
-          known === undefined
-            ? { ...row }
-            : {
-                ...known,
-                requests: known.requests + row.requests,
-                firstSeenMs: Math.min(known.firstSeenMs, row.firstSeenMs),
-                lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs),
-              },
-        );
-      }
+      addTo(usage, rows);
+    },
+    async addRefusals(rows) {
+      check();
+      addTo(refusals, rows);
+    },
+    async refusalsOf(consumerId) {
+      check();
+      const versions = refusedBy((row) => row.consumerId === consumerId).get(consumerId) ?? new Map<number, Refused>();
+      return [...versions.entries()]
+        .map(([version, refused]) => ({ version, ...refused }))
+        .sort((a, b) => a.version - b.version);
+    },
+    async refusedOf(version) {
+      check();
+      return [...refusedBy((row) => row.version === version).entries()]
+        .map(([id, versions]) => ({
+          consumer: recordOf(consumers.get(id) as ConsumerRecord),
+          refused: versions.get(version) as Refused,
+        }))
+        .sort((a, b) => b.refused.count - a.refused.count || (a.consumer.id < b.consumer.id ? -1 : 1));
     },
     async usageOf(consumerId, sinceMs) {
       check();

@@ -198,13 +198,13 @@ describe.each(kinds)('pins on $name', (kind) => {
         const series = 'api_version_requests_total';
         expect(metrics).toContain(`${series}{version="2",deprecated="false",selected_by="pin",status_code="200"} 1`);
         expect(metrics).toContain(`${series}{version="1",deprecated="true",selected_by="default",status_code="200"} 1`);
-        // The ledger counts the version that served.
+        // The ledger counts the version that served, and how the request chose it.
         await app.consumers.ledger.flush();
         const rows = await store.usageOf(id);
         expect(rows.map(({ version, operation, requests }) => [version, operation, requests])).toEqual([
-          [1, 'GET /orders/{id}', 1],
+          [1, 'GET /orders/{id} header', 1],
           [1, 'GET /v1/orders/{id}', 1],
-          [2, 'GET /orders/{id}', 1],
+          [2, 'GET /orders/{id} pin', 1],
         ]);
       },
     );

@@ -61,6 +61,7 @@ describe('deprecation notices by e-mail', () => {
       expect(text).toContain(
         `- GET /v1/orders/{id}: 42 requests, last on ${new Date(NOW - DAY).toISOString().slice(0, 10)} 12:00 UTC`,
       );
+      expect(text).toContain('    send instead: GET /v2/orders/{id}\n');
       expect(text).toMatch(/breaking: .*user_id/);
       expect(text).toMatch(/breaking: .*total/);
       expect(text).toContain('The migration guide: https://api.example.com/versions/1/changes');

@@ -426,6 +426,22 @@ describe("the status page's registered consumers", () => {
     );
   });
 
+  it('names the registered consumers turned away as closed to new consumers, apart from its users', async () => {
+    await withConsumers();
+    await consumerWithKey(store, 'newcomer');
+    const refusal = { version: 1, operation: 'GET /v1/orders/{id}', day: '2026-11-22' };
+    await store.addRefusals([
+      { ...refusal, consumerId: 'newcomer', requests: 3, firstSeenMs: TODAY - 600_000, lastSeenMs: TODAY - 120_000 },
+      { ...refusal, consumerId: 'acme', requests: 1, firstSeenMs: TODAY - 60_000, lastSeenMs: TODAY - 60_000 },
+    ]);
+    const html = await page();
+    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', '7', '1 d ago']]);
+    expect(html).toContain(
+      '<p class="note refused">Turned away as closed to new consumers: newcomer (3 requests, last 2 min ago), acme ' +
+        '(1 request, last 1 min ago).</p>',
+    );
+  });
+
   it('still renders, saying so, when the store cannot be read', async () => {
     await withConsumers();
     await get('/v1/orders/ord-1001', { 'x-client-id': 'acme-billing' });

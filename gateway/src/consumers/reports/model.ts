@@ -1,13 +1,22 @@
+import { callOfForm, type CallForm } from '../../changes/call-forms.js';
 import type { GuideChange, MigrationGuide } from '../../changes/guide.js';
 import type { MigrationGuides } from '../../changes/guides.js';
 import type { VersionEntry } from '../../versions/policy-file.js';
 import { changesPath, type VersionPolicy } from '../../versions/policy.js';
+import type { RequestSchemes } from '../../versions/schemes.js';
+import { operationParts } from '../ledger.js';
 import type { ConsumerUsageReader, UsageRow } from '../store.js';
 
 /** One operation a consumer called on a version, and what of the migration guide concerns it. */
 export interface OperationReport {
-  /** As the ledger names it: the method and the template of the form the request used, `GET /v1/orders/{id}`. */
+  /** The method and the template of the path the request used: `GET /v1/orders/{id}`, `GET /orders/{id}`. */
   operation: string;
+  /** How the requests named the version; null for requests on a bare path counted before the form was recorded. */
+  form: CallForm | null;
+  /** The call as the consumer made it (`GET /orders/{id} with API-Version: 1`). */
+  call: string;
+  /** What it sends for the successor in the same form (`GET /orders/{id} with API-Version: 2`); null: none. */
+  instead: string | null;
   requests: number;
   last_seen: string;
   /** The breaking changes of the guide to the successor that touch this operation. */
@@ -56,18 +65,32 @@ function breakingChangesByOperation(guide: MigrationGuide): Map<string, Map<stri
  * so a HEAD the documents do not describe takes GET's changes.
  */
 function breakingChangesOf(
-  operation: string,
+  method: string,
+  path: string,
   version: number,
   byOperation: Map<string, Map<string, GuideChange>>,
 ): GuideChange[] {
-  const space = operation.indexOf(' ');
-  const method = operation.slice(0, space);
-  const path = operation.slice(space + 1);
   const own =
     byOperation.get(operationKey(method, path, version)) ??
     (method === 'HEAD' ? byOperation.get(operationKey('GET', path, version)) : undefined);
   const shared = byOperation.get(operationKey('*', path, version));
   return [...new Map([...(own ?? []), ...(shared ?? [])]).values()];
+}
+
+/**
+ * A ledger operation of `version` as the reports name it: the method and path the requests used, how they named
+ * the version, the call in that form, and what to send instead for `successor` in the same form.
+ */
+export function operationCall(
+  operation: string,
+  version: number,
+  successor: number | null,
+  schemes: RequestSchemes,
+): Pick<OperationReport, 'operation' | 'form' | 'call' | 'instead'> {
+  const { method, path, form } = operationParts(operation);
+  const own = new RegExp(`^(/api)?/v${version}(?=/|$)`).exec(path);
+  const bare = { method, template: own === null ? path : path.slice(own[0].length), prefix: own?.[1] ?? '' };
+  return { operation: `${method} ${path}`, ...callOfForm(form, bare, version, successor, schemes) };
 }
 
 /** A version the report covers: listed in the policy, deprecated or removed now. */
@@ -84,16 +107,23 @@ function versionReport(
   { entry, phase }: ReportedVersion,
   rows: readonly UsageRow[],
   guide: MigrationGuide | null,
+  schemes: RequestSchemes,
 ): VersionReport {
   const byOperation = guide === null ? new Map<string, Map<string, GuideChange>>() : breakingChangesByOperation(guide);
+  const successor = entry.successor ?? null;
   const operations = [...rows]
     .sort((a, b) => (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : 0))
-    .map((row) => ({
-      operation: row.operation,
-      requests: row.requests,
-      last_seen: row.last_seen,
-      breaking_changes: breakingChangesOf(row.operation, entry.version, byOperation),
-    }));
+    .map((row) => {
+      const called = operationCall(row.operation, entry.version, successor, schemes);
+      const space = called.operation.indexOf(' ');
+      const [method, path] = [called.operation.slice(0, space), called.operation.slice(space + 1)];
+      return {
+        ...called,
+        requests: row.requests,
+        last_seen: row.last_seen,
+        breaking_changes: breakingChangesOf(method, path, entry.version, byOperation),
+      };
+    });
   return {
     version: entry.version,
     phase,
@@ -156,7 +186,7 @@ export async function consumerReports({
     const outcome = await guides.get(policy, reported.entry.version, requestId);
     if (!outcome.ok && outcome.status !== 404) return { ok: false, status: outcome.status, reason: outcome.reason };
     const own = rows.filter((row) => row.version === reported.entry.version);
-    versions.push(versionReport(reported, own, outcome.ok ? outcome.rendered.guide : null));
+    versions.push(versionReport(reported, own, outcome.ok ? outcome.rendered.guide : null, policy.schemes));
   }
   return { ok: true, versions };
 }

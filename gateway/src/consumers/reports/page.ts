@@ -48,14 +48,15 @@ function lifecycleLine(report: VersionReport, nowMs: number): string {
 
 function versionSection(report: VersionReport, nowMs: number): string {
   const rows = report.operations
-    .map(({ operation, requests, last_seen, breaking_changes }) => {
+    .map(({ call, instead, requests, last_seen, breaking_changes }) => {
       const changes =
         breaking_changes.length === 0
           ? '<td class="none">none</td>'
           : `<td><ul class="breaking">${breaking_changes.map(changeItem).join('')}</ul></td>`;
       return (
         `<tr${breaking_changes.length === 0 ? '' : ' class="must-change"'}><td class="operation"><code>` +
-        `${escapeText(operation)}</code></td>` +
+        `${escapeText(call)}</code></td><td class="operation">` +
+        `${instead === null ? '' : `<code>${escapeText(instead)}</code>`}</td>` +
         `<td class="num">${requests}</td><td><time datetime="${last_seen}">` +
         `${readableInstant(Date.parse(last_seen))}</time></td>${changes}</tr>`
       );
@@ -66,7 +67,8 @@ function versionSection(report: VersionReport, nowMs: number): string {
 <h2>v${report.version} <span class="phase phase-${report.phase}">${report.phase}</span></h2>
 <p>${lifecycleLine(report, nowMs)}</p>
 <table class="operations" data-version="${report.version}">
-<thead><tr><th>operation you called</th><th class="num">requests</th><th>last call</th><th>breaking changes that ` +
+<thead><tr><th>operation you called</th><th>send instead</th><th class="num">requests</th><th>last call</th>` +
+    `<th>breaking changes that ` +
     `touch it</th></tr></thead>
 <tbody>
 ${rows}

@@ -1,4 +1,4 @@
-import { dayOf, type ConsumerUsageReader } from '../store.js';
+import { dayOf, type ConsumerUsageReader, type Refused } from '../store.js';
 
 /**
  * "Active" is a use in the last 30 days: the operators' list counts requests from midnight UTC that many days
@@ -49,16 +49,30 @@ export interface ReachedConsumer extends VersionConsumer {
   notices_sent: NoticeSent[];
 }
 
+/** A registered consumer turned away from the version as closed to new consumers: no user of it. */
+export interface RefusedConsumer {
+  id: string;
+  name: string;
+  contact_email: string | null;
+  webhook_url: string | null;
+  pinned_version: number | null;
+  /** Its refused requests to the version (all time) and the last one. */
+  refused: Refused;
+}
+
 export interface ConsumersOfVersion {
   /** Midnight UTC starting the window the requests are counted in (the ledger keeps days). */
   requests_since: string;
   /** Most requests first, then by id. */
   consumers: VersionConsumer[];
+  /** Consumers refused the version as closed to new ones, most refusals first, then by id; apart from its users. */
+  refused: RefusedConsumer[];
 }
 
 /**
  * Every authenticated consumer of `version` across the fleet (read from the shared ledger, not this replica's
- * memory), with its requests in the last 30 days and its last call. One row per consumer is built here, for
+ * memory), with its requests in the last 30 days and its last call, and apart from them the consumers it refused
+ * as closed to new consumers. One row per consumer is built here, for
  * `GET /versions/{n}/consumers` and the status page alike; the list adds the notices sent to each
  * (`withNoticesSent`).
  */
@@ -68,7 +82,7 @@ export async function versionConsumers(
   nowMs: number,
 ): Promise<ConsumersOfVersion> {
   const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_WINDOW_MS));
-  const rows = await reader.consumersOf(version, sinceMs);
+  const [rows, refused] = await Promise.all([reader.consumersOf(version, sinceMs), reader.refusedOf(version)]);
   return {
     requests_since: new Date(sinceMs).toISOString(),
     consumers: rows.map(({ consumer, requests, last_seen }) => ({
@@ -79,6 +93,14 @@ export async function versionConsumers(
       pinned_version: consumer.pinned_version,
       requests,
       last_seen,
+    })),
+    refused: refused.map(({ consumer, refused: counted }) => ({
+      id: consumer.id,
+      name: consumer.name,
+      contact_email: consumer.contact_email,
+      webhook_url: consumer.webhook_url,
+      pinned_version: consumer.pinned_version,
+      refused: counted,
     })),
   };
 }

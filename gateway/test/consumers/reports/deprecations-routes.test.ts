@@ -77,9 +77,33 @@ describe('GET /deprecations', () => {
           successor: 2,
           changes: '/versions/1/changes',
           operations: [
-            { operation: 'GET /api/v1/orders/{id}', requests: 1, last_seen: at, breaking_changes: ORDER_BREAKING },
-            { operation: 'GET /orders/{id}', requests: 1, last_seen: at, breaking_changes: ORDER_BREAKING },
-            { operation: 'GET /v1/orders/{id}', requests: 2, last_seen: at, breaking_changes: ORDER_BREAKING },
+            {
+              operation: 'GET /api/v1/orders/{id}',
+              form: 'path',
+              call: 'GET /api/v1/orders/{id}',
+              instead: 'GET /api/v2/orders/{id}',
+              requests: 1,
+              last_seen: at,
+              breaking_changes: ORDER_BREAKING,
+            },
+            {
+              operation: 'GET /orders/{id}',
+              form: 'header',
+              call: 'GET /orders/{id} with API-Version: 1',
+              instead: 'GET /orders/{id} with API-Version: 2',
+              requests: 1,
+              last_seen: at,
+              breaking_changes: ORDER_BREAKING,
+            },
+            {
+              operation: 'GET /v1/orders/{id}',
+              form: 'path',
+              call: 'GET /v1/orders/{id}',
+              instead: 'GET /v2/orders/{id}',
+              requests: 2,
+              last_seen: at,
+              breaking_changes: ORDER_BREAKING,
+            },
           ],
         },
       ],
@@ -92,6 +116,61 @@ describe('GET /deprecations', () => {
     await app.consumers.ledger.flush();
     expect((await store.usageOf('acme')).reduce((sum, row) => sum + row.requests, 0)).toBe(5);
   });
+
+  it(
+    'names each call in the form it was made (path, header, query, media type, pin, none) and what to send ' +
+      'instead in that form, in the JSON and on the page',
+    async () => {
+      const store = createMemoryConsumerStore();
+      const { key } = await consumerWithKey(store, 'acme');
+      const pinned = await consumerWithKey(store, 'pinned', { pinned_version: 1 });
+      const { app } = await start(store, {
+        ...designPolicyFile,
+        schemes: ['path', 'header', 'query', 'media_type'],
+        query_parameter: 'api-version',
+      });
+      const calls: [string, Record<string, string>][] = [
+        ['/v1/orders/ord-1', { 'api-key': key }],
+        ['/orders/ord-1', { 'api-key': key, 'api-version': '1' }],
+        ['/orders/ord-1?api-version=1', { 'api-key': key }],
+        ['/orders/ord-1', { 'api-key': key, accept: 'application/vnd.version-router.v1+json' }],
+        ['/orders/ord-1', { 'api-key': key }],
+        ['/orders/ord-1', { 'api-key': pinned.key }],
+      ];
+      for (const [url, headers] of calls) expect((await app.inject({ url, headers })).statusCode, url).toBe(200);
+      await app.consumers.ledger.flush();
+      const report = async (consumerKey: string) =>
+        (await app.inject({ url: '/deprecations', headers: { 'api-key': consumerKey } }))
+          .json<{
+            versions: { operations: { form: string; call: string; instead: string }[] }[];
+          }>()
+          .versions[0]?.operations.map(({ form, call, instead }) => [form, call, instead]);
+      expect(await report(key)).toEqual([
+        ['default', 'GET /orders/{id} naming no version (default_version: v1)', 'GET /orders/{id} with API-Version: 2'],
+        ['header', 'GET /orders/{id} with API-Version: 1', 'GET /orders/{id} with API-Version: 2'],
+        [
+          'media_type',
+          'GET /orders/{id} with Accept: application/vnd.version-router.v1+json',
+          'GET /orders/{id} with Accept: application/vnd.version-router.v2+json',
+        ],
+        ['query', 'GET /orders/{id}?api-version=1', 'GET /orders/{id}?api-version=2'],
+        ['path', 'GET /v1/orders/{id}', 'GET /v2/orders/{id}'],
+      ]);
+      expect(await report(pinned.key)).toEqual([
+        [
+          'pin',
+          'GET /orders/{id} naming no version (your pin: v1)',
+          'GET /orders/{id} with API-Version: 2, or move your pin: PUT /consumer/version {"version": 2}',
+        ],
+      ]);
+      const page = await app.inject({ url: '/deprecations', headers: { 'api-key': key, accept: 'text/html' } });
+      expect(page.body).toContain(
+        '<td class="operation"><code>GET /orders/{id} with API-Version: 1</code></td><td class="operation"><code>' +
+          'GET /orders/{id} with API-Version: 2</code></td>',
+      );
+      expect(page.body).toContain('<th>operation you called</th><th>send instead</th>');
+    },
+  );
 
   it('answers a consumer of current versions only, or of none yet, no versions', async () => {
     const store = createMemoryConsumerStore();

@@ -31,6 +31,9 @@ function readerOf(rows: UsageRow[]): ConsumerUsageReader & { asked: (number | un
     async consumersOf() {
       return [];
     },
+    async refusedOf() {
+      return [];
+    },
   };
 }
 
@@ -85,6 +88,9 @@ describe("a consumer's version reports", () => {
         operations: [
           {
             operation: 'GET /v1/orders/{id}',
+            form: 'path',
+            call: 'GET /v1/orders/{id}',
+            instead: 'GET /v2/orders/{id}',
             requests: 42,
             last_seen: '2026-11-20T08:00:00.000Z',
             breaking_changes: ORDER_BREAKING,
@@ -117,6 +123,66 @@ describe("a consumer's version reports", () => {
     expect((await reportsOf(rows, { nowMs: V1_SUNSET }))[0]?.phase).toBe('removed');
     expect((await reportsOf(rows, { nowMs: V1_SUNSET - 1 }))[0]?.phase).toBe('deprecated');
     expect(await reportsOf(rows, { nowMs: at('2026-05-31T23:59:59Z') })).toEqual([]);
+  });
+
+  it('names each operation in the form it was called, and what to send instead for the successor in it', async () => {
+    const policy = policyFrom({
+      ...designPolicyFile,
+      schemes: ['path', 'header', 'query', 'media_type'],
+      query_parameter: 'api-version',
+    });
+    const versions = await reportsOf(
+      [
+        row(1, 'GET /api/v1/orders/{id}'),
+        row(1, 'GET /orders/{id}'),
+        row(1, 'GET /orders/{id} default'),
+        row(1, 'GET /orders/{id} header'),
+        row(1, 'GET /orders/{id} media_type'),
+        row(1, 'GET /orders/{id} pin'),
+        row(1, 'GET /orders/{id} query'),
+        row(1, 'GET /v1/orders/{id}'),
+      ],
+      { policy },
+    );
+    expect(
+      versions[0]?.operations.map(({ operation, form, call, instead }) => [operation, form, call, instead]),
+    ).toEqual([
+      ['GET /api/v1/orders/{id}', 'path', 'GET /api/v1/orders/{id}', 'GET /api/v2/orders/{id}'],
+      [
+        'GET /orders/{id}',
+        null,
+        'GET /orders/{id} (how it named v1 was not recorded)',
+        'GET /orders/{id} with API-Version: 2',
+      ],
+      [
+        'GET /orders/{id}',
+        'default',
+        'GET /orders/{id} naming no version (default_version: v1)',
+        'GET /orders/{id} with API-Version: 2',
+      ],
+      ['GET /orders/{id}', 'header', 'GET /orders/{id} with API-Version: 1', 'GET /orders/{id} with API-Version: 2'],
+      [
+        'GET /orders/{id}',
+        'media_type',
+        'GET /orders/{id} with Accept: application/vnd.version-router.v1+json',
+        'GET /orders/{id} with Accept: application/vnd.version-router.v2+json',
+      ],
+      [
+        'GET /orders/{id}',
+        'pin',
+        'GET /orders/{id} naming no version (your pin: v1)',
+        'GET /orders/{id} with API-Version: 2, or move your pin: PUT /consumer/version {"version": 2}',
+      ],
+      ['GET /orders/{id}', 'query', 'GET /orders/{id}?api-version=1', 'GET /orders/{id}?api-version=2'],
+      ['GET /v1/orders/{id}', 'path', 'GET /v1/orders/{id}', 'GET /v2/orders/{id}'],
+    ]);
+    for (const operation of versions[0]?.operations ?? []) expect(operation.breaking_changes).toEqual(ORDER_BREAKING);
+  });
+
+  it('names the successor by path for a call that named no version where the policy reads no header', async () => {
+    const policy = policyFrom({ ...designPolicyFile, schemes: ['path', 'query'] });
+    const versions = await reportsOf([row(1, 'GET /orders/{id} default')], { policy });
+    expect(versions[0]?.operations[0]?.instead).toBe('GET /v2/orders/{id}');
   });
 
   it(
@@ -169,18 +235,21 @@ describe("a consumer's version reports", () => {
         method: 'GET',
         path: '/v1/orders/{orderId}',
         successor_path: '/v2/orders/{orderId}',
+        forms: [],
         changes: [change('total'), change('note', false)],
       },
       {
         method: '*',
         path: '/v1/orders/{orderId}',
         successor_path: '/v2/orders/{orderId}',
+        forms: [],
         changes: [change('parameters')],
       },
       {
         method: 'PUT',
         path: '/v1/orders/{orderId}',
         successor_path: '/v2/orders/{orderId}',
+        forms: [],
         changes: [change('status')],
       },
     ],

@@ -131,6 +131,7 @@ describe('GET /versions/{n}/consumers', () => {
             notices_sent: [],
           },
         ],
+        refused: [],
       });
     },
   );
@@ -145,6 +146,7 @@ describe('GET /versions/{n}/consumers', () => {
         phase: 'current',
         requests_since: '2026-10-23T00:00:00.000Z',
         consumers: [],
+        refused: [],
       });
       for (const url of [
         '/versions/3/consumers',
