@@ -1,19 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NoticesConfig } from '../../src/config.js';
-import type { NoticeStore } from '../../src/notices/store.js';
 import { buildTestGateway, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
-
-/** A notice store with nothing recorded and nothing to send. */
-const emptyNoticeStore: NoticeStore = {
-  recorded: async () => new Set<string>(),
-  record: async () => [],
-  claim: async () => [],
-  begin: async () => false,
-  finish: async () => false,
-  ofVersion: async () => ({ notified: new Set<string>(), failed: [], possiblyTwice: 0 }),
-  sentOf: async () => [],
-};
+import { idleNoticeStore } from './idle-store.js';
 
 const config = (email: NoticesConfig['email']): NoticesConfig => ({
   email,
@@ -35,14 +24,14 @@ afterEach(async () => {
 describe('the notices at start', () => {
   it('say once that e-mail notices are off when SMTP_URL is not set', async () => {
     stub = await startStubBackend();
-    gateway = await buildTestGateway(stub.url, { notices: { store: emptyNoticeStore, config: config(undefined) } });
+    gateway = await buildTestGateway(stub.url, { notices: { store: idleNoticeStore(), config: config(undefined) } });
     expect(gateway.logs.filter((line) => line.msg === OFF)).toEqual([expect.objectContaining({ level: 30 })]);
   });
 
   it('say nothing of the kind when SMTP_URL is set', async () => {
     stub = await startStubBackend();
     const email = { smtpUrl: 'smtp://127.0.0.1:2525', from: { name: 'API team', address: 'api@example.com' } };
-    gateway = await buildTestGateway(stub.url, { notices: { store: emptyNoticeStore, config: config(email) } });
+    gateway = await buildTestGateway(stub.url, { notices: { store: idleNoticeStore(), config: config(email) } });
     expect(gateway.logs.filter((line) => String(line.msg).startsWith('e-mail notices are off'))).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { NoticeStore } from '../../src/notices/store.js';
 import { buildTestGateway, type TestGateway } from '../helpers.js';
 import { eventually } from '../../../test/support/eventually.mjs';
+import { idleNoticeStore } from './idle-store.js';
 
 let gateway: TestGateway | undefined;
 afterEach(() => gateway?.app.close());
@@ -10,19 +11,15 @@ afterEach(() => gateway?.app.close());
  * A notice store that only counts the checks (each check of a policy with a deprecated version reads what is recorded).
  */
 function countingStore(): NoticeStore & { checks: number } {
-  const store = {
-    checks: 0,
-    async recorded() {
-      store.checks++;
-      return new Set<string>();
-    },
-    record: async () => [],
-    claim: async () => [],
-    begin: async () => false,
-    finish: async () => false,
-    ofVersion: async () => ({ notified: new Set<string>(), failed: [], possiblyTwice: 0 }),
-    sentOf: async () => [],
-  };
+  const store = Object.assign(
+    idleNoticeStore({
+      async recorded() {
+        store.checks++;
+        return new Set<string>();
+      },
+    }),
+    { checks: 0 },
+  );
   return store;
 }
 

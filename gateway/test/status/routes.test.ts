@@ -14,6 +14,7 @@ import {
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
 import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
+import { idleNoticeStore } from '../notices/idle-store.js';
 
 /** The shipped policy with two brownout windows ahead of TODAY (the first 2026-12-01 10:00-12:00 UTC). */
 const policy = lifecyclePolicyFile;
@@ -358,15 +359,7 @@ describe("the status page's registered consumers", () => {
   }
 
   /** A notice store with nothing to send, whose figures for the page are `figures()`'s. */
-  const noticeStore = (figures: () => Promise<VersionNotices>): NoticeStore => ({
-    recorded: async () => new Set<string>(),
-    record: async () => [],
-    claim: async () => [],
-    begin: async () => false,
-    finish: async () => false,
-    ofVersion: figures,
-    sentOf: async () => [],
-  });
+  const noticeStore = (figures: () => Promise<VersionNotices>): NoticeStore => idleNoticeStore({ ofVersion: figures });
 
   /** The page, or 'held' if it has not answered within 10 s: five times the page's wait for the store. */
   const pageWithin10s = () =>

@@ -7,6 +7,7 @@ import type { NoticeStore, SentNotice } from '../../../src/notices/store.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { at, buildTestGateway, TODAY, type TestGateway } from '../../helpers.js';
 import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../../notices/fixture.js';
+import { idleNoticeStore } from '../../notices/idle-store.js';
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {
@@ -200,19 +201,15 @@ describe('GET /versions/{n}/consumers', () => {
 /** A notice store that has delivered `sent` (whatever its version) and asks for nothing to be sent. */
 function deliveredStore(sent: Record<number, SentNotice[]>): NoticeStore & { asked: number[] } {
   const asked: number[] = [];
-  return {
-    asked,
-    recorded: async () => new Set<string>(),
-    record: async () => [],
-    claim: async () => [],
-    begin: async () => false,
-    finish: async () => false,
-    ofVersion: async () => ({ notified: new Set<string>(), failed: [], possiblyTwice: 0 }),
-    async sentOf(version) {
-      asked.push(version);
-      return sent[version] ?? [];
-    },
-  };
+  return Object.assign(
+    idleNoticeStore({
+      async sentOf(version) {
+        asked.push(version);
+        return sent[version] ?? [];
+      },
+    }),
+    { asked },
+  );
 }
 
 describe('GET /versions/{n}/consumers: the notices sent to each consumer', () => {
