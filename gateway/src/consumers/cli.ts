@@ -134,11 +134,16 @@ async function send({ adminUrl, adminToken }: ConsumersCliConfig, { method, path
  * gateway refused or could not be reached (its reason on stderr), 2 for a command line it cannot read.
  */
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.length === 1 && ['help', '--help', '-h'].includes(args[0] as string)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   let call: AdminCall;
   let config: ConsumersCliConfig;
   try {
     config = loadConsumersCliConfig(process.env);
-    call = callOf(process.argv.slice(2));
+    call = callOf(args);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${err.message}\n`);

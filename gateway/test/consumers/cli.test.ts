@@ -158,6 +158,14 @@ describe('npm run consumers', () => {
     expect(result.stderr.split('\n')[0]).toBe(line);
   });
 
+  it.each([['help'], ['--help'], ['-h']])('prints its usage for %s on stdout, exit 0', async (word) => {
+    const result = await consumers([word], {});
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n')[0]).toBe('usage: npm run consumers -- <command>');
+    expect(result.stdout).toContain('  version <id> <n>');
+  });
+
   it('refuses list with an argument', async () => {
     const result = await consumers(['list', 'x'], {});
     expect(result.code).toBe(2);
