@@ -165,6 +165,13 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     return res.json<OpenAPIV3_1.Document>();
   }
 
+  /** The consumer's own pin operations (`/consumer…`) take a key always, whatever the version's policy says. */
+  const PIN_OPERATIONS_SECURITY = {
+    'GET /consumer': [{ ApiKey: [] }],
+    'PUT /consumer/version': [{ ApiKey: [] }],
+    'POST /consumer/version/rollback': [{ ApiKey: [] }],
+  };
+
   /**
    * Each operation of the document as `METHOD path` → its own `security`, or 'document' when it has none of its own.
    */
@@ -184,7 +191,8 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     const document = await served('/v2/openapi.json');
     expect(document.components?.securitySchemes).toEqual({ ApiKey: API_KEY_SCHEME });
     expect(document.security).toEqual([{ ApiKey: [] }, {}]);
-    expect(Object.values(operationSecurity(document)).every((security) => security === 'document')).toBe(true);
+    const own = Object.entries(operationSecurity(document)).filter(([, security]) => security !== 'document');
+    expect(Object.fromEntries(own)).toEqual(PIN_OPERATIONS_SECURITY);
     // The rest of the backend's document is as published: its schemas, paths and operations.
     const upstream = ordersDocument(2) as unknown as OpenAPIV3_1.Document;
     expect(document.components?.schemas).toEqual(upstream.components?.schemas);
@@ -206,6 +214,7 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
         'DELETE /api/users/{id}': 'document',
         'GET /v1/orders/{id}': [{ ApiKey: [] }],
         'GET /api/v1/orders/{id}': [{ ApiKey: [] }],
+        ...PIN_OPERATIONS_SECURITY,
       });
       // Still the deprecated version's document: every operation marked, the lifecycle added.
       expect(document).toMatchObject({ 'x-sunset': '2027-01-01T00:00:00.000Z', 'x-successor-version': 2 });
