@@ -24,7 +24,7 @@ import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
-import { createTranslatedForwarding } from './translation/serve.js';
+import { createTranslatedForwarding } from './proxy/translated.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';

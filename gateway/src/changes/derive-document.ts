@@ -1,6 +1,6 @@
 import { mappedBack, scaledBack, stepBackward } from '../translation/engine.js';
 import type { VersionChange } from '../versions/changes.js';
-import { fieldSegments, leafName, successorField, type FieldSegment } from './field-path.js';
+import { fieldSegments, leafName, successorField, type FieldSegment } from '../translation/field-path.js';
 
 /**
  * The OpenAPI document of a version declared as changes, derived from its successor's document: what the

@@ -1,9 +1,9 @@
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
 import type { ChangeOperation, VersionChange } from '../versions/changes.js';
 import type { RequestSchemes } from '../versions/schemes.js';
-import { guideCallForms, type CallOfForm } from './call-forms.js';
+import { guideCallForms, type CallOfForm } from '../versions/call-forms.js';
 import { resourcePattern } from './derive-document.js';
-import { fieldSegments, successorField } from './field-path.js';
+import { fieldSegments, successorField } from '../translation/field-path.js';
 
 /**
  * One thing a client must (breaking) or may (compatible) change when it moves to the successor: declared in

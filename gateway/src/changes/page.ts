@@ -1,6 +1,6 @@
 import { BASE_STYLE, escapeText, inlineStyleCsp } from '../html/self-contained.js';
 import type { VersionEntry } from '../versions/policy-file.js';
-import type { CallOfForm } from './call-forms.js';
+import type { CallOfForm } from '../versions/call-forms.js';
 import type { GuideChange, MigrationGuide } from './guide.js';
 import { declaredSentence } from './sentence.js';
 

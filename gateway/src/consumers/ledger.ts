@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { CALL_FORMS, type CallForm } from '../changes/call-forms.js';
+import { CALL_FORMS, type CallForm } from '../versions/call-forms.js';
 import { dayOf, type ConsumerStore, type FirstUse, type UsageDelta } from './store.js';
 
 /** Counts wait at most this long in memory before they are written (the design allows 10 s). */

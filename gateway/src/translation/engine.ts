@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fieldSegments, leafName, type FieldSegment } from '../changes/field-path.js';
+import { fieldSegments, leafName, type FieldSegment } from './field-path.js';
 import type { VersionChange } from '../versions/changes.js';
 
 /**

@@ -1,4 +1,4 @@
-import { callOfForm, type CallForm } from '../../changes/call-forms.js';
+import { callOfForm, type CallForm } from '../../versions/call-forms.js';
 import type { GuideChange, MigrationGuide } from '../../changes/guide.js';
 import type { MigrationGuides } from '../../changes/guides.js';
 import type { VersionEntry } from '../../versions/policy-file.js';

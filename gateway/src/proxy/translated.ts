@@ -2,9 +2,9 @@ import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { sendError } from '@version-router/platform/errors';
-import type { UpstreamResponse } from '../proxy/backend.js';
+import type { UpstreamResponse } from './backend.js';
 import type { ResourceMatch } from '../versions/router.js';
-import type { ResourceTranslation, VersionTranslation } from './engine.js';
+import type { ResourceTranslation, VersionTranslation } from '../translation/engine.js';
 
 /**
  * Serving a version declared as changes from the version that serves it (docs/behaviour.md "Versions

@@ -1,4 +1,4 @@
-import type { RequestSchemes } from '../versions/schemes.js';
+import type { RequestSchemes } from './schemes.js';
 
 /**
  * How a request named its version (docs/behaviour.md#version-schemes): a scheme, its consumer's pin, or none
