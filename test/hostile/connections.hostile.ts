@@ -101,7 +101,7 @@ describe.concurrent('protocol corners', () => {
   it.each(services)('%s: answers pipelined requests on one connection in order', async (_name, url) => {
     const user = '{"name":"Pip","email":"pip@example.com"}';
     const requests = [
-      'GET /v1/orders/ord-1001 HTTP/1.1\r\nHost: test\r\nX-Request-Id: pipe-1\r\n\r\n',
+      'GET /v2/orders/ord-1001 HTTP/1.1\r\nHost: test\r\nX-Request-Id: pipe-1\r\n\r\n',
       `POST /api/users HTTP/1.1\r\nHost: test\r\nX-Request-Id: pipe-2\r\nContent-Type: ` +
         `application/json\r\nContent-Length: ${user.length}\r\n\r\n${user}`,
       'GET /v2/orders/nope HTTP/1.1\r\nHost: test\r\nX-Request-Id: pipe-3\r\n\r\n',
