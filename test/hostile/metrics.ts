@@ -10,9 +10,12 @@ export function seriesOf(text: string): string[] {
   return text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-/** The value of an unlabelled series, e.g. `process_open_fds`. */
-export function metricValue(text: string, name: string): number {
-  const line = seriesOf(text).find((sample) => sample.startsWith(`${name} `));
-  if (line === undefined) throw new Error(`no ${name} on /metrics`);
-  return Number(line.slice(name.length + 1).split(' ')[0]);
+/**
+ * The value of one series, named as /metrics prints it: `process_open_fds`, or with its labels,
+ * `nodejs_heap_space_size_total_bytes{space="new"}`.
+ */
+export function metricValue(text: string, series: string): number {
+  const line = seriesOf(text).find((sample) => sample.startsWith(`${series} `));
+  if (line === undefined) throw new Error(`no ${series} on /metrics`);
+  return Number(line.slice(series.length + 1).split(' ')[0]);
 }
