@@ -56,7 +56,7 @@ export interface Ledger {
   learn(uses: readonly FirstUse[]): void;
   /** Writes the pending counts and first uses; a failure keeps them pending (within the bound). */
   flush(): Promise<void>;
-  /** Stops the periodic flush and writes what is pending, once. */
+  /** Stops the periodic flush, waits for first uses being written, and writes what is pending, once. */
   close(): Promise<void>;
 }
 
@@ -129,11 +129,17 @@ export function createLedger({
     failing = true;
   };
 
+  /** First-use writes under way: close waits for them, so one that fails at a stop is retried, not lost. */
+  const writing = new Set<Promise<void>>();
   const writeFirstUse = (use: FirstUse): void => {
-    store.recordFirstUse(use).catch((err: unknown) => {
-      unwrittenFirstUses.push(use);
-      reportFailure(err);
-    });
+    const write = store
+      .recordFirstUse(use)
+      .catch((err: unknown) => {
+        unwrittenFirstUses.push(use);
+        reportFailure(err);
+      })
+      .finally(() => writing.delete(write));
+    writing.add(write);
   };
 
   let flushing: Promise<void> | undefined;
@@ -229,6 +235,7 @@ export function createLedger({
     flush,
     async close() {
       clearInterval(timer);
+      await Promise.all(writing);
       await flushing;
       await flush();
     },

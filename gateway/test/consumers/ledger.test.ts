@@ -143,6 +143,25 @@ describe('the consumer ledger', () => {
     expect(await store.usageOf('early')).toMatchObject([{ requests: 1 }]);
   });
 
+  it('waits at close for a first use being written, and writes it again when that write failed', async () => {
+    const store = createMemoryConsumerStore();
+    let writes = 0;
+    let failFirstWrite: (err: Error) => void = () => undefined;
+    const { ledger } = ledgerOn({
+      ...store,
+      recordFirstUse: (use) =>
+        ++writes === 1 ? new Promise<void>((_resolve, reject) => (failFirstWrite = reject)) : store.recordFirstUse(use),
+    });
+    ledger.record('acme', 2, 'GET /v2/orders/{id}', NOON);
+    let closed = false;
+    const closing = ledger.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(false);
+    failFirstWrite(new Error('connection terminated'));
+    await closing;
+    expect((await store.changesSince(0)).firstUses).toEqual([{ consumerId: 'acme', version: 2, firstSeenMs: NOON }]);
+  });
+
   it('writes what is pending at close', async () => {
     const { ledger, store } = ledgerOn();
     ledger.record('acme', 2, 'GET /v2/orders/{id}', NOON);
