@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWNOUT_START, lifecyclePolicyFile, TODAY, V1_SUNSET } from '../../gateway/test/helpers.js';
+import { judge } from '../src/check/findings.js';
+import { formatResult } from '../src/check/format.js';
 import { runCheck } from '../src/check/run.js';
 import { USAGE } from '../src/check/args.js';
 import { startLiveGateway, type LiveGateway } from './live-gateway.js';
@@ -8,9 +10,16 @@ import { startLiveGateway, type LiveGateway } from './live-gateway.js';
 let live: LiveGateway;
 beforeAll(async () => {
   live = await startLiveGateway({ policy: lifecyclePolicyFile });
-  // acme calls v1's order twice in the path form and once under /api, and v2 once.
-  for (const path of ['/v1/orders/ord-1', '/v1/orders/ord-2', '/api/v1/orders/ord-1', '/v2/orders/ord-1']) {
-    const res = await fetch(`${live.url}${path}`, { headers: { 'api-key': live.key } });
+  // acme calls v1's order twice in the path form, once under /api and once naming v1 in API-Version, and v2 once.
+  const calls: [string, Record<string, string>][] = [
+    ['/v1/orders/ord-1', {}],
+    ['/v1/orders/ord-2', {}],
+    ['/api/v1/orders/ord-1', {}],
+    ['/orders/ord-1', { 'api-version': '1' }],
+    ['/v2/orders/ord-1', {}],
+  ];
+  for (const [path, headers] of calls) {
+    const res = await fetch(`${live.url}${path}`, { headers: { 'api-key': live.key, ...headers } });
     expect(res.status, path).toBe(200);
   }
   await live.gateway.app.consumers.ledger.flush();
@@ -62,10 +71,13 @@ describe('version-router-check against the gateway', () => {
       stdout: [
         `version-router-check: consumer acme at ${live.url}, 2026-11-22T12:00:00.000Z`,
         `ok   GET /api/v1/orders/{id} (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 40 days; ` +
-          `move to v2: ${live.url}/versions/1/changes`,
+          `move to v2, send GET /api/v2/orders/{id}: ${live.url}/versions/1/changes`,
+        `     breaking: ${BREAKING}`,
+        `ok   GET /orders/{id} with API-Version: 1 (v1, 1 request): deprecated, sunsets 2027-01-01T00:00:00.000Z, ` +
+          `in 40 days; move to v2, send GET /orders/{id} with API-Version: 2: ${live.url}/versions/1/changes`,
         `     breaking: ${BREAKING}`,
         `ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 40 days; move ` +
-          `to v2: ${live.url}/versions/1/changes`,
+          `to v2, send GET /v2/orders/{id}: ${live.url}/versions/1/changes`,
         `     breaking: ${BREAKING}`,
         'OK: no operation acme called is removed, browned out now or sunsets within 30 days.',
         '',
@@ -77,20 +89,21 @@ describe('version-router-check against the gateway', () => {
     const outcome = await check(['--url', `${live.url}/`, '--format', 'markdown']);
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toBe('');
-    const row = (operation: string): string =>
-      `| ❌ | \`${operation}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 40 days | [v2](` +
-      `${live.url}/versions/1/changes) | removed field user_id<br>removed field total |`;
+    const row = (call: string, instead: string): string =>
+      `| ❌ | \`${call}\` | v1 | sunsets 2027-01-01T00:00:00.000Z, in 40 days | [v2](` +
+      `${live.url}/versions/1/changes): \`${instead}\` | removed field user_id<br>removed field total |`;
     expect(outcome.stdout).toBe(
       [
-        '### ❌ API deprecations: 2 operations to change now',
+        '### ❌ API deprecations: 3 operations to change now',
         '',
         `Consumer \`acme\` on ${live.url}, checked 2026-11-22T12:00:00.000Z. An operation fails the check when it ` +
           `is removed, browned out now or sunsets within 90 days.`,
         '',
-        '| | Operation | Version | Status | Move to | Breaking changes |',
+        '| | Call | Version | Status | Move to | Breaking changes |',
         '|---|---|---|---|---|---|',
-        row('GET /api/v1/orders/{id}'),
-        row('GET /v1/orders/{id}'),
+        row('GET /api/v1/orders/{id}', 'GET /api/v2/orders/{id}'),
+        row('GET /orders/{id} with API-Version: 1', 'GET /orders/{id} with API-Version: 2'),
+        row('GET /v1/orders/{id}', 'GET /v2/orders/{id}'),
         '',
       ].join('\n'),
     );
@@ -103,11 +116,11 @@ describe('version-router-check against the gateway', () => {
     const status =
       'browned out now, until 2026-12-01T12:00:00.000Z: answered 410 Gone; sunsets 2027-01-01T00:00:00.000Z, in 31 ' +
       'days';
-    const testcase = (operation: string): string =>
+    const testcase = (call: string, instead: string): string =>
       [
-        `    <testcase classname="version-router.v1" name="${operation}">`,
-        `      <failure type="browned-out" message="${status}">${operation} (v1): ${status}`,
-        `move to v2: ${live.url}/versions/1/changes`,
+        `    <testcase classname="version-router.v1" name="${call}">`,
+        `      <failure type="browned-out" message="${status}">${call} (v1): ${status}`,
+        `move to v2, send ${instead}: ${live.url}/versions/1/changes`,
         'breaking: removed field user_id',
         'breaking: removed field total</failure>',
         '    </testcase>',
@@ -115,11 +128,12 @@ describe('version-router-check against the gateway', () => {
     expect(outcome.stdout).toBe(
       [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        '<testsuites name="version-router-check" tests="2" failures="2" errors="0">',
-        '  <testsuite name="API deprecations of acme" tests="2" failures="2" errors="0" ' +
+        '<testsuites name="version-router-check" tests="3" failures="3" errors="0">',
+        '  <testsuite name="API deprecations of acme" tests="3" failures="3" errors="0" ' +
           'timestamp="2026-12-01T11:00:00.000Z">',
-        testcase('GET /api/v1/orders/{id}'),
-        testcase('GET /v1/orders/{id}'),
+        testcase('GET /api/v1/orders/{id}', 'GET /api/v2/orders/{id}'),
+        testcase('GET /orders/{id} with API-Version: 1', 'GET /orders/{id} with API-Version: 2'),
+        testcase('GET /v1/orders/{id}', 'GET /v2/orders/{id}'),
         '  </testsuite>',
         '</testsuites>',
         '',
@@ -132,11 +146,11 @@ describe('version-router-check against the gateway', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toContain(
       `FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z: answered 410 Gone; move to ` +
-        `v2: ${live.url}/versions/1/changes\n`,
+        `v2, send GET /v2/orders/{id}: ${live.url}/versions/1/changes\n`,
     );
     expect(
       outcome.stdout.endsWith(
-        'FAILED: 2 operations acme called are removed, browned out now or sunsets within 0 days.\n',
+        'FAILED: 3 operations acme called are removed, browned out now or sunsets within 0 days.\n',
       ),
     ).toBe(true);
   });
@@ -210,5 +224,28 @@ describe('version-router-check command line', () => {
       stdout: '',
       stderr: 'version-router-check: API_KEY is not set: give the consumer key the gateway issued\n',
     });
+  });
+});
+
+describe('version-router-check against a gateway whose report names no call', () => {
+  it('names the operation and the successor only', () => {
+    const answer = {
+      consumer: 'acme',
+      versions: [
+        {
+          version: 1,
+          phase: 'deprecated' as const,
+          sunset: '2027-01-01T00:00:00.000Z',
+          successor: 2,
+          changes: '/versions/1/changes',
+          operations: [{ operation: 'GET /v1/orders/{id}', requests: 2, last_seen: '', breaking_changes: [] }],
+        },
+      ],
+    };
+    const result = judge(answer, new Map(), 'https://api.example.com', new Date(TODAY), 30);
+    expect(formatResult(result, 'text').split('\n')[1]).toBe(
+      'ok   GET /v1/orders/{id} (v1, 2 requests): deprecated, sunsets 2027-01-01T00:00:00.000Z, in 40 days; move to ' +
+        'v2: https://api.example.com/versions/1/changes',
+    );
   });
 });

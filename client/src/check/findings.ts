@@ -4,8 +4,10 @@ import type { Brownout, DeprecationsAnswer } from './gateway.js';
 export type Status = 'removed' | 'browned-out' | 'sunset-soon' | 'deprecated';
 
 export interface Finding {
-  /** As the gateway's ledger names it: `GET /v1/orders/{id}`. */
-  operation: string;
+  /** The call as the consumer made it: `GET /v1/orders/{id}`, `GET /orders/{id} with API-Version: 1`. */
+  call: string;
+  /** What to send for the successor in the same form: `GET /v2/orders/{id}`; null when unknown. */
+  instead: string | null;
   version: number;
   requests: number;
   status: Status;
@@ -65,7 +67,8 @@ export function judge(
     const status = statusOf(version.phase, sunsetMs, brownout, nowMs, days);
     for (const operation of version.operations) {
       findings.push({
-        operation: operation.operation,
+        call: operation.call ?? operation.operation,
+        instead: operation.instead ?? null,
         version: version.version,
         requests: operation.requests,
         status,
@@ -82,10 +85,7 @@ export function judge(
   }
   const order: Status[] = ['removed', 'browned-out', 'sunset-soon', 'deprecated'];
   findings.sort(
-    (a, b) =>
-      order.indexOf(a.status) - order.indexOf(b.status) ||
-      a.version - b.version ||
-      (a.operation < b.operation ? -1 : 1),
+    (a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.version - b.version || (a.call < b.call ? -1 : 1),
   );
   return { consumer: answer.consumer, url, now, days, findings, failing: findings.filter(fails).length };
 }

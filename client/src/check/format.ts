@@ -23,8 +23,12 @@ function statusText(finding: Finding): string {
   }
 }
 
-const moveTo = (finding: Finding): string =>
-  finding.successor === null ? `see ${finding.guide}` : `move to v${finding.successor}: ${finding.guide}`;
+/** Where to go: what to send instead when the gateway says, the successor and its migration guide. */
+function moveTo(finding: Finding): string {
+  if (finding.successor === null) return `see ${finding.guide}`;
+  const instead = finding.instead === null ? '' : `, send ${finding.instead}`;
+  return `move to v${finding.successor}${instead}: ${finding.guide}`;
+}
 
 const verdict = (result: CheckResult): string =>
   result.failing === 0
@@ -38,7 +42,7 @@ function text(result: CheckResult): string {
   const lines = [`version-router-check: consumer ${result.consumer} at ${result.url}, ${result.now.toISOString()}`];
   for (const finding of result.findings) {
     const head =
-      `${fails(finding) ? 'FAIL' : 'ok  '} ${finding.operation} (v${finding.version}, ` +
+      `${fails(finding) ? 'FAIL' : 'ok  '} ${finding.call} (v${finding.version}, ` +
       `${plural(finding.requests, 'request', 'requests')})`;
     lines.push(`${head}: ${statusText(finding)}; ${moveTo(finding)}`);
     if (finding.breaking.length > 0) lines.push(`     breaking: ${finding.breaking.join('; ')}`);
@@ -65,15 +69,16 @@ function markdown(result: CheckResult): string {
   ];
   if (result.findings.length === 0) lines.push('', `\`${result.consumer}\` calls no deprecated or removed version.`);
   else {
-    lines.push('', '| | Operation | Version | Status | Move to | Breaking changes |', '|---|---|---|---|---|---|');
+    lines.push('', '| | Call | Version | Status | Move to | Breaking changes |', '|---|---|---|---|---|---|');
     for (const finding of result.findings) {
+      const instead = finding.instead === null ? '' : `: \`${cell(finding.instead)}\``;
       const target =
         finding.successor === null
           ? `[migration guide](${finding.guide})`
-          : `[v${finding.successor}](${finding.guide})`;
+          : `[v${finding.successor}](${finding.guide})${instead}`;
       const breaking = finding.breaking.length === 0 ? 'none' : finding.breaking.map(cell).join('<br>');
       lines.push(
-        `| ${fails(finding) ? '❌' : '⚠️'} | \`${cell(finding.operation)}\` | v${finding.version} | ` +
+        `| ${fails(finding) ? '❌' : '⚠️'} | \`${cell(finding.call)}\` | v${finding.version} | ` +
           `${cell(statusText(finding))} | ${target} | ${breaking} |`,
       );
     }
@@ -89,13 +94,13 @@ const xml = (value: string): string =>
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;');
 
-/** A JUnit XML report: a test case per operation called, failed when it fails the check. */
+/** A JUnit XML report: a test case per call made, failed when it fails the check. */
 function junit(result: CheckResult): string {
   const tests = Math.max(result.findings.length, 1);
   const cases = result.findings.map((finding) => {
-    const head = `    <testcase classname="version-router.v${finding.version}" name="${xml(finding.operation)}">`;
+    const head = `    <testcase classname="version-router.v${finding.version}" name="${xml(finding.call)}">`;
     const details = [
-      `${finding.operation} (v${finding.version}): ${statusText(finding)}`,
+      `${finding.call} (v${finding.version}): ${statusText(finding)}`,
       moveTo(finding),
       ...finding.breaking.map((change) => `breaking: ${change}`),
     ].join('\n');

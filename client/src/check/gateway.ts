@@ -8,6 +8,10 @@ export interface BreakingChange {
 
 export interface CalledOperation {
   operation: string;
+  /** The call as the consumer made it (`GET /orders/{id} with API-Version: 1`); absent from older gateways. */
+  call?: string;
+  /** What to send for the successor in the same form (`GET /orders/{id} with API-Version: 2`); null: none. */
+  instead?: string | null;
   requests: number;
   last_seen: string;
   breaking_changes: BreakingChange[];
@@ -83,7 +87,11 @@ function isDeprecationsAnswer(body: unknown): body is DeprecationsAnswer {
         (version.phase === 'deprecated' || version.phase === 'removed') &&
         Array.isArray(version.operations) &&
         version.operations.every(
-          (operation) => isString(operation.operation) && Array.isArray(operation.breaking_changes),
+          (operation) =>
+            isString(operation.operation) &&
+            (operation.call === undefined || isString(operation.call)) &&
+            (operation.instead === undefined || operation.instead === null || isString(operation.instead)) &&
+            Array.isArray(operation.breaking_changes),
         ),
     )
   );
