@@ -1,4 +1,4 @@
-import { mappedBack, scaledBack, stepBackward } from '../translation/engine.js';
+import { inForwardOrder, mappedBack, scaledBack, stepBackward } from '../translation/engine.js';
 import type { VersionChange } from '../versions/changes.js';
 import { fieldSegments, leafName, successorField, type FieldSegment } from '../translation/field-path.js';
 
@@ -289,7 +289,8 @@ const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\b/;
 /** A media type object's schema and examples, as this version's, for one step. */
 function mediaBackward(media: Json, { changes, successor, backward }: Changes, direction: Direction): Json {
   const out: Json = structuredClone(media);
-  for (const change of [...changes].reverse()) {
+  // As the engine reads a body back: parents renamed back before their fields are looked up by this version's names.
+  for (const change of inForwardOrder(changes).reverse()) {
     if (change.op === 'remove') putBack(out.schema, change, direction);
     else schemaBackward(out.schema, change, direction, successor);
   }

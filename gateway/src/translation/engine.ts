@@ -176,13 +176,19 @@ function compileChange(change: VersionChange): Compiled {
 const depthOf = (change: VersionChange): number => change.field.split('.').length;
 
 /**
- * One version's changes of one resource in the order each direction needs. Fields are named as this version
- * names them, so forward (this version → successor) changes the deepest fields first, before their parents are
- * renamed, and a map before the rename of its field; backward the other way round.
+ * One version's changes in the order forward (this version → successor) applies them, whatever order they were
+ * declared in. Fields are named as this version names them, so the deepest fields change first, before their
+ * parents are renamed, and a map before the rename of its field. Backward applies them the other way round: the
+ * bodies here, the schemas and examples of the derived OpenAPI documents (changes/derive-document.ts).
  */
-function stepOf(changes: readonly VersionChange[]): { forward: Apply[]; backward: Apply[] } {
+export function inForwardOrder(changes: readonly VersionChange[]): VersionChange[] {
   const rank = (change: VersionChange): number => depthOf(change) * 2 + (change.op === 'map' ? 1 : 0);
-  const ordered = [...changes].sort((a, b) => rank(b) - rank(a)).map(compileChange);
+  return [...changes].sort((a, b) => rank(b) - rank(a));
+}
+
+/** One version's changes of one resource, compiled in the order each direction needs. */
+function stepOf(changes: readonly VersionChange[]): { forward: Apply[]; backward: Apply[] } {
+  const ordered = inForwardOrder(changes).map(compileChange);
   return {
     forward: ordered.map(({ forward }) => forward),
     backward: ordered.reverse().map(({ backward }) => backward),

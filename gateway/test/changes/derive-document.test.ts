@@ -211,6 +211,55 @@ describe('the chain of a version', () => {
     { version: 4, successor: 5 },
   ];
 
+  it('renames a parent and its child in one step whatever order they are declared in, as the engine does', () => {
+    const buyer = {
+      type: 'object',
+      properties: { full_name: { type: 'string' } },
+      required: ['full_name'],
+    };
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '2' },
+      paths: {
+        '/v2/orders/{id}': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: {
+                  'application/json': {
+                    schema: { type: 'object', properties: { buyer }, required: ['buyer'] },
+                    example: { buyer: { full_name: 'Ada' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const parent: VersionChange = { resource: '/orders/:id', op: 'rename', field: 'customer', to: 'buyer' };
+    const child: VersionChange = {
+      resource: '/orders/:id',
+      op: 'rename',
+      field: 'customer.name',
+      to: 'customer.full_name',
+    };
+    for (const changes of [
+      [parent, child],
+      [child, parent],
+    ]) {
+      const derived = deriveDocument(document, [step(1, 2, changes)]);
+      const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+      expect(media.schema).toEqual({
+        type: 'object',
+        properties: { customer: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+        required: ['customer'],
+      });
+      expect(media.example).toEqual({ customer: { name: 'Ada' } });
+    }
+  });
+
   it('goes to the first version without changes, steps newest first', () => {
     expect(translationChain(versions, 1)).toEqual({ served: 3, steps: [step(2, 3, []), step(1, 2, V1_CHANGES)] });
     expect(translationChain(versions, 3)).toEqual({ served: 3, steps: [] });
