@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
 import { Received, open, type RawResponse } from '../support/raw-http.js';
 import { exchange, expectServes, warnings } from './raw.js';
-import { metricValue, scrape } from './metrics.js';
+import { metricValue, scrape } from '../support/metrics.js';
 
 /** Connection-level abuse against the built processes (npm run build first). */
 let stack: ProcessStack;
