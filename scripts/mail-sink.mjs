@@ -31,6 +31,9 @@ function printed(mail) {
 }
 
 const server = new SMTPServer({
+  // A gateway keeps its pooled SMTP connection open between notices: on a stop, wait a second for a message
+  // under way, not smtp-server's default 30 s for a connection that may never close.
+  closeTimeout: 1_000,
   authOptional: true,
   disabledCommands: ['STARTTLS', 'AUTH'],
   logger: false,
