@@ -18,8 +18,18 @@ function at(document: unknown, ...keys: (string | number)[]): Json {
   return keys.reduce<Json>((inner, key) => (inner as Record<string | number, Json>)[key] as Json, document as Json);
 }
 
-const orderSchema = (document: unknown, path: string): Json =>
-  at(document, 'paths', path, 'get', 'responses', '200', 'content', 'application/json', 'schema');
+/** The JSON media type object of the 200 answer of `GET path`. */
+const answerMedia = (document: unknown, path: string): Json =>
+  at(document, 'paths', path, 'get', 'responses', '200', 'content', 'application/json');
+
+const orderSchema = (document: unknown, path: string): Json => at(answerMedia(document, path), 'schema');
+
+/** A version 2 document of one operation, `GET path`, whose 200 answer is `media` as JSON. */
+const answering = (path: string, media: Json) => ({
+  openapi: '3.1.0',
+  info: { title: 't', version: '2' },
+  paths: { [path]: { get: { responses: { '200': { description: 'ok', content: { 'application/json': media } } } } } },
+});
 
 describe("deriving a translated version's OpenAPI document from its successor's", () => {
   const v2 = committedDocument(2);
@@ -48,7 +58,7 @@ describe("deriving a translated version's OpenAPI document from its successor's"
         total: { type: 'number', description: "Version 2's `total_cents` divided by 100." },
       });
       expect(schema.required).toEqual(['id', 'user_id', 'total']);
-      expect(at(v1, 'paths', path, 'get', 'responses', '200', 'content', 'application/json').example).toEqual({
+      expect(answerMedia(v1, path).example).toEqual({
         id: 'ord-1001',
         user_id: 'user-1',
         total: 19.99,
@@ -92,43 +102,26 @@ describe("deriving a translated version's OpenAPI document from its successor's"
   });
 
   it('reaches fields inside arrays (`items[].user_id`), maps enums back and puts a removed field back', () => {
-    const page = {
-      openapi: '3.1.0',
-      info: { title: 't', version: '2' },
-      paths: {
-        '/v2/carts/{id}': {
-          get: {
-            responses: {
-              '200': {
-                description: 'ok',
-                content: {
-                  'application/json': {
-                    schema: {
-                      type: 'object',
-                      properties: {
-                        items: {
-                          type: 'array',
-                          items: {
-                            type: 'object',
-                            properties: {
-                              customer_id: { type: 'string' },
-                              status: { type: 'string', enum: ['enabled', 'disabled'] },
-                            },
-                            required: ['customer_id', 'status'],
-                          },
-                        },
-                      },
-                      required: ['items'],
-                    },
-                    example: { items: [{ customer_id: 'u1', status: 'enabled' }, 'not an object'] },
-                  },
-                },
+    const page = answering('/v2/carts/{id}', {
+      schema: {
+        type: 'object',
+        properties: {
+          items: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                customer_id: { type: 'string' },
+                status: { type: 'string', enum: ['enabled', 'disabled'] },
               },
+              required: ['customer_id', 'status'],
             },
           },
         },
+        required: ['items'],
       },
-    };
+      example: { items: [{ customer_id: 'u1', status: 'enabled' }, 'not an object'] },
+    });
     const changes: VersionChange[] = [
       { resource: '/carts/:id', op: 'rename', field: 'items[].user_id', to: 'items[].customer_id' },
       {
@@ -141,7 +134,7 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       { resource: '/carts/:id', op: 'remove', field: 'items[].legacy', value: false },
     ];
     const derived = deriveDocument(page, [step(1, 2, changes)]);
-    const media = at(derived, 'paths', '/v1/carts/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    const media = answerMedia(derived, '/v1/carts/{id}');
     expect(at(media, 'schema', 'properties', 'items', 'items')).toEqual({
       type: 'object',
       properties: {
@@ -192,7 +185,7 @@ describe("deriving a translated version's OpenAPI document from its successor's"
     const schema = orderSchema(derived, '/v1/orders/{id}');
     expect((schema.properties as Json).fax).toEqual({ type: 'null', description: 'Always null.' });
     expect(schema.required).toEqual(['id', 'customer_id', 'total_cents', 'currency', 'fax']);
-    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    const media = answerMedia(derived, '/v1/orders/{id}');
     expect(media.example).toEqual({
       id: 'ord-1001',
       customer_id: 'user-1',
@@ -201,15 +194,6 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       fax: null,
     });
   });
-});
-
-describe('the chain of a version', () => {
-  const versions = [
-    { version: 1, successor: 2, changes: V1_CHANGES },
-    { version: 2, successor: 3, changes: [] },
-    { version: 3 },
-    { version: 4, successor: 5 },
-  ];
 
   it('renames a parent and its child in one step whatever order they are declared in, as the engine does', () => {
     const buyer = {
@@ -217,27 +201,10 @@ describe('the chain of a version', () => {
       properties: { full_name: { type: 'string' } },
       required: ['full_name'],
     };
-    const document = {
-      openapi: '3.1.0',
-      info: { title: 't', version: '2' },
-      paths: {
-        '/v2/orders/{id}': {
-          get: {
-            responses: {
-              '200': {
-                description: 'ok',
-                content: {
-                  'application/json': {
-                    schema: { type: 'object', properties: { buyer }, required: ['buyer'] },
-                    example: { buyer: { full_name: 'Ada' } },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    };
+    const document = answering('/v2/orders/{id}', {
+      schema: { type: 'object', properties: { buyer }, required: ['buyer'] },
+      example: { buyer: { full_name: 'Ada' } },
+    });
     const parent: VersionChange = { resource: '/orders/:id', op: 'rename', field: 'customer', to: 'buyer' };
     const child: VersionChange = {
       resource: '/orders/:id',
@@ -250,7 +217,7 @@ describe('the chain of a version', () => {
       [child, parent],
     ]) {
       const derived = deriveDocument(document, [step(1, 2, changes)]);
-      const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+      const media = answerMedia(derived, '/v1/orders/{id}');
       expect(media.schema).toEqual({
         type: 'object',
         properties: { customer: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
@@ -259,6 +226,15 @@ describe('the chain of a version', () => {
       expect(media.example).toEqual({ customer: { name: 'Ada' } });
     }
   });
+});
+
+describe('the chain of a version', () => {
+  const versions = [
+    { version: 1, successor: 2, changes: V1_CHANGES },
+    { version: 2, successor: 3, changes: [] },
+    { version: 3 },
+    { version: 4, successor: 5 },
+  ];
 
   it('goes to the first version without changes, steps newest first', () => {
     expect(translationChain(versions, 1)).toEqual({ served: 3, steps: [step(2, 3, []), step(1, 2, V1_CHANGES)] });
@@ -270,32 +246,16 @@ describe('the chain of a version', () => {
 
 describe('examples read backwards, as the gateway reads answers back', () => {
   /** A v2 document whose order answer carries `values` as its `example`, its named `examples` and schema examples. */
-  const documented = (values: unknown[]) => ({
-    openapi: '3.1.0',
-    info: { title: 't', version: '2' },
-    paths: {
-      '/v2/orders/{id}': {
-        get: {
-          responses: {
-            '200': {
-              description: 'ok',
-              content: {
-                'application/json': {
-                  schema: { type: 'object', examples: values },
-                  example: values[0],
-                  examples: Object.fromEntries(values.map((value, index) => [`e${index}`, { value }])),
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  });
+  const documented = (values: unknown[]) =>
+    answering('/v2/orders/{id}', {
+      schema: { type: 'object', examples: values },
+      example: values[0],
+      examples: Object.fromEntries(values.map((value, index) => [`e${index}`, { value }])),
+    });
   /** Every example of the derived v1 order answer, in the order `documented` was given them. */
   function derivedExamples(values: unknown[], changes: VersionChange[]): { example: unknown; each: unknown[] } {
     const derived = deriveDocument(documented(values), [step(1, 2, changes)]);
-    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    const media = answerMedia(derived, '/v1/orders/{id}');
     const named = Object.values(media.examples as Record<string, { value: unknown }>).map(({ value }) => value);
     expect(at(media, 'schema').examples).toEqual(named);
     return { example: media.example, each: named };
@@ -331,7 +291,7 @@ describe('examples read backwards, as the gateway reads answers back', () => {
     ];
     const input = documented([{ id: 'ord-1' }]);
     const derived = deriveDocument(input, [step(1, 2, changes)]);
-    const media = at(derived, 'paths', '/v1/orders/{id}', 'get', 'responses', '200', 'content', 'application/json');
+    const media = answerMedia(derived, '/v1/orders/{id}');
     expect(media.example).toEqual({ id: 'ord-1', legacy: { tags: ['a'] }, fax: null });
     (at(media, 'example', 'legacy').tags as string[]).push('changed');
     expect(kept).toEqual({ tags: ['a'] });
