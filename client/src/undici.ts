@@ -1,9 +1,10 @@
-import type { Dispatcher } from 'undici';
+import { DecoratorHandler, type Dispatcher } from 'undici';
 import { createDeprecationReporter, type DeprecationOptions, type DeprecatedAnswer } from './report.js';
 
 export type { DeprecationOptions, DeprecationReport, OnDeprecation } from './report.js';
 
-type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
+type OnResponseStartArgs = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>;
+type ResponseHeaders = OnResponseStartArgs[2];
 
 function responseHeader(headers: ResponseHeaders, name: string): string | null {
   const value = headers[name];
@@ -25,24 +26,25 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
 }
 
 /**
- * Passes every event on to the handler it wraps, and tells `onDeprecated` about an answer that carries `Deprecation`.
+ * undici's DecoratorHandler, which passes every event on to the handler it wraps. Its types declare the constructor
+ * alone: this names the handler methods it has, for a subclass to call.
  */
-function deprecationHandler(
-  handler: Dispatcher.DispatchHandler,
-  onDeprecated: (headers: ResponseHeaders) => void,
-): Dispatcher.DispatchHandler {
-  return {
-    onRequestStart: (controller, context: unknown) => handler.onRequestStart?.(controller, context),
-    onRequestUpgrade: (controller, statusCode, headers, socket) =>
-      handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
-    onResponseStart(controller, statusCode, headers, statusMessage) {
-      if (headers.deprecation !== undefined) onDeprecated(headers);
-      handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
-    },
-    onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-    onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-    onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
-  };
+const ForwardingHandler: new (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler = DecoratorHandler;
+
+/** Tells `onDeprecated` about an answer that carries `Deprecation`, and passes every event on. */
+class DeprecationHandler extends ForwardingHandler {
+  readonly #onDeprecated: (headers: ResponseHeaders) => void;
+
+  constructor(handler: Dispatcher.DispatchHandler, onDeprecated: (headers: ResponseHeaders) => void) {
+    super(handler);
+    this.#onDeprecated = onDeprecated;
+  }
+
+  override onResponseStart(...args: OnResponseStartArgs): void {
+    const [, , headers] = args;
+    if (headers.deprecation !== undefined) this.#onDeprecated(headers);
+    super.onResponseStart?.(...args);
+  }
 }
 
 /**
@@ -64,6 +66,6 @@ export function deprecationInterceptor(options: DeprecationOptions = {}): Dispat
       };
       report(answer);
     };
-    return dispatch(opts, deprecationHandler(handler, onDeprecated));
+    return dispatch(opts, new DeprecationHandler(handler, onDeprecated));
   };
 }

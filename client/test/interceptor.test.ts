@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Agent, fetch as undiciFetch, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deprecationInterceptor, type DeprecationReport } from '../src/undici.js';
@@ -62,6 +63,24 @@ describe('deprecationInterceptor against the gateway', () => {
         version: 1,
         successor: `${live.url}/v2/orders/ord-1`,
       });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("passes a request's failure on to its caller as undici's error, and reports nothing", async () => {
+    // A loopback port that was just free: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const reports: DeprecationReport[] = [];
+    const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
+    try {
+      await expect(request(`http://127.0.0.1:${port}/v1/orders/ord-1`, { dispatcher: agent })).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+      expect(reports).toEqual([]);
     } finally {
       await agent.close();
     }
