@@ -15,6 +15,8 @@ import { consumerWithKey, statusWith } from './support.js';
 
 /** PGlite's first start creates its database: tens of seconds of CPU on a loaded machine. */
 const EMBEDDED_START_MS = 120_000;
+/** What the gateway logs while it creates a new store's database. */
+const CREATING = 'creating the embedded consumer store: tens of seconds, on its first start only';
 
 let backend: ServiceProcess;
 const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-data-')), 'gateway');
@@ -80,6 +82,8 @@ describe('the embedded consumer store', () => {
         consumerStore: 'embedded',
         dataDir,
       });
+      // The slow step of a first start says what it is doing; a restart on the same directory skips it.
+      expect(first.logs.filter((line) => line.msg === CREATING).map((line) => line.dataDir)).toEqual([dataDir]);
       const kept = await consumerWithKey(first, 'Kept Consumer');
       const revoked = await consumerWithKey(first, 'Revoked Consumer');
       const newcomer = await consumerWithKey(first, 'Newcomer');
@@ -110,6 +114,7 @@ describe('the embedded consumer store', () => {
 
       const restarted = await startEmbedded();
       try {
+        expect(restarted.logs.filter((line) => line.msg === CREATING)).toEqual([]);
         expect(await statusWith(restarted, kept.key, '/v1/orders/ord-1001')).toBe(200);
         expect(await statusWith(restarted, newcomer.key, '/v1/orders/ord-1001')).toBe(403);
         expect(await statusWith(restarted, newcomer.key)).toBe(200);

@@ -2,8 +2,10 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { Logger } from 'pino';
 import { lockDataDir } from './data-dir-lock.js';
 
 /**
@@ -26,22 +28,11 @@ const POSTGRESQL_CONF = [
 const NODE_OPTIONS = ['--no-wasm-tier-up', '--max-old-space-size=64'];
 
 /**
- * Creates a new data directory in a process of its own: initdb grows PGlite's WebAssembly memory to about
- * 650 MB, which a process never gives back, so the serving process only ever opens an existing directory.
+ * The child programs in ./embedded/, started as files: compiled JavaScript beside this module in dist/, TypeScript
+ * beside it in src/ under the tests (Node strips their types).
  */
-const INITIALIZE = `const { PGlite } = await import(process.argv[1]);
-const db = await PGlite.create({ dataDir: process.argv[2], postgresqlconf: JSON.parse(process.argv[3]) });
-await db.close();`;
-
-/** Serves the data directory on a Unix socket until its parent disconnects (asks it to, or is gone). */
-const SERVE = `const [pglite, socket, dataDir, socketPath, conf] = process.argv.slice(1);
-const { PGlite } = await import(pglite);
-const { PGLiteSocketServer } = await import(socket);
-const db = await PGlite.create({ dataDir, postgresqlconf: JSON.parse(conf) });
-const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
-await server.start();
-process.once('disconnect', async () => { await server.stop(); await db.close(); process.exit(0); });
-process.send('ready');`;
+const program = (name: 'initialize' | 'serve'): string =>
+  fileURLToPath(new URL(`./embedded/${name}${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 /** The embedded PostgreSQL as a running server the store's pool connects to, and how to stop it. */
 export interface EmbeddedServer {
@@ -54,14 +45,8 @@ export interface EmbeddedServer {
  * Starts the serving process; resolves once its socket listens, rejects with its last stderr line if it exits first.
  */
 function serve(directory: string, socketPath: string): Promise<{ stop(): Promise<void> }> {
-  const args = [
-    import.meta.resolve('@electric-sql/pglite'),
-    import.meta.resolve('@electric-sql/pglite-socket'),
-    directory,
-    socketPath,
-    JSON.stringify(POSTGRESQL_CONF),
-  ];
-  const child = spawn(process.execPath, [...NODE_OPTIONS, '--input-type=module', '-e', SERVE, ...args], {
+  const args = [directory, socketPath, JSON.stringify(POSTGRESQL_CONF)];
+  const child = spawn(process.execPath, [...NODE_OPTIONS, program('serve'), ...args], {
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   let stderr = '';
@@ -97,7 +82,7 @@ function serve(directory: string, socketPath: string): Promise<{ stop(): Promise
  * memory (bench/README.md "Consumer keys") out of the gateway's heap and V8 flags; a gateway with
  * DATABASE_URL never starts it. The child ends when the gateway closes the store or dies.
  */
-export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
   const release = lockDataDir(dataDir);
   const socketDir = await mkdtemp(join(tmpdir(), 'gateway-store-'));
   const cleanUp = async (): Promise<void> => {
@@ -107,14 +92,12 @@ export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServ
   try {
     const directory = resolve(dataDir);
     if (!existsSync(join(directory, 'PG_VERSION'))) {
-      await promisify(execFile)(process.execPath, [
-        '--input-type=module',
-        '-e',
-        INITIALIZE,
-        import.meta.resolve('@electric-sql/pglite'),
-        directory,
-        JSON.stringify(POSTGRESQL_CONF),
-      ]);
+      // The one slow step of a start (initdb in WebAssembly), silent otherwise: `npm start` shows this line.
+      logger.info(
+        { dataDir: directory },
+        'creating the embedded consumer store: tens of seconds, on its first start only',
+      );
+      await promisify(execFile)(process.execPath, [program('initialize'), directory, JSON.stringify(POSTGRESQL_CONF)]);
     }
     const server = await serve(directory, join(socketDir, '.s.PGSQL.5432'));
     return {

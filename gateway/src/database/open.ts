@@ -43,7 +43,7 @@ export async function openGatewayDatabase(
   { database, dataDir }: StoreLocation,
   logger: Logger,
 ): Promise<GatewayDatabase> {
-  const embedded = database === undefined ? await startEmbeddedServer(dataDir) : undefined;
+  const embedded = database === undefined ? await startEmbeddedServer(dataDir, logger) : undefined;
   // PGlite is one session shared by its connections: one pooled connection, unnamed statements.
   const { url, poolMax, migrationTimeoutMs } =
     embedded === undefined
