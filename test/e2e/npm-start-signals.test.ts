@@ -405,7 +405,9 @@ describe('npm start', { timeout: 60_000 }, () => {
       }
       expect(exitCode).toBe(1);
       const started = [...seen.entries()].map(([pid, args]) => `${pid} ${args.slice(0, 120)}`).join('\n');
-      expect([...seen.values()].filter((args) => args.includes('pglite')).length, started).toBeGreaterThan(0);
+      expect([...seen.values()].filter((args) => args.includes('database/embedded/')).length, started).toBeGreaterThan(
+        0,
+      );
       await stack.outputEnded;
       expect(stack.output()).toMatch(/^invalid configuration: ORDERS_FILE: .* is not valid JSON/m);
       expect(stack.output()).toContain('backend stopped unexpectedly (exit code 1); stopping the stack\n');
