@@ -12,7 +12,11 @@ import { gatewayStoreSetup, platformFromSource } from './test/vitest-shared.js';
  * They copy and build the repository (tsc, a CPU-bound child process the worker pool does not count), so they
  * run after every other file instead of beside the timed suites.
  */
-const DOCS_SECTION_CHECKS = ['test/e2e/adding-version-3.test.ts', 'test/e2e/adding-a-resource.test.ts'];
+const COPY_AND_BUILD = [
+  'test/e2e/adding-version-3.test.ts',
+  'test/e2e/adding-a-resource.test.ts',
+  'test/e2e/npm-start-progress.test.ts',
+];
 
 /** The workspace packages, whose tests live beside their sources (<dir>/test); a project each, named as the folder. */
 const WORKSPACE_PACKAGES = rootPackage.workspaces.map((dir) => ({ name: basename(dir), dir }));
@@ -39,12 +43,12 @@ export default defineConfig({
           // The root test/ suites that span processes. Those that run apart from `npm test` (hostile clients, browser,
           // soak, containers) have suffixes of their own and their own config, test/vitest.config.ts.
           include: ['test/**/*.test.ts'],
-          exclude: DOCS_SECTION_CHECKS,
+          exclude: COPY_AND_BUILD,
           sequence: { groupOrder: 0 },
         },
       },
       // One after the other: each builds a copy.
-      ...DOCS_SECTION_CHECKS.map((file, index) => ({
+      ...COPY_AND_BUILD.map((file, index) => ({
         extends: true as const,
         test: {
           name: file.replace(/^.*\/|\.test\.ts$/g, ''),

@@ -22,6 +22,9 @@ const services = names.map((name) => ({ name, entry: entries[name], flags: nodeF
 /** What a service sends over its IPC channel once a signal to it no longer ends it mid-start. */
 const SIGNALS_HELD = 'signals held';
 
+// The build before this said what it compiled; from here until the banner each service's own lines follow.
+console.log(`starting the ${names.join(' and the ')}…`);
+
 let stopping = false;
 let exitCode = 0;
 const children = services.map(({ name, entry, flags }) => {
@@ -137,9 +140,11 @@ while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gate
     ),
   );
   if (notReady.size === 0) {
-    console.log(
-      `\nAPI:         http://localhost:${gatewayPort}  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`,
-    );
+    // The example order is our backend's: a gateway started alone is in front of another API.
+    const example = services.some(({ name }) => name === 'backend')
+      ? `  (try: curl -i localhost:${gatewayPort}/v1/orders/ord-1001)`
+      : '';
+    console.log(`\nAPI:         http://localhost:${gatewayPort}${example}`);
     console.log(`Metrics:     http://localhost:${adminPort}/metrics`);
     console.log(`Status page: http://localhost:${adminPort}/`);
     console.log(

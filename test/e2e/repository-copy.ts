@@ -36,9 +36,14 @@ const PROCESS_PACKAGES = ['gateway', 'services/users-orders'];
  * built. Each process package's dist/ is copied only as tsc's incremental state, so the build recompiles
  * what the edits changed instead of everything. Its build info is dated back: file times are coarse, and an edit within the same tick as
  * the copy would look older to `tsc -b`, which would then skip the build (it compares times first, then the
- * recorded file hashes).
+ * recorded file hashes). With `keepTimes`, every file keeps its time instead: the copy's build compiles what the
+ * repository's would, plus what is edited after the copy (test/e2e/npm-start-progress.test.ts).
  */
-export function copyRepository(prefix: string, extra: readonly string[] = []): string {
+export function copyRepository(
+  prefix: string,
+  extra: readonly string[] = [],
+  { keepTimes = false }: { keepTimes?: boolean } = {},
+): string {
   const copy = mkdtempSync(join(tmpdir(), prefix));
   const packageFiles = PROCESS_PACKAGES.flatMap((dir) =>
     ['package.json', 'tsconfig.build.json', 'src'].map((file) => join(dir, file)),
@@ -54,12 +59,13 @@ export function copyRepository(prefix: string, extra: readonly string[] = []): s
     'scripts',
     ...extra,
   ];
-  for (const path of paths) cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
+  for (const path of paths)
+    cpSync(join(repoRoot, path), join(copy, path), { recursive: true, preserveTimestamps: keepTimes });
   for (const dir of PROCESS_PACKAGES) {
     const buildInfo = join(dir, 'dist/.tsbuildinfo');
     if (!existsSync(join(repoRoot, buildInfo))) continue;
-    cpSync(join(repoRoot, dir, 'dist'), join(copy, dir, 'dist'), { recursive: true });
-    utimesSync(join(copy, buildInfo), 0, 0);
+    cpSync(join(repoRoot, dir, 'dist'), join(copy, dir, 'dist'), { recursive: true, preserveTimestamps: keepTimes });
+    if (!keepTimes) utimesSync(join(copy, buildInfo), 0, 0);
   }
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
   symlinkSync(join(repoRoot, 'platform'), join(copy, 'platform'), 'dir');
