@@ -4,8 +4,11 @@
  * recording relay between them keeps each upstream request's raw header lines, so "exactly one traceparent" is read
  * from what the gateway put on the wire, not from a server's folded view of it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type ServiceProcess } from './process-stack.js';
 import { eventually } from '../support/eventually.mjs';
@@ -17,6 +20,32 @@ const CALLER_SPAN = '00f067aa0ba902b7';
 const OTHER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const OTHER_SPAN = 'b7ad6b7169203331';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+
+/**
+ * A module the processes are started with (`--import`) that reports on stderr every OpenTelemetry module they load:
+ * with tracing off no SDK module may be (the API package is prom-client's own dependency), with it on the SDK is.
+ */
+const LOAD_PROBE = `import { registerHooks } from 'node:module';
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    if (resolved.url.includes('/@opentelemetry/')) process.stderr.write('loaded ' + resolved.url + '\\n');
+    return resolved;
+  },
+});
+`;
+
+let probeDir: string;
+let probeOptions: { NODE_OPTIONS: string };
+
+beforeAll(() => {
+  probeDir = mkdtempSync(join(tmpdir(), 'tracing-probe-'));
+  const probe = join(probeDir, 'load-probe.mjs');
+  writeFileSync(probe, LOAD_PROBE);
+  probeOptions = { NODE_OPTIONS: `--import=${probe}` };
+});
+
+afterAll(() => rmSync(probeDir, { recursive: true, force: true }));
 
 /** What the gateway sent upstream: the raw header lines (name, value, name, value…). */
 interface Relayed {
@@ -98,6 +127,7 @@ describe('traces through the gateway (OTEL_* set on both processes)', () => {
       BACKEND_ADMIN_PORT: '0',
       ...otel,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      ...probeOptions,
     });
     relay = await startRelay(backend.apiUrl);
     gateway = await startService('gateway', {
@@ -107,6 +137,7 @@ describe('traces through the gateway (OTEL_* set on both processes)', () => {
       ...sharedGatewayStore(),
       BACKEND_URL: relay.url,
       ...otel,
+      ...probeOptions,
     });
   }, 60_000);
 
@@ -286,5 +317,79 @@ describe('traces through the gateway (OTEL_* set on both processes)', () => {
   it('exports in both encodings: the gateway http/protobuf, the backend http/json', () => {
     expect(receiver.contentTypes).toContain('application/x-protobuf');
     expect(receiver.contentTypes).toContain('application/json');
+  });
+
+  it('loads the SDK in both processes (the probe the tracing-off case relies on sees it)', () => {
+    for (const service of [gateway, backend]) expect(service.output()).toContain('/@opentelemetry/sdk-trace/');
+  });
+});
+
+describe('tracing off (no OTEL_* variable set)', () => {
+  const off = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_TRACES_EXPORTER: '' };
+  let relay: Relay;
+  let backend: ServiceProcess;
+  let gateway: ServiceProcess;
+
+  beforeAll(async () => {
+    backend = await startService('backend', {
+      BACKEND_HOST: '127.0.0.1',
+      BACKEND_PORT: '0',
+      BACKEND_ADMIN_PORT: '0',
+      ...off,
+      ...probeOptions,
+    });
+    relay = await startRelay(backend.apiUrl);
+    gateway = await startService('gateway', {
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: '0',
+      GATEWAY_ADMIN_PORT: '0',
+      ...sharedGatewayStore(),
+      BACKEND_URL: relay.url,
+      ...off,
+      ...probeOptions,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([gateway?.stop(), backend?.stop()]);
+    await relay?.close();
+  });
+
+  it('passes a traceparent and tracestate through untouched, as a proxy that does not trace must', async () => {
+    const requestId = `untraced-${process.pid}`;
+    const traceparent = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
+    const response = await get(`${gateway.apiUrl}/v1/orders/ord-1001`, [
+      ['x-request-id', requestId],
+      ['traceparent', traceparent],
+      ['tracestate', 'vendor=opaque'],
+    ]);
+    expect(response.status).toBe(200);
+    const relayed = relay.seen.get(requestId) as Relayed;
+    expect(valuesOf(relayed.rawHeaders, 'traceparent')).toEqual([traceparent]);
+    expect(valuesOf(relayed.rawHeaders, 'tracestate')).toEqual(['vendor=opaque']);
+    const line = await eventually(
+      'the request completed line',
+      () => gateway.logs.find((entry) => entry.reqId === requestId && entry.msg === 'request completed'),
+      { timeoutMs: 5_000 },
+    );
+    expect(line).not.toHaveProperty('trace_id');
+  });
+
+  it('keeps /metrics in the Prometheus text format, without exemplars', async () => {
+    for (const adminUrl of [gateway.adminUrl, backend.adminUrl]) {
+      const response = await fetch(`${adminUrl}/metrics`);
+      expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+      const text = await response.text();
+      expect(text).toMatch(/^http_request_duration_seconds_bucket\{/m);
+      expect(text).not.toContain('# {');
+      expect(text).not.toContain('# EOF');
+    }
+  });
+
+  it('never loads the OpenTelemetry SDK (only the API, which prom-client always loads)', () => {
+    for (const service of [gateway, backend]) {
+      const loaded = service.output().match(/\/@opentelemetry\/[^/]+\//g) ?? [];
+      expect(new Set(loaded)).toEqual(new Set(['/@opentelemetry/api/']));
+    }
   });
 });
