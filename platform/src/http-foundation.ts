@@ -20,7 +20,7 @@ import { logRequestCompleted, requestLog } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
 import { requestTrace, startRequestTrace } from './plugins/request-trace.js';
 import { writeDeadline } from './plugins/write-deadline.js';
-import type { Tracing } from './tracing/index.js';
+import type { Tracing } from './tracing/types.js';
 
 // Kept in the compiled types of this entry, so its importers see the decorations they declare (app.lifecycle,
 // request.completionLogFields, request.trace).

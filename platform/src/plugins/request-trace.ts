@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import type { RequestTrace, Tracing } from '../tracing/index.js';
+import type { RequestTrace, Tracing } from '../tracing/types.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

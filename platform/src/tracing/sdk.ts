@@ -47,7 +47,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { matchedRouteOf } from '../plugins/route-label.js';
 import type { SamplerName, TracingConfig } from './config.js';
-import type { RequestTrace, SpanAttributeValue, Tracing } from './index.js';
+import type { RequestTrace, SpanAttributeValue, Tracing } from './types.js';
 import { expectUpstream, forgetUpstream, observeUpstreamCalls } from './upstream.js';
 
 /** The longest a stopping process waits for its last spans to reach the collector. */
