@@ -269,8 +269,16 @@ describe('docker-compose.yml', () => {
     .filter(([, network]) => network?.internal === true)
     .map(([name]) => name);
 
-  it('has the five services of the stack', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['backend', 'gateway', 'grafana', 'maildev', 'prometheus']);
+  it('has the five services of the stack, and the collector of the opt-in tracing profile', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'backend',
+      'gateway',
+      'grafana',
+      'jaeger',
+      'maildev',
+      'prometheus',
+    ]);
+    expect(compose.services.jaeger?.profiles).toEqual(['tracing']);
   });
 
   it('builds gateway and backend from this Dockerfile, one target each', () => {
