@@ -14,6 +14,8 @@ import { startService, type ServiceProcess } from './process-stack.js';
 import { eventually } from '../support/eventually.mjs';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { sharedGatewayStore } from '../support/gateway-store.js';
+import { describeWithTool } from '../support/tools.js';
+import { query, startPrometheus } from '../ops/prometheus-process.js';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -317,6 +319,46 @@ describe('traces through the gateway (OTEL_* set on both processes)', () => {
   it('exports in both encodings: the gateway http/protobuf, the backend http/json', () => {
     expect(receiver.contentTypes).toContain('application/x-protobuf');
     expect(receiver.contentTypes).toContain('application/json');
+  });
+
+  describeWithTool('prometheus', "Prometheus reading a traced process's /metrics", () => {
+    it('scrapes both processes in OpenMetrics and keeps the trace ids of the latency buckets', async () => {
+      const hop = await traced('/v1/orders/ord-1007');
+      const hostOf = (url: string) => new URL(url).host;
+      const prometheus = await startPrometheus({
+        targets: { gateway: hostOf(gateway.adminUrl), backend: hostOf(backend.adminUrl) },
+        ruleFiles: [],
+      });
+      try {
+        await eventually(
+          'both targets scraped',
+          async () => (await query(prometheus.url, 'up == 1')).length === 2 || undefined,
+          { timeoutMs: 20_000, lastSeen: () => prometheus.log() },
+        );
+        // The counter keeps its name: OpenMetrics drops `_total` from the TYPE line only.
+        expect(await query(prometheus.url, 'http_requests_total{job="gateway",route="/v1/orders/:id"}')).not.toEqual(
+          [],
+        );
+        const now = Date.now() / 1000;
+        const url =
+          `${prometheus.url}/api/v1/query_exemplars?query=${encodeURIComponent('http_request_duration_seconds_bucket')}` +
+          `&start=${now - 300}&end=${now + 60}`;
+        const traceIds = await eventually(
+          'the exemplar of the traced request',
+          async () => {
+            const body = (await (await fetch(url)).json()) as {
+              data: { seriesLabels: Record<string, string>; exemplars: { labels: Record<string, string> }[] }[];
+            };
+            const ids = body.data.flatMap((series) => series.exemplars.map((exemplar) => exemplar.labels.trace_id));
+            return ids.includes(hop.traceId) ? ids : undefined;
+          },
+          { timeoutMs: 20_000, lastSeen: () => prometheus.log() },
+        );
+        expect(traceIds).toContain(hop.traceId);
+      } finally {
+        await prometheus.stop();
+      }
+    }, 60_000);
   });
 
   it('loads the SDK in both processes (the probe the tracing-off case relies on sees it)', () => {
