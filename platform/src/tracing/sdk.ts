@@ -6,7 +6,6 @@ import {
   SpanStatusCode,
   TraceFlags,
   defaultTextMapGetter,
-  defaultTextMapSetter,
   diag,
   trace,
   type Attributes,
@@ -37,7 +36,6 @@ import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
-  ATTR_NETWORK_PROTOCOL_VERSION,
   ATTR_SERVICE_NAME,
   ATTR_URL_PATH,
   ATTR_URL_SCHEME,
@@ -52,6 +50,8 @@ import { expectUpstream, forgetUpstream, observeUpstreamCalls } from './upstream
 
 /** The longest a stopping process waits for its last spans to reach the collector. */
 const SHUTDOWN_FLUSH_MS = 3_000;
+/** The SDK's own warnings are logged at most this often. */
+const SDK_WARNING_INTERVAL_MS = 60_000;
 
 const propagator = new W3CTraceContextPropagator();
 
@@ -106,14 +106,17 @@ function templateCache(): (route: string) => string {
 
 /** The tracer of a process: the OpenTelemetry SDK, W3C Trace Context, OTLP over HTTP (docs/tracing.md). */
 export function createTracing(config: TracingConfig, logger: Logger): Tracing {
+  // The SDK's own warnings (a full queue, an invalid exporter setting), at most one line a minute: a queue that
+  // overflows under load warns each time it has room again, many times a second.
+  let quietUntil = 0;
+  const warn = (message: string): void => {
+    const now = Date.now();
+    if (now < quietUntil) return;
+    quietUntil = now + SDK_WARNING_INTERVAL_MS;
+    logger.warn(`OpenTelemetry: ${message}`);
+  };
   diag.setLogger(
-    {
-      error: (message) => logger.warn(`OpenTelemetry: ${message}`),
-      warn: (message) => logger.warn(`OpenTelemetry: ${message}`),
-      info: () => undefined,
-      debug: () => undefined,
-      verbose: () => undefined,
-    },
+    { error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined },
     DiagLogLevel.WARN,
   );
   // A failed export is reported by reportingExporter; the SDK's own report would repeat it every batch.
@@ -167,11 +170,14 @@ export function createTracing(config: TracingConfig, logger: Logger): Tracing {
         { kind: SpanKind.CLIENT, attributes: { [ATTR_HTTP_REQUEST_METHOD]: this.method } },
         trace.setSpan(ROOT_CONTEXT, this.span),
       );
-      // The client's own headers are for this hop only: ours replace them, so the upstream gets one of each.
-      if (headers.tracestate !== undefined) headers.tracestate = undefined;
-      propagator.inject(trace.setSpan(ROOT_CONTEXT, client), headers, defaultTextMapSetter);
+      // The client's own headers are for this hop only: ours replace them, so the upstream gets one of each. Written
+      // as W3C Trace Context (version 00) spells them, as the propagator would, without a context per request.
+      const { traceId, spanId, traceFlags, traceState } = client.spanContext();
+      const traceparent = `00-${traceId}-${spanId}-${(traceFlags & TraceFlags.SAMPLED) === 0 ? '00' : '01'}`;
+      headers.traceparent = traceparent;
+      if (traceState !== undefined) headers.tracestate = traceState.serialize();
+      else if (headers.tracestate !== undefined) headers.tracestate = undefined;
       if (!client.isRecording()) return;
-      const traceparent = headers.traceparent as string;
       this.upstream = { span: client, traceparent };
       expectUpstream(traceparent, client);
     }
@@ -207,7 +213,6 @@ export function createTracing(config: TracingConfig, logger: Logger): Tracing {
         [ATTR_HTTP_REQUEST_METHOD]: method,
         [ATTR_URL_PATH]: queryAt === -1 ? url : url.slice(0, queryAt),
         [ATTR_URL_SCHEME]: 'http',
-        [ATTR_NETWORK_PROTOCOL_VERSION]: raw.httpVersion,
         [ATTR_CLIENT_ADDRESS]: request.ip,
       };
       const userAgent = raw.headers['user-agent'];
