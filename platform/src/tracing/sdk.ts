@@ -117,7 +117,8 @@ export function createTracing(config: TracingConfig, logger: Logger): Tracing {
   };
   diag.setLogger(
     { error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined },
-    DiagLogLevel.WARN,
+    // One tracer per process, but tests and benchmarks build several in one.
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
   );
   // A failed export is reported by reportingExporter; the SDK's own report would repeat it every batch.
   setGlobalErrorHandler((err) => logger.debug({ err }, 'OpenTelemetry SDK error'));
