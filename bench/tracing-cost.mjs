@@ -10,7 +10,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { pino } from 'pino';
+import { createLogger } from '../platform/dist/logger.js';
 import { readTracingConfig, startTracing } from '../platform/dist/tracing/index.js';
 
 const REQUESTS = Number(process.argv[2] ?? 100_000);
@@ -63,7 +63,7 @@ async function measure(variables, n) {
     { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_BSP_MAX_QUEUE_SIZE: '65536', ...variables },
     'bench',
   );
-  const tracing = await startTracing(config, pino({ level: 'warn' }));
+  const tracing = await startTracing(config, createLogger('warn', 'bench'));
   const run = async (n) => {
     const before = process.cpuUsage();
     for (let i = 0; i < n; i++) {
