@@ -24,6 +24,12 @@
 //                    default ops/versions.json), e.g. one build with the query and media type schemes on.
 //   BENCH_API_KEY_A, BENCH_API_KEY_B  "true": that gateway's requests carry a valid API-Key (a consumer
 //                    registered on its admin port before the load), e.g. the same build with and without keys.
+//   BENCH_TRACING_A, BENCH_TRACING_B  "true": that build's gateway traces every request (OTEL_TRACES_SAMPLER=
+//                    always_on, OTLP http/protobuf) to a sink on the load core (bench/otlp-sink.mjs) that discards
+//                    what it gets, e.g. the same build with tracing off and on; a number from 0 to 1 records that
+//                    share of the requests (traceidratio). The backends never trace here: one
+//                    that did would answer slower on the busy load core, and fewer requests a second would make
+//                    each of its gateway's requests dearer for reasons that are not tracing.
 // Each gateway keeps its consumer store in the run's temporary directory (the embedded one).
 //
 // To compare a change with the commit before it: build that commit in a worktree of its own (its own
@@ -67,6 +73,14 @@ need('wrk', 'apt-get install -y wrk');
 need('taskset', 'apt-get install -y util-linux');
 
 const env = process.env;
+/** BENCH_TRACING_*: undefined (off), "true" (every request) or the share of requests recorded. */
+function samplingOf(value) {
+  if (value === undefined || value === '' || value === 'false') return undefined;
+  const ratio = value === 'true' ? 1 : Number(value);
+  return ratio === 1
+    ? { ratio, env: { OTEL_TRACES_SAMPLER: 'always_on' } }
+    : { ratio, env: { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: String(ratio) } };
+}
 const pairs = Number(env.BENCH_PAIRS ?? 1);
 const builds = [
   {
@@ -76,6 +90,7 @@ const builds = [
     nodeOptions: env.BENCH_NODE_OPTIONS_A ?? '',
     policy: env.BENCH_VERSIONS_FILE_A,
     apiKey: env.BENCH_API_KEY_A === 'true',
+    tracing: samplingOf(env.BENCH_TRACING_A),
   },
   {
     name: 'b',
@@ -84,6 +99,7 @@ const builds = [
     nodeOptions: env.BENCH_NODE_OPTIONS_B ?? '',
     policy: env.BENCH_VERSIONS_FILE_B,
     apiKey: env.BENCH_API_KEY_B === 'true',
+    tracing: samplingOf(env.BENCH_TRACING_B),
   },
 ];
 for (const build of builds) {
@@ -92,6 +108,7 @@ for (const build of builds) {
     build.nodeOptions,
     build.policy === undefined ? '' : `policy ${build.policy}`,
     build.apiKey ? 'with API-Key' : '',
+    build.tracing === undefined ? '' : `tracing ${build.tracing.ratio * 100} % of the requests`,
   ].filter((part) => part !== '');
   build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
@@ -102,12 +119,24 @@ async function runPair(order) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
   const children = [];
   try {
+    let sink;
+    if (builds.some((build) => build.tracing !== undefined)) {
+      sink = await startNode(dir, 'otlp-sink', 'bench/otlp-sink.mjs', {}, { cpu: LOAD_CPU });
+      children.push(sink.child);
+    }
     const start = async (build) => {
+      const untraced = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+        OTEL_TRACES_EXPORTER: '',
+      };
+      const tracing =
+        build.tracing === undefined ? untraced : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...build.tracing.env };
       const backend = await startNode(
         dir,
         `${build.name}-backend`,
         entries.backend,
-        { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
+        { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...untraced },
         { cpu: LOAD_CPU, node: build.node },
       );
       children.push(backend.child);
@@ -123,6 +152,7 @@ async function runPair(order) {
           DATABASE_URL: '',
           GATEWAY_DATA_DIR: join(dir, `${build.name}-gateway-data`),
           ...(build.policy === undefined ? {} : { API_VERSIONS_FILE: resolve(build.policy) }),
+          ...tracing,
         },
         { node: build.node, nodeOptions: build.nodeOptions },
       );

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
+import type { Tracing } from '@version-router/platform/tracing';
 import { changelogRoutes, type ChangelogRoutesOptions } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
 import { createMigrationGuides, type MigrationGuides } from './changes/guides.js';
@@ -62,6 +63,8 @@ export interface GatewayAppOptions {
   backendUrl: string;
   logger: Logger;
   registry: Registry;
+  /** The process's tracer (docs/tracing.md): a server span per request; shut down with the app. Absent: no traces. */
+  tracing?: Tracing;
   /**
    * The consumer store (opened and migrated by main.ts). The app owns it from here: its keys are loaded now
    * (the build fails when it cannot be read), and it is closed with the app, after the ledger's last flush.
@@ -81,10 +84,13 @@ export async function buildApp({
   backendUrl,
   logger,
   registry,
+  tracing,
   consumerStore,
   notices: noticesOptions,
 }: GatewayAppOptions): Promise<FastifyInstance> {
-  const app = Fastify(baseServerOptions(logger));
+  const app = Fastify(baseServerOptions(logger, tracing));
+  // Registered first, so it runs last: the spans of the last requests are sent after everything else has closed.
+  if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
 

@@ -13,6 +13,7 @@ import {
   type DatabaseConfig,
 } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
+import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
 
 export interface GatewayConfig {
   host: string;
@@ -40,6 +41,8 @@ export interface GatewayConfig {
   translationMaxBytes: number;
   /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
   consumerKeysUrl: string | undefined;
+  /** The OTEL_* variables: undefined when tracing is off (docs/tracing.md#turning-tracing-on). */
+  tracing: TracingConfig | undefined;
 }
 
 /**
@@ -262,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     notices: readNoticesConfig(env),
     translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
     consumerKeysUrl: vars.CONSUMER_KEYS_URL,
+    tracing: readTracingConfig(env, 'gateway'),
   };
 }
 

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
+import { startTracing } from '@version-router/platform/tracing';
 import { buildGatewayAdmin } from './admin.js';
 import { buildApp } from './app.js';
 import { loadProcessConfig } from './config.js';
@@ -18,7 +19,9 @@ await runProcess(async () => {
   const refused = refusedAtStart(policy.file, config.policyPath, Date.now());
   if (refused !== undefined) throw refused;
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
-  const registry = createRegistry();
+  const tracing = await startTracing(config.tracing, logger);
+  // A process that traces links its latency buckets to traces, which takes the OpenMetrics format.
+  const registry = createRegistry({ exemplars: tracing !== undefined });
   // Consumers and keys must be readable before the first request: a database that cannot be opened or migrated
   // stops the start.
   const database = await openGatewayDatabase({ database: config.database, dataDir: config.dataDir }, logger);
@@ -43,6 +46,7 @@ await runProcess(async () => {
     backendUrl: config.backendUrl,
     logger,
     registry,
+    tracing,
     consumerStore: createConsumerStore(database.database, database.close),
     notices: { store: createNoticeStore(database.database), config: config.notices },
   }).catch(async (err: unknown) => {

@@ -18,12 +18,15 @@ import { echoRequestId, requestIdOptions } from './plugins/request-id.js';
 import { requestGuards, requestGuardsHttpOptions } from './plugins/request-guards.js';
 import { logRequestCompleted, requestLog } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
+import { requestTrace, startRequestTrace } from './plugins/request-trace.js';
 import { writeDeadline } from './plugins/write-deadline.js';
+import type { Tracing } from './tracing/types.js';
 
 // Kept in the compiled types of this entry, so its importers see the decorations they declare (app.lifecycle,
-// request.completionLogFields).
+// request.completionLogFields, request.trace).
 import './plugins/draining.js';
 import './plugins/request-log.js';
+import './plugins/request-trace.js';
 
 export { cutResponse } from './plugins/client-abort.js';
 export { routeLabelOf } from './plugins/route-label.js';
@@ -31,29 +34,36 @@ export { routeLabelOf } from './plugins/route-label.js';
 /**
  * Fastify calls its log controller once per request where it creates the reply (before any hook) and once
  * when the response has finished (after the onResponse hooks). The X-Request-Id echo, the watch for a client
- * that leaves early (499) and the log line go there, so they cost no hook of their own. Fastify's own
- * request log lines stay off.
+ * that leaves early (499), the server span of a process that traces and the log line go there, so they cost no
+ * hook of their own. Fastify's own request log lines stay off.
  */
 class FoundationLogController extends LogController {
-  constructor() {
+  constructor(private readonly tracing: Tracing | undefined) {
     super({ disableRequestLogging: true });
   }
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     echoRequestId(request, reply);
     reportClientAbort(reply);
+    if (this.tracing !== undefined) startRequestTrace(this.tracing, request);
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     logRequestCompleted(request, reply);
+    const trace = request.trace;
+    if (trace !== null) trace.end(request, reply);
   }
 }
 
-/** Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers. */
-export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, FastifyBaseLogger> {
+/**
+ * Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers;
+ * with `tracing`, a server span per request (the admin listeners are never traced: probes and scrapes are no
+ * part of a caller's trace).
+ */
+export function baseServerOptions(logger: Logger, tracing?: Tracing): FastifyHttpOptions<Server, FastifyBaseLogger> {
   return {
     loggerInstance: logger,
-    logController: new FoundationLogController(),
+    logController: new FoundationLogController(tracing),
     ...requestIdOptions,
     ...drainingOptions,
     ...errorServerOptions,
@@ -82,6 +92,7 @@ async function httpFoundationPlugin(app: FastifyInstance): Promise<void> {
   await app.register(draining);
   await app.register(routeLabel);
   await app.register(requestLog);
+  await app.register(requestTrace);
   // The guards' onRequest hook runs first, so a refused request never arms a write deadline.
   await app.register(requestGuards);
   await app.register(writeDeadline);

@@ -117,6 +117,8 @@ async function startOnce(bin: string, dir: string, port: number): Promise<Runnin
       `--storage.tsdb.path=${join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
+      // As the compose file's Prometheus: keeps the trace ids a traced process puts on its buckets (docs/tracing.md).
+      '--enable-feature=exemplar-storage',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

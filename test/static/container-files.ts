@@ -123,6 +123,7 @@ export interface ComposeService {
   tmpfs?: string[];
   deploy?: { replicas?: number };
   extends?: { file?: string; service: string };
+  profiles?: string[];
 }
 
 export interface ComposeFile {

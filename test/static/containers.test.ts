@@ -253,6 +253,20 @@ describe("each image's dependencies, as npm installs them for its workspace pack
   });
 
   it.each(serviceTargets)(
+    'the %s image has the OpenTelemetry SDK and both OTLP exporters it loads when it traces',
+    (name) => {
+      for (const dependency of [
+        '@opentelemetry/sdk-trace',
+        '@opentelemetry/exporter-trace-otlp-proto',
+        '@opentelemetry/exporter-trace-otlp-http',
+        '@opentelemetry/resources',
+        '@opentelemetry/core',
+      ])
+        expect(installed[name]!.has(dependency), dependency).toBe(true);
+    },
+  );
+
+  it.each(serviceTargets)(
     "the %s image has none of the dependencies only the other service's package lists",
     (name) => {
       const other = serviceTargets.find((candidate) => candidate !== name)!;
@@ -269,8 +283,16 @@ describe('docker-compose.yml', () => {
     .filter(([, network]) => network?.internal === true)
     .map(([name]) => name);
 
-  it('has the five services of the stack', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['backend', 'gateway', 'grafana', 'maildev', 'prometheus']);
+  it('has the five services of the stack, and the collector of the opt-in tracing profile', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'backend',
+      'gateway',
+      'grafana',
+      'jaeger',
+      'maildev',
+      'prometheus',
+    ]);
+    expect(compose.services.jaeger?.profiles).toEqual(['tracing']);
   });
 
   it('builds gateway and backend from this Dockerfile, one target each', () => {

@@ -36,6 +36,8 @@ const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (r
   const clientIp = request.ip;
   const forwardedFor = raw['x-forwarded-for'];
   headers['x-request-id'] = request.id;
+  // Tracing: the upstream's parent is the gateway's client span, in place of the client's traceparent (docs/tracing.md).
+  if (request.trace !== null) request.trace.forward(headers);
   headers['x-forwarded-for'] = forwardedFor === undefined ? clientIp : `${String(forwardedFor)}, ${clientIp}`;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-host'] = raw.host;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { traceConsumer } from '../accounting/trace.js';
 import { checkApiKey, refuseKey } from '../consumers/authenticate.js';
 import type { KeyCache } from '../consumers/key-cache.js';
 import { backendReplyOptions } from './backend.js';
@@ -25,6 +26,7 @@ export async function usersProxy(
       void refuseKey(reply, 'invalid');
       return;
     }
+    if (request.trace !== null) traceConsumer(request.trace, request.consumer);
     void reply.from(undefined, withRequestBody(request, backendReplyOptions));
   };
   app.route({ method: USERS_METHODS, url: '/api/users', handler: forward });

@@ -15,6 +15,7 @@ import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
 import { servedTarget, type TranslatedForwarding } from '../proxy/translated.js';
 import { translationsOf } from '../translation/engine.js';
+import { traceServed, traceVersion } from '../accounting/trace.js';
 
 export interface VersionedResourcesOptions {
   policies: PolicyInForce;
@@ -104,6 +105,8 @@ export async function versionedResources(
     const answer = withPin(policy, named, check, nowMs);
     request.apiVersion = answer;
     request.routeLabel = match.route.labels.get(match.versionLabel) ?? null;
+    const trace = request.trace;
+    if (trace !== null) traceVersion(trace, answer, request.consumer);
     const { headers } = answer;
     for (let i = 0; i < headers.length; i++) {
       const [name, value] = headers[i] as readonly [string, string];
@@ -127,6 +130,8 @@ export async function versionedResources(
     const base = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
     const translations = translationsOf(policy.versions);
     const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
+    if (trace !== null)
+      traceServed(trace, answer.version as number, translation, policy.versions, match.route.template);
     if (translation !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
       const { served } = translation;

@@ -15,7 +15,12 @@ const UNMATCHED_ROUTE = 'unmatched';
 
 /** The route pattern a request is counted and logged under: never the raw URL, which would explode cardinality. */
 export function routeLabelOf(request: FastifyRequest): string {
-  return request.routeLabel ?? request.routeOptions.url ?? UNMATCHED_ROUTE;
+  return matchedRouteOf(request) ?? UNMATCHED_ROUTE;
+}
+
+/** The route pattern the request matched; undefined when none did (a 404, a request refused before routing). */
+export function matchedRouteOf(request: FastifyRequest): string | undefined {
+  return request.routeLabel ?? request.routeOptions.url;
 }
 
 /** Gives every request the routeLabel a catch-all route may set. */

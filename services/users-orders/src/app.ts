@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
 import { createRegistry, httpMetrics } from '@version-router/platform/metrics';
+import type { Tracing } from '@version-router/platform/tracing';
 import { apiContract } from './contract/openapi.js';
 import { orderSchema } from './orders/order.js';
 import { orderPresenters, type OrderPresenter } from './orders/presenters.js';
@@ -27,6 +28,8 @@ export interface BuildAppOptions {
   clock: Clock;
   /** The order representation of each API major version served (the newest); its keys are the versions documented. */
   presenters?: ReadonlyMap<number, OrderPresenter>;
+  /** The process's tracer (docs/tracing.md): a server span per request; shut down with the app. Absent: no traces. */
+  tracing?: Tracing;
 }
 
 /** The backend's API, not listening: main.ts listens, tests inject. */
@@ -37,8 +40,11 @@ export async function buildApp({
   seeds = seedRecords({}),
   clock,
   presenters = orderPresenters,
+  tracing,
 }: BuildAppOptions): Promise<FastifyInstance> {
-  const app = Fastify(baseServerOptions(logger));
+  const app = Fastify(baseServerOptions(logger, tracing));
+  // Registered first, so it runs last: the spans of the last requests are sent after everything else has closed.
+  if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
   // First, so its onRoute mirror sees every route (405 + Allow).
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });

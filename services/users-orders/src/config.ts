@@ -10,6 +10,7 @@ import {
   shutdownDelaySchema,
   type DatabaseConfig,
 } from '@version-router/platform/config';
+import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
 import { z } from 'zod';
 
 export interface BackendConfig {
@@ -29,6 +30,8 @@ export interface BackendConfig {
   database: DatabaseConfig | undefined;
   /** ADMIN_TOKEN: the Bearer token the admin listener asks for (all but /healthz, /readyz, /metrics); unset: none. */
   adminToken: string | undefined;
+  /** The OTEL_* variables: undefined when tracing is off (docs/tracing.md#turning-tracing-on). */
+  tracing: TracingConfig | undefined;
 }
 
 /**
@@ -62,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): BackendConfig {
     logLevel: vars.LOG_LEVEL,
     database: readDatabaseConfig(env),
     adminToken: readAdminToken(env),
+    tracing: readTracingConfig(env, 'users-orders'),
   };
 }
 

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       database: undefined,
       adminToken: undefined,
+      tracing: undefined,
     });
   });
 

@@ -1,0 +1,117 @@
+import { subscribe } from 'node:diagnostics_channel';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
+
+/**
+ * The end of an upstream call's client span, read from undici's diagnostics channels: the request as sent (its
+ * URL), the response's status, the end of its body or the failure. Only observed: the traceparent was written by
+ * the proxy's own header rewrite (RequestTrace.forward), and nothing here adds a header. undici's OpenTelemetry
+ * instrumentation injects its own on `undici:request:create` by appending, which in a proxy that forwards the
+ * client's headers sends two (docs/decisions.md#traces-our-own-spans-on-the-sdk).
+ *
+ * A call is recognised by the traceparent it carries, which names its client span: the span waits here from the
+ * header rewrite until undici creates the request, then follows the request object.
+ */
+
+/** What undici publishes of a request (lib/core/request.js): headers as a flat [name, value, …] array. */
+interface UndiciRequest {
+  origin: string;
+  path: string;
+  headers: unknown;
+}
+
+/** Client spans by the traceparent their call carries, from the header rewrite until undici creates the request. */
+const expected = new Map<string, Span>();
+/** Client spans of requests undici has created, until their response has ended or failed. */
+const inFlight = new WeakMap<object, Span>();
+
+/** The upstream request carrying `traceparent` belongs to `span`. */
+export function expectUpstream(traceparent: string, span: Span): void {
+  expected.set(traceparent, span);
+}
+
+/** Forgets a call undici never created; true when it was still waiting (its span is the caller's to end). */
+export function forgetUpstream(traceparent: string): boolean {
+  return expected.delete(traceparent);
+}
+
+function traceparentOf(headers: unknown): string | undefined {
+  if (!Array.isArray(headers)) return undefined;
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] === 'traceparent') return headers[i + 1] as string;
+  return undefined;
+}
+
+function onCreate(message: unknown): void {
+  if (expected.size === 0) return;
+  const request = (message as { request: UndiciRequest }).request;
+  const traceparent = traceparentOf(request.headers);
+  const span = traceparent === undefined ? undefined : expected.get(traceparent);
+  if (span === undefined) return;
+  expected.delete(traceparent as string);
+  inFlight.set(request, span);
+  const { address, port } = serverOf(request.origin);
+  span.setAttribute(ATTR_URL_FULL, `${request.origin}${request.path}`);
+  span.setAttribute(ATTR_SERVER_ADDRESS, address);
+  span.setAttribute(ATTR_SERVER_PORT, port);
+}
+
+/** Host and port of each upstream origin, parsed once: a proxy has one or a few. */
+const servers = new Map<string, { address: string; port: number }>();
+
+function serverOf(origin: string): { address: string; port: number } {
+  let server = servers.get(origin);
+  if (server === undefined) {
+    const url = new URL(origin);
+    server = { address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+    servers.set(origin, server);
+  }
+  return server;
+}
+
+function onHeaders(message: unknown): void {
+  const { request, response } = message as { request: object; response: { statusCode: number } };
+  const span = inFlight.get(request);
+  if (span === undefined) return;
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.statusCode);
+  // Client spans: any status of 400 and above failed the call (OpenTelemetry's HTTP conventions).
+  if (response.statusCode >= 400) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.setAttribute(ATTR_ERROR_TYPE, String(response.statusCode));
+  }
+}
+
+function onTrailers(message: unknown): void {
+  const { request } = message as { request: object };
+  const span = inFlight.get(request);
+  if (span === undefined) return;
+  inFlight.delete(request);
+  span.end();
+}
+
+function onError(message: unknown): void {
+  const { request, error } = message as { request: object; error: Error & { code?: string } };
+  const span = inFlight.get(request);
+  if (span === undefined) return;
+  inFlight.delete(request);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  span.setAttribute(ATTR_ERROR_TYPE, error.code ?? error.name);
+  span.end();
+}
+
+let observing = false;
+
+/** Subscribes to undici's request channels, once per process (only a process that traces ever does). */
+export function observeUpstreamCalls(): void {
+  if (observing) return;
+  observing = true;
+  subscribe('undici:request:create', onCreate);
+  subscribe('undici:request:headers', onHeaders);
+  subscribe('undici:request:trailers', onTrailers);
+  subscribe('undici:request:error', onError);
+}
