@@ -9,6 +9,7 @@ import {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import { DEFAULT_QUERY_KEY_PARAMETERS, queryKeyNames, type QueryKeyNames } from './query-keys.js';
 import { serverLimits } from './server-limits.js';
 import { reportClientAbort } from './plugins/client-abort.js';
 import { draining, drainingOptions } from './plugins/draining.js';
@@ -26,6 +27,7 @@ import './plugins/draining.js';
 import './plugins/request-log.js';
 
 export { cutResponse } from './plugins/client-abort.js';
+export { DEFAULT_QUERY_KEY_PARAMETERS, queryKeyNames, queryKeyParameter, type QueryKeyNames } from './query-keys.js';
 export { routeLabelOf } from './plugins/route-label.js';
 
 /**
@@ -35,7 +37,7 @@ export { routeLabelOf } from './plugins/route-label.js';
  * request log lines stay off.
  */
 class FoundationLogController extends LogController {
-  constructor() {
+  constructor(private readonly queryKeys: QueryKeyNames) {
     super({ disableRequestLogging: true });
   }
 
@@ -45,15 +47,23 @@ class FoundationLogController extends LogController {
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    logRequestCompleted(request, reply);
+    logRequestCompleted(request, reply, this.queryKeys);
   }
 }
 
+export interface BaseServerOptions {
+  /** QUERY_KEY_PARAMETERS: query parameters whose values the log line never shows (default: query-keys.ts). */
+  queryKeyParameters?: readonly string[];
+}
+
 /** Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers. */
-export function baseServerOptions(logger: Logger): FastifyHttpOptions<Server, FastifyBaseLogger> {
+export function baseServerOptions(
+  logger: Logger,
+  { queryKeyParameters = DEFAULT_QUERY_KEY_PARAMETERS }: BaseServerOptions = {},
+): FastifyHttpOptions<Server, FastifyBaseLogger> {
   return {
     loggerInstance: logger,
-    logController: new FoundationLogController(),
+    logController: new FoundationLogController(queryKeyNames(queryKeyParameters)),
     ...requestIdOptions,
     ...drainingOptions,
     ...errorServerOptions,
