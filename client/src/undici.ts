@@ -1,5 +1,10 @@
 import type { Dispatcher } from 'undici';
-import { createDeprecationReporter, type DeprecationOptions, type DeprecatedAnswer } from './report.js';
+import {
+  createDeprecationReporter,
+  tellsOfDeprecation,
+  type DeprecationOptions,
+  type DeprecatedAnswer,
+} from './report.js';
 
 export type { DeprecationOptions, DeprecationReport, OnDeprecation } from './report.js';
 
@@ -25,7 +30,8 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
 }
 
 /**
- * Passes every event on to the handler it wraps, and tells `onDeprecated` about an answer that carries `Deprecation`.
+ * Passes every event on to the handler it wraps, and tells `onDeprecated` about an answer that carries `Deprecation`,
+ * or that is a removed version's 410 with `Sunset`.
  */
 function deprecationHandler(
   handler: Dispatcher.DispatchHandler,
@@ -36,7 +42,8 @@ function deprecationHandler(
     onRequestUpgrade: (controller, statusCode, headers, socket) =>
       handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
     onResponseStart(controller, statusCode, headers, statusMessage) {
-      if (headers.deprecation !== undefined) onDeprecated(headers);
+      if (tellsOfDeprecation(statusCode, headers.deprecation !== undefined, headers.sunset !== undefined))
+        onDeprecated(headers);
       handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
     },
     onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
@@ -47,7 +54,7 @@ function deprecationHandler(
 
 /**
  * An undici interceptor (`new Agent().compose(deprecationInterceptor())`, `dispatcher.compose(…)`) that reports each
- * operation answered by a deprecated version once, as createFetch does. It reads the answer's headers only: the
+ * operation answered by a deprecated or removed version once, as createFetch does. It reads the answer's headers only: the
  * body streams through untouched. It needs the request's origin, which an Agent's requests always carry.
  */
 export function deprecationInterceptor(options: DeprecationOptions = {}): Dispatcher.DispatcherComposeInterceptor {
@@ -57,6 +64,8 @@ export function deprecationInterceptor(options: DeprecationOptions = {}): Dispat
       const answer: DeprecatedAnswer = {
         method: opts.method,
         url: `${opts.origin === undefined ? '' : String(opts.origin).replace(/\/$/, '')}${opts.path}`,
+        // Told of without Deprecation: a removed version's 410.
+        removed: headers.deprecation === undefined,
         answerVersion: responseHeader(headers, 'api-version'),
         requestVersion: () => requestHeader(opts.headers, 'api-version'),
         sunset: responseHeader(headers, 'sunset'),
