@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHa
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
 import { HttpError, sendError } from '@version-router/platform/errors';
+import { TOO_MANY_PIN_CHANGES_ERROR } from '@version-router/platform/pin-document';
 import { storeUnavailableHandler } from '../database/unavailable.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { checkApiKey, refuseKey } from './authenticate.js';
@@ -23,9 +24,6 @@ export interface SelfServiceRoutesOptions extends PinRoutesOptions {
   /** PIN_CHANGES_PER_MINUTE: a consumer's own pin changes this replica takes in a minute; more are 429. */
   pinChangesPerMinute: number;
 }
-
-/** The 429 of a consumer that changes its pin too often (docs/behaviour.md#pins). */
-export const TOO_MANY_PIN_CHANGES_ERROR = 'too many requests';
 
 /**
  * Consumers whose pin changes one replica counts at once: past this many, the one least recently counted is
