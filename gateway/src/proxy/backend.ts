@@ -9,8 +9,8 @@ import { API_KEY_HEADER } from '../consumers/authenticate.js';
 import {
   API_CONSUMER_HEADER,
   GATEWAY_OWNED_REQUEST_HEADERS,
-  forwardedElement,
   forwardedHeader,
+  hopElement,
 } from './owned-headers.js';
 
 /** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
@@ -47,7 +47,8 @@ const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (r
   headers['x-forwarded-for'] = forwardedFor === undefined ? clientIp : `${String(forwardedFor)}, ${clientIp}`;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-host'] = raw.host;
-  headers.forwarded = forwardedHeader(raw.forwarded, forwardedElement(clientIp, raw.host));
+  const hop = hopElement(request.raw.socket, clientIp, raw.host);
+  headers.forwarded = raw.forwarded === undefined ? hop : forwardedHeader(raw.forwarded, hop);
   headers['x-real-ip'] = clientIp;
   // Written only when present: most requests carry none of these, and each added key is one more for undici to walk.
   if (headers.expect !== undefined) headers.expect = undefined;

@@ -1,7 +1,7 @@
 // The request headers the gateway owns or rewrites, on every proxied route: API-Version-Requested and API-Consumer
 // never as a client sent them; Forwarded and X-Real-IP the hop the gateway saw, like X-Forwarded-*.
 import { describe, expect, it } from 'vitest';
-import { forwardedElement, forwardedHeader } from '../../src/proxy/owned-headers.js';
+import { forwardedElement, forwardedHeader, hopElement } from '../../src/proxy/owned-headers.js';
 import { buildTestGateway, stubbedGatewayPerTest } from '../helpers.js';
 
 const fixture = stubbedGatewayPerTest();
@@ -142,6 +142,16 @@ describe('the Forwarded element and field', () => {
     );
     expect(forwardedElement('192.0.2.7', 'a"b\\c')).toBe('for=192.0.2.7;proto=http;host="a\\"b\\\\c"');
     expect(forwardedElement('192.0.2.7', undefined)).toBe('for=192.0.2.7;proto=http');
+  });
+
+  it("builds a connection's element once, and again when its Host changes", () => {
+    const connection = {};
+    const first = hopElement(connection, '192.0.2.7', 'a.example');
+    expect(first).toBe('for=192.0.2.7;proto=http;host=a.example');
+    expect(hopElement(connection, '192.0.2.7', 'a.example')).toBe(first);
+    expect(hopElement(connection, '192.0.2.7', 'b.example')).toBe('for=192.0.2.7;proto=http;host=b.example');
+    expect(hopElement(connection, '192.0.2.7', undefined)).toBe('for=192.0.2.7;proto=http');
+    expect(hopElement({}, '192.0.2.8', 'a.example')).toBe('for=192.0.2.8;proto=http;host=a.example');
   });
 
   it.each([
