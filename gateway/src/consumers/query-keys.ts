@@ -1,10 +1,8 @@
 import type { onRequestHookHandler } from 'fastify';
+import { KEY_IN_QUERY_ERROR } from '@version-router/platform/api-document';
 import { sendError } from '@version-router/platform/errors';
 import { queryKeyParameter, type QueryKeyNames } from '@version-router/platform/http-foundation';
 import { keyIdOf } from './keys.js';
-
-/** The 400 of a key sent in the query string (docs/behaviour.md#api-keys-in-the-query-string). */
-export const KEY_IN_QUERY_ERROR = 'API key belongs in the API-Key header';
 
 const hasKeyShape = (value: string): boolean => keyIdOf(value) !== undefined;
 

@@ -6,12 +6,7 @@ import { Pool } from 'undici';
 import { sendError } from '@version-router/platform/errors';
 import { cutResponse } from '@version-router/platform/http-foundation';
 import { API_KEY_HEADER } from '../consumers/authenticate.js';
-import {
-  API_CONSUMER_HEADER,
-  GATEWAY_OWNED_REQUEST_HEADERS,
-  forwardedHeader,
-  hopElement,
-} from './owned-headers.js';
+import { API_CONSUMER_HEADER, GATEWAY_OWNED_REQUEST_HEADERS, forwardedHeader, hopElement } from './owned-headers.js';
 
 /** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
 const CONNECT_TIMEOUT_CAP_MS = 2_000;
