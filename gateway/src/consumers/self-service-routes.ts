@@ -27,7 +27,7 @@ export interface SelfServiceRoutesOptions extends PinRoutesOptions {
 
 /**
  * Consumers whose pin changes one replica counts at once: past this many, the one least recently counted is
- * forgotten (its count starts again). About 100 bytes each: a bound on memory whatever the number of keys.
+ * forgotten (its count starts again). A few hundred bytes each: a bound on memory whatever the number of keys.
  */
 const PIN_CHANGE_COUNTS_KEPT = 10_000;
 const MINUTE_MS = 60_000;
