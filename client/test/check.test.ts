@@ -1,11 +1,13 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumerWithKey } from '../../gateway/test/consumers/memory-store.js';
 import { BROWNOUT_START, lifecyclePolicyFile, TODAY, V1_SUNSET } from '../../gateway/test/helpers.js';
 import { judge } from '../src/check/findings.js';
 import { formatResult } from '../src/check/format.js';
 import { runCheck } from '../src/check/run.js';
 import { USAGE } from '../src/check/args.js';
 import { startLiveGateway, type LiveGateway } from './live-gateway.js';
+import { startTamperingProxy, type TamperingProxy } from './tampering-proxy.js';
 
 let live: LiveGateway;
 beforeAll(async () => {
@@ -35,8 +37,11 @@ interface Outcome {
 }
 
 /** version-router-check with these arguments and API_KEY (acme's unless given), at `now` (the gateway's clock too). */
-async function check(argv: string[], options: { apiKey?: string | undefined; now?: number } = {}): Promise<Outcome> {
-  const { now = TODAY } = options;
+async function check(
+  argv: string[],
+  options: { apiKey?: string | undefined; now?: number; timeoutMs?: number } = {},
+): Promise<Outcome> {
+  const { now = TODAY, timeoutMs } = options;
   const apiKey = 'apiKey' in options ? options.apiKey : live.key;
   live.gateway.setNow(now);
   const outcome = { code: -1, stdout: '', stderr: '' };
@@ -47,6 +52,7 @@ async function check(argv: string[], options: { apiKey?: string | undefined; now
     fetch: globalThis.fetch,
     stdout: (text) => void (outcome.stdout += text),
     stderr: (text) => void (outcome.stderr += text),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
   return outcome;
 }
@@ -192,6 +198,156 @@ describe('version-router-check against the gateway', () => {
       stdout: '',
       stderr: `version-router-check: cannot reach http://127.0.0.1:${port}/deprecations: ECONNREFUSED\n`,
     });
+  });
+});
+
+describe("version-router-check fails closed on the gateway's answers", () => {
+  let proxy: TamperingProxy;
+  beforeAll(async () => {
+    proxy = await startTamperingProxy(live.url);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  const oneLine = (outcome: Outcome, line: string) =>
+    expect(outcome).toEqual({ code: 2, stdout: '', stderr: `version-router-check: ${line}\n` });
+
+  it('exits 2 with one line when the report stalls half-way', async () => {
+    proxy.tamper.set('/deprecations', { stall: true });
+    const outcome = await check(['--url', proxy.url], { timeoutMs: 1_000 });
+    oneLine(
+      outcome,
+      `GET ${proxy.url}/deprecations answered 200, but the body did not arrive whole within 1000 ms (The operation ` +
+        'was aborted due to timeout)',
+    );
+  });
+
+  it('exits 2 with one line when the report breaks off (a reset)', async () => {
+    proxy.tamper.set('/deprecations', { reset: true });
+    oneLine(
+      await check(['--url', proxy.url]),
+      `GET ${proxy.url}/deprecations answered 200, but the body broke off (ECONNRESET)`,
+    );
+  });
+
+  it('exits 2 with one line when the version list stalls or breaks off', async () => {
+    proxy.tamper.delete('/deprecations');
+    proxy.tamper.set('/versions', { reset: true });
+    oneLine(
+      await check(['--url', proxy.url]),
+      `GET ${proxy.url}/versions answered 200, but the body broke off (ECONNRESET)`,
+    );
+    proxy.tamper.set('/versions', { stall: true });
+    oneLine(
+      await check(['--url', proxy.url], { timeoutMs: 1_000 }),
+      `GET ${proxy.url}/versions answered 200, but the body did not arrive whole within 1000 ms (The operation was ` +
+        'aborted due to timeout)',
+    );
+    proxy.tamper.delete('/versions');
+  });
+
+  const version = {
+    version: 1,
+    phase: 'deprecated',
+    sunset: '2027-01-01T00:00:00.000Z',
+    successor: 2,
+    changes: '/versions/1/changes',
+    operations: [{ operation: 'GET /v1/orders/{id}', requests: 2, last_seen: '', breaking_changes: [] }],
+  };
+  const operation = version.operations[0];
+  it.each([
+    ['not JSON', '{"consumer":'],
+    ['an array', '[]'],
+    ['no consumer', JSON.stringify({ versions: [] })],
+    ['versions that are no list', JSON.stringify({ consumer: 'acme', versions: {} })],
+    ['a version that is null', JSON.stringify({ consumer: 'acme', versions: [null] })],
+    ['a sunset that is no date', JSON.stringify({ consumer: 'acme', versions: [{ ...version, sunset: 'soon' }] })],
+    ['an unknown phase', JSON.stringify({ consumer: 'acme', versions: [{ ...version, phase: 'gone' }] })],
+    ['a successor that is text', JSON.stringify({ consumer: 'acme', versions: [{ ...version, successor: 'v2' }] })],
+    [
+      'requests that are text',
+      JSON.stringify({ consumer: 'acme', versions: [{ ...version, operations: [{ ...operation, requests: '2' }] }] }),
+    ],
+    [
+      'a breaking change that is null',
+      JSON.stringify({
+        consumer: 'acme',
+        versions: [{ ...version, operations: [{ ...operation, breaking_changes: [null] }] }],
+      }),
+    ],
+    ['a pin that is text', JSON.stringify({ consumer: 'acme', pinned_version: 'v1', versions: [] })],
+  ])('exits 2 with one line for a report with %s', async (what, body) => {
+    proxy.tamper.set('/deprecations', { body });
+    oneLine(
+      await check(['--url', proxy.url]),
+      what === 'not JSON'
+        ? `GET ${proxy.url}/deprecations answered 200 without JSON`
+        : `GET ${proxy.url}/deprecations answered JSON that is not a deprecation report`,
+    );
+    proxy.tamper.delete('/deprecations');
+  });
+
+  it.each([
+    ['no list', '{"versions":null}'],
+    ['an entry that is null', '{"versions":[null]}'],
+    [
+      'a brownout that is no window',
+      '{"versions":[{"version":1,"phase":"deprecated","sunset":null,"brownouts":[{}]}]}',
+    ],
+  ])('exits 2 with one line for a version list with %s', async (_what, body) => {
+    proxy.tamper.set('/versions', { body });
+    oneLine(await check(['--url', proxy.url]), `GET ${proxy.url}/versions answered JSON that is not a version list`);
+    proxy.tamper.delete('/versions');
+  });
+});
+
+describe("version-router-check and the consumer's pin", () => {
+  /** A consumer of the live gateway pinned to `version`, which never called a version. */
+  async function pinnedTo(version: number): Promise<{ id: string; apiKey: string }> {
+    const id = `pinned-to-${version}`;
+    const { key } = await consumerWithKey(live.gateway.consumerStore, id, { pinned_version: version });
+    await live.gateway.app.consumers.keys.refresh();
+    return { id, apiKey: key };
+  }
+
+  it('exits 1 when the pin names a version the policy no longer lists, in each format', async () => {
+    const { id, apiKey } = await pinnedTo(7);
+    const pin =
+      'pinned to v7, which the gateway no longer lists: a request that names no version is answered 406 Not ' +
+      'Acceptable; pin one of v1, v2 (PUT /consumer/version)';
+    expect(await check(['--url', live.url, '--days', '0'], { apiKey })).toEqual({
+      code: 1,
+      stderr: '',
+      stdout: [
+        `version-router-check: consumer ${id} at ${live.url}, 2026-11-22T12:00:00.000Z`,
+        `FAIL ${pin}`,
+        `FAILED: ${id} is pinned to a version that serves no request.`,
+        '',
+      ].join('\n'),
+    });
+    const markdown = await check(['--url', live.url, '--format', 'markdown'], { apiKey });
+    expect(markdown.code).toBe(1);
+    expect(markdown.stdout).toContain('### ❌ API deprecations: the pin to change now\n');
+    expect(markdown.stdout).toContain(`\n❌ Pin: ${pin}\n`);
+    const junit = await check(['--url', live.url, '--format', 'junit'], { apiKey });
+    expect(junit.code).toBe(1);
+    expect(junit.stdout).toContain('<testsuites name="version-router-check" tests="1" failures="1" errors="0">');
+    expect(junit.stdout).toContain(
+      `    <testcase classname="version-router.pin" name="pinned to v7">\n      <failure type="pin-unlisted" ` +
+        `message="${pin}">${pin}</failure>\n    </testcase>`,
+    );
+  });
+
+  it('exits 1 when the pin names a removed version, and 0 while it names a listed one', async () => {
+    const { apiKey } = await pinnedTo(1);
+    expect((await check(['--url', live.url, '--days', '0'], { apiKey })).code).toBe(0);
+    const removed = await check(['--url', live.url, '--days', '0'], { apiKey, now: V1_SUNSET });
+    expect(removed.code).toBe(1);
+    expect(removed.stdout.split('\n')[1]).toBe(
+      'FAIL pinned to v1, removed on 2027-01-01T00:00:00.000Z: a request that names no version is answered 410 ' +
+        'Gone; pin one of v2 (PUT /consumer/version)',
+    );
   });
 });
 

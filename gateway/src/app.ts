@@ -2,7 +2,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
-import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
+import {
+  DEFAULT_QUERY_KEY_PARAMETERS,
+  baseServerOptions,
+  httpFoundation,
+  queryKeyNames,
+} from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
 import type { Tracing } from '@version-router/platform/tracing';
 import { changelogRoutes, type ChangelogRoutesOptions } from './changelog/routes.js';
@@ -15,9 +20,10 @@ import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
+import { refuseKeysInQuery } from './consumers/query-keys.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerStore } from './consumers/store.js';
-import { DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
+import { DEFAULT_PIN_CHANGES_PER_MINUTE, DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -51,8 +57,15 @@ declare module 'fastify' {
 
 export interface GatewayAppOptions {
   /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by
-   * every 401 of a key (docs/configuration.md). */
-  config: { backendTimeoutMs: number; translationMaxBytes?: number; consumerKeysUrl?: string };
+   * every 401 of a key. queryKeyParameters: QUERY_KEY_PARAMETERS. pinChangesPerMinute: PIN_CHANGES_PER_MINUTE
+   * (docs/configuration.md). */
+  config: {
+    backendTimeoutMs: number;
+    translationMaxBytes?: number;
+    consumerKeysUrl?: string;
+    queryKeyParameters?: readonly string[];
+    pinChangesPerMinute?: number;
+  };
   /** The policy file main.ts read and validated at start. */
   policy: PolicySource;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
@@ -88,11 +101,14 @@ export async function buildApp({
   consumerStore,
   notices: noticesOptions,
 }: GatewayAppOptions): Promise<FastifyInstance> {
-  const app = Fastify(baseServerOptions(logger, tracing));
+  const queryKeyParameters = config.queryKeyParameters ?? DEFAULT_QUERY_KEY_PARAMETERS;
+  const app = Fastify(baseServerOptions(logger, { queryKeyParameters, tracing }));
   // Registered first, so it runs last: the spans of the last requests are sent after everything else has closed.
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
+  // Before any route: a key in the query string is refused on every route, unmatched ones included.
+  app.addHook('onRequest', refuseKeysInQuery(queryKeyNames(queryKeyParameters)));
 
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
@@ -160,7 +176,14 @@ export async function buildApp({
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
   await app.register(deprecationsRoutes, { policies, keys, reader: consumerStore, guides, clock });
-  await app.register(selfServiceRoutes, { policies, store: consumerStore, keys, ledger, clock });
+  await app.register(selfServiceRoutes, {
+    policies,
+    store: consumerStore,
+    keys,
+    ledger,
+    clock,
+    pinChangesPerMinute: config.pinChangesPerMinute ?? DEFAULT_PIN_CHANGES_PER_MINUTE,
+  });
   if (noticesOptions !== undefined) {
     notices = createNotices({
       ...noticesOptions,

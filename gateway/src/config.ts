@@ -12,6 +12,7 @@ import {
   shutdownDelaySchema,
   type DatabaseConfig,
 } from '@version-router/platform/config';
+import { DEFAULT_QUERY_KEY_PARAMETERS } from '@version-router/platform/http-foundation';
 import { serverLimits } from '@version-router/platform/server-limits';
 import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
 
@@ -43,6 +44,10 @@ export interface GatewayConfig {
   consumerKeysUrl: string | undefined;
   /** The OTEL_* variables: undefined when tracing is off (docs/tracing.md#turning-tracing-on). */
   tracing: TracingConfig | undefined;
+  /** QUERY_KEY_PARAMETERS: query parameters redacted in the log, and refused when they hold an API key. */
+  queryKeyParameters: readonly string[];
+  /** PIN_CHANGES_PER_MINUTE: a consumer's own pin changes one replica takes in a minute; more are 429. */
+  pinChangesPerMinute: number;
 }
 
 /**
@@ -198,6 +203,9 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   return { email: { smtpUrl, from }, ...common };
 }
 
+/** PIN_CHANGES_PER_MINUTE when unset. */
+export const DEFAULT_PIN_CHANGES_PER_MINUTE = 10;
+
 /** TRANSLATION_MAX_BYTES when unset: the largest body read whole to be translated. */
 export const DEFAULT_TRANSLATION_MAX_BYTES = 1024 * 1024;
 /** A body below a kibibyte is no order; above 64 MiB, one translated answer would hold a process's memory hostage. */
@@ -224,6 +232,25 @@ const consumerKeysUrlSchema = z
   .refine((text) => !/[\s<>"]/.test(text), 'must not contain spaces, <, > or quotes (it is written into a Link header)')
   .transform((text) => (text === '' ? undefined : text));
 
+/**
+ * QUERY_KEY_PARAMETERS: comma-separated query parameter names, each what a URL can carry unencoded (letters, digits,
+ * `-._~`), compared without regard to case.
+ */
+const queryKeyParametersSchema = z
+  .string()
+  .transform((text) => text.split(',').map((name) => name.trim()))
+  .refine(
+    (names) => names.every((name) => /^[A-Za-z0-9._~-]{1,64}$/.test(name)),
+    'must be a comma-separated list of query parameter names such as api_key,token',
+  );
+
+/** PIN_CHANGES_PER_MINUTE: at least one (a consumer must be able to move), at most ten a second. */
+const pinChangesPerMinuteSchema = z
+  .string()
+  .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 600')
+  .transform(Number)
+  .refine((count) => count >= 1 && count <= 600, 'must be a whole number from 1 to 600');
+
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
 /**
@@ -247,6 +274,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
     TRANSLATION_MAX_BYTES: { schema: translationMaxBytesSchema, default: String(DEFAULT_TRANSLATION_MAX_BYTES) },
     CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
+    QUERY_KEY_PARAMETERS: { schema: queryKeyParametersSchema, default: DEFAULT_QUERY_KEY_PARAMETERS.join(',') },
+    PIN_CHANGES_PER_MINUTE: { schema: pinChangesPerMinuteSchema, default: String(DEFAULT_PIN_CHANGES_PER_MINUTE) },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -266,6 +295,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
     consumerKeysUrl: vars.CONSUMER_KEYS_URL,
     tracing: readTracingConfig(env, 'gateway'),
+    queryKeyParameters: vars.QUERY_KEY_PARAMETERS,
+    pinChangesPerMinute: vars.PIN_CHANGES_PER_MINUTE,
   };
 }
 

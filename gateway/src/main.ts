@@ -38,6 +38,8 @@ await runProcess(async () => {
       backendTimeoutMs: config.backendTimeoutMs,
       translationMaxBytes: config.translationMaxBytes,
       consumerKeysUrl: config.consumerKeysUrl,
+      queryKeyParameters: config.queryKeyParameters,
+      pinChangesPerMinute: config.pinChangesPerMinute,
     },
     policy,
     readPolicy,

@@ -23,6 +23,8 @@ describe('gateway configuration', () => {
       notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
       translationMaxBytes: 1_048_576,
       consumerKeysUrl: undefined,
+      queryKeyParameters: ['api_key', 'apiKey', 'key', 'token'],
+      pinChangesPerMinute: 10,
     });
   });
 
@@ -54,6 +56,8 @@ describe('gateway configuration', () => {
       NOTICES_SEND_TIMEOUT_MS: '2500',
       PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
       TRANSLATION_MAX_BYTES: '65536',
+      QUERY_KEY_PARAMETERS: 'api_key, access_token,x-key',
+      PIN_CHANGES_PER_MINUTE: '3',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -79,6 +83,8 @@ describe('gateway configuration', () => {
         sendTimeoutMs: 2_500,
       },
       translationMaxBytes: 65_536,
+      queryKeyParameters: ['api_key', 'access_token', 'x-key'],
+      pinChangesPerMinute: 3,
     });
   });
 
@@ -122,6 +128,16 @@ describe('gateway configuration', () => {
     [{ TRANSLATION_MAX_BYTES: '1MiB' }, /^TRANSLATION_MAX_BYTES: must be a whole number of bytes \(got "1MiB"\)$/],
     [{ TRANSLATION_MAX_BYTES: '1023' }, /^TRANSLATION_MAX_BYTES: must be between 1024 and 67108864 bytes/],
     [{ API_VERSIONS_FILE: '' }, /^API_VERSIONS_FILE: must name a file \(got ""\)$/],
+    [
+      { QUERY_KEY_PARAMETERS: '' },
+      /^QUERY_KEY_PARAMETERS: must be a comma-separated list of query parameter names such as api_key,token \(got ""\)$/,
+    ],
+    [{ QUERY_KEY_PARAMETERS: 'api_key,,token' }, /^QUERY_KEY_PARAMETERS: must be a comma-separated list/],
+    [{ QUERY_KEY_PARAMETERS: 'api key' }, /^QUERY_KEY_PARAMETERS: must be a comma-separated list/],
+    [{ QUERY_KEY_PARAMETERS: 'key=1' }, /^QUERY_KEY_PARAMETERS: must be a comma-separated list/],
+    [{ PIN_CHANGES_PER_MINUTE: '0' }, /^PIN_CHANGES_PER_MINUTE: must be a whole number from 1 to 600 \(got "0"\)$/],
+    [{ PIN_CHANGES_PER_MINUTE: '601' }, /^PIN_CHANGES_PER_MINUTE: must be a whole number from 1 to 600 \(got "601"\)$/],
+    [{ PIN_CHANGES_PER_MINUTE: 'ten' }, /^PIN_CHANGES_PER_MINUTE: must be a whole number from 1 to 600 \(got "ten"\)$/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
     [{ API_VERSIONS_WATCH: 'no' }, /^API_VERSIONS_WATCH: must be true or false \(got "no"\)$/],
     [{ API_VERSIONS_WATCH: '' }, /^API_VERSIONS_WATCH: must be true or false \(got ""\)$/],

@@ -113,6 +113,8 @@ export async function buildTestGateway(
     adminHost = '127.0.0.1',
     notices,
     consumerKeysUrl,
+    queryKeyParameters,
+    pinChangesPerMinute,
   }: {
     /** CONSUMER_KEYS_URL. */
     consumerKeysUrl?: string;
@@ -125,6 +127,10 @@ export async function buildTestGateway(
     adminToken?: string;
     adminHost?: string;
     notices?: GatewayAppOptions['notices'];
+    /** QUERY_KEY_PARAMETERS; the default when not given. */
+    queryKeyParameters?: readonly string[];
+    /** PIN_CHANGES_PER_MINUTE; the default when not given. */
+    pinChangesPerMinute?: number;
   } = {},
 ): Promise<TestGateway> {
   const { destination, lines: logs } = capturedLog();
@@ -133,7 +139,7 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl },
+    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl, queryKeyParameters, pinChangesPerMinute },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

@@ -13,7 +13,8 @@ export interface CheckArgs {
 export const USAGE = `Usage: version-router-check --url <gateway> [--days 90] [--format text|markdown|junit]
 
 Reads the gateway's GET /deprecations for the consumer whose key is in the environment variable API_KEY, and fails
-when an operation that consumer called is removed, browned out now, or sunsets within --days days.
+when an operation that consumer called is removed, browned out now, or sunsets within --days days, or when its pin
+names a version the gateway no longer lists or has removed.
 
   --url <gateway>   the gateway's public base URL, e.g. https://api.example.com
   --days <n>        a sunset this many days away or closer fails the check (default 90)
@@ -21,7 +22,8 @@ when an operation that consumer called is removed, browned out now, or sunsets w
   --help            this text
 
 Exit status: 0 nothing to change within --days; 1 an operation called is removed, browned out now or sunsets
-within --days; 2 the check could not run (a bad flag, no API_KEY, a refused key, an unreachable gateway).
+within --days, or the pin serves no request; 2 the check could not run (a bad flag, no API_KEY, a refused key, an
+unreachable gateway, an answer that stalls, breaks off or is no report), with one line on stderr.
 `;
 
 /** A command line that cannot be read: its one-line reason. */

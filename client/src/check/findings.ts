@@ -1,4 +1,4 @@
-import type { Brownout, DeprecationsAnswer } from './gateway.js';
+import type { Brownout, DeprecationsAnswer, ListedVersion } from './gateway.js';
 
 /** What is true of an operation now: the first three fail the check. */
 export type Status = 'removed' | 'browned-out' | 'sunset-soon' | 'deprecated';
@@ -23,13 +23,28 @@ export interface Finding {
   breaking: string[];
 }
 
+/**
+ * The consumer's pin when it names a version no request can be served by: one the policy no longer lists
+ * (`unlisted`: a request that names no version is answered 406), or one removed (410). Either fails the check.
+ */
+export interface PinProblem {
+  version: number;
+  problem: 'unlisted' | 'removed';
+  /** When it was removed; null when unlisted. */
+  removedOn: Date | null;
+  /** The versions one may pin now (listed, not removed). */
+  pinnable: number[];
+}
+
 export interface CheckResult {
   consumer: string;
   url: string;
   now: Date;
   days: number;
   findings: Finding[];
-  /** How many findings fail the check. */
+  /** The pin, when it names a version nothing can be served by; null when it is fine, or unknown. */
+  pin: PinProblem | null;
+  /** How many findings fail the check, the pin counted as one. */
   failing: number;
 }
 
@@ -49,10 +64,28 @@ function statusOf(
   return sunsetMs - nowMs <= days * DAY_MS ? 'sunset-soon' : 'deprecated';
 }
 
-/** Every operation of the report, judged at `now` against `--days`: most urgent first, then by version and name. */
+/** The pin's problem, if any, from the versions `GET /versions` lists. */
+function pinProblem(pin: number | null | undefined, listed: ReadonlyMap<number, ListedVersion>): PinProblem | null {
+  if (pin === null || pin === undefined) return null;
+  const pinnable = [...listed.values()].filter(({ phase }) => phase !== 'removed').map(({ version }) => version);
+  const entry = listed.get(pin);
+  if (entry === undefined) return { version: pin, problem: 'unlisted', removedOn: null, pinnable };
+  if (entry.phase !== 'removed') return null;
+  return {
+    version: pin,
+    problem: 'removed',
+    removedOn: entry.sunset === null ? null : new Date(entry.sunset),
+    pinnable,
+  };
+}
+
+/**
+ * Every operation of the report, judged at `now` against `--days`: most urgent first, then by version and name; and
+ * the consumer's pin against the versions listed.
+ */
 export function judge(
   answer: DeprecationsAnswer,
-  brownouts: Map<number, Brownout[]>,
+  listed: ReadonlyMap<number, ListedVersion>,
   url: string,
   now: Date,
   days: number,
@@ -61,7 +94,7 @@ export function judge(
   const findings: Finding[] = [];
   for (const version of answer.versions) {
     const sunsetMs = Date.parse(version.sunset);
-    const brownout = (brownouts.get(version.version) ?? []).find(
+    const brownout = (listed.get(version.version)?.brownouts ?? []).find(
       (window) => Date.parse(window.start) <= nowMs && nowMs < Date.parse(window.end),
     );
     const status = statusOf(version.phase, sunsetMs, brownout, nowMs, days);
@@ -87,5 +120,7 @@ export function judge(
   findings.sort(
     (a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.version - b.version || (a.call < b.call ? -1 : 1),
   );
-  return { consumer: answer.consumer, url, now, days, findings, failing: findings.filter(fails).length };
+  const pin = pinProblem(answer.pinned_version, listed);
+  const failing = findings.filter(fails).length + (pin === null ? 0 : 1);
+  return { consumer: answer.consumer, url, now, days, findings, pin, failing };
 }

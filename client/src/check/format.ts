@@ -1,5 +1,5 @@
 import type { Format } from './args.js';
-import { fails, type CheckResult, type Finding } from './findings.js';
+import { fails, type CheckResult, type Finding, type PinProblem } from './findings.js';
 
 const inDays = (days: number): string =>
   days < 1 ? 'in less than a day' : days === 1 ? 'in 1 day' : `in ${days} days`;
@@ -30,16 +30,35 @@ function moveTo(finding: Finding): string {
   return `move to v${finding.successor}${instead}: ${finding.guide}`;
 }
 
-const verdict = (result: CheckResult): string =>
-  result.failing === 0
-    ? `nothing to change within ${plural(result.days, 'day', 'days')}`
-    : `${plural(result.failing, 'operation', 'operations')} to change now`;
+/** The pin's problem in words: what a request that names no version gets, and what may be pinned instead. */
+function pinText(pin: PinProblem): string {
+  const what =
+    pin.problem === 'unlisted'
+      ? `pinned to v${pin.version}, which the gateway no longer lists: a request that names no version is answered ` +
+        `406 Not Acceptable`
+      : `pinned to v${pin.version}, removed${pin.removedOn === null ? '' : ` on ${pin.removedOn.toISOString()}`}: ` +
+        `a request that names no version is answered 410 Gone`;
+  const choices = pin.pinnable.map((version) => `v${version}`).join(', ');
+  return `${what}; pin ${choices === '' ? 'another version' : `one of ${choices}`} (PUT /consumer/version)`;
+}
+
+/** Operations that fail the check (the pin is counted apart). */
+const failingOperations = (result: CheckResult): number => result.failing - (result.pin === null ? 0 : 1);
+
+function verdict(result: CheckResult): string {
+  if (result.failing === 0) return `nothing to change within ${plural(result.days, 'day', 'days')}`;
+  const operations = failingOperations(result);
+  const parts = operations === 0 ? [] : [plural(operations, 'operation', 'operations')];
+  if (result.pin !== null) parts.push('the pin');
+  return `${parts.join(' and ')} to change now`;
+}
 
 const criterion = (result: CheckResult): string =>
   `removed, browned out now or sunsets within ${plural(result.days, 'day', 'days')}`;
 
 function text(result: CheckResult): string {
   const lines = [`version-router-check: consumer ${result.consumer} at ${result.url}, ${result.now.toISOString()}`];
+  if (result.pin !== null) lines.push(`FAIL ${pinText(result.pin)}`);
   for (const finding of result.findings) {
     const head =
       `${fails(finding) ? 'FAIL' : 'ok  '} ${finding.call} (v${finding.version}, ` +
@@ -47,12 +66,18 @@ function text(result: CheckResult): string {
     lines.push(`${head}: ${statusText(finding)}; ${moveTo(finding)}`);
     if (finding.breaking.length > 0) lines.push(`     breaking: ${finding.breaking.join('; ')}`);
   }
-  if (result.findings.length === 0) lines.push(`OK: ${result.consumer} calls no deprecated or removed version.`);
-  else if (result.failing === 0) lines.push(`OK: no operation ${result.consumer} called is ${criterion(result)}.`);
-  else
+  const operations = failingOperations(result);
+  if (result.pin !== null) lines.push(`FAILED: ${result.consumer} is pinned to a version that serves no request.`);
+  if (operations > 0)
     lines.push(
-      `FAILED: ${plural(result.failing, 'operation', 'operations')} ${result.consumer} called ` +
-        `${result.failing === 1 ? 'is' : 'are'} ${criterion(result)}.`,
+      `FAILED: ${plural(operations, 'operation', 'operations')} ${result.consumer} called ` +
+        `${operations === 1 ? 'is' : 'are'} ${criterion(result)}.`,
+    );
+  if (result.failing === 0)
+    lines.push(
+      result.findings.length === 0
+        ? `OK: ${result.consumer} calls no deprecated or removed version.`
+        : `OK: no operation ${result.consumer} called is ${criterion(result)}.`,
     );
   return `${lines.join('\n')}\n`;
 }
@@ -67,6 +92,7 @@ function markdown(result: CheckResult): string {
     `Consumer \`${result.consumer}\` on ${result.url}, checked ${result.now.toISOString()}. An operation fails the ` +
       `check when it is ${criterion(result)}.`,
   ];
+  if (result.pin !== null) lines.push('', `❌ Pin: ${cell(pinText(result.pin))}`);
   if (result.findings.length === 0) lines.push('', `\`${result.consumer}\` calls no deprecated or removed version.`);
   else {
     lines.push('', '| | Call | Version | Status | Move to | Breaking changes |', '|---|---|---|---|---|---|');
@@ -96,7 +122,15 @@ const xml = (value: string): string =>
 
 /** A JUnit XML report: a test case per call made, failed when it fails the check. */
 function junit(result: CheckResult): string {
-  const tests = Math.max(result.findings.length, 1);
+  const tests = Math.max(result.findings.length + (result.pin === null ? 0 : 1), 1);
+  const pin = result.pin;
+  const pinCase =
+    pin === null
+      ? []
+      : [
+          `    <testcase classname="version-router.pin" name="pinned to v${pin.version}">\n      <failure ` +
+            `type="pin-${pin.problem}" message="${xml(pinText(pin))}">${xml(pinText(pin))}</failure>\n    </testcase>`,
+        ];
   const cases = result.findings.map((finding) => {
     const head = `    <testcase classname="version-router.v${finding.version}" name="${xml(finding.call)}">`;
     const details = [
@@ -108,6 +142,7 @@ function junit(result: CheckResult): string {
     const failure = `<failure type="${xml(finding.status)}" message="${xml(statusText(finding))}">${xml(details)}</failure>`;
     return `${head}\n      ${failure}\n    </testcase>`;
   });
+  cases.unshift(...pinCase);
   // A report without a test case reads as a broken run in some CI systems: none called is one passed case.
   if (cases.length === 0)
     cases.push(

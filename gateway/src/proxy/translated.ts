@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { sendError } from '@version-router/platform/errors';
 import type { UpstreamResponse } from './backend.js';
+import { API_VERSION_REQUESTED_HEADER as VERSION_REQUESTED_HEADER } from './owned-headers.js';
 import type { ResourceMatch } from '../versions/router.js';
 import type { ResourceTranslation, VersionTranslation } from '../translation/engine.js';
 
@@ -12,9 +13,6 @@ import type { ResourceTranslation, VersionTranslation } from '../translation/eng
  * JSON request bodies go forward, 2xx JSON responses are read whole and go backward, and the upstream's ETag
  * and encodings are made to fit the bytes the client gets. Every other answer passes as the base options do.
  */
-
-/** The version the client asked for, for a behaviour no presentation can express. */
-const VERSION_REQUESTED_HEADER = 'api-version-requested';
 
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
 /** The backend decodes a body as JSON whatever its type; the gateway translates one that says it is JSON. */
