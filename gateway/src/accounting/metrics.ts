@@ -93,8 +93,10 @@ export function createGatewayMetrics(
     collect() {
       this.reset();
       const current = policy();
-      const entry = current.versions.find(({ version }) => version === current.defaultVersion);
-      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, clock()) }, 1);
+      const now = clock();
+      const defaultVersion = current.defaultAt(now);
+      const entry = current.versions.find(({ version }) => version === defaultVersion);
+      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, now) }, 1);
     },
   });
   // One series per replica, named by the content it serves: replicas of a job that disagree show as

@@ -21,7 +21,8 @@ export interface PolicyInForce {
   /**
    * Re-reads the policy file; an invalid one changes nothing and says why. SIGHUP, `POST /-/reload` and the
    * file watch (watch.ts) all come through here. Beyond the file's own rules, the moment matters
-   * (load-rules.ts): a removed default_version, or a new brownout window too soon for its notice, is refused.
+   * (load-rules.ts): a removed default_version, a new brownout window too soon for its notice, a backdated
+   * announcement or move of the default is refused.
    */
   reload(): ReloadResult;
 }
@@ -50,7 +51,7 @@ export function createPolicyInForce(
       let result: ReloadResult;
       try {
         const source = read();
-        const problem = problemAtLoad(source.file, clock(), current.policy.versions);
+        const problem = problemAtLoad(source.file, clock(), current.policy);
         if (problem !== undefined)
           throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
         current = activate(source);

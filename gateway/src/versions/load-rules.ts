@@ -1,5 +1,12 @@
 import { ConfigError } from '@version-router/platform/config';
-import type { PolicyFile, VersionEntry } from './policy-file.js';
+import {
+  MIN_NOTICE_MONTHS,
+  addCalendarMonths,
+  defaultVersionAt,
+  type DefaultVersionChange,
+  type PolicyFile,
+  type VersionEntry,
+} from './policy-file.js';
 
 /** A brownout window's notice goes out this long before it starts (the `brownout_in_48_hours` milestone). */
 const BROWNOUT_NOTICE_MS = 48 * 3_600_000;
@@ -12,9 +19,10 @@ export interface LoadProblem {
 
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 
-/** default_version past its sunset: every request that names no version would be answered 410. */
+/** The default in force (default_version, or the last scheduled move due) past its sunset: every request that names no version would be answered 410. */
 function removedDefault(file: PolicyFile, nowMs: number): LoadProblem | undefined {
-  const entry = file.versions.find(({ version }) => version === file.default_version);
+  const defaultVersion = defaultVersionAt(file, nowMs);
+  const entry = file.versions.find(({ version }) => version === defaultVersion);
   if (entry?.sunset === undefined || nowMs < entry.sunset) return undefined;
   const instead = entry.successor === undefined ? 'a version that is served' : `v${entry.successor} (its successor)`;
   return {
@@ -47,18 +55,100 @@ function brownoutTooSoon(file: PolicyFile, nowMs: number, inForce: readonly Vers
   return undefined;
 }
 
+/** Midnight UTC starting the day of `nowMs`: an announcement written as today's date is not backdated. */
+const startOfDay = (nowMs: number): number => Date.parse(new Date(nowMs).toISOString().slice(0, 10));
+const day = (epochMs: number): string => iso(epochMs).slice(0, 10);
+
+/**
+ * A deprecation the reload announces in the past: a version not announced in the policy in force (absent, current,
+ * or announced later than now) whose `announced` is before today, or an announced date moved earlier and into the
+ * past. Either would count notice nobody was given, so a sunset less than 6 months away could pass as 6 months
+ * after its announcement. Today's date is accepted (a date alone is midnight UTC, and an announcement is written
+ * on the day it is made); the refusal names the earliest sunset an announcement made now allows.
+ */
+export function announcedBackdated(
+  file: PolicyFile,
+  nowMs: number,
+  inForce: readonly VersionEntry[],
+): LoadProblem | undefined {
+  const today = startOfDay(nowMs);
+  for (const [index, entry] of file.versions.entries()) {
+    const { announced } = entry;
+    if (entry.status !== 'deprecated' || announced === undefined || announced >= today) continue;
+    const known = inForce.find(({ version }) => version === entry.version);
+    const announcedBefore =
+      known?.status === 'deprecated' && known.announced !== undefined && known.announced <= nowMs
+        ? known.announced
+        : undefined;
+    if (announcedBefore !== undefined && announced >= announcedBefore) continue;
+    const what =
+      announcedBefore === undefined
+        ? `announced ${iso(announced)} is before this reload, and v${entry.version} is not announced in the policy in force`
+        : `announced moved from ${iso(announcedBefore)} to ${iso(announced)}, before this reload`;
+    return {
+      path: `versions.${index}.announced`,
+      message:
+        `version ${entry.version}: ${what}: a deprecation is announced from the day it is made, never backdated; ` +
+        `announce it on ${day(today)} or later, with its sunset on ` +
+        `${iso(addCalendarMonths(today, MIN_NOTICE_MONTHS))} or later`,
+    };
+  }
+  return undefined;
+}
+
+const sameChange = (a: DefaultVersionChange, b: DefaultVersionChange): boolean =>
+  a.at === b.at && a.to === b.to && a.announced === b.announced;
+
+/**
+ * A move of the default the reload schedules (not in the policy in force as it is) that is announced before today or
+ * due before now: it would move the requests that name no version without the announcement their answers carry
+ * ahead of it. Moving the default at once is an edit of default_version, which takes no announcement.
+ */
+export function defaultMoveBackdated(
+  file: PolicyFile,
+  nowMs: number,
+  inForce: readonly DefaultVersionChange[],
+): LoadProblem | undefined {
+  const today = startOfDay(nowMs);
+  for (const [index, change] of (file.default_version_changes ?? []).entries()) {
+    if (inForce.some((known) => sameChange(known, change))) continue;
+    const move = `default move to v${change.to} at ${iso(change.at)}`;
+    if (change.at <= nowMs)
+      return {
+        path: `default_version_changes.${index}.at`,
+        message:
+          `${move} is not after this reload: schedule it after ${iso(nowMs)}, announced on ${day(today)} or later ` +
+          `(to move the default at once, set default_version)`,
+      };
+    if (change.announced < today)
+      return {
+        path: `default_version_changes.${index}.announced`,
+        message: `${move}: announced ${iso(change.announced)} is before this reload; announce it on ${day(today)} or later`,
+      };
+  }
+  return undefined;
+}
+
 /**
  * The rules that depend on when a policy is loaded, beyond the file's own (policy-file.ts): at start and at a
  * reload, default_version must not be removed; at a reload, a new brownout window must leave 48 hours for its
- * notice. At start nothing tells which windows are new, so a window sooner than that is accepted and its notice
- * goes out at once (docs/behaviour.md#the-policy-file). `inForce`: the versions of the policy being replaced.
+ * notice, a deprecation it announces must not be backdated, nor a move of the default it schedules. At start nothing
+ * tells which windows, announcements or moves are new, so none of these is checked
+ * (docs/behaviour.md#the-policy-file). `inForce`: the policy being replaced.
  */
 export function problemAtLoad(
   file: PolicyFile,
   nowMs: number,
-  inForce?: readonly VersionEntry[],
+  inForce?: { readonly versions: readonly VersionEntry[]; readonly defaultChanges: readonly DefaultVersionChange[] },
 ): LoadProblem | undefined {
-  return removedDefault(file, nowMs) ?? (inForce === undefined ? undefined : brownoutTooSoon(file, nowMs, inForce));
+  return (
+    removedDefault(file, nowMs) ??
+    (inForce === undefined
+      ? undefined
+      : (brownoutTooSoon(file, nowMs, inForce.versions) ??
+        announcedBackdated(file, nowMs, inForce.versions) ??
+        defaultMoveBackdated(file, nowMs, inForce.defaultChanges)))
+  );
 }
 
 /** The policy file read at start, refused (the process's one line, naming the file and the JSON path) on a problem. */
