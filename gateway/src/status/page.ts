@@ -90,17 +90,17 @@ function registeredSection(
   const since = list.requests_since.slice(0, 10);
   const rows = list.consumers.map(
     (row) =>
-      html`<tr><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}</tr>`,
+      html`<tr${row.done ? html` class="done"` : ''}><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td>${row.pinned_version === null ? 'default' : `v${row.pinned_version}`}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}<td>${row.done ? 'done' : row.active ? 'still calling' : 'no recent call'}</td></tr>`,
   );
   const contacts = html`Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
   return html`${heading}
 <table class="registered" data-version="${version}">
-<thead><tr><th>consumer (API-Key)</th><th>name</th><th class="num">requests since ${since}</th><th>last seen</th></tr></thead>
+<thead><tr><th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since ${since}</th><th>last seen</th><th>state</th></tr></thead>
 <tbody>
 ${join(rows)}
 </tbody>
 </table>
-<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>${turnedAway}`;
+<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. "Done": its pin is on another version and it made no call of v${version} since it moved; "still calling": a call in the last 30 days, after its last pin move, that would still get v${version}. ${contacts}</p>${turnedAway}`;
 }
 
 /** The registered consumers the version turned away as closed to new consumers (none of them is one of its users). */

@@ -43,7 +43,13 @@ export async function statusRoutes(
     const nowMs = usage.clock();
     // Both reads at once, each bounded by the page's wait for the store: a slow store holds the page that long at most.
     const [registered, noticeFigures] = await Promise.all([
-      readRegisteredConsumers(reader, consumerVersions(policy, usage.consumers, nowMs), nowMs, request.log),
+      readRegisteredConsumers(
+        reader,
+        consumerVersions(policy, usage.consumers, nowMs),
+        policy.defaultAt(nowMs),
+        nowMs,
+        request.log,
+      ),
       notices === undefined ? undefined : readNoticeFigures(notices, policy, nowMs, request.log),
     ]);
     // It names clients and changes every second: no shared or stale copy.
