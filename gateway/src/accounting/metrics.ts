@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
-import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
+import { NOTICE_KINDS, type NoticeKind } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
@@ -16,7 +16,7 @@ export interface GatewayMetrics {
    * One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried,
    * failed, skipped.
    */
-  countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
+  countNotice(milestone: NoticeKind, channel: Channel, result: NoticeResult): void;
 }
 
 /** The requests of one `api_version_requests_total` series. */
@@ -166,7 +166,7 @@ export function createGatewayMetrics(
     labelNames: ['milestone', 'channel', 'result'] as const,
     registers: [registry],
   });
-  for (const milestone of MILESTONES)
+  for (const milestone of NOTICE_KINDS)
     for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);
