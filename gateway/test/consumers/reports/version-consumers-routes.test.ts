@@ -310,6 +310,7 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
             };
           },
           reload: () => ({ ok: true }),
+          validate: () => ({ ok: true }),
         },
         reader: opened.opened.store,
         noticesSentFor: (version) => opened.notices.sentOf(version),
