@@ -66,7 +66,7 @@ const day = (epochMs: number): string => iso(epochMs).slice(0, 10);
  * after its announcement. Today's date is accepted (a date alone is midnight UTC, and an announcement is written
  * on the day it is made); the refusal names the earliest sunset an announcement made now allows.
  */
-export function announcedBackdated(
+function announcedBackdated(
   file: PolicyFile,
   nowMs: number,
   inForce: readonly VersionEntry[],
@@ -104,7 +104,7 @@ const sameChange = (a: DefaultVersionChange, b: DefaultVersionChange): boolean =
  * due before now: it would move the requests that name no version without the announcement their answers carry
  * ahead of it. Moving the default at once is an edit of default_version, which takes no announcement.
  */
-export function defaultMoveBackdated(
+function defaultMoveBackdated(
   file: PolicyFile,
   nowMs: number,
   inForce: readonly DefaultVersionChange[],

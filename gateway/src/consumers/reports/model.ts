@@ -88,7 +88,7 @@ function breakingChangesOf(
  * A ledger operation of `version` as the reports name it: the method and path the requests used, how they named
  * the version, the call in that form, and what to send instead for `successor` in the same form.
  */
-export function operationCall(
+function operationCall(
   operation: string,
   version: number,
   successor: number | null,
