@@ -56,6 +56,12 @@ export const processes = {
   } satisfies ProcessFacts<ReturnType<typeof loadBackendConfig>>,
 };
 
+/**
+ * The connections a migration command holds: node-pg-migrate runs on the one client platform/src/postgres/migrate.ts
+ * opens, which also holds the advisory lock.
+ */
+export const MIGRATION_CONNECTIONS = 1;
+
 /** A process's migration command, as the migration Job runs it (its image, the built file, what it reads). */
 export interface MigrationCommandFacts {
   /** The process whose image holds the command (the container and build target name). */
