@@ -11,6 +11,7 @@ import { migrationEntries, repoRoot } from '../../scripts/paths.mjs';
 import { MIGRATE_COMMAND as GATEWAY_MIGRATE_COMMAND } from '../../gateway/src/database/migrate.js';
 import { MIGRATE_COMMAND as BACKEND_MIGRATE_COMMAND } from '../../services/users-orders/src/users/postgres/migrate.js';
 import { consumerWithKey, statusWith } from '../consumers/support.js';
+import { eventually } from '../support/eventually.mjs';
 import { readRepoFile } from '../support/repo-file.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startGateway, startService, type ServiceProcess } from './process-stack.js';
@@ -222,8 +223,24 @@ describe('processes that never change the schema (DATABASE_MIGRATIONS=check)', (
     const database = await createDatabase(`${DATABASE}_waiting`);
     const starting = startBackend({ ...checking(database), DATABASE_MIGRATION_TIMEOUT_MS: '60000' });
     starting.catch(() => undefined);
-    // Started before the Job: it waits (no history yet, and the role may not even see one), then starts.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Started before the Job: once it has read the (missing) history, the Job runs; the backend then starts.
+    const observer = new pg.Client({ connectionString: superuser(database) });
+    await observer.connect();
+    try {
+      await eventually(
+        "the backend's first read of the migration history",
+        async () => {
+          const { rows } = await observer.query<{ reads: number }>(
+            "SELECT count(*)::int AS reads FROM pg_stat_activity WHERE usename = $1 AND query LIKE '%pgmigrations%'",
+            [APP],
+          );
+          return (rows[0]?.reads ?? 0) > 0;
+        },
+        { timeoutMs: 30_000 },
+      );
+    } finally {
+      await observer.end();
+    }
     await migrateAsJob(database);
     const backend = await starting;
     try {
