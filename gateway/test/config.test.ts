@@ -49,6 +49,7 @@ describe('gateway configuration', () => {
       ADMIN_TOKEN: 'a-token-of-16-ch',
       DATABASE_URL: 'postgres://gw:s3cret@db:5432/fleet',
       DATABASE_POOL_MAX: '4',
+      DATABASE_MIGRATIONS: 'check',
       GATEWAY_DATA_DIR: '/var/lib/gateway',
       SMTP_URL: 'smtps://notices:p4ss@mail.example.com:465',
       NOTICE_FROM: 'API team <api@example.com>',
@@ -71,7 +72,12 @@ describe('gateway configuration', () => {
       shutdownDelayMs: 5_000,
       logLevel: 'warn',
       adminToken: 'a-token-of-16-ch',
-      database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4, migrationTimeoutMs: 600_000 },
+      database: {
+        url: 'postgres://gw:s3cret@db:5432/fleet',
+        poolMax: 4,
+        migrationTimeoutMs: 600_000,
+        migrations: 'check',
+      },
       dataDir: '/var/lib/gateway',
       notices: {
         email: {

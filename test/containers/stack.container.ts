@@ -28,6 +28,7 @@ import { eventually } from '../support/eventually.mjs';
 import { ComposeProject, bash, docker, healthy, inspect, waitForContainer } from './docker.js';
 import { STANDIN_NODE_IMAGE, findEngine } from './engine.js';
 import { maildevEmails, waitForEmail } from './maildev-api.js';
+import { scrapeJobs } from '../ops/scrape-jobs.js';
 import { promQuery as queryPrometheus, type PromSample } from './prometheus-api.js';
 
 const PROJECT = 'version-router-test';
@@ -152,11 +153,11 @@ describe.skipIf(!engine.reachable)(
             const byJob = Object.fromEntries(
               samples.map((sample): [string, string] => [sample.metric.job ?? '', sample.value[1]]),
             );
-            return byJob.gateway === '1' && byJob.backend === '1' ? byJob : undefined;
+            return byJob[scrapeJobs.gateway] === '1' && byJob[scrapeJobs.backend] === '1' ? byJob : undefined;
           },
           { timeoutMs: 60_000, intervalMs: 500 },
         );
-        expect(up).toEqual({ gateway: '1', backend: '1' });
+        expect(up).toEqual({ [scrapeJobs.gateway]: '1', [scrapeJobs.backend]: '1' });
       });
 
       it('api:deprecated_version_share:ratio_rate5m reports the share of v1 requests sent', async () => {

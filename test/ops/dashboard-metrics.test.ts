@@ -114,8 +114,8 @@ describe('ops/ PromQL', () => {
     );
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
       expect.arrayContaining([
-        `min by (instance) (db_up{job="backend", ${deployment}})`,
-        `min by (instance) (backend_up{job="gateway", ${deployment}})`,
+        `min by (instance) (db_up{job="version-router-backend", ${deployment}})`,
+        `min by (instance) (backend_up{job="version-router-gateway", ${deployment}})`,
       ]),
     );
     expect(rules.expressions.length).toBe(18);
