@@ -17,6 +17,7 @@ import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerStore } from './consumers/store.js';
 import { DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
+import { noticedBrownouts } from './notices/due.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -28,6 +29,7 @@ import { createTranslatedForwarding } from './proxy/translated.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
+import { createPolicyProblems } from './versions/policy-problems.js';
 import type { PolicySource } from './versions/policy-file.js';
 import { watchPolicyFile } from './versions/watch.js';
 
@@ -95,6 +97,7 @@ export async function buildApp({
   const metrics = createGatewayMetrics(registry, {
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
+    policyProblems: () => problems.brokenNow(),
     consumerSeries: () => usage.consumers.series(),
     backendAnswers: () => backendAnswers(pool),
     clock,
@@ -118,6 +121,17 @@ export async function buildApp({
   );
   const defaultWatch = watchDefaultVersion({ policies, clock, logger });
   defaultWatch.check(true);
+  const noticeStore = noticesOptions?.store;
+  const problems = createPolicyProblems({
+    policies,
+    clock,
+    logger,
+    noticedWindows:
+      noticeStore === undefined
+        ? undefined
+        : async (versions) => noticedBrownouts(await noticeStore.recorded(versions)),
+  });
+  await problems.checkStart();
   app.addHook('onClose', async () => defaultWatch.close());
   app.decorate('versionPolicies', policies);
   if (watchPolicy !== undefined) {
