@@ -40,6 +40,11 @@ export interface GatewayConfig {
   translationMaxBytes: number;
   /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
   consumerKeysUrl: string | undefined;
+  /**
+   * GATEWAY_CLOCK_START: the instant the gateway's clock reads at start, advancing in real time from there (a
+   * rehearsal of the policy's dates); undefined: the machine's clock. Refused with NODE_ENV=production.
+   */
+  clockStartMs: number | undefined;
 }
 
 /**
@@ -221,6 +226,23 @@ const consumerKeysUrlSchema = z
   .refine((text) => !/[\s<>"]/.test(text), 'must not contain spaces, <, > or quotes (it is written into a Link header)')
   .transform((text) => (text === '' ? undefined : text));
 
+/** GATEWAY_CLOCK_START: a date or an RFC 3339 date-time with offset, as the policy file writes its instants. */
+const clockStartSchema = z
+  .union([z.literal(''), z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: 'must be a date (2029-10-03) or an RFC 3339 date-time (2029-10-03T12:00:00Z)',
+  })
+  .transform((text) => (text === '' ? undefined : Date.parse(text)));
+
+/** A moved clock is for rehearsals: a production gateway must answer at the real date. */
+function readClockStart(env: NodeJS.ProcessEnv, raw: number | undefined): number | undefined {
+  if (raw !== undefined && env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
+  return raw;
+}
+
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
 /**
@@ -244,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
     TRANSLATION_MAX_BYTES: { schema: translationMaxBytesSchema, default: String(DEFAULT_TRANSLATION_MAX_BYTES) },
     CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
+    GATEWAY_CLOCK_START: { schema: clockStartSchema, default: '' },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -262,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     notices: readNoticesConfig(env),
     translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
     consumerKeysUrl: vars.CONSUMER_KEYS_URL,
+    clockStartMs: readClockStart(env, vars.GATEWAY_CLOCK_START),
   };
 }
 

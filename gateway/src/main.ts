@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { clockStartingAt } from '@version-router/platform/clock';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
@@ -16,6 +17,13 @@ await runProcess(async () => {
   // The file's own rules refuse a start; those that depend on the date never do (the app says so instead).
   const policy = readPolicy();
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
+  const clock = config.clockStartMs === undefined ? Date.now : clockStartingAt(config.clockStartMs);
+  if (config.clockStartMs !== undefined)
+    logger.warn(
+      { clockStart: new Date(config.clockStartMs).toISOString() },
+      'the clock is moved for a rehearsal (GATEWAY_CLOCK_START): the policy, the notices and the ledger run at that ' +
+        'date, advancing in real time',
+    );
   const registry = createRegistry();
   // Consumers and keys must be readable before the first request: a database that cannot be opened or migrated
   // stops the start.
@@ -37,7 +45,7 @@ await runProcess(async () => {
     policy,
     readPolicy,
     watchPolicy: config.watchPolicy ? { path: config.policyPath } : undefined,
-    clock: Date.now,
+    clock,
     backendUrl: config.backendUrl,
     logger,
     registry,
@@ -54,7 +62,7 @@ await runProcess(async () => {
     replica: hostname(),
     adminToken: config.adminToken,
     host: config.adminHost,
-    clock: Date.now,
+    clock,
   }).catch(async (err: unknown) => {
     await app.close();
     throw err;

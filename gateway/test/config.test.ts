@@ -23,7 +23,24 @@ describe('gateway configuration', () => {
       notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
       translationMaxBytes: 1_048_576,
       consumerKeysUrl: undefined,
+      clockStartMs: undefined,
     });
+  });
+
+  it('takes GATEWAY_CLOCK_START as a date or a date-time with offset, outside production', () => {
+    expect(loadConfig({ GATEWAY_CLOCK_START: '2029-10-03' }).clockStartMs).toBe(Date.parse('2029-10-03T00:00:00Z'));
+    expect(loadConfig({ GATEWAY_CLOCK_START: '2029-10-03T14:00:00+02:00', NODE_ENV: 'development' }).clockStartMs).toBe(
+      Date.parse('2029-10-03T12:00:00Z'),
+    );
+    expect(loadConfig({ GATEWAY_CLOCK_START: '', NODE_ENV: 'production' }).clockStartMs).toBeUndefined();
+    expect(errorOf({ GATEWAY_CLOCK_START: 'next tuesday' })).toBe(
+      'GATEWAY_CLOCK_START: must be a date (2029-10-03) or an RFC 3339 date-time (2029-10-03T12:00:00Z) (got ' +
+        '"next tuesday")',
+    );
+    expect(errorOf({ GATEWAY_CLOCK_START: '2029-10-03', NODE_ENV: 'production' })).toBe(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
   });
 
   it('takes CONSUMER_KEYS_URL, the page a 401 names for getting an API key', () => {
@@ -54,6 +71,7 @@ describe('gateway configuration', () => {
       NOTICES_SEND_TIMEOUT_MS: '2500',
       PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
       TRANSLATION_MAX_BYTES: '65536',
+      GATEWAY_CLOCK_START: '2029-10-03T12:00:00Z',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -79,6 +97,7 @@ describe('gateway configuration', () => {
         sendTimeoutMs: 2_500,
       },
       translationMaxBytes: 65_536,
+      clockStartMs: Date.parse('2029-10-03T12:00:00Z'),
     });
   });
 

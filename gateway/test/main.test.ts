@@ -28,6 +28,11 @@ describe('the built gateway with a bad configuration', () => {
         `2026-12-01T00:00:00.000Z)`,
     ],
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
+    [
+      { GATEWAY_CLOCK_START: '2029-10-03', NODE_ENV: 'production' },
+      'invalid configuration: GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with ' +
+        'NODE_ENV=production (unset it; GET /versions?at= previews a date in production)',
+    ],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
     [
       { SHUTDOWN_DELAY_MS: '60000' },

@@ -95,6 +95,37 @@ describe('process stack: a version past its sunset', () => {
   );
 });
 
+describe('process stack: a gateway on a moved clock (GATEWAY_CLOCK_START)', () => {
+  const shipped = JSON.parse(
+    readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8'),
+  ) as { versions: { version: number; sunset?: string }[] };
+  const sunset = Date.parse(shipped.versions.find(({ version }) => version === 1)?.sunset ?? '');
+  let moved: ServiceProcess;
+  beforeAll(async () => {
+    moved = await startGateway(stack.backend.apiUrl, {
+      GATEWAY_CLOCK_START: new Date(sunset + 86_400_000).toISOString(),
+    });
+  });
+  afterAll(async () => {
+    await moved?.stop();
+  });
+
+  it("serves the shipped policy as on the day after v1's sunset, and says its clock is moved", async () => {
+    expect(moved.logs.find((line) => line.msg?.toString().startsWith('the clock is moved'))).toMatchObject({
+      level: 40,
+      clockStart: new Date(sunset + 86_400_000).toISOString(),
+    });
+    const v1 = await fetch(`${moved.apiUrl}/v1/orders/ord-1001`);
+    expect(v1.status).toBe(410);
+    expect(await v1.json()).toMatchObject({ error: 'version_removed' });
+    expect((await fetch(`${moved.apiUrl}/orders/ord-1001`)).headers.get('api-version')).toBe('2');
+    const versions = (await (await fetch(`${moved.apiUrl}/versions`)).json()) as { versions: { phase: string }[] };
+    expect(versions.versions[0]?.phase).toBe('removed');
+    // The machine's clock is untouched: the gateway that runs on it still serves v1.
+    expect((await fetch(`${stack.gatewayUrl}/v1/orders/ord-1001`)).status).toBe(200);
+  });
+});
+
 describe('process stack: consumer log', () => {
   it(
     "logs a deprecated version's request with version, route, status, User-Agent and X-Client-Id on its one " + 'line',
