@@ -13,6 +13,7 @@ import {
   type DatabaseConfig,
 } from '@version-router/platform/config';
 import { serverLimits } from '@version-router/platform/server-limits';
+import { instant, instantRule } from './versions/policy-file.js';
 
 export interface GatewayConfig {
   host: string;
@@ -227,11 +228,9 @@ const consumerKeysUrlSchema = z
   .transform((text) => (text === '' ? undefined : text));
 
 /** GATEWAY_CLOCK_START: a date or an RFC 3339 date-time with offset, as the policy file writes its instants. */
-const clockStartSchema = z
-  .union([z.literal(''), z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: 'must be a date (2029-10-03) or an RFC 3339 date-time (2029-10-03T12:00:00Z)',
-  })
-  .transform((text) => (text === '' ? undefined : Date.parse(text)));
+const clockStartSchema = z.union([z.literal('').transform(() => undefined), instant], {
+  error: instantRule,
+});
 
 /** A moved clock is for rehearsals: a production gateway must answer at the real date. */
 function readClockStart(env: NodeJS.ProcessEnv, raw: number | undefined): number | undefined {

@@ -34,7 +34,7 @@ describe('gateway configuration', () => {
     );
     expect(loadConfig({ GATEWAY_CLOCK_START: '', NODE_ENV: 'production' }).clockStartMs).toBeUndefined();
     expect(errorOf({ GATEWAY_CLOCK_START: 'next tuesday' })).toBe(
-      'GATEWAY_CLOCK_START: must be a date (2029-10-03) or an RFC 3339 date-time (2029-10-03T12:00:00Z) (got ' +
+      'GATEWAY_CLOCK_START: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z) (got ' +
         '"next tuesday")',
     );
     expect(errorOf({ GATEWAY_CLOCK_START: '2029-10-03', NODE_ENV: 'production' })).toBe(

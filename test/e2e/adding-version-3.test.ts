@@ -191,6 +191,8 @@ describe('"Adding a version 3" in docs/architecture.md', () => {
     ['/v2/orders/ord-1001', {}, '</v3/orders/ord-1001>'],
     ['/api/v2/orders/ord-1001', {}, '</api/v3/orders/ord-1001>'],
     ['/orders/ord-1001', { 'api-version': '2' }, '</v3/orders/ord-1001>'],
+    // default_version stays 2, as the section says.
+    ['/orders/ord-1001', {}, '</v3/orders/ord-1001>'],
   ])('GET %s %j answers v2 as before, translated from v3, deprecated in favour of v3', async (path, headers, link) => {
     const res = await gateway(path, headers);
     expect(res.status).toBe(200);
@@ -204,7 +206,7 @@ describe('"Adding a version 3" in docs/architecture.md', () => {
   it.each([
     ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>'],
     ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>'],
-    ['/orders/ord-1001', {}, '</v2/orders/ord-1001>'],
+    ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>'],
   ])('GET %s %j answers SPEC’s v1 through both translations, v2 still its successor', async (path, headers, link) => {
     const res = await gateway(path, headers);
     expect(res.status).toBe(200);
