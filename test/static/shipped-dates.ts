@@ -6,6 +6,7 @@
  * key requirement, closed_to_new).
  */
 import { type PolicyFile } from '../../gateway/src/versions/policy-file.js';
+import { readmeCurls } from '../support/readme-curls.js';
 import { createVersionPolicy, type VersionAnswer } from '../../gateway/src/versions/policy.js';
 
 /** One README curl of a versioned resource and what it promises. */
@@ -20,19 +21,14 @@ export interface CurlExample {
   phase: 'deprecated' | 'current';
 }
 
-/** The curls of the README's block of examples that name a version (by path or header); others pass through. */
+/** The README's curls that name a version (by path or header) and what each promises; the others pass through. */
 export function curlExamples(readme: string): CurlExample[] {
-  return readme
-    .split('\n')
-    .filter((line) => /^curl .*localhost:8080\//.test(line))
-    .flatMap((line): CurlExample[] => {
-      const url = /localhost:8080(\/\S*)/.exec(line)?.[1] ?? '';
-      const pathVersion = /^(?:\/api)?\/v(\d+)\//.exec(url)?.[1];
-      const header = /-H '(?:API-Version|api-version): (\d+)'/.exec(line)?.[1];
-      if (pathVersion === undefined && header === undefined) return [];
-      const comment = line.slice(line.indexOf('#') + 1);
-      return [{ line, pathVersion, header, phase: comment.includes('Deprecation') ? 'deprecated' : 'current' }];
-    });
+  return readmeCurls(readme).flatMap(({ line, path, headers, promise }): CurlExample[] => {
+    if (promise === 'created') return [];
+    const pathVersion = /^(?:\/api)?\/v(\d+)\//.exec(path)?.[1];
+    const header = headers['API-Version'];
+    return [{ line, pathVersion, header, phase: promise.deprecated ? 'deprecated' : 'current' }];
+  });
 }
 
 /** Why the answer breaks the example's promise, or undefined when it keeps it. */

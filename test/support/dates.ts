@@ -1,6 +1,6 @@
 /**
  * Dates for the policies of tests that run real processes, which read the machine's clock: computed from now, so
- * no such test fails on a day of the calendar (docs/testing.md, "Dates in tests"). Tests of an app built in the test
+ * no such test fails on a day of the calendar (docs/testing.md#two-years-ahead). Tests of an app built in the test
  * inject a clock instead (gateway/test/helpers.ts `TODAY`).
  */
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 /**
- * The environment variables by which Debian's `faketime` moves a process's clock (docs/testing.md, "Two years
- * ahead"): libfaketime preloaded through LD_PRELOAD, and its FAKETIME* settings. Children inherit them.
+ * The environment variables by which Debian's `faketime` moves a process's clock (docs/testing.md#two-years-ahead):
+ * libfaketime preloaded through LD_PRELOAD, and its FAKETIME* settings. Children inherit them.
  */
 const isClockVariable = (name: string): boolean => name === 'LD_PRELOAD' || name.startsWith('FAKETIME');
 
