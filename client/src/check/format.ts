@@ -105,10 +105,8 @@ function junit(result: CheckResult): string {
       ...finding.breaking.map((change) => `breaking: ${change}`),
     ].join('\n');
     if (!fails(finding)) return `${head}\n      <system-out>${xml(details)}</system-out>\n    </testcase>`;
-    return (
-      `${head}\n      <failure type="${finding.status}" message="${xml(statusText(finding))}">${xml(details)}<` +
-      `/failure>\n    </testcase>`
-    );
+    const failure = `<failure type="${xml(finding.status)}" message="${xml(statusText(finding))}">${xml(details)}</failure>`;
+    return `${head}\n      ${failure}\n    </testcase>`;
   });
   // A report without a test case reads as a broken run in some CI systems: none called is one passed case.
   if (cases.length === 0)
@@ -118,11 +116,11 @@ function junit(result: CheckResult): string {
       )}"/>`,
     );
   const counts = `tests="${tests}" failures="${result.failing}" errors="0"`;
+  const timestamp = result.now.toISOString();
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="version-router-check" ${counts}>`,
-    `  <testsuite name="${xml(`API deprecations of ${result.consumer}`)}" ${counts} timestamp="` +
-      `${result.now.toISOString()}">`,
+    `  <testsuite name="${xml(`API deprecations of ${result.consumer}`)}" ${counts} timestamp="${timestamp}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

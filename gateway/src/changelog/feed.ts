@@ -1,4 +1,5 @@
 import { Feed } from 'feed';
+import { html } from '../html/template.js';
 import { CHANGELOG_PATH } from '../versions/discovery.js';
 import { changesPath, type VersionPolicy } from '../versions/policy.js';
 import { readableInstant } from '../versions/readable-instant.js';
@@ -31,7 +32,7 @@ function titleOf(event: LifecycleEvent): string {
   }
 }
 
-/** What a person reads: when, what a request gets then, and what to move to. Plain text, valid as HTML. */
+/** What a person reads: when, what a request gets then, and what to move to. Plain text. */
 function summaryOf(event: LifecycleEvent): string {
   const { version, sunset, successor } = event;
   const move = `Its successor is version ${successor}.`;
@@ -102,9 +103,8 @@ export function renderChangelog(policy: VersionPolicy, nowMs: number, origin: st
       date: new Date(event.at),
       published: new Date(event.at),
       description: summary,
-      content:
-        `<p>${summary}</p>\n<p><a href="${guide}">What changes from version ${event.version} to version ` +
-        `${event.successor}</a></p>`,
+      content: html`<p>${summary}</p>
+<p><a href="${guide}">What changes from version ${event.version} to version ${event.successor}</a></p>`.toString(),
     });
   }
   return { xml: feed.atom1(), nextChangeAt: upcoming?.at };

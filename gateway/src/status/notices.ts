@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
-import { escapeText } from '../html/self-contained.js';
+import { html, join, type Html } from '../html/template.js';
 import type { NoticeStore, VersionNotices } from '../notices/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import { withinStoreWait, type RegisteredConsumers, type StoreUnavailable } from './registered.js';
@@ -43,14 +43,15 @@ export function noticesSection(
   nowMs: number,
   registered: RegisteredConsumers,
   figures: NoticeFigures,
-): string {
-  const sections: string[] = [];
+): Html {
+  const sections: Html[] = [];
   for (const version of noticeVersions(policy, nowMs)) {
-    const heading = `<h2 id="notices-v${version}">Notices about v${version}</h2>`;
+    const heading = html`<h2 id="notices-v${version}">Notices about v${version}</h2>`;
     const consumers = registered === 'store unavailable' ? undefined : registered.get(version)?.consumers;
     const notices = figures === 'store unavailable' ? undefined : figures.get(version);
     if (consumers === undefined || notices === undefined) {
-      sections.push(`${heading}\n<p class="note">Unknown: the consumer store cannot be read.</p>`);
+      sections.push(html`${heading}
+<p class="note">Unknown: the consumer store cannot be read.</p>`);
       continue;
     }
     const active = consumers
@@ -59,37 +60,26 @@ export function noticesSection(
     const notified = active.filter((id) => notices.notified.has(id)).length;
     const lines = [
       heading,
-      `<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>` +
-        `${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
+      html`<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
     ];
-    if (notices.possiblyTwice > 0) {
+    if (notices.possiblyTwice > 0)
       lines.push(
-        `<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same ` +
-          `id: a replica stopped during their delivery.</p>`,
+        html`<p class="note">${notices.possiblyTwice} sent notices may have reached their consumer twice, with the same id: a replica stopped during their delivery.</p>`,
       );
-    }
     if (notices.failed.length > 0) {
-      const rows = notices.failed
-        .map(
-          (failed) =>
-            `<tr><td class="consumer">${escapeText(failed.consumerId)}</td><td>` +
-            `${failed.milestone}${failed.occasion === '' ? '' : ` ${escapeText(failed.occasion)}`}</td>` +
-            `<td>${failed.channel}</td><td class="num">${failed.attempts}</td><td class="wrap">` +
-            `${escapeText(failed.lastError)}</td></tr>`,
-        )
-        .join('\n');
-      lines.push(
-        `<table class="notice-failures" data-version="${version}">
+      const rows = notices.failed.map((failed) => {
+        const occasion = failed.occasion === '' ? '' : ` ${failed.occasion}`;
+        return html`<tr><td class="consumer">${failed.consumerId}</td><td>${failed.milestone}${occasion}</td><td>${failed.channel}</td><td class="num">${failed.attempts}</td><td class="wrap">${failed.lastError}</td></tr>`;
+      });
+      lines.push(html`<table class="notice-failures" data-version="${version}">
 <caption>Notices given up after 24 h of retries (the latest ${notices.failed.length}).</caption>
-<thead><tr><th>consumer</th><th>milestone</th><th>channel</th><th class="num">attempts</th><th>last ` +
-          `error</th></tr></thead>
+<thead><tr><th>consumer</th><th>milestone</th><th>channel</th><th class="num">attempts</th><th>last error</th></tr></thead>
 <tbody>
-${rows}
+${join(rows)}
 </tbody>
-</table>`,
-      );
+</table>`);
     }
-    sections.push(lines.join('\n'));
+    sections.push(join(lines));
   }
-  return sections.join('\n');
+  return join(sections);
 }

@@ -48,7 +48,8 @@ export async function statusRoutes(
     ]);
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
-    const noticeSections = noticeFigures === undefined ? '' : noticesSection(policy, nowMs, registered, noticeFigures);
+    const noticeSections =
+      noticeFigures === undefined ? undefined : noticesSection(policy, nowMs, registered, noticeFigures);
     return renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections, pinned: pinnedConsumers?.() });
   });
 }

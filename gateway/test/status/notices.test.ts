@@ -27,7 +27,7 @@ async function section(
     nowMs,
     await readRegisteredConsumers(consumers, versions, nowMs, log),
     await readNoticeFigures(opened.notices, policy, nowMs, log),
-  );
+  ).toString();
 }
 
 describe("the status page's notices", () => {
