@@ -467,7 +467,10 @@ describe.skipIf(!engine.reachable)(
             60_000,
           );
           const sunset = v1(JSON.parse(originalPolicy) as PolicyFile).sunset?.slice(0, 10);
-          expect(notice.subject).toMatch(new RegExp(`^API v1 will be removed in \\d+ days?, on ${sunset}$`));
+          // The milestone due today: the announcement, or one of the 90, 30 and 7 days before the sunset.
+          expect(notice.subject).toMatch(
+            new RegExp(`^API v1 (is deprecated: it will be removed|will be removed in \\d+ days?,) on ${sunset}$`),
+          );
           expect(notice.from.map(({ address }) => address)).toEqual(['api-versions@example.com']);
           expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
           expect(notice.text).toContain(`Hello Notice Team ${tag},`);

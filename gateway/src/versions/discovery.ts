@@ -15,14 +15,14 @@ export interface DiscoveryOptions {
 }
 
 /**
- * The instant a preview asks for (`?at=`, a date or an RFC 3339 date-time, as the policy writes them), now when it
- * asks for none, or undefined when `at` is no such instant (or given twice).
+ * The instant a preview asks for (`?at=`, a date or an RFC 3339 date-time, as the policy writes them): undefined when
+ * it asks for none, 'invalid' when `at` is no such instant (or is given twice).
  */
-export function previewInstant(query: unknown, nowMs: number): number | undefined {
+export function previewInstant(query: unknown): number | undefined | 'invalid' {
   const at = (query as Record<string, unknown> | undefined)?.at;
-  if (at === undefined) return nowMs;
+  if (at === undefined) return undefined;
   const parsed = instant.safeParse(at);
-  return parsed.success ? parsed.data : undefined;
+  return parsed.success ? parsed.data : 'invalid';
 }
 
 /** What a 400 of a preview says about its `at`. */
@@ -41,10 +41,9 @@ export async function discoveryRoutes(app: FastifyInstance, { policies, clock }:
   app.get('/versions', async (request, reply) => {
     const { policy, sha256 } = policies.current;
     void reply.header('link', `<${CHANGELOG_PATH}>; rel="alternate"; type="${ATOM_MEDIA_TYPE}"`);
-    const asked = (request.query as Record<string, unknown>).at !== undefined;
-    const atMs = previewInstant(request.query, clock());
-    if (atMs === undefined) return sendError(reply, 400, 'invalid date', INVALID_AT);
-    const preview = asked ? { at: new Date(atMs).toISOString() } : {};
-    return { ...policy.describe(atMs), ...preview, changelog: CHANGELOG_PATH, policy_sha256: sha256 };
+    const atMs = previewInstant(request.query);
+    if (atMs === 'invalid') return sendError(reply, 400, 'invalid date', INVALID_AT);
+    const preview = atMs === undefined ? {} : { at: new Date(atMs).toISOString() };
+    return { ...policy.describe(atMs ?? clock()), ...preview, changelog: CHANGELOG_PATH, policy_sha256: sha256 };
   });
 }
