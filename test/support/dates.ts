@@ -6,8 +6,7 @@
 const DAY_MS = 86_400_000;
 
 /** The instant `days` from now (negative: ago), RFC 3339 UTC. */
-export const daysFromNow = (days: number, nowMs: number = Date.now()): string =>
-  new Date(nowMs + days * DAY_MS).toISOString();
+const daysFromNow = (days: number, nowMs: number = Date.now()): string => new Date(nowMs + days * DAY_MS).toISOString();
 
 /**
  * A deprecated version's dates around now: announced 30 days ago, its sunset a year ahead (more than the 6 months'
