@@ -24,6 +24,7 @@ import { refuseKeysInQuery } from './consumers/query-keys.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerStore } from './consumers/store.js';
 import { DEFAULT_PIN_CHANGES_PER_MINUTE, DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
+import { noticedBrownouts } from './notices/due.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -35,6 +36,7 @@ import { createTranslatedForwarding } from './proxy/translated.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
+import { createPolicyProblems } from './versions/policy-problems.js';
 import type { PolicySource } from './versions/policy-file.js';
 import { watchPolicyFile } from './versions/watch.js';
 
@@ -117,6 +119,7 @@ export async function buildApp({
   const metrics = createGatewayMetrics(registry, {
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
+    policyProblems: () => problems.brokenNow(),
     consumerSeries: () => usage.consumers.series(),
     backendAnswers: () => backendAnswers(pool),
     clock,
@@ -140,6 +143,17 @@ export async function buildApp({
   );
   const defaultWatch = watchDefaultVersion({ policies, clock, logger });
   defaultWatch.check(true);
+  const noticeStore = noticesOptions?.store;
+  const problems = createPolicyProblems({
+    policies,
+    clock,
+    logger,
+    noticedWindows:
+      noticeStore === undefined
+        ? undefined
+        : async (versions) => noticedBrownouts(await noticeStore.recorded(versions)),
+  });
+  await problems.checkStart();
   app.addHook('onClose', async () => defaultWatch.close());
   app.decorate('versionPolicies', policies);
   if (watchPolicy !== undefined) {

@@ -15,6 +15,7 @@ import {
 import { DEFAULT_QUERY_KEY_PARAMETERS } from '@version-router/platform/http-foundation';
 import { serverLimits } from '@version-router/platform/server-limits';
 import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
+import { instant, instantRule } from './versions/policy-file.js';
 
 export interface GatewayConfig {
   host: string;
@@ -48,6 +49,11 @@ export interface GatewayConfig {
   queryKeyParameters: readonly string[];
   /** PIN_CHANGES_PER_MINUTE: a consumer's own pin changes one replica takes in a minute; more are 429. */
   pinChangesPerMinute: number;
+  /**
+   * GATEWAY_CLOCK_START: the instant the gateway's clock reads at start, advancing in real time from there (a
+   * rehearsal of the policy's dates); undefined: the machine's clock. Refused with NODE_ENV=production.
+   */
+  clockStartMs: number | undefined;
 }
 
 /**
@@ -250,6 +256,20 @@ const pinChangesPerMinuteSchema = z
   .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 600')
   .transform(Number)
   .refine((count) => count >= 1 && count <= 600, 'must be a whole number from 1 to 600');
+/** GATEWAY_CLOCK_START: a date or an RFC 3339 date-time with offset, as the policy file writes its instants. */
+const clockStartSchema = z.union([z.literal('').transform(() => undefined), instant], {
+  error: instantRule,
+});
+
+/** A moved clock is for rehearsals: a production gateway must answer at the real date. */
+function readClockStart(env: NodeJS.ProcessEnv, raw: number | undefined): number | undefined {
+  if (raw !== undefined && env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
+  return raw;
+}
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
@@ -276,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
     QUERY_KEY_PARAMETERS: { schema: queryKeyParametersSchema, default: DEFAULT_QUERY_KEY_PARAMETERS.join(',') },
     PIN_CHANGES_PER_MINUTE: { schema: pinChangesPerMinuteSchema, default: String(DEFAULT_PIN_CHANGES_PER_MINUTE) },
+    GATEWAY_CLOCK_START: { schema: clockStartSchema, default: '' },
   });
   return {
     host: vars.GATEWAY_HOST,
@@ -297,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     tracing: readTracingConfig(env, 'gateway'),
     queryKeyParameters: vars.QUERY_KEY_PARAMETERS,
     pinChangesPerMinute: vars.PIN_CHANGES_PER_MINUTE,
+    clockStartMs: readClockStart(env, vars.GATEWAY_CLOCK_START),
   };
 }
 

@@ -25,7 +25,24 @@ describe('gateway configuration', () => {
       consumerKeysUrl: undefined,
       queryKeyParameters: ['api_key', 'apiKey', 'key', 'token'],
       pinChangesPerMinute: 10,
+      clockStartMs: undefined,
     });
+  });
+
+  it('takes GATEWAY_CLOCK_START as a date or a date-time with offset, outside production', () => {
+    expect(loadConfig({ GATEWAY_CLOCK_START: '2029-10-03' }).clockStartMs).toBe(Date.parse('2029-10-03T00:00:00Z'));
+    expect(loadConfig({ GATEWAY_CLOCK_START: '2029-10-03T14:00:00+02:00', NODE_ENV: 'development' }).clockStartMs).toBe(
+      Date.parse('2029-10-03T12:00:00Z'),
+    );
+    expect(loadConfig({ GATEWAY_CLOCK_START: '', NODE_ENV: 'production' }).clockStartMs).toBeUndefined();
+    expect(errorOf({ GATEWAY_CLOCK_START: 'next tuesday' })).toBe(
+      'GATEWAY_CLOCK_START: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z) (got ' +
+        '"next tuesday")',
+    );
+    expect(errorOf({ GATEWAY_CLOCK_START: '2029-10-03', NODE_ENV: 'production' })).toBe(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
   });
 
   it('takes CONSUMER_KEYS_URL, the page a 401 names for getting an API key', () => {
@@ -59,6 +76,7 @@ describe('gateway configuration', () => {
       TRANSLATION_MAX_BYTES: '65536',
       QUERY_KEY_PARAMETERS: 'api_key, access_token,x-key',
       PIN_CHANGES_PER_MINUTE: '3',
+      GATEWAY_CLOCK_START: '2029-10-03T12:00:00Z',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -91,6 +109,7 @@ describe('gateway configuration', () => {
       translationMaxBytes: 65_536,
       queryKeyParameters: ['api_key', 'access_token', 'x-key'],
       pinChangesPerMinute: 3,
+      clockStartMs: Date.parse('2029-10-03T12:00:00Z'),
     });
   });
 

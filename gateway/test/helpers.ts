@@ -29,8 +29,9 @@ export function configErrorOf(load: () => unknown): string {
 }
 
 /**
- * The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added
- * since is one more entry there).
+ * The tests' example policy, on the injected clock (TODAY): v1 deprecated (sunset 2027-01-01), v2 current, default 1, so
+ * a request that names no version gets the deprecated v1. The shipped ops/versions.json has the same versions with
+ * v2 the default and v1's sunset years ahead (test/static/shipped-dates.test.ts keeps it there).
  */
 export const designPolicyFile = {
   default_version: 1,

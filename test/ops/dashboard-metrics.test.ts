@@ -118,7 +118,7 @@ describe('ops/ PromQL', () => {
         `min by (instance) (backend_up{job="version-router-gateway", ${deployment}})`,
       ]),
     );
-    expect(rules.expressions.length).toBe(18);
+    expect(rules.expressions.length).toBe(19);
     expect([...rules.recorded].sort()).toEqual([
       'api:deprecated_version_share:ratio_rate5m',
       'api:version_consumer_requests:rate5m',

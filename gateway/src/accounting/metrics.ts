@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
+import { POLICY_PROBLEM_RULES, type PolicyProblemRule } from '../versions/load-rules.js';
 import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
 
@@ -30,6 +31,8 @@ export interface GatewayMetricsSources {
   policy: () => VersionPolicy;
   /** The short content hash of that policy's file. */
   policySha256: () => string;
+  /** The moment-dependent rules the policy in force breaks now (policy-problems.ts). */
+  policyProblems: () => ReadonlySet<PolicyProblemRule>;
   /** The bounded per-consumer counts of deprecated and removed versions (top-consumers.ts). */
   consumerSeries: () => readonly { version: number; consumer: string; requests: number }[];
   /** Whether the backend answers now: probed at each scrape for `backend_up`. */
@@ -39,7 +42,7 @@ export interface GatewayMetricsSources {
 
 export function createGatewayMetrics(
   registry: Registry,
-  { policy, policySha256, consumerSeries, backendAnswers, clock }: GatewayMetricsSources,
+  { policy, policySha256, policyProblems, consumerSeries, backendAnswers, clock }: GatewayMetricsSources,
 ): GatewayMetrics {
   // Counted per request in plain integers and handed to prom-client at scrape time: prom-client checks and
   // hashes the labels on every inc, which costs each request CPU (bench/README.md#tuning-history-before--after).
@@ -95,6 +98,21 @@ export function createGatewayMetrics(
       const current = policy();
       const entry = current.versions.find(({ version }) => version === current.defaultVersion);
       if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, clock()) }, 1);
+    },
+  });
+  // A policy served as written although a rule that depends on the moment is broken (a start is never refused for
+  // one): alert VersionPolicyProblem.
+  new Gauge({
+    name: 'api_version_policy_problems',
+    help:
+      '1 while the version policy in force breaks the rule: default_version_removed (requests that name no ' +
+      'version get 410), brownout_notice_late (a brownout window found at start less than 48 h ahead, unnoticed); ' +
+      'else 0.',
+    labelNames: ['rule'] as const,
+    registers: [registry],
+    collect() {
+      const broken = policyProblems();
+      for (const rule of POLICY_PROBLEM_RULES) this.set({ rule }, broken.has(rule) ? 1 : 0);
     },
   });
   // One series per replica, named by the content it serves: replicas of a job that disagree show as

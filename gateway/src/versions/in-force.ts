@@ -1,5 +1,5 @@
 import type { Clock } from '@version-router/platform/clock';
-import { problemAtLoad } from './load-rules.js';
+import { problemAtReload } from './load-rules.js';
 import type { PolicySource } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 import { createResourceRouter, type ResourceRouter } from './router.js';
@@ -50,7 +50,7 @@ export function createPolicyInForce(
       let result: ReloadResult;
       try {
         const source = read();
-        const problem = problemAtLoad(source.file, clock(), current.policy.versions);
+        const problem = problemAtReload(source.file, clock(), current.policy.versions);
         if (problem !== undefined)
           throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
         current = activate(source);

@@ -1,28 +1,44 @@
-import { ConfigError } from '@version-router/platform/config';
 import type { PolicyFile, VersionEntry } from './policy-file.js';
 
 /** A brownout window's notice goes out this long before it starts (the `brownout_in_48_hours` milestone). */
-const BROWNOUT_NOTICE_MS = 48 * 3_600_000;
+export const BROWNOUT_NOTICE_MS = 48 * 3_600_000;
 
-/** A rule broken by a policy at the moment it is loaded: the JSON path it concerns and why. */
+/**
+ * The rules that depend on the moment, not on the file: a reload is refused on one, a start never is (the policy is
+ * served as written, and the gauge `api_version_policy_problems{rule}` says which is broken; docs/behaviour.md).
+ */
+export const POLICY_PROBLEM_RULES = ['default_version_removed', 'brownout_notice_late'] as const;
+export type PolicyProblemRule = (typeof POLICY_PROBLEM_RULES)[number];
+
+/** A rule broken by a policy at the moment it is loaded: which rule, the JSON path it concerns and why. */
 export interface LoadProblem {
+  readonly rule: PolicyProblemRule;
   readonly path: string;
   readonly message: string;
 }
 
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 
+/** What default_version should be instead of a removed one: its successor when it names one. */
+export const defaultInstead = (entry: VersionEntry): string =>
+  entry.successor === undefined ? 'a version that is served' : `v${entry.successor} (its successor)`;
+
 /** default_version past its sunset: every request that names no version would be answered 410. */
 function removedDefault(file: PolicyFile, nowMs: number): LoadProblem | undefined {
   const entry = file.versions.find(({ version }) => version === file.default_version);
   if (entry?.sunset === undefined || nowMs < entry.sunset) return undefined;
-  const instead = entry.successor === undefined ? 'a version that is served' : `v${entry.successor} (its successor)`;
   return {
+    rule: 'default_version_removed',
     path: 'default_version',
     message:
       `default_version ${entry.version} was removed on ${iso(entry.sunset)}: every request that names no ` +
-      `version would get 410; set it to ${instead} (docs/runbook.md#move-the-default)`,
+      `version would get 410; set it to ${defaultInstead(entry)} (docs/runbook.md#move-the-default)`,
   };
+}
+
+/** The windows of a version that have not ended and start less than 48 hours after `nowMs`. */
+export function windowsTooSoon(entry: VersionEntry, nowMs: number): { start: number; end: number }[] {
+  return (entry.brownouts ?? []).filter(({ start, end }) => end > nowMs && start < nowMs + BROWNOUT_NOTICE_MS);
 }
 
 /**
@@ -32,10 +48,11 @@ function removedDefault(file: PolicyFile, nowMs: number): LoadProblem | undefine
 function brownoutTooSoon(file: PolicyFile, nowMs: number, inForce: readonly VersionEntry[]): LoadProblem | undefined {
   for (const [index, entry] of file.versions.entries()) {
     const known = inForce.find(({ version }) => version === entry.version)?.brownouts ?? [];
-    for (const [windowIndex, { start, end }] of (entry.brownouts ?? []).entries()) {
-      if (end <= nowMs || start >= nowMs + BROWNOUT_NOTICE_MS) continue;
+    for (const { start, end } of windowsTooSoon(entry, nowMs)) {
       if (known.some((window) => window.start === start && window.end === end)) continue;
+      const windowIndex = (entry.brownouts ?? []).findIndex((window) => window.start === start);
       return {
+        rule: 'brownout_notice_late',
         path: `versions.${index}.brownouts.${windowIndex}`,
         message:
           `version ${entry.version}: new brownout ${iso(start)}..${iso(end)} starts less than 48 hours after ` +
@@ -48,23 +65,15 @@ function brownoutTooSoon(file: PolicyFile, nowMs: number, inForce: readonly Vers
 }
 
 /**
- * The rules that depend on when a policy is loaded, beyond the file's own (policy-file.ts): at start and at a
- * reload, default_version must not be removed; at a reload, a new brownout window must leave 48 hours for its
- * notice. At start nothing tells which windows are new, so a window sooner than that is accepted and its notice
- * goes out at once (docs/behaviour.md#the-policy-file). `inForce`: the versions of the policy being replaced.
+ * The rules that depend on when a policy is loaded, beyond the file's own (policy-file.ts), checked at a reload:
+ * default_version must not be removed, and a new brownout window must leave 48 hours for its notice. `inForce`: the
+ * versions of the policy being replaced. A start checks neither (an outage for a date is worse than either): the
+ * gateway says so instead (default-watch.ts, policy-problems.ts; docs/behaviour.md#the-policy-file).
  */
-export function problemAtLoad(
+export function problemAtReload(
   file: PolicyFile,
   nowMs: number,
-  inForce?: readonly VersionEntry[],
+  inForce: readonly VersionEntry[],
 ): LoadProblem | undefined {
-  return removedDefault(file, nowMs) ?? (inForce === undefined ? undefined : brownoutTooSoon(file, nowMs, inForce));
-}
-
-/** The policy file read at start, refused (the process's one line, naming the file and the JSON path) on a problem. */
-export function refusedAtStart(file: PolicyFile, path: string, nowMs: number): ConfigError | undefined {
-  const problem = problemAtLoad(file, nowMs);
-  return problem === undefined
-    ? undefined
-    : new ConfigError(`API_VERSIONS_FILE: ${path} is invalid at ${problem.path}: ${problem.message}`);
+  return removedDefault(file, nowMs) ?? brownoutTooSoon(file, nowMs, inForce);
 }
