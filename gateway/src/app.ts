@@ -16,7 +16,12 @@ import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerStore } from './consumers/store.js';
-import { DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
+import {
+  DEFAULT_TRANSLATION_MAX_BYTES,
+  DEFAULT_TRANSLATION_MAX_DEPTH,
+  DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES,
+  type NoticesConfig,
+} from './config.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -25,6 +30,7 @@ import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { createTranslatedForwarding } from './proxy/translated.js';
+import { createHeldBytes } from './proxy/translation-bytes.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
@@ -49,9 +55,15 @@ declare module 'fastify' {
 }
 
 export interface GatewayAppOptions {
-  /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by
-   * every 401 of a key (docs/configuration.md). */
-  config: { backendTimeoutMs: number; translationMaxBytes?: number; consumerKeysUrl?: string };
+  /** translationMax*: TRANSLATION_MAX_BYTES, TRANSLATION_MAX_DEPTH, TRANSLATION_MAX_INFLIGHT_BYTES, their defaults when
+   * not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by every 401 of a key (docs/configuration.md). */
+  config: {
+    backendTimeoutMs: number;
+    translationMaxBytes?: number;
+    translationMaxDepth?: number;
+    translationMaxInflightBytes?: number;
+    consumerKeysUrl?: string;
+  };
   /** The policy file main.ts read and validated at start. */
   policy: PolicySource;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
@@ -174,8 +186,14 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  const maxBytes = config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES;
-  const translated = createTranslatedForwarding({ maxBytes });
+  const translated = createTranslatedForwarding({
+    limits: {
+      maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES,
+      maxDepth: config.translationMaxDepth ?? DEFAULT_TRANSLATION_MAX_DEPTH,
+      held: createHeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+    },
+    countFailure: (failure) => metrics.countTranslationFailure(failure),
+  });
   await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
   return app;
 }

@@ -107,6 +107,8 @@ export async function buildTestGateway(
     now = TODAY,
     backendTimeoutMs = 2_000,
     translationMaxBytes,
+    translationMaxDepth,
+    translationMaxInflightBytes,
     policy = designPolicyFile,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
@@ -120,6 +122,10 @@ export async function buildTestGateway(
     backendTimeoutMs?: number;
     /** TRANSLATION_MAX_BYTES; the default when not given. */
     translationMaxBytes?: number;
+    /** TRANSLATION_MAX_DEPTH; the default when not given. */
+    translationMaxDepth?: number;
+    /** TRANSLATION_MAX_INFLIGHT_BYTES; the default when not given. */
+    translationMaxInflightBytes?: number;
     policy?: unknown;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
@@ -133,7 +139,13 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl },
+    config: {
+      backendTimeoutMs,
+      translationMaxBytes,
+      translationMaxDepth,
+      translationMaxInflightBytes,
+      consumerKeysUrl,
+    },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

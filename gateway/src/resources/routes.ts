@@ -129,12 +129,11 @@ export async function versionedResources(
     const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
     if (translation !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
-      const { served } = translation;
-      const target = servedTarget(match, query === undefined ? url : path, served);
-      const options = translated.optionsFor(translation, answer.version as number, match.route.template, base);
+      const target = servedTarget(match, query === undefined ? url : path, translation.served);
       const kept = query === undefined ? undefined : schemes.queryWithoutVersion(url, queryAt);
-      translated.withRequestBody(request, reply, options, translation, match.route.template, (withBody) => {
-        void reply.from(target, kept === undefined ? withBody : keepingQuery(withBody, kept));
+      const version = answer.version as number;
+      translated.forward(request, reply, translation, version, match.route.template, base, (options) => {
+        void reply.from(target, kept === undefined ? options : keepingQuery(options, kept));
       });
       return;
     }
