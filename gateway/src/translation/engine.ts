@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fieldSegments, leafName } from './field-path.js';
-import { declaredJson, isRawNumber, numericValue } from './json-text.js';
+import { declaredJson, isRawNumber, markedString, numericValue, unmarkedString } from './json-text.js';
 import { TranslationRefusal, refusedWithin } from './refusal.js';
 import type { VersionChange } from '../versions/changes.js';
 
@@ -22,9 +22,9 @@ type Apply = (body: unknown) => unknown;
 /** One value's change (a scale, a map); throws TranslationRefusal when the result cannot be written exactly. */
 type ValueChange = (value: unknown) => unknown;
 
-/** A parsed object, not an array and not a number kept as its text. */
+/** A parsed object, not an array. */
 const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !isRawNumber(value);
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What happens to one key of an object, found under the name the body being translated has. */
 interface KeyPlan {
@@ -49,14 +49,22 @@ interface Fill {
   readonly whenPresent: 'keep' | 'refuse';
 }
 
+/**
+ * A name of an object's keys that a plan knows: what happens to a key under it (if anything), and which key a
+ * change leaves under it (if any), so a key of the body may not take it too.
+ */
+interface NamePlan {
+  readonly key: KeyPlan | undefined;
+  readonly producedFrom: string | undefined;
+}
+
 /** What happens to one object: its keys by the name they have in the body being translated, then the fills. */
 interface ObjectPlan {
-  readonly keys: ReadonlyMap<string, KeyPlan>;
-  /** The names of `keys`, for the quick look at whether an object has any of them. */
-  readonly names: readonly string[];
+  /** One look-up per key of a body's object: most keys are no name of the plan's. */
+  readonly names: ReadonlyMap<string, NamePlan>;
+  /** The names a key plan is found under, for the quick look at whether an object has any of them. */
+  readonly keyNames: readonly string[];
   readonly fills: readonly Fill[];
-  /** Every name a key plan leaves a key under, and the name it had: a key of the body may not take one twice. */
-  readonly produced: ReadonlyMap<string, string>;
 }
 
 /** Sets an own property, `__proto__` included (a plain assignment of that name would change the prototype). */
@@ -73,16 +81,9 @@ function collision(name: string, from: string | undefined): TranslationRefusal {
   return new TranslationRefusal('collision', what);
 }
 
-/** Puts `value` under `name` in a rebuilt object; a name some change produces may come only once. */
-function put(plan: ObjectPlan, out: JsonObject, name: string, value: unknown): void {
-  const from = plan.produced.get(name);
-  if (from !== undefined && Object.hasOwn(out, name)) throw collision(name, from);
-  setOwn(out, name, value);
-}
-
 /** Whether `plan` has anything to do in `object`: one of its keys is there, or a fill is missing or refused. */
 function reaches(plan: ObjectPlan, object: JsonObject): boolean {
-  for (const name of plan.names) if (Object.hasOwn(object, name)) return true;
+  for (const name of plan.keyNames) if (Object.hasOwn(object, name)) return true;
   for (const fill of plan.fills) if (fill.whenPresent === 'refuse' || !Object.hasOwn(object, fill.name)) return true;
   return false;
 }
@@ -92,14 +93,22 @@ function applyObject(plan: ObjectPlan, object: JsonObject): JsonObject {
   if (!reaches(plan, object)) return object;
   const out: JsonObject = {};
   let changed = false;
-  for (const key of Object.keys(object)) {
+  // for…in: an object from JSON.parse (or rebuilt here) has no enumerable inherited keys.
+  for (const key in object) {
     const value = object[key];
-    const keyPlan = plan.keys.get(key);
-    if (keyPlan === undefined) {
-      put(plan, out, key, value);
+    const named = plan.names.get(key);
+    if (named === undefined) {
+      setOwn(out, key, value);
       continue;
     }
-    const { to } = keyPlan;
+    const keyPlan = named.key;
+    if (keyPlan === undefined) {
+      // A name some change produces, here untouched: the change's key may not take it too.
+      if (Object.hasOwn(out, key)) throw collision(key, named.producedFrom);
+      setOwn(out, key, value);
+      continue;
+    }
+    const to = keyPlan.to;
     if (to === null) {
       changed = true;
       continue;
@@ -111,7 +120,8 @@ function applyObject(plan: ObjectPlan, object: JsonObject): JsonObject {
       throw refusedWithin(error, key);
     }
     if (after !== value || to !== key) changed = true;
-    put(plan, out, to, after);
+    if (Object.hasOwn(out, to)) throw collision(to, key);
+    setOwn(out, to, after);
   }
   for (const fill of plan.fills) {
     if (Object.hasOwn(out, fill.name)) {
@@ -154,11 +164,14 @@ const roundHalfAwayFromZero = (value: number): number => (value < 0 ? -Math.roun
 
 type MapValues = Readonly<Record<string, string | number | boolean>>;
 
-/** A scalar as a map compares it: a number kept as its text by its value. */
+/** A scalar as a map compares it: a number kept as its text by its value, a string as the body says it. */
 function scalarOf(value: unknown): string | number | boolean | undefined {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  return numericValue(value);
+  if (typeof value === 'string') return isRawNumber(value) ? numericValue(value) : unmarkedString(value);
+  return typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 }
+
+/** A value a map puts into a body, as a body holds it. */
+const asBodyValue = (value: unknown): unknown => (typeof value === 'string' ? markedString(value) : value);
 
 /** A scaled field's value in the successor as this version's: divided by the factor; any other type as it is. */
 export const scaledBack =
@@ -168,23 +181,32 @@ export const scaledBack =
 
 /** A mapped field's value in the successor as this version's: the map read backwards; other values as they are. */
 export function mappedBack(values: MapValues): (value: unknown) => unknown {
-  // One-to-one (checked with the policy), so the inverse is a map too; keyed by type, as `1` is not `"1"`.
-  const backward = new Map<string, unknown>(
-    Object.entries(values).map(([from, to]) => [`${typeof to}:${String(to)}`, from]),
-  );
+  // One-to-one (checked with the policy), so the inverse is a map too; a Map tells `1` from `"1"`.
+  const backward = new Map<unknown, string>(Object.entries(values).map(([from, to]) => [to, from]));
   return (value) => {
-    const scalar = scalarOf(value);
-    if (scalar === undefined) return value;
-    const key = `${typeof scalar}:${String(scalar)}`;
-    return backward.has(key) ? backward.get(key) : value;
+    const from = backward.get(value);
+    return from === undefined ? value : from;
   };
 }
 
-function mappedForward(values: MapValues): ValueChange {
-  const forward = new Map<string, unknown>(Object.entries(values));
-  return (value) => {
-    const scalar = scalarOf(value);
-    return scalar !== undefined && forward.has(String(scalar)) ? forward.get(String(scalar)) : value;
+/** Both ways of a map in bodies: mapped values as a body holds them (mappedBack alone also reads documents). */
+function mapChanges(values: MapValues): ValueChanges {
+  // This version's values are the keys: a number is looked up as its text, as the policy writes it.
+  const forward = new Map<string, unknown>(Object.entries(values).map(([from, to]) => [from, asBodyValue(to)]));
+  const back = mappedBack(values);
+  return {
+    forward: (value) => {
+      const scalar = scalarOf(value);
+      if (scalar === undefined) return value;
+      const to = forward.get(typeof scalar === 'string' ? scalar : String(scalar));
+      return to === undefined ? value : to;
+    },
+    backward: (value) => {
+      const scalar = scalarOf(value);
+      if (scalar === undefined) return value;
+      const from = back(scalar);
+      return from === scalar ? value : asBodyValue(from);
+    },
   };
 }
 
@@ -204,14 +226,21 @@ interface ValueChanges {
   readonly backward: ValueChange;
 }
 
+/** Below this, an integer times or divided by a power of ten is written as the decimal it is (no noise to cut). */
+const EXACT_DIGITS_BELOW = 1e15;
+
 function scaleChanges(factor: number): ValueChanges {
+  const whole = Number.isInteger(factor);
+  const powerOfTen = whole && /^10*$/.test(String(factor));
+  const exact = (value: number): boolean => Number.isInteger(value) && Math.abs(value) < EXACT_DIGITS_BELOW;
   // A whole factor turns a decimal into a count of smaller units (euros into cents): an integer in the successor.
-  const forward = Number.isInteger(factor)
-    ? (value: number) => roundHalfAwayFromZero(tidy(value * factor))
+  const forward = whole
+    ? (value: number) => (exact(value) ? value * factor : roundHalfAwayFromZero(tidy(value * factor)))
     : (value: number) => tidy(value * factor);
+  const backward = (value: number) => (powerOfTen && exact(value) ? value / factor : tidy(value / factor));
   return {
     forward: scaling(forward, `multiplied by ${factor}`),
-    backward: scaling((value) => tidy(value / factor), `divided by ${factor}`),
+    backward: scaling(backward, `divided by ${factor}`),
   };
 }
 
@@ -275,7 +304,7 @@ function fieldTree(changes: readonly VersionChange[]): Map<string, FieldNode> {
         setValue(scaleChanges(change.factor));
         break;
       case 'map':
-        setValue({ forward: mappedForward(change.values), backward: mappedBack(change.values) });
+        setValue(mapChanges(change.values));
         break;
       case 'add':
         node.added =
@@ -294,9 +323,13 @@ function fieldTree(changes: readonly VersionChange[]): Map<string, FieldNode> {
 
 function objectPlan(keys: Map<string, KeyPlan>, fills: Fill[]): ObjectPlan | undefined {
   if (keys.size === 0 && fills.length === 0) return undefined;
-  const produced = new Map<string, string>();
-  for (const [name, { to }] of keys) if (to !== null) produced.set(to, name);
-  return { keys, names: [...keys.keys()], fills, produced };
+  const producedFrom = new Map<string, string>();
+  for (const [name, { to }] of keys) if (to !== null) producedFrom.set(to, name);
+  const names = new Map<string, NamePlan>();
+  for (const name of new Set([...keys.keys(), ...producedFrom.keys()])) {
+    names.set(name, { key: keys.get(name), producedFrom: producedFrom.get(name) });
+  }
+  return { names, keyNames: [...keys.keys()], fills };
 }
 
 /** This version's body into the successor's: keys by this version's names. */
