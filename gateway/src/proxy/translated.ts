@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { sendError } from '@version-router/platform/errors';
 import type { UpstreamResponse } from './backend.js';
 import { discardRest, holdFor, readWhole, type HeldBytes, type Hold, type ReadOutcome } from './translation-bytes.js';
+import { TURN_BYTES, createTurns } from './translation-turns.js';
 import type { ResourceTranslation, VersionTranslation } from '../translation/engine.js';
 import { readJson, writeJson } from '../translation/json-text.js';
 import { TranslationRefusal, type RefusalReason } from '../translation/refusal.js';
@@ -136,6 +137,12 @@ export function createTranslatedForwarding({
     readonly bodies: ResourceTranslation | undefined;
   }
   const cache = new WeakMap<VersionTranslation, Map<string, Route>>();
+  const turns = createTurns();
+  /** A large body waits for its turn; a small one is translated at once. */
+  const inTurn = (bytes: Buffer, translate: () => void): void => {
+    if (bytes.length < TURN_BYTES) translate();
+    else turns(translate);
+  };
 
   function failed(
     request: FastifyRequest,
@@ -331,7 +338,7 @@ export function createTranslatedForwarding({
           answerInstead(request, reply, 503, busyDetails());
           return;
         case 'body':
-          if (typed) answerTranslated(request, reply, route, res, bodies, outcome.bytes);
+          if (typed) inTurn(outcome.bytes, () => answerTranslated(request, reply, route, res, bodies, outcome.bytes));
           else if (outcome.bytes.length > 0) refuseUntyped(request, reply, route, res);
           else void reply.send(outcome.bytes);
       }
@@ -520,7 +527,7 @@ export function createTranslatedForwarding({
           else refuseRequest(request, reply, route, 'busy', 503, busyDetails());
           return;
         case 'body':
-          translateRequest(request, reply, route, bodies, outcome.bytes, hold, send);
+          inTurn(outcome.bytes, () => translateRequest(request, reply, route, bodies, outcome.bytes, hold, send));
       }
     });
   }

@@ -41,9 +41,6 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
 const isDigit = (code: number): boolean => code >= DIGIT_0 && code <= DIGIT_9;
-/** A character a number token may hold: digits, point, sign, exponent. */
-const inNumber = (code: number): boolean =>
-  isDigit(code) || code === POINT || code === MINUS || code === 0x2b || code === 0x65 || code === 0x45;
 const isSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /**
@@ -60,25 +57,30 @@ function stringEnd(text: string, at: number): number {
 }
 
 /**
- * Whether the number token `text[start, end)` comes back from JSON.stringify as other text. Conservative (a
- * yes costs only a mark): an exponent, more than 15 digits, a fraction ending in 0, `-0`, or a value below 1e-6
- * (written with an exponent). Any other token is the shortest text of its double, as JavaScript writes it: at most
- * 15 significant digits name one double each, and doubles below 1e21 are written out.
+ * The end of the number token starting at `start`, negated when JSON.stringify would write its value as other
+ * text. Conservative (a yes costs only a mark): an exponent, more than 15 digits, a fraction ending in 0, `-0`, or
+ * a value below 1e-6 (written with an exponent). Any other token is the shortest text of its double, as JavaScript
+ * writes it: at most 15 significant digits name one double each, and doubles below 1e21 are written out.
  */
-function numberNeedsText(text: string, start: number, end: number): boolean {
+function numberEnd(text: string, start: number): number {
+  let end = start;
   let digits = 0;
   let fraction = false;
-  for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
+  let exponent = false;
+  for (; ; end++) {
+    const code = text.charCodeAt(end);
     if (isDigit(code)) digits++;
     else if (code === POINT) fraction = true;
-    else if (code !== MINUS) return true; // e, E, +: an exponent
+    else if (code === 0x65 || code === 0x45 || code === 0x2b) exponent = true;
+    else if (code !== MINUS) break;
   }
-  if (digits > 15) return true;
-  if (fraction && text.charCodeAt(end - 1) === DIGIT_0) return true;
   const unsigned = text.charCodeAt(start) === MINUS ? start + 1 : start;
-  if (end - unsigned === 1 && unsigned !== start && text.charCodeAt(unsigned) === DIGIT_0) return true;
-  return fraction && text.startsWith('0.000000', unsigned);
+  const needsText =
+    exponent ||
+    digits > 15 ||
+    (fraction && (text.charCodeAt(end - 1) === DIGIT_0 || text.startsWith('0.000000', unsigned))) ||
+    (end - unsigned === 1 && unsigned !== start && text.charCodeAt(unsigned) === DIGIT_0);
+  return needsText ? -end : end;
 }
 
 const INTEGER_LIKE = /^\d+$/;
@@ -140,11 +142,9 @@ function scan(text: string, maxDepth: number): Edit[] | undefined {
     } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
       depth--;
     } else if (code === MINUS || isDigit(code)) {
-      let end = i + 1;
-      while (inNumber(text.charCodeAt(end))) end++;
-      if (numberNeedsText(text, i, end)) {
-        (edits ??= []).push({ start: i, end, insert: `"${MARK}#${text.slice(i, end)}"` });
-      }
+      const found = numberEnd(text, i);
+      const end = Math.abs(found);
+      if (found < 0) (edits ??= []).push({ start: i, end, insert: `"${MARK}#${text.slice(i, end)}"` });
       i = end - 1;
     }
   }
