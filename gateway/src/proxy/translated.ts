@@ -317,7 +317,7 @@ export function createTranslatedForwarding({
       refuseTooLarge(request, reply, route, res);
       return;
     }
-    const hold = holdFor(held, reply);
+    const hold = holdFor(held);
     if (length !== undefined && !hold.take(length)) {
       res.stream.destroy();
       warnBusy(request, route, 'response');
@@ -325,6 +325,8 @@ export function createTranslatedForwarding({
       return;
     }
     readWhole(res.stream, { maxBytes, hold, reserved: length !== undefined, drain: false }, (outcome) => {
+      // Held until the body is translated and handed to the socket; every other way out gives it back now.
+      if (outcome.kind !== 'body' || !typed) hold.release();
       switch (outcome.kind) {
         case 'failed':
           // Nothing of the body was sent yet: a failed upstream is a 502 as any other.
@@ -338,8 +340,12 @@ export function createTranslatedForwarding({
           answerInstead(request, reply, 503, busyDetails());
           return;
         case 'body':
-          if (typed) inTurn(outcome.bytes, () => answerTranslated(request, reply, route, res, bodies, outcome.bytes));
-          else if (outcome.bytes.length > 0) refuseUntyped(request, reply, route, res);
+          if (typed) {
+            inTurn(outcome.bytes, () => {
+              answerTranslated(request, reply, route, res, bodies, outcome.bytes);
+              hold.release();
+            });
+          } else if (outcome.bytes.length > 0) refuseUntyped(request, reply, route, res);
           else void reply.send(outcome.bytes);
       }
     });
@@ -443,7 +449,7 @@ export function createTranslatedForwarding({
     void sendError(reply, status, error, details);
   }
 
-  /** The bytes of a request body as the serving version's, handed to `send`, or the request refused. */
+  /** The bytes of a request body as the serving version's, handed to `send`, or the request refused; then released. */
   function translateRequest(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -455,6 +461,7 @@ export function createTranslatedForwarding({
   ): void {
     const contentType = request.raw.headers['content-type'];
     let body: Buffer | string;
+    // Handed on or refused, the body is no longer the gateway's to hold: the answer's body takes its own share.
     try {
       const read = isUtf8(bytes) ? readJson(bytes.toString('utf8'), maxDepth) : undefined;
       if (read === undefined)
@@ -467,10 +474,10 @@ export function createTranslatedForwarding({
       if (error instanceof TranslationRefusal) refuseRequest(request, reply, route, error.reason, 400, error.details);
       else answerUnexpected(request, reply, error);
       return;
+    } finally {
+      hold.release();
     }
     send({ ...route.options, body, contentType });
-    // Handed on: the answer's body takes its own share.
-    hold.release();
   }
 
   /** The media type refusal of a request body the gateway would have to translate. */
@@ -497,26 +504,29 @@ export function createTranslatedForwarding({
       answerRequest(reply, body, () => refuseRequest(request, reply, route, 'media_type', 415, mediaType));
       return;
     }
+    const tooLarge = `a translated request body is read whole, up to ${maxBytes} bytes`;
     if (Buffer.isBuffer(body)) {
-      const hold = holdFor(held, reply);
-      if (!hold.take(body.length)) refuseRequest(request, reply, route, 'busy', 503, busyDetails());
+      // Read whole already (a small body): within TRANSLATION_MAX_BYTES and the budget, or refused.
+      const hold = holdFor(held);
+      if (body.length > maxBytes) refuseRequest(request, reply, route, 'too_large', 413, tooLarge);
+      else if (!hold.take(body.length)) refuseRequest(request, reply, route, 'busy', 503, busyDetails());
       else translateRequest(request, reply, route, bodies, body, hold, send);
       return;
     }
     const stream = body as Readable;
     const declared = request.raw.headers['content-length'];
     const length = declared === undefined ? undefined : Number(declared);
-    const tooLarge = `a translated request body is read whole, up to ${maxBytes} bytes`;
     if (length !== undefined && length > maxBytes) {
       answerRequest(reply, body, () => refuseRequest(request, reply, route, 'too_large', 413, tooLarge));
       return;
     }
-    const hold = holdFor(held, reply);
+    const hold = holdFor(held);
     if (length !== undefined && !hold.take(length)) {
       answerRequest(reply, body, () => refuseRequest(request, reply, route, 'busy', 503, busyDetails()));
       return;
     }
     readWhole(stream, { maxBytes, hold, reserved: length !== undefined, drain: true }, (outcome: ReadOutcome) => {
+      if (outcome.kind !== 'body') hold.release();
       switch (outcome.kind) {
         case 'failed':
           return; // A client that went away: nothing to answer.

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { serverLimits } from '@version-router/platform/server-limits';
 
@@ -37,34 +36,28 @@ export function createHeldBytes(limit: number): HeldBytes {
   return budget;
 }
 
-/** One body's share of the budget: taken as it arrives, given back when it is handed on or its answer is done. */
+/** One body's share of the budget: taken as it arrives, given back once when the translation is done with it. */
 export interface Hold {
   /** Takes `bytes` more; false (and nothing taken) when the budget has no room. */
   take(bytes: number): boolean;
-  /** Gives back what is held: the body was handed on. */
+  /** Gives back what is held: the body was handed on, refused, or never arrived. */
   release(): void;
 }
 
-/** A hold for one body of the request `reply` answers, given back at the latest when its response closes. */
-export function holdFor(held: HeldBytes, reply: FastifyReply): Hold {
+/** A hold for one body; whoever reads the body releases it on every way out (the read's outcome, the translation). */
+export function holdFor(held: HeldBytes): Hold {
   const budget = held as Budget;
   let mine = 0;
-  let open = true;
-  const release = () => {
-    budget.give(mine);
-    mine = 0;
-  };
-  reply.raw.once('close', () => {
-    open = false;
-    release();
-  });
   return {
     take(bytes) {
-      if (!open || !budget.take(bytes)) return false;
+      if (!budget.take(bytes)) return false;
       mine += bytes;
       return true;
     },
-    release,
+    release() {
+      budget.give(mine);
+      mine = 0;
+    },
   };
 }
 

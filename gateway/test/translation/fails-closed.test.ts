@@ -242,6 +242,34 @@ describe('a request body the gateway will not translate', () => {
   });
 });
 
+describe('the bytes held for translation', () => {
+  it('are all given back after every refusal and every translation, so a body of the whole budget still goes', async () => {
+    await useGateway({ translationMaxBytes: 1024, translationMaxInflightBytes: 1024 });
+    const full = `{"note":"${'n'.repeat(980)}"}`;
+    answer('/v2/orders/collision', '{"customer_id":"a","user_id":"b"}');
+    answer('/v2/orders/broken', '{"customer_id":');
+    answer('/v2/orders/untyped', '{"customer_id":"u"}', {});
+    answer('/v2/orders/big', `{"customer_id":"${'u'.repeat(2000)}"}`);
+    const statuses = [
+      (await send('POST', '/v1/orders/ord-1001', json, `{"user_id":${nested(100)}}`)).statusCode,
+      (await send('POST', '/v1/orders/ord-1001', json, '{"user_id":"u","customer_id":"c"}')).statusCode,
+      (await send('POST', '/v1/orders/ord-1001', json, '{"user_id":')).statusCode,
+      (await send('POST', '/v1/orders/ord-1001', { 'content-type': 'text/plain' }, 'x')).statusCode,
+      (await send('POST', '/v1/orders/ord-1001', json, `"${'x'.repeat(2000)}"`)).statusCode,
+      (await send('GET', '/v1/orders/collision')).statusCode,
+      (await send('GET', '/v1/orders/broken')).statusCode,
+      (await send('GET', '/v1/orders/untyped')).statusCode,
+      (await send('GET', '/v1/orders/big')).statusCode,
+      (await send('GET', '/v1/orders/ord-1001')).statusCode,
+    ];
+    // The third goes to the backend as it came; this one echoes it, and its answer is no JSON either: 502.
+    expect(statuses).toEqual([400, 400, 502, 415, 413, 502, 502, 502, 502, 200]);
+    const res = await send('POST', '/v1/orders/ord-1001', json, full);
+    // The echo of the translated body (currency filled in) comes back translated: near the whole budget too.
+    expect([res.statusCode, res.body]).toEqual([201, full]);
+  });
+});
+
 async function waitFor(done: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(done()).toBe(true);
