@@ -8,8 +8,11 @@
 //
 // One built gateway (its own core, embedded consumer store) in front of one built backend (the other core, with
 // this script), as bench/translation-cost.mjs runs them; the bodies are exactly TRANSLATION_MAX_BYTES (1 MiB).
+// Then 100 concurrent 750 KB translated POSTs: how many the held-bytes budget lets through, and the gateway's peak
+// RSS (VmHWM) before and after them.
 // Environment: BENCH_ROUNDS (default 10), BENCH_NODE (as bench/ab.mjs: a major, "path" or a binary; default the
 // image's). Needs `npm run build`, 2 cores and taskset (apt-get install -y util-linux).
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { withGatewayOnItsOwnCore } from './alternating-phases.mjs';
 import { cpuMicros, median, nodeBinary, nodeVersion } from './harness.mjs';
@@ -72,6 +75,30 @@ async function burst(gateway, version, body) {
   };
 }
 
+/** Peak resident memory of a process so far (VmHWM), in MiB. */
+const peakRssMiB = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/**
+ * 100 concurrent translated POSTs of 750 KB (what once took the gateway's memory past its pod's limit): how many
+ * are translated and how many find TRANSLATION_MAX_INFLIGHT_BYTES held (503), and the gateway's peak RSS.
+ */
+async function flood(gateway) {
+  const size = 750 * 1000;
+  const body = Buffer.from(`{"user_id":"u","total":1.5,"note":"${'n'.repeat(size - 40)}"}`);
+  const before = peakRssMiB(gateway.child.pid);
+  const results = await Promise.all(
+    Array.from({ length: 100 }, () =>
+      send(`${gateway.url}/v1/orders/ord-1001`, { method: 'POST', body }).catch(() => ({ status: 'error' })),
+    ),
+  );
+  const counts = {};
+  for (const { status } of results) counts[status] = (counts[status] ?? 0) + 1;
+  process.stdout.write(
+    `100 concurrent POST /v1 of ${body.length} bytes: ${JSON.stringify(counts)}; gateway peak RSS ` +
+      `${before.toFixed(0)} MiB before, ${peakRssMiB(gateway.child.pid).toFixed(0)} MiB after\n`,
+  );
+}
+
 await withGatewayOnItsOwnCore('bench/translation-load.mjs', { node }, async ({ gateway }) => {
   const body = orderBody();
   process.stdout.write(
@@ -91,6 +118,7 @@ await withGatewayOnItsOwnCore('bench/translation-load.mjs', { node }, async ({ g
       );
     }
   }
+  await flood(gateway);
   for (const version of [1, 2]) {
     const sorted = [...delays[version]].sort((a, b) => a - b);
     process.stdout.write(
