@@ -3,7 +3,7 @@ import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
-import type { TranslationFailure } from '../proxy/translated.js';
+import type { TranslationFailure } from '../proxy/translated/context.js';
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {

@@ -13,7 +13,7 @@ import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
-import { servedTarget, type TranslatedForwarding } from '../proxy/translated.js';
+import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
 import { translationsOf } from '../translation/engine.js';
 
 export interface VersionedResourcesOptions {
@@ -26,7 +26,7 @@ export interface VersionedResourcesOptions {
   keys: KeyCache;
   /** First uses of each version, for closed_to_new. */
   ledger: Ledger;
-  /** How a version declared as changes is served (proxy/translated.ts). */
+  /** How a version declared as changes is served (proxy/translated/forwarding.ts). */
   translated: TranslatedForwarding;
 }
 

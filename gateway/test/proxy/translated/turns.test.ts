@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTurns } from '../../src/proxy/translation-turns.js';
+import { createTurns } from '../../../src/proxy/translated/turns.js';
 
 const turnsDone = () => new Promise((resolve) => setTimeout(resolve, 20));
 
