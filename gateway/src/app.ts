@@ -30,7 +30,7 @@ import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
 import { createTranslatedForwarding } from './proxy/translated/forwarding.js';
-import { createHeldBytes } from './proxy/translated/held-bytes.js';
+import { HeldBytes } from './proxy/translated/held-bytes.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
@@ -190,7 +190,7 @@ export async function buildApp({
     limits: {
       maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES,
       maxDepth: config.translationMaxDepth ?? DEFAULT_TRANSLATION_MAX_DEPTH,
-      held: createHeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+      held: new HeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
     },
     countFailure: (failure) => metrics.countTranslationFailure(failure),
   });

@@ -2,14 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import { sendError } from '@version-router/platform/errors';
 import type { UpstreamResponse } from '../backend.js';
-import {
-  BUSY_DETAILS,
-  BUSY_RETRY_AFTER_SECONDS,
-  answerUnexpected,
-  type RouteLabels,
-  type TranslationContext,
-} from './context.js';
-import { holdFor, readWhole } from './held-bytes.js';
+import { BUSY_DETAILS, BUSY_RETRY_AFTER_SECONDS, type RouteLabels, type TranslationContext } from './context.js';
+import { readWhole } from './held-bytes.js';
 import type { ResourceTranslation } from '../../translation/engine.js';
 import { readJson, writeJson } from '../../translation/json-text.js';
 import { TranslationRefusal, type RefusalReason } from '../../translation/refusal.js';
@@ -109,7 +103,7 @@ export function translateAnswer(
     refuseTooLarge(answer);
     return;
   }
-  const hold = holdFor(held);
+  const hold = held.hold();
   if (length !== undefined && !hold.take(length)) {
     res.stream.destroy();
     refuseBusy(answer);
@@ -144,7 +138,6 @@ export function translateAnswer(
 /** The upstream's body as this version's, or the gateway's 502; nothing here may throw out of the stream's end. */
 function sendTranslated(answer: Answer, bodies: ResourceTranslation, bytes: Buffer): void {
   const { context, request, reply } = answer;
-  let out: Buffer;
   try {
     const read = isUtf8(bytes) ? readJson(bytes.toString('utf8'), context.limits.maxDepth) : undefined;
     if (read === undefined) {
@@ -152,16 +145,18 @@ function sendTranslated(answer: Answer, bodies: ResourceTranslation, bytes: Buff
       return;
     }
     const translated = bodies.backward(read.value);
-    // Nothing changed: the upstream's own bytes are this version's.
-    out = translated === read.value ? bytes : Buffer.from(writeJson(translated));
+    for (const name of UPSTREAM_BYTES_HEADERS) reply.removeHeader(name);
+    for (const name of UPSTREAM_DIGEST_HEADERS) if (reply.hasHeader(name)) reply.removeHeader(name);
+    // Nothing changed: the upstream's own bytes are this version's. A Buffer keeps the upstream's Content-Type as
+    // it came (a string would get Fastify's charset appended).
+    void reply.send(translated === read.value ? bytes : Buffer.from(writeJson(translated)));
   } catch (error) {
     if (error instanceof TranslationRefusal) {
       refuse(answer, error.reason, 'the upstream body cannot be translated', { details: error.details });
-    } else answerUnexpected(request, reply, error);
-    return;
+    } else {
+      // No rule expected it: logged as the error it is, and the answer is the gateway's own 502 as for any other.
+      request.log.error({ err: error }, 'translation failed unexpectedly');
+      if (!reply.sent) answerInstead(request, reply, 502);
+    }
   }
-  for (const name of UPSTREAM_BYTES_HEADERS) reply.removeHeader(name);
-  for (const name of UPSTREAM_DIGEST_HEADERS) if (reply.hasHeader(name)) reply.removeHeader(name);
-  // A Buffer keeps the upstream's Content-Type as it came (a string would get Fastify's charset appended).
-  void reply.send(out);
 }

@@ -1,5 +1,4 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '@version-router/platform/errors';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { HeldBytes } from './held-bytes.js';
 import { TURN_BYTES, createTurns } from './turns.js';
 import type { RefusalReason } from '../../translation/refusal.js';
@@ -78,10 +77,4 @@ export function createTranslationContext(
     },
   };
   return context;
-}
-
-/** A failure no rule of the translation expected: logged, and answered 500 as the error handler would. */
-export function answerUnexpected(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
-  request.log.error({ err: error }, 'translation failed unexpectedly');
-  if (!reply.sent) void sendError(reply, 500, 'internal error');
 }

@@ -6,36 +6,6 @@ import { serverLimits } from '@version-router/platform/server-limits';
  * is read whole up to TRANSLATION_MAX_BYTES, and all of them together stay under TRANSLATION_MAX_INFLIGHT_BYTES.
  */
 
-/** The bytes held by every translation in progress, against their limit. */
-export interface HeldBytes {
-  readonly limit: number;
-  readonly held: number;
-}
-
-interface Budget extends HeldBytes {
-  take(bytes: number): boolean;
-  give(bytes: number): void;
-}
-
-export function createHeldBytes(limit: number): HeldBytes {
-  let held = 0;
-  const budget: Budget = {
-    limit,
-    get held() {
-      return held;
-    },
-    take(bytes) {
-      if (held + bytes > limit) return false;
-      held += bytes;
-      return true;
-    },
-    give(bytes) {
-      held -= bytes;
-    },
-  };
-  return budget;
-}
-
 /** One body's share of the budget: taken as it arrives, given back once when the translation is done with it. */
 export interface Hold {
   /** Takes `bytes` more; false (and nothing taken) when the budget has no room. */
@@ -44,21 +14,28 @@ export interface Hold {
   release(): void;
 }
 
-/** A hold for one body; whoever reads the body releases it on every way out (the read's outcome, the translation). */
-export function holdFor(held: HeldBytes): Hold {
-  const budget = held as Budget;
-  let mine = 0;
-  return {
-    take(bytes) {
-      if (!budget.take(bytes)) return false;
-      mine += bytes;
-      return true;
-    },
-    release() {
-      budget.give(mine);
-      mine = 0;
-    },
-  };
+/** The bytes held by every translation in progress, against their limit (TRANSLATION_MAX_INFLIGHT_BYTES). */
+export class HeldBytes {
+  private held = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** A hold for one body; whoever reads the body releases it on every way out (the read's outcome, the translation). */
+  hold(): Hold {
+    let mine = 0;
+    return {
+      take: (bytes) => {
+        if (this.held + bytes > this.limit) return false;
+        this.held += bytes;
+        mine += bytes;
+        return true;
+      },
+      release: () => {
+        this.held -= mine;
+        mine = 0;
+      },
+    };
+  }
 }
 
 /** How reading a body ended. */

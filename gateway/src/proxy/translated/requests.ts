@@ -6,12 +6,11 @@ import { sendError } from '@version-router/platform/errors';
 import {
   BUSY_DETAILS,
   BUSY_RETRY_AFTER_SECONDS,
-  answerUnexpected,
   isJsonType,
   type RouteLabels,
   type TranslationContext,
 } from './context.js';
-import { discardRest, holdFor, readWhole, type Hold } from './held-bytes.js';
+import { discardRest, readWhole, type Hold } from './held-bytes.js';
 import type { ResourceTranslation } from '../../translation/engine.js';
 import { readJson, writeJson } from '../../translation/json-text.js';
 import { TranslationRefusal, type RefusalReason } from '../../translation/refusal.js';
@@ -75,6 +74,12 @@ function afterTheUpload(reply: FastifyReply, body: unknown, answer: () => void):
   });
 }
 
+/** A failure no rule of the translation expected: logged, and answered 500 as the error handler would. */
+function answerUnexpected(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+  request.log.error({ err: error }, 'translation failed unexpectedly');
+  if (!reply.sent) void sendError(reply, 500, 'internal error');
+}
+
 /** Why a body on this route is no body the gateway can translate (415), or undefined. */
 function mediaTypeRefusal({ request, route }: Forwarding): string | undefined {
   const { 'content-type': type, 'content-encoding': encoding } = request.raw.headers;
@@ -89,24 +94,22 @@ function mediaTypeRefusal({ request, route }: Forwarding): string | undefined {
 /** The bytes of a request body as the serving version's, handed to reply-from, or the request refused. */
 function translate(forwarding: Forwarding, bodies: ResourceTranslation, bytes: Buffer, hold: Hold): void {
   const { context, request, reply, options, send } = forwarding;
-  let body: Buffer | string;
   try {
     const read = isUtf8(bytes) ? readJson(bytes.toString('utf8'), context.limits.maxDepth) : undefined;
-    if (read === undefined) {
-      body = bytes; // Not JSON: sent as it came, for the backend's own 400.
-    } else {
+    let body: Buffer | string = bytes; // Not JSON: sent as it came, for the backend's own 400.
+    if (read !== undefined) {
       const translated = bodies.forward(read.value);
-      body = translated === read.value ? bytes : writeJson(translated);
+      if (translated !== read.value) body = writeJson(translated);
     }
+    // Handed on, the body is no longer the gateway's to hold: the answer's body takes its own share.
+    hold.release();
+    send({ ...options, body, contentType: request.raw.headers['content-type'] });
   } catch (error) {
     if (error instanceof TranslationRefusal) refuse(forwarding, error.reason, 400, error.details);
     else answerUnexpected(request, reply, error);
-    return;
   } finally {
-    // Handed on or refused, the body is no longer the gateway's to hold: the answer's body takes its own share.
     hold.release();
   }
-  send({ ...options, body, contentType: request.raw.headers['content-type'] });
 }
 
 /**
@@ -130,7 +133,7 @@ export function forwardBody(
     return;
   }
   const tooLarge = `a translated request body is read whole, up to ${maxBytes} bytes`;
-  const hold = holdFor(held);
+  const hold = held.hold();
   if (Buffer.isBuffer(body)) {
     // Read whole already (a small body): within TRANSLATION_MAX_BYTES and the budget, or refused.
     if (body.length > maxBytes) refuse(forwarding, 'too_large', 413, tooLarge);
