@@ -164,6 +164,10 @@ async function startScriptedBackend(): Promise<{ url: string; release: () => voi
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      if ((req.url ?? '').startsWith('/v2/openapi.json')) {
+        res.writeHead(200, json).end(`{"openapi":"3.1.0","info":{"version":"2"},"paths":{},"x-deep":${deep()}}`);
+        return;
+      }
       const name = /\/v2\/orders\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '';
       if (name === 'slow') {
         const body = `{"customer_id":"${'u'.repeat(SLOW_BYTES - 18)}"}`;
@@ -225,6 +229,12 @@ describe('hostile answers on translated routes (a scripted backend)', () => {
     const metrics = await scrape(gateway.adminUrl);
     return metrics.includes(series) ? metricValue(metrics, series) : 0;
   }
+
+  it("answers 502 for a version's OpenAPI document nested 10,000 deep, derived from the successor's", async () => {
+    const answer = await only(gateway.apiUrl, raw('GET', '/v1/openapi.json'));
+    expect([answer.status, answer.body]).toEqual([502, '{"error":"bad gateway","code":502}']);
+    await expectAlive(gateway, gateway.apiUrl);
+  });
 
   it('keeps big integers, -0, 1e400, 1E5 and integer keys of an answer as the backend wrote them', async () => {
     const answer = await get('exact');

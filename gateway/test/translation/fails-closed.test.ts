@@ -304,6 +304,19 @@ describe('an answer the gateway translates', () => {
     },
   );
 
+  it('passes an empty 2xx body as it came, whatever its type says', async () => {
+    answer('/v2/orders/ord-1001', '', json, 201);
+    const res = await send('GET', '/v1/orders/ord-1001');
+    expect([res.statusCode, res.body]).toEqual([201, '']);
+  });
+
+  it("answers 502 for a version's OpenAPI document the gateway cannot annotate, and serves on", async () => {
+    answer('/v2/openapi.json', `{"openapi":"3.1.0","info":{"version":"2"},"paths":{},"x-deep":${nested(10_000)}}`);
+    const res = await send('GET', '/v1/openapi.json');
+    expect([res.statusCode, res.body]).toEqual([502, '{"error":"bad gateway","code":502}']);
+    expect((await send('GET', '/v1/orders/ord-1001')).statusCode).toBe(200);
+  });
+
   it('passes other media types unchanged', async () => {
     answer('/v2/orders/ord-1001', 'customer_id,total_cents\nu,1999\n', { 'content-type': 'text/csv' });
     expect((await send('GET', '/v1/orders/ord-1001')).body).toBe('customer_id,total_cents\nu,1999\n');

@@ -111,7 +111,7 @@ export function translateAnswer(
   }
   readWhole(res.stream, { maxBytes, hold, reserved: length !== undefined, drain: false }, (outcome) => {
     // Held until the body is translated and handed to the socket; every other way out gives it back now.
-    if (outcome.kind !== 'body' || !typed) hold.release();
+    if (outcome.kind !== 'body' || !typed || outcome.bytes.length === 0) hold.release();
     switch (outcome.kind) {
       case 'failed':
         // Nothing of the body was sent yet: a failed upstream is a 502 as any other.
@@ -124,13 +124,15 @@ export function translateAnswer(
         refuseBusy(answer);
         return;
       case 'body':
-        if (typed) {
+        // No bytes, no fields under any version's names: sent as it came, typed or not.
+        if (outcome.bytes.length === 0) void reply.send(outcome.bytes);
+        else if (!typed) refuseUntyped(answer);
+        else {
           context.inTurn(outcome.bytes, () => {
             sendTranslated(answer, bodies, outcome.bytes);
             hold.release();
           });
-        } else if (outcome.bytes.length > 0) refuseUntyped(answer);
-        else void reply.send(outcome.bytes);
+        }
     }
   });
 }
