@@ -43,6 +43,8 @@ await runProcess(async () => {
     config: {
       backendTimeoutMs: config.backendTimeoutMs,
       translationMaxBytes: config.translationMaxBytes,
+      translationMaxDepth: config.translationMaxDepth,
+      translationMaxInflightBytes: config.translationMaxInflightBytes,
       consumerKeysUrl: config.consumerKeysUrl,
       queryKeyParameters: config.queryKeyParameters,
       pinChangesPerMinute: config.pinChangesPerMinute,

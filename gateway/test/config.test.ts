@@ -22,6 +22,8 @@ describe('gateway configuration', () => {
       dataDir: '.data/gateway',
       notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
       translationMaxBytes: 1_048_576,
+      translationMaxDepth: 64,
+      translationMaxInflightBytes: 67_108_864,
       consumerKeysUrl: undefined,
       queryKeyParameters: ['api_key', 'apiKey', 'key', 'token'],
       pinChangesPerMinute: 10,
@@ -77,6 +79,8 @@ describe('gateway configuration', () => {
       QUERY_KEY_PARAMETERS: 'api_key, access_token,x-key',
       PIN_CHANGES_PER_MINUTE: '3',
       GATEWAY_CLOCK_START: '2029-10-03T12:00:00Z',
+      TRANSLATION_MAX_DEPTH: '32',
+      TRANSLATION_MAX_INFLIGHT_BYTES: '1048576',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -110,6 +114,8 @@ describe('gateway configuration', () => {
       queryKeyParameters: ['api_key', 'access_token', 'x-key'],
       pinChangesPerMinute: 3,
       clockStartMs: Date.parse('2029-10-03T12:00:00Z'),
+      translationMaxDepth: 32,
+      translationMaxInflightBytes: 1_048_576,
     });
   });
 
@@ -152,6 +158,21 @@ describe('gateway configuration', () => {
     [{ BACKEND_TIMEOUT_MS: '12000' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
     [{ TRANSLATION_MAX_BYTES: '1MiB' }, /^TRANSLATION_MAX_BYTES: must be a whole number of bytes \(got "1MiB"\)$/],
     [{ TRANSLATION_MAX_BYTES: '1023' }, /^TRANSLATION_MAX_BYTES: must be between 1024 and 67108864 bytes/],
+    [{ TRANSLATION_MAX_DEPTH: 'deep' }, /^TRANSLATION_MAX_DEPTH: must be a whole number of levels \(got "deep"\)$/],
+    [{ TRANSLATION_MAX_DEPTH: '0' }, /^TRANSLATION_MAX_DEPTH: must be between 1 and 1000 levels \(got "0"\)$/],
+    [{ TRANSLATION_MAX_DEPTH: '1001' }, /^TRANSLATION_MAX_DEPTH: must be between 1 and 1000 levels/],
+    [
+      { TRANSLATION_MAX_INFLIGHT_BYTES: '64MiB' },
+      /^TRANSLATION_MAX_INFLIGHT_BYTES: must be a whole number of bytes \(got "64MiB"\)$/,
+    ],
+    [
+      { TRANSLATION_MAX_INFLIGHT_BYTES: '4294967297' },
+      /^TRANSLATION_MAX_INFLIGHT_BYTES: must be between 1024 and 4294967296 bytes/,
+    ],
+    [
+      { TRANSLATION_MAX_INFLIGHT_BYTES: '65536' },
+      /^TRANSLATION_MAX_INFLIGHT_BYTES: must be at least TRANSLATION_MAX_BYTES \(1048576\) \(got "65536"\)$/,
+    ],
     [{ API_VERSIONS_FILE: '' }, /^API_VERSIONS_FILE: must name a file \(got ""\)$/],
     [
       { QUERY_KEY_PARAMETERS: '' },

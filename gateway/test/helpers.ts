@@ -108,6 +108,8 @@ export async function buildTestGateway(
     now = TODAY,
     backendTimeoutMs = 2_000,
     translationMaxBytes,
+    translationMaxDepth,
+    translationMaxInflightBytes,
     policy = designPolicyFile,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
@@ -123,6 +125,10 @@ export async function buildTestGateway(
     backendTimeoutMs?: number;
     /** TRANSLATION_MAX_BYTES; the default when not given. */
     translationMaxBytes?: number;
+    /** TRANSLATION_MAX_DEPTH; the default when not given. */
+    translationMaxDepth?: number;
+    /** TRANSLATION_MAX_INFLIGHT_BYTES; the default when not given. */
+    translationMaxInflightBytes?: number;
     policy?: unknown;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
@@ -140,7 +146,15 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl, queryKeyParameters, pinChangesPerMinute },
+    config: {
+      backendTimeoutMs,
+      translationMaxBytes,
+      translationMaxDepth,
+      translationMaxInflightBytes,
+      consumerKeysUrl,
+      queryKeyParameters,
+      pinChangesPerMinute,
+    },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

@@ -4,6 +4,7 @@ import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 import { POLICY_PROBLEM_RULES, type PolicyProblemRule } from '../versions/load-rules.js';
 import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
+import type { TranslationFailure } from '../proxy/translated/context.js';
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
@@ -18,6 +19,8 @@ export interface GatewayMetrics {
    * failed, skipped.
    */
   countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
+  /** One body a version declared as changes did not translate, and why (docs/behaviour.md#metrics). */
+  countTranslationFailure(failure: TranslationFailure): void;
 }
 
 /** The requests of one `api_version_requests_total` series. */
@@ -182,6 +185,15 @@ export function createGatewayMetrics(
     labelNames: ['milestone', 'channel', 'result'] as const,
     registers: [registry],
   });
+  // Each label is bounded: versions and resource templates of the policy, two directions, a closed set of reasons.
+  const translationFailures = new Counter({
+    name: 'translation_failures_total',
+    help:
+      'Bodies of versions declared as changes that the gateway did not translate, by requested version, resource ' +
+      'template, direction (request: answered 400/413/415/503; response: answered 502/503) and reason.',
+    labelNames: ['version', 'resource', 'direction', 'reason'] as const,
+    registers: [registry],
+  });
   for (const milestone of MILESTONES)
     for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
@@ -224,6 +236,9 @@ export function createGatewayMetrics(
     },
     countNotice(milestone, channel, result) {
       notices.inc({ milestone, channel, result });
+    },
+    countTranslationFailure({ version, resource, direction, reason }) {
+      translationFailures.inc({ version: String(version), resource, direction, reason });
     },
   };
 }
