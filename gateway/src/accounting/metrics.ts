@@ -4,7 +4,14 @@ import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 import { POLICY_PROBLEM_RULES, type PolicyProblemRule } from '../versions/load-rules.js';
 import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
-import type { TranslationFailure } from '../proxy/translated/context.js';
+
+/** A refused translation as `translation_failures_total` counts it (the translated routes' own type fits it). */
+interface TranslationFailureLabels {
+  readonly version: number;
+  readonly resource: string;
+  readonly direction: string;
+  readonly reason: string;
+}
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
@@ -20,7 +27,7 @@ export interface GatewayMetrics {
    */
   countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
   /** One body a version declared as changes did not translate, and why (docs/behaviour.md#metrics). */
-  countTranslationFailure(failure: TranslationFailure): void;
+  countTranslationFailure(failure: TranslationFailureLabels): void;
 }
 
 /** The requests of one `api_version_requests_total` series. */
