@@ -23,7 +23,14 @@ import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import { refuseKeysInQuery } from './consumers/query-keys.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerRecord, ConsumerStore, PinRecord } from './consumers/store.js';
-import { DEFAULT_PIN_CHANGES_PER_MINUTE, DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
+import {
+  DEFAULT_PIN_CHANGES_PER_MINUTE,
+  DEFAULT_TRANSLATION_MAX_BYTES,
+  DEFAULT_TRANSLATION_MAX_DEPTH,
+  DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES,
+  type NoticesConfig,
+} from './config.js';
+import { noticedBrownouts } from './notices/due.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -31,10 +38,12 @@ import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
-import { createTranslatedForwarding } from './proxy/translated.js';
+import { createTranslatedForwarding } from './proxy/translated/forwarding.js';
+import { HeldBytes } from './proxy/translated/held-bytes.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
+import { createPolicyProblems } from './versions/policy-problems.js';
 import type { PolicySource } from './versions/policy-file.js';
 import { watchPolicyFile } from './versions/watch.js';
 
@@ -58,12 +67,14 @@ declare module 'fastify' {
 }
 
 export interface GatewayAppOptions {
-  /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by
-   * every 401 of a key. queryKeyParameters: QUERY_KEY_PARAMETERS. pinChangesPerMinute: PIN_CHANGES_PER_MINUTE
-   * (docs/configuration.md). */
+  /** translationMax*: TRANSLATION_MAX_BYTES, TRANSLATION_MAX_DEPTH, TRANSLATION_MAX_INFLIGHT_BYTES, their defaults when
+   * not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by every 401 of a key. queryKeyParameters:
+   * QUERY_KEY_PARAMETERS. pinChangesPerMinute: PIN_CHANGES_PER_MINUTE (docs/configuration.md). */
   config: {
     backendTimeoutMs: number;
     translationMaxBytes?: number;
+    translationMaxDepth?: number;
+    translationMaxInflightBytes?: number;
     consumerKeysUrl?: string;
     queryKeyParameters?: readonly string[];
     pinChangesPerMinute?: number;
@@ -119,6 +130,7 @@ export async function buildApp({
   const metrics = createGatewayMetrics(registry, {
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
+    policyProblems: () => problems.brokenNow(),
     consumerSeries: () => usage.consumers.series(),
     backendAnswers: () => backendAnswers(pool),
     clock,
@@ -142,6 +154,17 @@ export async function buildApp({
   );
   const defaultWatch = watchDefaultVersion({ policies, clock, logger });
   defaultWatch.check(true);
+  const noticeStore = noticesOptions?.store;
+  const problems = createPolicyProblems({
+    policies,
+    clock,
+    logger,
+    noticedWindows:
+      noticeStore === undefined
+        ? undefined
+        : async (versions) => noticedBrownouts(await noticeStore.recorded(versions)),
+  });
+  await problems.checkStart();
   app.addHook('onClose', async () => defaultWatch.close());
   app.decorate('versionPolicies', policies);
   if (watchPolicy !== undefined) {
@@ -212,8 +235,14 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  const maxBytes = config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES;
-  const translated = createTranslatedForwarding({ maxBytes });
+  const translated = createTranslatedForwarding({
+    limits: {
+      maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES,
+      maxDepth: config.translationMaxDepth ?? DEFAULT_TRANSLATION_MAX_DEPTH,
+      held: new HeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+    },
+    countFailure: (failure) => metrics.countTranslationFailure(failure),
+  });
   await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
   return app;
 }

@@ -15,6 +15,7 @@ import {
 import { DEFAULT_QUERY_KEY_PARAMETERS } from '@version-router/platform/http-foundation';
 import { serverLimits } from '@version-router/platform/server-limits';
 import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
+import { instant, instantRule } from './versions/policy-file.js';
 
 export interface GatewayConfig {
   host: string;
@@ -40,6 +41,10 @@ export interface GatewayConfig {
   notices: NoticesConfig;
   /** TRANSLATION_MAX_BYTES: the largest body read whole to be translated (docs/behaviour.md). */
   translationMaxBytes: number;
+  /** TRANSLATION_MAX_DEPTH: the deepest nesting of a JSON body translated. */
+  translationMaxDepth: number;
+  /** TRANSLATION_MAX_INFLIGHT_BYTES: the bytes all translations in progress hold together. */
+  translationMaxInflightBytes: number;
   /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
   consumerKeysUrl: string | undefined;
   /** The OTEL_* variables: undefined when tracing is off (docs/tracing.md#turning-tracing-on). */
@@ -48,6 +53,11 @@ export interface GatewayConfig {
   queryKeyParameters: readonly string[];
   /** PIN_CHANGES_PER_MINUTE: a consumer's own pin changes one replica takes in a minute; more are 429. */
   pinChangesPerMinute: number;
+  /**
+   * GATEWAY_CLOCK_START: the instant the gateway's clock reads at start, advancing in real time from there (a
+   * rehearsal of the policy's dates); undefined: the machine's clock. Refused with NODE_ENV=production.
+   */
+  clockStartMs: number | undefined;
 }
 
 /**
@@ -219,6 +229,30 @@ const translationMaxBytesSchema = z
     (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_BYTES,
     `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_BYTES} bytes`,
   );
+/** TRANSLATION_MAX_DEPTH when unset. */
+export const DEFAULT_TRANSLATION_MAX_DEPTH = 64;
+/** Deeper than this, JSON.stringify itself could run out of stack on a translated body. */
+const MAX_TRANSLATION_DEPTH = 1000;
+const translationMaxDepthSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of levels')
+  .transform(Number)
+  .refine(
+    (depth) => depth >= 1 && depth <= MAX_TRANSLATION_DEPTH,
+    `must be between 1 and ${MAX_TRANSLATION_DEPTH} levels`,
+  );
+/** TRANSLATION_MAX_INFLIGHT_BYTES when unset. */
+export const DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES = 64 * 1024 * 1024;
+const MAX_TRANSLATION_INFLIGHT_BYTES = 4 * 1024 * 1024 * 1024;
+const translationInflightSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of bytes')
+  .transform(Number)
+  .refine(
+    (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_INFLIGHT_BYTES,
+    `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_INFLIGHT_BYTES} bytes`,
+  );
+
 /**
  * CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); ''
  * for none.
@@ -250,6 +284,20 @@ const pinChangesPerMinuteSchema = z
   .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 600')
   .transform(Number)
   .refine((count) => count >= 1 && count <= 600, 'must be a whole number from 1 to 600');
+/** GATEWAY_CLOCK_START: a date or an RFC 3339 date-time with offset, as the policy file writes its instants. */
+const clockStartSchema = z.union([z.literal('').transform(() => undefined), instant], {
+  error: instantRule,
+});
+
+/** A moved clock is for rehearsals: a production gateway must answer at the real date. */
+function readClockStart(env: NodeJS.ProcessEnv, raw: number | undefined): number | undefined {
+  if (raw !== undefined && env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
+  return raw;
+}
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
@@ -273,10 +321,23 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
     TRANSLATION_MAX_BYTES: { schema: translationMaxBytesSchema, default: String(DEFAULT_TRANSLATION_MAX_BYTES) },
+    TRANSLATION_MAX_DEPTH: { schema: translationMaxDepthSchema, default: String(DEFAULT_TRANSLATION_MAX_DEPTH) },
+    TRANSLATION_MAX_INFLIGHT_BYTES: {
+      schema: translationInflightSchema,
+      default: String(DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+    },
     CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
     QUERY_KEY_PARAMETERS: { schema: queryKeyParametersSchema, default: DEFAULT_QUERY_KEY_PARAMETERS.join(',') },
     PIN_CHANGES_PER_MINUTE: { schema: pinChangesPerMinuteSchema, default: String(DEFAULT_PIN_CHANGES_PER_MINUTE) },
+    GATEWAY_CLOCK_START: { schema: clockStartSchema, default: '' },
   });
+  // Below one body's limit, no body of that size could ever be translated.
+  if (vars.TRANSLATION_MAX_INFLIGHT_BYTES < vars.TRANSLATION_MAX_BYTES) {
+    throw new ConfigError(
+      `TRANSLATION_MAX_INFLIGHT_BYTES: must be at least TRANSLATION_MAX_BYTES (${vars.TRANSLATION_MAX_BYTES}) ` +
+        `(got "${vars.TRANSLATION_MAX_INFLIGHT_BYTES}")`,
+    );
+  }
   return {
     host: vars.GATEWAY_HOST,
     port: vars.GATEWAY_PORT,
@@ -293,10 +354,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     dataDir: vars.GATEWAY_DATA_DIR,
     notices: readNoticesConfig(env),
     translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
+    translationMaxDepth: vars.TRANSLATION_MAX_DEPTH,
+    translationMaxInflightBytes: vars.TRANSLATION_MAX_INFLIGHT_BYTES,
     consumerKeysUrl: vars.CONSUMER_KEYS_URL,
     tracing: readTracingConfig(env, 'gateway'),
     queryKeyParameters: vars.QUERY_KEY_PARAMETERS,
     pinChangesPerMinute: vars.PIN_CHANGES_PER_MINUTE,
+    clockStartMs: readClockStart(env, vars.GATEWAY_CLOCK_START),
   };
 }
 

@@ -29,8 +29,9 @@ export function configErrorOf(load: () => unknown): string {
 }
 
 /**
- * The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added
- * since is one more entry there).
+ * The tests' example policy, on the injected clock (TODAY): v1 deprecated (sunset 2027-01-01), v2 current, default 1, so
+ * a request that names no version gets the deprecated v1. The shipped ops/versions.json has the same versions with
+ * v2 the default and v1's sunset years ahead (test/static/shipped-dates.test.ts keeps it there).
  */
 export const designPolicyFile = {
   default_version: 1,
@@ -107,6 +108,8 @@ export async function buildTestGateway(
     now = TODAY,
     backendTimeoutMs = 2_000,
     translationMaxBytes,
+    translationMaxDepth,
+    translationMaxInflightBytes,
     policy = designPolicyFile,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
@@ -122,6 +125,10 @@ export async function buildTestGateway(
     backendTimeoutMs?: number;
     /** TRANSLATION_MAX_BYTES; the default when not given. */
     translationMaxBytes?: number;
+    /** TRANSLATION_MAX_DEPTH; the default when not given. */
+    translationMaxDepth?: number;
+    /** TRANSLATION_MAX_INFLIGHT_BYTES; the default when not given. */
+    translationMaxInflightBytes?: number;
     policy?: unknown;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
@@ -139,7 +146,15 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl, queryKeyParameters, pinChangesPerMinute },
+    config: {
+      backendTimeoutMs,
+      translationMaxBytes,
+      translationMaxDepth,
+      translationMaxInflightBytes,
+      consumerKeysUrl,
+      queryKeyParameters,
+      pinChangesPerMinute,
+    },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

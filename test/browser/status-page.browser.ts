@@ -188,4 +188,23 @@ describe('the status page in Chromium, JavaScript off', () => {
     const shown = await page.locator('table.consumers td.consumer').allTextContents();
     expect(shown).toEqual(expect.arrayContaining([clientId, userAgent]));
   });
+
+  it("previews the sunset with ?at=: v1 removed then, and what that does to today's consumers", async () => {
+    const res = await page.goto(`${stack.gatewayAdminUrl}/?at=${dateOf(sunset)}`);
+    expect(res?.status()).toBe(200);
+    const [v1] = await rows('#versions');
+    expect(v1?.slice(1, 5)).toEqual(['removed', dateOf(announced), dateOf(sunset), 'removed']);
+    expect(await page.locator('#preview').textContent()).toBe(
+      `At ${dateOf(sunset)}: what the policy does to today's consumers`,
+    );
+    expect((await rows('table.preview[data-version="1"]')).slice(0, 2)).toEqual([
+      ['acme-billing', 'no key', 'refused: v1 removed (410 version_removed)'],
+      ['legacy-mobile/4.2 (iOS)', 'no key', 'refused: v1 removed (410 version_removed)'],
+    ]);
+    expect(await page.locator('p.notices-due').textContent()).toContain(`removed (${dateOf(sunset)})`);
+    expect(await page.locator('script, link, img, iframe').count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+    await page.goto(`${stack.gatewayAdminUrl}/`);
+    expect((await rows('#versions'))[0]?.[1]).toBe('deprecated');
+  });
 });

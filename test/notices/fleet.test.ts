@@ -2,7 +2,7 @@
  * Deprecation notices from built gateway processes on one PostgreSQL (docs/runbook.md#deprecation-notices):
  * one e-mail per consumer and milestone from two replicas, nothing again after a restart, a sender killed
  * mid-batch leaving the rest to the other, an SMTP server down and then up. The policy is the shipped one
- * (v1 deprecated, sunset 2027-01-01), so the milestone due depends on today's date.
+ * (v1 deprecated, its sunset years ahead): whichever milestone is due today, each consumer gets it once.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -38,6 +38,19 @@ export const noticeKeyText = ({ consumerId, version, milestone, occasion, channe
   `${consumerId}\n${version}\n${milestone}\n${occasion}\n${channel}`;
 
 /**
+ * The brownout windows some notice was recorded of, as `<version> <window start, ISO 8601>`, from the recorded keys
+ * (noticeKeyText; a consumer id holds no line break).
+ */
+export function noticedBrownouts(recorded: ReadonlySet<string>): Set<string> {
+  const windows = new Set<string>();
+  for (const key of recorded) {
+    const [, version, milestone, occasion] = key.split('\n');
+    if (milestone === 'brownout_in_48_hours') windows.add(`${version} ${occasion}`);
+  }
+  return windows;
+}
+
+/**
  * The milestone a version's consumers are told of at `nowMs`: the latest one due that is still news (a brownout
  * notice is none once its window has ended); undefined before the announcement.
  */

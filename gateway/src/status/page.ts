@@ -10,6 +10,7 @@ import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
 import type { RegisteredConsumers } from './registered.js';
 import type { RefusedConsumer } from '../consumers/reports/version-consumers.js';
+import { previewSection } from './preview.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
 const REFRESH_SECONDS = 10;
@@ -208,6 +209,11 @@ export interface StatusPageInput {
   noticeSections?: Html;
   /** Consumers holding a valid key per pinned version, fleet-wide (the key cache's last poll). */
   pinned?: ReadonlyMap<number, number>;
+  /**
+   * The instant a preview (`?at=`) asks for: the lifecycle (phases, days left, brownouts, key rules) as of then, and
+   * what it does to today's consumers; the traffic and the consumers stay those of `nowMs`.
+   */
+  atMs?: number;
 }
 
 interface VersionCounts {
@@ -255,20 +261,26 @@ function versionRow(
  */
 export function renderStatusPage(input: StatusPageInput): string {
   const { policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map<number, number>() } = input;
+  const { atMs } = input;
+  // The lifecycle's instant: a preview's, else now.
+  const lifecycleMs = atMs ?? nowMs;
   const recent = usage.traffic.recent(nowMs);
   const unversioned = usage.unversioned.recent(nowMs).byVersion;
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
-  const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
-  const defaultVersion = policy.defaultAt(nowMs);
+  const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, lifecycleMs)]));
+  // The default of the lifecycle shown (a preview's), and how many of the last minutes' requests it served.
+  const defaultVersion = policy.defaultAt(lifecycleMs);
   const defaultUnversioned = unversioned.get(defaultVersion) ?? 0;
 
   const versionRows = policy.versions.map((entry) => {
     const requests = recent.byVersion.get(entry.version) ?? 0;
     const counts = { requests, unversioned: unversioned.get(entry.version) ?? 0, versioned };
-    return versionRow(entry, phases.get(entry.version) as Phase, policy, counts, nowMs);
+    return versionRow(entry, phases.get(entry.version) as Phase, policy, counts, lifecycleMs);
   });
 
-  const consumerSections = usage.consumers.report(consumerVersions(policy, usage.consumers, nowMs)).map((list) => {
+  const reports = usage.consumers.report(consumerVersions(policy, usage.consumers, lifecycleMs));
+  const preview = atMs === undefined ? '' : previewSection({ policy, nowMs, atMs, registered, anonymous: reports });
+  const consumerSections = reports.map((list) => {
     const phase = phases.get(list.version);
     const registeredPart = registeredSection(list.version, phase, registered, nowMs);
     const anonymousPart = consumersSection(list, phase, usage.consumers, nowMs);
@@ -276,6 +288,10 @@ export function renderStatusPage(input: StatusPageInput): string {
   });
 
   const asOf = new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ');
+  const previewing =
+    atMs === undefined
+      ? html` · preview a date: <code>?at=2030-01-01</code>`
+      : html` · <strong>lifecycle previewed at ${readableInstant(atMs)}</strong> (<a href="#preview">what it does</a>)`;
   const windowMinutes = WINDOW_SECONDS / 60;
   const invalid = recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`;
   return html`<!doctype html>
@@ -289,10 +305,10 @@ ${STYLE.element}
 </head>
 <body>
 <h1>API versions</h1>
-<p class="meta">As of ${asOf} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
+<p class="meta">As of ${asOf} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)${previewing}</p>
 <p class="note" id="replica">Replica <strong>${replica}</strong>: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
 ${defaultWarning(policy, defaultVersion, phases.get(defaultVersion), defaultUnversioned)}
-${defaultChangeNote(policy, nowMs, defaultUnversioned)}
+${defaultChangeNote(policy, lifecycleMs, defaultUnversioned)}
 <div class="wide">
 <table id="versions">
 <caption>Requests and share over the last ${windowMinutes} minutes, among requests a version answered (named in the request, or chosen by a pin or the default).</caption>
@@ -302,7 +318,8 @@ ${join(versionRows)}
 </tbody>
 </table>
 </div>
-<p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${defaultVersion}: they change version when <code>default_version</code> moves.</p>
+<p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultAt(nowMs)}: they change version when <code>default_version</code> moves.</p>
+${preview}
 ${join(consumerSections)}
 ${noticeSections}
 </body>

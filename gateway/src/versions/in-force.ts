@@ -1,5 +1,5 @@
 import type { Clock } from '@version-router/platform/clock';
-import { problemAtLoad } from './load-rules.js';
+import { problemAtReload } from './load-rules.js';
 import type { PolicySource } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 import { createResourceRouter, type ResourceRouter } from './router.js';
@@ -48,7 +48,7 @@ export function createPolicyInForce(
   /** The file's content, validated against the rules of the moment and the policy in force; throws why not. */
   const readValid = (): PolicySource => {
     const source = read();
-    const problem = problemAtLoad(source.file, clock(), current.policy);
+    const problem = problemAtReload(source.file, clock(), current.policy);
     if (problem !== undefined) throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
     return source;
   };

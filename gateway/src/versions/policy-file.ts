@@ -16,11 +16,15 @@ const versionNumber = z
   .int('must be an integer')
   .min(1, 'must be 1 or higher');
 
-/** A calendar date (midnight UTC) or an RFC 3339 date-time with offset, kept as epoch milliseconds. */
-const instant = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: 'must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
-  })
+/** What an instant must be, as a refusal says it. */
+export const instantRule = 'must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)';
+
+/**
+ * A calendar date (midnight UTC) or an RFC 3339 date-time with offset, kept as epoch milliseconds: the policy's
+ * instants, and the dates a preview (`GET /versions?at=`) or a moved clock (GATEWAY_CLOCK_START) is asked for.
+ */
+export const instant = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: instantRule })
   .transform((text) => Date.parse(text));
 
 /** Links in headers are followed by clients and people: absolute, and https only. */

@@ -238,6 +238,8 @@ describe('every page shows hostile texts escaped, its markup intact', () => {
           nowMs: TODAY,
           noticeSections: noticesSection(policy, TODAY, registered, new Map([[1, notices]])),
           pinned: new Map([[1, 2]]),
+          // A preview lists the same consumers once more, in its own table.
+          atMs: TODAY + 86_400_000,
         });
       };
       expectEscaped(page, [

@@ -456,6 +456,101 @@ describe("the status page's registered consumers", () => {
     expect(html).toContain('<tr class="done"><td class="consumer">beta</td>');
   });
 
+  /** The rows of the preview's table of v`version`: [consumer, calls with, at that instant]. */
+  function previewRows(html: string, version: number): string[][] {
+    const table =
+      new RegExp(`<table class="preview" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
+    return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
+      [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => cell[1] as string),
+    );
+  }
+  const noticesDue = (html: string) => /<p class="note notices-due" data-version="1">(.*?)<\/p>/.exec(html)?.[1];
+
+  it(
+    "previews a date with ?at=: the lifecycle then, what it does to today's consumers and the notices due by " +
+      'then, read-only',
+    async () => {
+      await withConsumers();
+      expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'anon-app' })).statusCode).toBe(200);
+      const inBrownout = (await admin.inject({ url: '/?at=2026-12-01T11:00:00Z' })).body;
+      expect(cells(inBrownout, 1).slice(1, 7)).toEqual([
+        'deprecated · browned out',
+        '2026-06-01',
+        '2027-01-01',
+        '31',
+        'v2 · what changes',
+        'now, until 2026-12-01 12:00 UTC',
+      ]);
+      expect(inBrownout).toContain('<strong>lifecycle previewed at 2026-12-01 11:00 UTC</strong>');
+      expect(inBrownout).toContain(
+        '<h2 id="preview">At 2026-12-01 11:00 UTC: what the policy does to today\'s consumers</h2>',
+      );
+      expect(previewRows(inBrownout, 1)).toEqual([
+        ['beta', 'API key', 'refused: browned out until 2026-12-01 12:00 UTC (410 version_brownout)'],
+        ['anon-app', 'no key', 'refused: browned out until 2026-12-01 12:00 UTC (410 version_brownout)'],
+      ]);
+      expect(noticesDue(inBrownout)).toBe(
+        'Notices due from now until then: brownout_in_48_hours (2026-11-29 10:00 UTC).',
+      );
+
+      const removed = (await admin.inject({ url: '/?at=2027-01-01' })).body;
+      expect(cells(removed, 1)[1]).toBe('removed');
+      expect(previewRows(removed, 1).map((row) => row[2])).toEqual([
+        'refused: v1 removed (410 version_removed)',
+        'refused: v1 removed (410 version_removed)',
+      ]);
+      expect(noticesDue(removed)).toBe(
+        'Notices due from now until then: brownout_in_48_hours (2026-11-29 10:00 UTC), sunset_in_30_days ' +
+          '(2026-12-02), brownout_in_48_hours (2026-12-06 10:00 UTC), sunset_in_7_days (2026-12-25), removed ' +
+          '(2027-01-01).',
+      );
+
+      // Nothing moved: the page without ?at= and the API answer at the clock's own instant.
+      const now = await page();
+      expect(cells(now, 1)[1]).toBe('deprecated');
+      expect(now).not.toContain('id="preview"');
+      expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+    },
+  );
+
+  it('previews who a key requirement and closed_to_new turn away, and says when every version is current', async () => {
+    await withConsumers();
+    gateway.setNextPolicy({
+      ...designPolicyFile,
+      versions: [
+        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-15' }, closed_to_new: '2026-12-18' },
+        designPolicyFile.versions[1],
+      ],
+    });
+    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'anon-app' })).statusCode).toBe(200);
+    const html = (await admin.inject({ url: '/?at=2026-12-20' })).body;
+    expect(previewRows(html, 1)).toEqual([
+      ['beta', 'API key', 'served, with the deprecation headers'],
+      ['anon-app', 'no key', 'refused: API key required (401)'],
+    ]);
+    expect(html).toContain(
+      'Closed to new consumers since 2026-12-18: a registered consumer that had not called v1 before then is ' +
+        'refused (403 closed to new consumers); those listed have.',
+    );
+    expect((await admin.inject({ url: '/?at=2026-05-01' })).body).toContain(
+      '<p class="note">Every version is current then.</p>',
+    );
+  });
+
+  it.each(['tomorrow', '', '2027-02-30'])(
+    'answers ?at=%j with 400 invalid date in the error envelope',
+    async (value) => {
+      const res = await admin.inject({ url: `/?at=${encodeURIComponent(value)}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        error: 'invalid date',
+        code: 400,
+        details: 'at must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
+      });
+    },
+  );
+
   it('says when no consumer called a deprecated version with a key', async () => {
     expect(await page()).toContain(
       '<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>\n<p class="note">No consumer has called ' +
