@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 import { POLICY_PROBLEM_RULES, type PolicyProblemRule } from '../versions/load-rules.js';
-import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
+import { NOTICE_KINDS, type NoticeKind } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
 
 /** A refused translation as `translation_failures_total` counts it (the translated routes' own type fits it). */
@@ -25,7 +25,7 @@ export interface GatewayMetrics {
    * One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried,
    * failed, skipped.
    */
-  countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
+  countNotice(milestone: NoticeKind, channel: Channel, result: NoticeResult): void;
   /** One body a version declared as changes did not translate, and why (docs/behaviour.md#metrics). */
   countTranslationFailure(failure: TranslationFailureLabels): void;
 }
@@ -106,8 +106,10 @@ export function createGatewayMetrics(
     collect() {
       this.reset();
       const current = policy();
-      const entry = current.versions.find(({ version }) => version === current.defaultVersion);
-      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, clock()) }, 1);
+      const now = clock();
+      const defaultVersion = current.defaultAt(now);
+      const entry = current.versions.find(({ version }) => version === defaultVersion);
+      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, now) }, 1);
     },
   });
   // A policy served as written although a rule that depends on the moment is broken (a start is never refused for
@@ -201,7 +203,7 @@ export function createGatewayMetrics(
     labelNames: ['version', 'resource', 'direction', 'reason'] as const,
     registers: [registry],
   });
-  for (const milestone of MILESTONES)
+  for (const milestone of NOTICE_KINDS)
     for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);
