@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
+import { describeWithTool } from '../../../test/support/tools.js';
 
 const runbook = readFileSync(new URL('../../../docs/runbook.md', import.meta.url), 'utf8');
 const oneLiner = /```sh\n(deprecated=\$\(curl -s localhost:8080\/versions[^]*?)\n# /.exec(runbook)?.[1];
-const hasJq = spawnSync('jq', ['--version']).status === 0;
 
 let stub: StubBackend | undefined;
 let gateway: TestGateway | undefined;
@@ -40,9 +40,8 @@ describe("the runbook's deprecated-share one-liner", () => {
     expect(oneLiner).toBeDefined();
   });
 
-  it.skipIf(!hasJq)(
-    'counts every request of a version deprecated now, also those served before its announcement',
-    async () => {
+  describeWithTool('jq', 'run as written, with jq', () => {
+    it('counts every request of a version deprecated now, also those served before its announcement', async () => {
       stub = await startStubBackend();
       const announced = Date.parse(designPolicyFile.versions[0]!.announced!);
       gateway = await buildTestGateway(stub.url, { now: announced - 86_400_000 });
@@ -60,6 +59,6 @@ describe("the runbook's deprecated-share one-liner", () => {
       expect(await share(gateway)).toBe(
         '50.0 % of 8 versioned requests on versions deprecated now (1); 1 named no version\n',
       );
-    },
-  );
+    });
+  });
 });
