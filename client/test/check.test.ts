@@ -36,19 +36,22 @@ interface Outcome {
   stderr: string;
 }
 
-/** version-router-check with these arguments and API_KEY (acme's unless given), at `now` (the gateway's clock too). */
+/**
+ * version-router-check with these arguments and API_KEY (acme's unless given), the gateway's clock at `now`, the
+ * check's machine's at `machineNow` (`now` unless given).
+ */
 async function check(
   argv: string[],
-  options: { apiKey?: string | undefined; now?: number; timeoutMs?: number } = {},
+  options: { apiKey?: string | undefined; now?: number; machineNow?: number; timeoutMs?: number } = {},
 ): Promise<Outcome> {
-  const { now = TODAY, timeoutMs } = options;
+  const { now = TODAY, machineNow = now, timeoutMs } = options;
   const apiKey = 'apiKey' in options ? options.apiKey : live.key;
   live.gateway.setNow(now);
   const outcome = { code: -1, stdout: '', stderr: '' };
   outcome.code = await runCheck({
     argv,
     env: apiKey === undefined ? {} : { API_KEY: apiKey },
-    now: () => new Date(now),
+    now: () => new Date(machineNow),
     fetch: globalThis.fetch,
     stdout: (text) => void (outcome.stdout += text),
     stderr: (text) => void (outcome.stderr += text),
@@ -229,6 +232,23 @@ describe('version-router-check reads what the consumer still calls', () => {
         })
       ).code,
     ).toBe(1);
+  });
+
+  it("judges on the gateway's clock, not the machine's: a rehearsal's removal fails a check run today", async () => {
+    const moved = await check(['--url', live.url, '--days', '0', '--since', '60d'], {
+      now: V1_SUNSET + DAY,
+      machineNow: TODAY,
+    });
+    expect(moved.code).toBe(1);
+    expect(moved.stdout).toContain(
+      `version-router-check: consumer acme at ${live.url}, ${new Date(V1_SUNSET + DAY).toISOString()}, calls since ` +
+        `${new Date(V1_SUNSET + DAY - 60 * DAY).toISOString()}\n`,
+    );
+    expect(moved.stdout).toContain('FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z');
+    // The default window is the gateway's own 30 days back on its clock: nothing called since, the check passes.
+    const window = await check(['--url', live.url, '--days', '0'], { now: V1_SUNSET + DAY, machineNow: TODAY });
+    expect(window.code).toBe(0);
+    expect(window.stdout).toContain(`calls since ${new Date(V1_SUNSET + DAY - 30 * DAY).toISOString()}\n`);
   });
 
   it('says a consumer that moved its pin off v1 and calls it no more is done, and passes', async () => {

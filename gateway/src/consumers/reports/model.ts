@@ -107,6 +107,8 @@ export interface DeprecationsReport {
   pinned_version: number | null;
   /** From when its calls are counted (RFC 3339): `?since=` (30 days back by default), or its last move when later. */
   requests_since: string;
+  /** The gateway's clock when it made the report (RFC 3339): what a check judges sunsets and windows at. */
+  as_of: string;
   versions: VersionReport[];
 }
 

@@ -71,6 +71,8 @@ describe('GET /deprecations', () => {
       pinned_version: null,
       // 30 days back, or its registration (which set its pin) when later.
       requests_since: at,
+      // The gateway's clock: what version-router-check judges at.
+      as_of: at,
       versions: [
         {
           version: 1,
@@ -183,6 +185,7 @@ describe('GET /deprecations', () => {
       consumer: 'fresh',
       pinned_version: null,
       requests_since: new Date(TODAY).toISOString(),
+      as_of: new Date(TODAY).toISOString(),
       versions: [],
     });
     await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } });
@@ -191,6 +194,7 @@ describe('GET /deprecations', () => {
       consumer: 'fresh',
       pinned_version: null,
       requests_since: new Date(TODAY).toISOString(),
+      as_of: new Date(TODAY).toISOString(),
       versions: [],
     });
   });
@@ -347,6 +351,7 @@ describe('GET /deprecations', () => {
           consumer: 'mover',
           pinned_version: 2,
           requests_since: iso(TODAY - DAY),
+          as_of: iso(TODAY),
           versions: [
             {
               version: 1,
