@@ -1,16 +1,42 @@
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
-import type { ChangeOperation, VersionChange } from '../versions/changes.js';
+import {
+  LINK_HEADER_FIELD,
+  fieldOf,
+  successorFieldOf,
+  type ChangeOperation,
+  type VersionChange,
+} from '../translation/changes.js';
+import { compileTranslations } from '../translation/compile.js';
+import {
+  deriveDocument,
+  matchesTemplate,
+  renamedDocumentPath,
+  resourcePattern,
+} from '../translation/derive-document.js';
+import { fieldSegments } from '../translation/field-path.js';
 import type { RequestSchemes } from '../versions/schemes.js';
 import { guideCallForms, type CallOfForm } from '../versions/call-forms.js';
-import { resourcePattern } from './derive-document.js';
-import { fieldSegments, successorField } from '../translation/field-path.js';
+import type { ListedResource } from '../versions/templates.js';
 
 /**
  * One thing a client must (breaking) or may (compatible) change when it moves to the successor: declared in
  * the policy (`declared: true`: renamed, converted, added, removed, mapped), or found between the documents.
  */
 export interface GuideChange {
-  change: 'added' | 'removed' | 'changed' | 'renamed' | 'converted' | 'mapped';
+  change:
+    | 'added'
+    | 'removed'
+    | 'changed'
+    | 'renamed'
+    | 'converted'
+    | 'mapped'
+    | 'moved'
+    | 'wrapped'
+    | 'status changed'
+    | 'header renamed'
+    | 'endpoint renamed'
+    | 'links rewritten'
+    | 'translated by module';
   kind:
     'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
   /** The field (`items[].total`), parameter, status, header or keyword the change is about. */
@@ -28,7 +54,10 @@ export interface GuideChange {
   description: string;
   /** A declared change: the policy says it, so it is listed whether or not the documents show it. */
   declared?: true;
-  /** The field's name in the successor (renamed, converted). */
+  /**
+   * What it is in the successor: the field's name (renamed, converted, moved), the status (status changed), the
+   * header's name (header renamed), the path (endpoint renamed).
+   */
   to?: string;
   /** Successor value = this version's × factor (converted). */
   factor?: number;
@@ -118,34 +147,52 @@ const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
   add: 'added',
   remove: 'removed',
   map: 'mapped',
+  move: 'moved',
+  envelope: 'wrapped',
+  status: 'status changed',
+  header: 'header renamed',
+  path: 'endpoint renamed',
+  link: 'links rewritten',
+  module: 'translated by module',
 };
 
+/** Where in an operation a body change applies: '' for 2xx bodies (and requests), error answers otherwise. */
+const whereOf = (change: VersionChange): string => ('on' in change && change.on === 'error' ? 'error responses' : '');
+
 /**
- * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, removed or converted
- * field and changed enum values break a client; a field added to the successor's responses does not.
+ * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, moved, removed or converted
+ * field, changed enum values, a body wrapped, another status, header or path break a client; a field added to the
+ * successor's responses does not, nor links that name the successor (a client follows them as they are). What a
+ * module changes is unknown to the gateway: breaking.
  */
-function declaredEntry(change: VersionChange, before: unknown, after: unknown): GuideChange {
+function declaredEntry(
+  change: VersionChange,
+  before: unknown,
+  after: unknown,
+  paths: { path: string; successorPath: string },
+): GuideChange {
   const common = {
     change: DECLARED[change.op],
     kind: 'field' as const,
-    name: change.field,
-    where: '',
+    where: whereOf(change),
     declared: true as const,
   };
   switch (change.op) {
     case 'rename':
       return {
         ...common,
+        name: change.field,
         to: change.to,
         breaking: true,
         description: change.description ?? `${change.field} is called ${change.to}.`,
       };
     case 'scale': {
-      const to = successorField(change);
+      const to = successorFieldOf(change) as string;
       const fromType = fieldType(before, change.field);
       const toType = fieldType(after, to);
       return {
         ...common,
+        name: change.field,
         to,
         factor: change.factor,
         ...(fromType === undefined ? {} : { from_type: fromType }),
@@ -155,15 +202,89 @@ function declaredEntry(change: VersionChange, before: unknown, after: unknown): 
       };
     }
     case 'add':
-      return { ...common, breaking: false, description: change.description ?? `${change.field} is new.` };
+      return {
+        ...common,
+        name: change.field,
+        breaking: false,
+        description: change.description ?? `${change.field} is new.`,
+      };
     case 'remove':
-      return { ...common, breaking: true, description: change.description ?? `${change.field} is gone.` };
+      return {
+        ...common,
+        name: change.field,
+        breaking: true,
+        description: change.description ?? `${change.field} is gone.`,
+      };
     case 'map':
       return {
         ...common,
+        name: change.field,
         values: change.values,
         breaking: true,
         description: change.description ?? `${change.field} takes other values.`,
+      };
+    case 'move':
+      return {
+        ...common,
+        name: change.field,
+        to: change.to,
+        breaking: true,
+        description: change.description ?? `${change.field} moved to ${change.to}.`,
+      };
+    case 'envelope':
+      return {
+        ...common,
+        kind: 'response',
+        name: change.field,
+        breaking: true,
+        description: change.description ?? `The body is wrapped in ${change.field}.`,
+      };
+    case 'status':
+      return {
+        ...common,
+        kind: 'status',
+        name: String(change.to),
+        to: String(change.from),
+        breaking: true,
+        description: change.description ?? `Status ${change.to} is ${change.from}.`,
+      };
+    case 'header':
+      return {
+        ...common,
+        kind: 'header',
+        name: change.to,
+        to: change.name,
+        breaking: true,
+        description: change.description ?? `The header ${change.to} is called ${change.name}.`,
+      };
+    case 'path':
+      return {
+        ...common,
+        kind: 'endpoint',
+        name: paths.path,
+        to: paths.successorPath,
+        breaking: true,
+        description: change.description ?? `${paths.path} is served at ${paths.successorPath}.`,
+      };
+    case 'link': {
+      const header = change.field === LINK_HEADER_FIELD;
+      return {
+        ...common,
+        kind: header ? 'header' : 'field',
+        name: change.field,
+        breaking: false,
+        description:
+          change.description ??
+          (header ? 'The links of the Link header name the successor.' : `${change.field} links to the successor.`),
+      };
+    }
+    case 'module':
+      return {
+        ...common,
+        kind: 'operation',
+        name: change.module,
+        breaking: true,
+        description: change.description ?? `The bodies are translated by ${change.module}.`,
       };
   }
 }
@@ -271,6 +392,34 @@ function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet
   return changes.filter((change) => !(fromRequired.has(change) && wholeFields.has(key(change))));
 }
 
+/** The declarations that change an operation's structure rather than its fields. */
+const STRUCTURAL: ReadonlySet<ChangeOperation> = new Set(['path', 'envelope', 'status', 'header']);
+
+/** The successor's document with only the structural declarations read backwards (translation/derive-document.ts). */
+function aligned(
+  after: object,
+  version: number,
+  successor: number,
+  structural: readonly VersionChange[],
+  resources: readonly ListedResource[],
+): Document {
+  // Every resource in both versions, the renamed ones first: the successor's path of one is this version's.
+  const renamed = new Set(structural.flatMap((change) => (change.op === 'path' ? [change.resource] : [])));
+  const listed = [
+    ...new Set([
+      ...resources.map(({ path }) => path),
+      ...structural.flatMap((change) => (change.op === 'path' ? [change.resource, change.to] : [change.resource])),
+    ]),
+  ]
+    .sort((a, b) => Number(renamed.has(b)) - Number(renamed.has(a)))
+    .map((path) => ({ path, versions: undefined }));
+  const compiled = compileTranslations({
+    versions: [{ version, successor, changes: structural }, { version: successor }],
+    resources: listed,
+  });
+  return deriveDocument(after, compiled.chain(version).steps) as Document;
+}
+
 /**
  * What a client of `version` changes to move to `successor`, per operation: first what the policy declares
  * changed on the operation's resource (`declared`), then what the two versions' OpenAPI documents, compared by
@@ -283,9 +432,29 @@ export function buildMigrationGuide(
   before: object,
   after: object,
   declared: readonly VersionChange[] = [],
+  resources: readonly ListedResource[] = [],
 ): MigrationGuide {
   const left = withoutVersionInPaths(before as Document, version);
-  const right = withoutVersionInPaths(after as Document, successor);
+  // The successor's document in the structure this version has (endpoints, envelopes, statuses and headers as
+  // declared): what differs from there on is what the fields do.
+  const structural = declared.filter((change) => STRUCTURAL.has(change.op));
+  const right =
+    structural.length === 0
+      ? withoutVersionInPaths(after as Document, successor)
+      : withoutVersionInPaths(aligned(after, version, successor, structural, resources), version);
+  const renames = declared.flatMap((change) =>
+    change.op === 'path' ? [{ from: change.resource, to: change.to }] : [],
+  );
+  /** An operation's path in the successor: the same, or where a `path` change moved its resource. */
+  const successorPathOf = (path: string): string => {
+    const match = /^((?:\/api)?\/v\{version\})(.*)$/.exec(path);
+    const rename = match === null ? undefined : renames.find(({ from }) => matchesTemplate(match[2] as string, from));
+    const there =
+      match === null || rename === undefined
+        ? path
+        : `${match[1]}${renamedDocumentPath(match[2] as string, rename.from, rename.to)}`;
+    return there.replace(VERSION_SEGMENT, `/v${successor}`);
+  };
   const operations = new Map<string, GuideOperation>();
   const otherChanges: GuideChange[] = [];
   const fromRequired = new Set<GuideChange>();
@@ -293,8 +462,8 @@ export function buildMigrationGuide(
     const key = `${method} ${path}`;
     let operation = operations.get(key);
     if (operation === undefined) {
-      const at = (v: number) => path.replace(VERSION_SEGMENT, `/v${v}`);
-      operation = { method, path: at(version), successor_path: at(successor), forms: [], changes: [] };
+      const at = path.replace(VERSION_SEGMENT, `/v${version}`);
+      operation = { method, path: at, successor_path: successorPathOf(path), forms: [], changes: [] };
       operations.set(key, operation);
     }
     return operation;
@@ -309,12 +478,17 @@ export function buildMigrationGuide(
     for (const method of Object.keys(item as object).filter((key) => METHODS.has(key))) {
       const operation = operationOf(method.toUpperCase(), path);
       const successorOperation = valueAt(right, ['paths', path, method]);
+      const paths = { path: operation.path, successorPath: operation.successor_path };
       operation.changes.push(
-        ...own.map((change) => declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation)),
+        ...own.map((change) =>
+          declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation, paths),
+        ),
       );
       explained.set(
         `${method.toUpperCase()} ${path}`,
-        new Set(own.flatMap((change) => [change.field, successorField(change)])),
+        new Set(
+          own.flatMap((change) => [fieldOf(change), successorFieldOf(change)]).filter((name) => name !== undefined),
+        ),
       );
     }
   }
@@ -382,11 +556,19 @@ export function buildMigrationGuide(
 export function withCallForms(
   guide: MigrationGuide,
   schemes: RequestSchemes,
-  resources: readonly string[],
+  resources: readonly ListedResource[],
 ): MigrationGuide {
+  const templates = resources.map(({ path }) => path);
   const operations = guide.operations.map((operation) => ({
     ...operation,
-    forms: guideCallForms(operation.method, operation.path, guide.version, guide.successor, schemes, resources),
+    forms: guideCallForms(
+      operation.method,
+      { path: operation.path, successorPath: operation.successor_path },
+      guide.version,
+      guide.successor,
+      schemes,
+      templates,
+    ),
   }));
   return { ...guide, operations };
 }

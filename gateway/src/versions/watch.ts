@@ -42,6 +42,8 @@ export function watchPolicyFile({
   let watchedInode: number | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   let lastRefused: string | undefined;
+  /** The content a reload is reading now: a check meanwhile does not ask again. */
+  let reloading: string | undefined;
 
   const check = (): void => {
     let digest: string;
@@ -51,8 +53,12 @@ export function watchPolicyFile({
       // Missing or unreadable for a moment while it is replaced: the next event or periodic check reads it again.
       return;
     }
-    if (digest === policies.current.sha256 || digest === lastRefused) return;
-    lastRefused = policies.reload().ok ? undefined : digest;
+    if (digest === policies.current.fileSha256 || digest === lastRefused || digest === reloading) return;
+    reloading = digest;
+    void policies.reload().then((result) => {
+      reloading = undefined;
+      lastRefused = result.ok ? undefined : digest;
+    });
   };
 
   const scheduleCheck = (): void => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { deriveDocument } from '../../src/changes/derive-document.js';
+import { deriveDocument } from '../../src/translation/derive-document.js';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
 import { committedDocument, ordersDocument } from './documents.js';
-import { V1_CHANGES } from './v1-changes.js';
+import { ORDERS_V1_CHANGES, stepsOf } from '../translation/orders-v1.js';
 
 type Json = Record<string, unknown>;
 
@@ -128,10 +128,10 @@ describe('the migration guide from two OpenAPI documents', () => {
       'explain',
     () => {
       const after = ordersDocument(2);
-      const before = deriveDocument(after, [{ version: 1, successor: 2, changes: V1_CHANGES }]) as Json;
+      const before = deriveDocument(after, stepsOf(ORDERS_V1_CHANGES)) as Json;
       // One difference no declaration explains: version 1's order path lost its 404.
       delete node(before, 'paths', '/v1/orders/{id}', 'get', 'responses')['404'];
-      const guide = buildMigrationGuide(1, 2, before, after, V1_CHANGES);
+      const guide = buildMigrationGuide(1, 2, before, after, ORDERS_V1_CHANGES);
       const declared = [
         {
           change: 'renamed',
@@ -186,13 +186,7 @@ describe('the migration guide from two OpenAPI documents', () => {
       { resource: '/orders/:id', op: 'map' as const, field: 'state', values: { open: 'pending' } },
       { resource: '/orders/:id', op: 'remove' as const, field: 'legacy' },
     ];
-    const guide = buildMigrationGuide(
-      1,
-      2,
-      deriveDocument(after, [{ version: 1, successor: 2, changes }]),
-      after,
-      changes,
-    );
+    const guide = buildMigrationGuide(1, 2, deriveDocument(after, stepsOf(changes)), after, changes);
     expect(guide.operations[0]?.changes).toEqual([
       {
         change: 'mapped',

@@ -80,7 +80,7 @@ describe('a removed default_version', () => {
       'api_version_policy_problems{rule="default_version_removed"} 1',
     );
     gateway.setNextPolicy(withDefault(2));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(await gateway.metricLines('api_version_policy_problems')).toContain(
       'api_version_policy_problems{rule="default_version_removed"} 0',
     );
@@ -90,7 +90,7 @@ describe('a removed default_version', () => {
     gateway = await buildTestGateway('http://127.0.0.1:9', { policy: withDefault(2) });
     gateway.setNow(V1_SUNSET + 1);
     gateway.setNextPolicy(designPolicyFile);
-    expect(gateway.app.versionPolicies.reload()).toEqual({
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
         'API_VERSIONS_FILE is invalid at default_version: default_version 1 was removed on ' +
@@ -122,10 +122,10 @@ describe('a deprecated or removed default_version is said', () => {
       }),
     ]);
     gateway.setNextPolicy({ ...designPolicyFile, deprecation_header: 'date' });
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(warnings(gateway)).toHaveLength(2);
     gateway.setNextPolicy(withDefault(2));
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(warnings(gateway)).toHaveLength(2);
   });
 
@@ -161,7 +161,7 @@ describe('a deprecated or removed default_version is said', () => {
     gateway.setNow(V1_SUNSET);
     expect(await metric()).toBe('api_version_default_info{version="1",phase="removed"} 1');
     gateway.setNextPolicy(withDefault(2));
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(await metric()).toBe('api_version_default_info{version="2",phase="current"} 1');
   });
 });
@@ -172,7 +172,7 @@ describe("a brownout window's notice lead time", () => {
     async () => {
       gateway = await buildTestGateway('http://127.0.0.1:9');
       gateway.setNextPolicy(withWindows([TODAY + 40_000, TODAY + HOUR]));
-      expect(gateway.app.versionPolicies.reload()).toEqual({
+      expect(await gateway.app.versionPolicies.reload()).toEqual({
         ok: false,
         reason:
           'API_VERSIONS_FILE is invalid at versions.0.brownouts.0: version 1: new brownout ' +
@@ -187,13 +187,13 @@ describe("a brownout window's notice lead time", () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
     const start = TODAY + 48 * HOUR;
     gateway.setNextPolicy(withWindows([start, start + HOUR]));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     gateway.setNow(start - HOUR);
     gateway.setNextPolicy({ ...withWindows([start, start + HOUR]), deprecation_header: 'date' });
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     // A window that has already ended harms nobody.
     gateway.setNextPolicy(withWindows([TODAY, TODAY + HOUR], [start, start + HOUR]));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
   });
 
   const noticesWith = (recorded: ReadonlySet<string>): GatewayAppOptions['notices'] => ({
@@ -242,7 +242,7 @@ describe("a brownout window's notice lead time", () => {
     });
     expect(await lateGauge(gateway)).toBe('api_version_policy_problems{rule="brownout_notice_late"} 1');
     gateway.setNextPolicy(designPolicyFile);
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(await lateGauge(gateway)).toBe('api_version_policy_problems{rule="brownout_notice_late"} 0');
   });
 

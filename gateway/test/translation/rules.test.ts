@@ -33,7 +33,8 @@ describe('the changes of a version in the policy file', () => {
 
   it('refuses an unknown operation and an unknown key, naming the change', () => {
     expect(problems(withChanges([{ resource: '/orders/:id', op: 'split', field: 'name' }]))).toEqual([
-      'versions.0.changes.0.op: must be one of the operations rename, scale, add, remove, map',
+      'versions.0.changes.0.op: must be one of the operations rename, scale, add, remove, map, move, envelope, ' +
+        'status, header, path, link, module',
     ]);
     expect(problems(withChanges([{ ...rename('user_id', 'customer_id'), factor: 2 }]))).toEqual([
       'versions.0.changes.0: Unrecognized key: "factor"',
