@@ -93,12 +93,13 @@ class Reading {
         this.count(5);
         return value;
       case 'number': {
+        this.count(24);
+        // A number left where it was keeps its text (`1.50`, `123456789012345678`, `1e400`).
+        if (isRawNumber(before) && Object.is(numericValue(before), value)) return before;
         if (!Number.isFinite(value)) {
           throw new TranslationRefusal('not_finite', `${this.module} returned a number that is not finite`);
         }
-        this.count(24);
-        // A number left where it was keeps its text (`1.50`, `123456789012345678`).
-        return isRawNumber(before) && Object.is(numericValue(before), value) ? before : value;
+        return value;
       }
       case 'object':
         if (value === null) {

@@ -248,9 +248,20 @@ export function checkVersionChanges(entry: ChainEntry, resources: readonly Liste
     }
   }
 
-  // Every resource of this version is one the successor serves: under its own path, or where a path change says.
+  // Every resource of this version is one the successor serves: under its own path, or where a path change says;
+  // two of them at one path could not be told apart on the way back.
+  const servedAt = new Map<string, string>();
   resources.forEach((resource) => {
-    if (!isListedFor(resource, entry.version) || renamed.has(resource.path)) return;
+    if (!isListedFor(resource, entry.version)) return;
+    const at = renamed.get(resource.path) ?? resource.path;
+    const other = servedAt.get(at);
+    if (other !== undefined)
+      fail(
+        `resources "${other}" and "${resource.path}" would both be served at "${at}" by version ${successor}`,
+        'changes',
+      );
+    servedAt.set(at, resource.path);
+    if (renamed.has(resource.path)) return;
     if (!isListedFor(resource, successor)) {
       fail(
         `resource "${resource.path}" is not listed for version ${successor}, which serves version ${entry.version}; ` +
