@@ -242,7 +242,14 @@ function takeProperty(object: Json, names: readonly string[]): { schema: unknown
   const child = branches(object.properties[first]).find((branch) => isObject(branch.properties));
   if (child === undefined) return undefined;
   const taken = takeProperty(child, rest);
-  if (taken !== undefined && Object.keys(propertiesOf(child)).length === 0) deleteProperty(object, first);
+  if (taken === undefined) return undefined;
+  if (Object.keys(propertiesOf(child)).length === 0) deleteProperty(object, first);
+  else if (requiredOf(child).length === 0 && requiredOf(object).includes(first)) {
+    // Nothing it still holds is required: left empty, it is dropped, so it is there only sometimes.
+    const required = requiredOf(object).filter((name) => name !== first);
+    if (required.length === 0) delete object.required;
+    else object.required = required;
+  }
   return taken;
 }
 
@@ -653,7 +660,7 @@ export function declarationProblems(
 ): string[] {
   const problems: string[] = [];
   step.changes.forEach((change, index) => {
-    const where = `changes.${index} (${change.op} on ${change.resource})`;
+    const where = `version ${step.version}'s changes.${index} (${change.op} on ${change.resource})`;
     const resource = step.resources.get(change.resource);
     if (resource === undefined) return;
     const kind = bodyKindOf(change);
