@@ -171,6 +171,19 @@ function declaredEntry(
   after: unknown,
   paths: { path: string; successorPath: string },
 ): GuideChange {
+  const entry = declaredWords(change, before, after, paths);
+  // A change of error answers says so, where the declaration gives no words of its own.
+  return entry.where === '' || change.description !== undefined
+    ? entry
+    : { ...entry, description: `${entry.description.replace(/\.$/, '')} in ${entry.where}.` };
+}
+
+function declaredWords(
+  change: VersionChange,
+  before: unknown,
+  after: unknown,
+  paths: { path: string; successorPath: string },
+): GuideChange {
   const common = {
     change: DECLARED[change.op],
     kind: 'field' as const,
@@ -237,7 +250,7 @@ function declaredEntry(
         kind: 'response',
         name: change.field,
         breaking: true,
-        description: change.description ?? `The body is wrapped in ${change.field}.`,
+        description: change.description ?? `The successor wraps the body in ${change.field}.`,
       };
     case 'status':
       return {
@@ -246,7 +259,8 @@ function declaredEntry(
         name: String(change.to),
         to: String(change.from),
         breaking: true,
-        description: change.description ?? `Status ${change.to} is ${change.from}.`,
+        description:
+          change.description ?? `The successor answers ${change.from} where this version answers ${change.to}.`,
       };
     case 'header':
       return {
@@ -255,7 +269,7 @@ function declaredEntry(
         name: change.to,
         to: change.name,
         breaking: true,
-        description: change.description ?? `The header ${change.to} is called ${change.name}.`,
+        description: change.description ?? `The header ${change.to} is called ${change.name} in the successor.`,
       };
     case 'path':
       return {
@@ -275,7 +289,9 @@ function declaredEntry(
         breaking: false,
         description:
           change.description ??
-          (header ? 'The links of the Link header name the successor.' : `${change.field} links to the successor.`),
+          (header
+            ? "The Link header's links name the successor's paths."
+            : `${change.field} links to the successor's paths.`),
       };
     }
     case 'module':
@@ -392,6 +408,21 @@ function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet
   return changes.filter((change) => !(fromRequired.has(change) && wholeFields.has(key(change))));
 }
 
+/**
+ * The fields a declaration explains, as the documents' differences name them: the field in each version, and for a
+ * move the parents it leaves or makes (`money` of `money.currency`).
+ */
+function explainedFields(change: VersionChange): string[] {
+  const names = [fieldOf(change), successorFieldOf(change)].filter((name) => name !== undefined);
+  if (change.op !== 'move') return names;
+  const parents = (path: string) =>
+    path
+      .split('.')
+      .slice(0, -1)
+      .map((_, i, all) => all.slice(0, i + 1).join('.'));
+  return [...names, ...parents(change.field), ...parents(change.to)];
+}
+
 /** The declarations that change an operation's structure rather than its fields. */
 const STRUCTURAL: ReadonlySet<ChangeOperation> = new Set(['path', 'envelope', 'status', 'header']);
 
@@ -484,12 +515,7 @@ export function buildMigrationGuide(
           declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation, paths),
         ),
       );
-      explained.set(
-        `${method.toUpperCase()} ${path}`,
-        new Set(
-          own.flatMap((change) => [fieldOf(change), successorFieldOf(change)]).filter((name) => name !== undefined),
-        ),
-      );
+      explained.set(`${method.toUpperCase()} ${path}`, new Set(own.flatMap(explainedFields)));
     }
   }
 
