@@ -55,7 +55,7 @@ function runGate(snapshots: string, policy: string): Promise<{ code: number; std
   });
 }
 
-const [rename, scale] = ORDERS_V1_CHANGES as [Change, Change, Change];
+const [rename, scale] = ORDERS_V1_CHANGES as unknown as [Change, Change, Change];
 const on = (resource: string, changes: readonly Change[]) => changes.map((change) => ({ ...change, resource }));
 const DERIVED = "v1.json (derived from v2 by the policy's changes): BREAKING: ";
 
