@@ -349,7 +349,7 @@ describe("hostile answers at the second edition's operations (a scripted backend
       req.resume();
       req.on('end', () => {
         const name = /\/v2\/orders\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '';
-        const answer = scripted[name] ?? { headers: json, body: V2_ORDER };
+        const answer: Scripted = scripted[name] ?? { headers: json, body: V2_ORDER };
         res.writeHead(answer.status ?? 200, answer.headers).end(answer.body);
       });
     });
