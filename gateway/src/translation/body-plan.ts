@@ -191,53 +191,182 @@ function copyWith(object: JsonObject, key: string, value: unknown): JsonObject {
 
 /**
  * The value at `path` below `object` taken out: the object without it, each parent on the way that is left empty
- * dropped too; undefined when the path does not lead to a field.
+ * dropped too (undefined then); nothing when the path does not lead to a field.
  */
-function extract(object: JsonObject, path: readonly string[]): { object: JsonObject; value: unknown } | undefined {
+function extract(
+  object: JsonObject,
+  path: readonly string[],
+): { object: JsonObject | undefined; value: unknown } | undefined {
   const [first, ...rest] = path as [string, ...string[]];
   if (!Object.hasOwn(object, first)) return undefined;
-  if (rest.length === 0) return { object: copyWith(object, first, undefined), value: object[first] };
-  const child = object[first];
-  if (!isObject(child)) return undefined;
-  const taken = extract(child, rest);
-  if (taken === undefined) return undefined;
-  const emptied = Object.keys(taken.object).length === 0;
-  return { object: copyWith(object, first, emptied ? undefined : taken.object), value: taken.value };
+  let inner: JsonObject | undefined;
+  let value: unknown;
+  if (rest.length === 0) value = object[first];
+  else {
+    const child = object[first];
+    if (!isObject(child)) return undefined;
+    const taken = extract(child, rest);
+    if (taken === undefined) return undefined;
+    ({ object: inner, value } = taken);
+  }
+  const left = copyWith(object, first, inner);
+  return { object: Object.keys(left).length === 0 ? undefined : left, value };
 }
 
 /** `value` put at `path` below `object`, the parents it lacks created; a field already there is a collision. */
 function insert(object: JsonObject, path: readonly string[], value: unknown): JsonObject {
+  return copyWith(object, path[0] as string, inserted(object, path, value));
+}
+
+/** What `object`'s key `path[0]` holds once `value` is put at `path`; a field already there is a collision. */
+function inserted(object: JsonObject, path: readonly string[], value: unknown): unknown {
   const [first, ...rest] = path as [string, ...string[]];
+  const present = Object.hasOwn(object, first);
   if (rest.length === 0) {
-    if (Object.hasOwn(object, first)) {
+    if (present)
       throw new TranslationRefusal('collision', `"${first}" is already in the body, where a moved field goes`);
-    }
-    return copyWith(object, first, value);
+    return value;
   }
-  const child = Object.hasOwn(object, first) ? object[first] : {};
+  const child = present ? object[first] : {};
   if (!isObject(child)) {
     throw new TranslationRefusal('collision', `"${first}" is no object, where a moved field goes into`);
   }
-  let inner: JsonObject;
   try {
-    inner = insert(child, rest, value);
+    return insert(child, rest, value);
   } catch (error) {
     throw refusedWithin(error, first);
   }
-  return copyWith(object, first, inner);
 }
 
-/** The moves of one object, all at once: every field taken out first, then each put where it goes. */
+/** A key of the moving object taken out by a move. */
+const TAKEN_OUT = Symbol('taken out');
+
+/**
+ * The moves of one object, all at once: every field taken out first, then each put where it goes, the object
+ * rebuilt once. A field that goes in under a key the object did not have takes the place of a key the moves took
+ * out of it (the field itself, or a parent left empty), in order, so `{"id", "customer_id", "total"}` and
+ * `{"id", "customer": {"id"}, "total"}` are each other's, both ways, in the same order; with no place left, it goes
+ * after the other keys.
+ */
 function applyMoves(moves: readonly MovePlan[], object: JsonObject): JsonObject {
-  let out = object;
+  if (moves.length === 1) return applyMove(moves[0] as MovePlan, object);
+  /** What the moves make of the object's keys (a value, or TAKEN_OUT), and the keys they add, in order. */
+  const changed = new Map<string, unknown>();
+  const added = new Map<string, unknown>();
+  const current = (key: string): unknown =>
+    changed.has(key) ? changed.get(key) : added.has(key) ? added.get(key) : object[key];
+  const has = (key: string): boolean =>
+    changed.has(key) ? changed.get(key) !== TAKEN_OUT : added.has(key) || Object.hasOwn(object, key);
+  const freed: string[] = [];
   const taken: [MovePlan, unknown][] = [];
   for (const move of moves) {
-    const found = extract(out, move.from);
-    if (found === undefined) continue;
-    out = found.object;
-    taken.push([move, found.value]);
+    const [first, ...rest] = move.from as [string, ...string[]];
+    if (!has(first)) continue;
+    let value: unknown;
+    let left: unknown = TAKEN_OUT;
+    if (rest.length === 0) value = current(first);
+    else {
+      const child = current(first);
+      const found = isObject(child) ? extract(child, rest) : undefined;
+      if (found === undefined) continue;
+      value = found.value;
+      if (found.object !== undefined) left = found.object;
+    }
+    changed.set(first, left);
+    if (left === TAKEN_OUT) freed.push(first);
+    taken.push([move, value]);
   }
-  for (const [move, value] of taken) out = insert(out, move.to, value);
+  if (taken.length === 0) return object;
+  /** A freed key → the new key that takes its place. */
+  const placed = new Map<string, string>();
+  for (const [move, value] of taken) {
+    const [first, ...rest] = move.to as [string, ...string[]];
+    const present = has(first);
+    let after: unknown;
+    if (rest.length === 0) {
+      if (present) {
+        throw new TranslationRefusal('collision', `"${first}" is already in the body, where a moved field goes`);
+      }
+      after = value;
+    } else {
+      const child = present ? current(first) : {};
+      if (!isObject(child)) {
+        throw new TranslationRefusal('collision', `"${first}" is no object, where a moved field goes into`);
+      }
+      try {
+        after = insert(child, rest, value);
+      } catch (error) {
+        throw refusedWithin(error, first);
+      }
+    }
+    if (Object.hasOwn(object, first)) changed.set(first, after);
+    else {
+      if (!added.has(first)) {
+        const place = freed.shift();
+        if (place !== undefined) placed.set(place, first);
+      }
+      added.set(first, after);
+    }
+  }
+  const out: JsonObject = {};
+  for (const key in object) {
+    if (!changed.has(key)) setOwn(out, key, object[key]);
+    else if (changed.get(key) !== TAKEN_OUT) setOwn(out, key, changed.get(key));
+    else {
+      const instead = placed.get(key);
+      if (instead !== undefined) setOwn(out, instead, added.get(instead));
+    }
+  }
+  for (const [key, value] of added) if (!Object.hasOwn(out, key)) setOwn(out, key, value);
+  return out;
+}
+
+/** One move of an object (nearly every one), as `applyMoves` does it, with one object rebuilt and no bookkeeping. */
+function applyMove({ from, to }: MovePlan, object: JsonObject): JsonObject {
+  const [first, ...below] = from as [string, ...string[]];
+  if (!Object.hasOwn(object, first)) return object;
+  let value: unknown;
+  let left: unknown = TAKEN_OUT;
+  if (below.length === 0) value = object[first];
+  else {
+    const child = object[first];
+    const found = isObject(child) ? extract(child, below) : undefined;
+    if (found === undefined) return object;
+    value = found.value;
+    if (found.object !== undefined) left = found.object;
+  }
+  const [into, ...deeper] = to as [string, ...string[]];
+  const there = into === first ? left : Object.hasOwn(object, into) ? object[into] : TAKEN_OUT;
+  let after: unknown;
+  if (deeper.length === 0) {
+    if (there !== TAKEN_OUT) {
+      throw new TranslationRefusal('collision', `"${into}" is already in the body, where a moved field goes`);
+    }
+    after = value;
+  } else {
+    const child = there === TAKEN_OUT ? {} : there;
+    if (!isObject(child))
+      throw new TranslationRefusal('collision', `"${into}" is no object, where a moved field goes into`);
+    try {
+      after = insert(child, deeper, value);
+    } catch (error) {
+      throw refusedWithin(error, into);
+    }
+  }
+  // A key new to the object takes the place the move freed, if it freed one.
+  const isNew = into !== first && !Object.hasOwn(object, into);
+  const out: JsonObject = {};
+  let placed = false;
+  for (const key in object) {
+    if (key === into) setOwn(out, key, after);
+    else if (key !== first) setOwn(out, key, object[key]);
+    else if (left !== TAKEN_OUT) setOwn(out, key, left);
+    else if (isNew) {
+      setOwn(out, into, after);
+      placed = true;
+    }
+  }
+  if (isNew && !placed) setOwn(out, into, after);
   return out;
 }
 

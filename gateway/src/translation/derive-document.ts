@@ -286,11 +286,25 @@ function moveBack(schema: unknown, change: Extract<VersionChange, { op: 'move' }
   )
     common++;
   const names = (segments: FieldSegment[]) => segments.slice(common).map(({ name }) => name);
+  const [left] = names(into) as [string];
+  const [arrived] = names(from) as [string];
   for (const object of objectsAt(schema, from.slice(0, common))) {
+    const properties = Object.keys(propertiesOf(object));
+    const required = requiredOf(object);
     const taken = takeProperty(object, names(into));
     if (taken === undefined) continue;
     const property = isObject(taken.schema) ? withDescription(taken.schema, change) : taken.schema;
+    const freed = !(left in propertiesOf(object)) && !properties.includes(arrived);
     putProperty(object, names(from), property, taken.required);
+    // As the engine puts a field back: in the place of the one it leaves, when that place was freed.
+    if (!freed) continue;
+    const order = (before: string[], after: string[]) => {
+      const placed = before.flatMap((name) => (name === left ? [arrived] : after.includes(name) ? [name] : []));
+      return [...placed, ...after.filter((name) => !placed.includes(name))];
+    };
+    const keys = order(properties, Object.keys(propertiesOf(object)));
+    object.properties = Object.fromEntries(keys.map((key) => [key, propertiesOf(object)[key]]));
+    if (Array.isArray(object.required)) object.required = order(required, requiredOf(object));
   }
 }
 

@@ -55,6 +55,8 @@ const API_URL = /^((?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#]*)?(\/api)?\/v([1-9][0
  * (templates in `from`'s names → `to`'s). A URL of another version, another path or no URL: undefined.
  */
 function rewriteUrl(url: string, from: number, to: number, renames: readonly TemplateRename[]): string | undefined {
+  // Most strings of a body name no version: one look for the segment spares them the pattern.
+  if (!url.includes(`/v${from}`)) return undefined;
   const match = API_URL.exec(url);
   if (match === null || Number(match[3]) !== from) return undefined;
   const [, origin = '', api = '', , rest = '', tail = ''] = match;
