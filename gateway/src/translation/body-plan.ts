@@ -577,7 +577,7 @@ function envelope(path: readonly string[]): BodyStep {
 }
 
 /** What compiling a step's body changes needs besides the changes: paths for links, modules by their `module`. */
-export interface BodyContext {
+interface BodyContext {
   readonly paths: StepPaths;
   /** A `module` change's body step (loaded and run under the translation's limits: module-step.ts). */
   readonly moduleStep: (change: Extract<VersionChange, { op: 'module' }>) => BodyStep;

@@ -19,14 +19,14 @@ export const isDeclared = (entry: ChainEntry | undefined): entry is ChainEntry &
   entry?.changes !== undefined && entry.successor !== undefined;
 
 /** One step down a chain: `version` is served by `successor` through `changes`. */
-export interface ChainStep {
+interface ChainStep {
   readonly version: number;
   readonly successor: number;
   readonly changes: readonly VersionChange[];
 }
 
 /** Where a version's answers come from: the version the backend serves, and the steps between, oldest first. */
-export interface Chain {
+interface Chain {
   readonly served: number;
   /** v1 → v2, then v2 → v3: requests go through them in this order, answers in the other. Empty: served itself. */
   readonly steps: readonly ChainStep[];

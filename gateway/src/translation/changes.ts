@@ -36,7 +36,7 @@ const onBodies = { on: z.enum(BODY_KINDS, { error: 'must be "success" or "error"
 const jsonValue: z.ZodType<unknown> = z.json();
 
 /** The operations, in the order the documentation lists them. */
-export const CHANGE_OPERATIONS = [
+const CHANGE_OPERATIONS = [
   'rename',
   'scale',
   'add',

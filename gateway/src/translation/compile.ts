@@ -64,7 +64,7 @@ export interface CompiledStep {
 }
 
 /** What an answer of the serving version becomes: this version's status, and its body's translation (if any). */
-export interface AnswerPlan {
+interface AnswerPlan {
   readonly status: number;
   readonly body: Apply | undefined;
 }
@@ -118,7 +118,7 @@ export interface CompiledTranslations {
 }
 
 /** What compiling needs of a policy: its versions and resources. */
-export interface PolicyOfTranslations {
+interface PolicyOfTranslations {
   readonly versions: readonly ChainEntry[];
   readonly resources: readonly ListedResource[];
 }

@@ -386,7 +386,7 @@ const depthOf = (change: FieldChange): number => change.field.split('.').length;
  * before their parents are renamed, and a map (or a link) before the rename of its field. Backward is the other
  * way round. Bodies need no order: a plan applies a step's changes at once.
  */
-export function inForwardOrder<Change extends FieldChange>(changes: readonly Change[]): Change[] {
+function inForwardOrder<Change extends FieldChange>(changes: readonly Change[]): Change[] {
   const rank = (change: FieldChange): number =>
     depthOf(change) * 2 + (change.op === 'map' || change.op === 'link' ? 1 : 0);
   return [...changes].sort((a, b) => rank(b) - rank(a));
@@ -666,7 +666,7 @@ function operationsOf(document: unknown, template: string, version: number): Jso
  * it does not serve, a module that does not give back the successor's examples. `successor` is the successor's
  * document, `derived` this version's as derived from it. Each problem names the change's JSON path in the policy.
  */
-export function declarationProblems(
+function declarationProblems(
   step: CompiledStep,
   successor: object,
   derived: object,

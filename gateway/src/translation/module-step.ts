@@ -161,7 +161,7 @@ export function moduleStep(module: ChangeModule, limits: TranslationLimits): Bod
 }
 
 /** The first JSON path where two JSON values differ (`$.name`, `$.lines[2]`); undefined when they are equal. */
-export function firstDifference(expected: unknown, actual: unknown, at = '$'): string | undefined {
+function firstDifference(expected: unknown, actual: unknown, at = '$'): string | undefined {
   if (isDeepStrictEqual(expected, actual)) return undefined;
   if (Array.isArray(expected) && Array.isArray(actual)) {
     for (let i = 0; i < Math.max(expected.length, actual.length); i++) {

@@ -19,10 +19,6 @@ export interface ListedResource {
 export const isListedFor = (resource: ListedResource, version: number): boolean =>
   resource.versions === undefined || resource.versions.includes(version);
 
-/** The templates of the resources `version` has, in the order listed. */
-export const templatesOf = (resources: readonly ListedResource[], version: number): string[] =>
-  resources.filter((resource) => isListedFor(resource, version)).map(({ path }) => path);
-
 /** A template's parameter names (`/orders/:id` → `id`). */
 export const templateParameters = (template: string): string[] =>
   template
