@@ -33,7 +33,8 @@ export async function startTamperingProxy(gatewayUrl: string): Promise<Tampering
     req.pipe(upstream);
     upstream.once('error', () => res.destroy());
     upstream.once('response', (answer) => {
-      const tampering = tamper.get(req.url ?? '');
+      // By path: the check asks GET /deprecations?since=….
+      const tampering = tamper.get((req.url ?? '').split('?')[0] ?? '');
       if (tampering === undefined) {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

@@ -22,7 +22,7 @@ import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import { refuseKeysInQuery } from './consumers/query-keys.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
-import type { ConsumerStore } from './consumers/store.js';
+import type { ConsumerRecord, ConsumerStore, PinRecord } from './consumers/store.js';
 import {
   DEFAULT_PIN_CHANGES_PER_MINUTE,
   DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES,
@@ -60,6 +60,8 @@ declare module 'fastify' {
     changelog: ChangelogRoutesOptions;
     /** The deprecation notices' records, for the status page; undefined when this app sends none. */
     noticeStore: NoticeStore | undefined;
+    /** Tells a consumer of a pin the platform team moved; undefined when this app sends no notices. */
+    notifyPinMoved: NoticeScheduler['pinMoved'] | undefined;
   }
 }
 
@@ -236,6 +238,13 @@ export async function buildApp({
     app.addHook('onReady', async () => scheduler.start());
   }
   app.decorate('noticeStore', noticesOptions?.store);
+  const scheduled = notices;
+  app.decorate(
+    'notifyPinMoved',
+    scheduled === undefined
+      ? undefined
+      : (consumer: ConsumerRecord, moved: PinRecord) => scheduled.pinMoved(consumer, moved),
+  );
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);

@@ -23,8 +23,10 @@ const dir = mkdtempSync(join(tmpdir(), 'status-page-browser-'));
 const announced = daysFromToday(-30);
 const sunset = daysFromToday(180);
 const brownoutStart = daysFromToday(7) + 10 * 3_600_000;
+const defaultMovesAt = daysFromToday(20);
 const policy = {
   default_version: 1,
+  default_version_changes: [{ at: `${dateOf(defaultMovesAt)}T00:00:00Z`, to: 2, announced: dateOf(daysFromToday(-1)) }],
   versions: [
     {
       version: 1,
@@ -126,6 +128,17 @@ describe('the status page in Chromium, JavaScript off', () => {
       '0.4200',
       '0.5800',
     ]);
+  });
+
+  it('says when the default moves, and how many recent requests it moves', async () => {
+    expect(await page.locator('#default-version-change').textContent()).toMatch(
+      new RegExp(
+        `^The default version moves from v1 to v2 on ${dateOf(defaultMovesAt)} \\(in \\d+ d; announced ` +
+          `${dateOf(daysFromToday(-1))}\\): from then on a request that names no version gets v2\\. 6 requests in ` +
+          'the last 5 minutes named no version and got v1; their answers carry API-Default-Version-Change until ' +
+          'then\\. Consumers pinned with a key keep their pin\\.$',
+      ),
+    );
   });
 
   it('lists the consumers of the deprecated version, heaviest first', async () => {

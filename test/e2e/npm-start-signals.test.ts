@@ -305,8 +305,8 @@ describe('npm start', { timeout: 60_000 }, () => {
       expect(running.output()).toContain(`Metrics:     http://localhost:${port}/metrics\n`);
       expect(running.output()).toContain(`Status page: http://localhost:${port}/\n`);
       expect(running.output()).toContain(
-        `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway}, or a SIGHUP to npm start, re-reads the version ` +
-          `policy)\n`,
+        `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway} re-reads the version policy; a SIGHUP to npm does ` +
+          `too, but npm exits of it and the stack runs on without it)\n`,
       );
       expect(running.output()).toMatch(
         /^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m,

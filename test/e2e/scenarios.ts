@@ -328,6 +328,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
           expect(versions.headers.get('link')).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
           expect(await versions.json()).toEqual({
             default_version: dates.defaultVersion,
+            default_version_changes: [],
             changelog: '/changelog',
             policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
             versions: [

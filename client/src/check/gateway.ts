@@ -4,6 +4,9 @@ export interface BreakingChange {
   change: string;
   kind: string;
   name: string;
+  /** The field's name in the successor (renamed, converted), and the factor of a converted one. */
+  to?: string;
+  factor?: number;
 }
 
 export interface CalledOperation {
@@ -23,6 +26,8 @@ export interface CalledVersion {
   sunset: string;
   successor: number | null;
   changes: string;
+  /** Nothing of the consumer's is on the version any more (its pin is elsewhere, no call since); absent from older gateways. */
+  done?: boolean;
   operations: CalledOperation[];
 }
 
@@ -30,6 +35,8 @@ export interface DeprecationsAnswer {
   consumer: string;
   /** The version the consumer's requests that name none are served; null: none; absent from older gateways. */
   pinned_version?: number | null;
+  /** From when the calls are counted (the `since` asked, or the last pin move); absent from older gateways. */
+  requests_since?: string;
   versions: CalledVersion[];
 }
 
@@ -53,19 +60,21 @@ function reasonOf(err: unknown): string {
 const timedOut = (err: unknown): boolean => (err as Error | null)?.name === 'TimeoutError';
 
 /**
- * GET `url` and its body parsed as JSON. Every way this fails is a CheckError with one line: no connection, no
- * answer or no whole body within `timeoutMs` (a stalled body), a body cut off (a reset), a body that is not JSON.
+ * GET `url` (with `query`, which the messages leave out) and its body parsed as JSON. Every way this fails is a
+ * CheckError with one line: no connection, no answer or no whole body within `timeoutMs` (a stalled body), a body cut
+ * off (a reset), a body that is not JSON.
  */
 async function getJson(
   fetchFn: typeof fetch,
   url: string,
   headers: Record<string, string>,
   timeoutMs: number,
+  query = '',
 ): Promise<{ status: number; body: unknown }> {
   const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
-    response = await fetchFn(url, { headers: { accept: 'application/json', ...headers }, signal });
+    response = await fetchFn(`${url}${query}`, { headers: { accept: 'application/json', ...headers }, signal });
   } catch (err) {
     throw new CheckError(`cannot reach ${url}: ${timedOut(err) ? `no answer within ${timeoutMs} ms` : reasonOf(err)}`);
   }
@@ -95,7 +104,14 @@ const isDate = (value: unknown): value is string => isString(value) && !Number.i
 const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function isBreakingChange(change: unknown): change is BreakingChange {
-  return isObject(change) && isString(change.change) && isString(change.kind) && isString(change.name);
+  return (
+    isObject(change) &&
+    isString(change.change) &&
+    isString(change.kind) &&
+    isString(change.name) &&
+    (change.to === undefined || isString(change.to)) &&
+    (change.factor === undefined || typeof change.factor === 'number')
+  );
 }
 
 function isCalledOperation(operation: unknown): operation is CalledOperation {
@@ -118,6 +134,7 @@ function isCalledVersion(version: unknown): version is CalledVersion {
     isDate(version.sunset) &&
     (version.successor === null || isVersion(version.successor)) &&
     isString(version.changes) &&
+    (version.done === undefined || typeof version.done === 'boolean') &&
     Array.isArray(version.operations) &&
     version.operations.every(isCalledOperation)
   );
@@ -129,20 +146,26 @@ function isDeprecationsAnswer(body: unknown): body is DeprecationsAnswer {
     isObject(body) &&
     isString(body.consumer) &&
     (body.pinned_version === undefined || body.pinned_version === null || isVersion(body.pinned_version)) &&
+    (body.requests_since === undefined || isDate(body.requests_since)) &&
     Array.isArray(body.versions) &&
     body.versions.every(isCalledVersion)
   );
 }
 
-/** The consumer's report: `GET /deprecations` with its key. A refused key and any answer but 200 are a CheckError. */
+/**
+ * The consumer's report of its calls since `since`: `GET /deprecations?since=` with its key. A refused key and any
+ * answer but 200 are a CheckError.
+ */
 export async function readDeprecations(
   fetchFn: typeof fetch,
   base: string,
   apiKey: string,
+  since: Date,
   timeoutMs = TIMEOUT_MS,
 ): Promise<DeprecationsAnswer> {
   const url = `${base}/deprecations`;
-  const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey }, timeoutMs);
+  const query = `?since=${encodeURIComponent(since.toISOString())}`;
+  const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey }, timeoutMs, query);
   if (status === 401) throw new CheckError(`the gateway refused the key in API_KEY (401 ${errorText(body)})`);
   if (status !== 200) throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
   if (!isDeprecationsAnswer(body)) throw new CheckError(`GET ${url} answered JSON that is not a deprecation report`);

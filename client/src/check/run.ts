@@ -1,4 +1,4 @@
-import { parseCheckArgs, USAGE, UsageError } from './args.js';
+import { parseCheckArgs, sinceInstant, USAGE, UsageError } from './args.js';
 import { judge } from './findings.js';
 import { formatResult } from './format.js';
 import { CheckError, readDeprecations, readVersions, TIMEOUT_MS } from './gateway.js';
@@ -57,11 +57,12 @@ async function check({
   const apiKey = env.API_KEY;
   if (apiKey === undefined || apiKey === '')
     return refuse('API_KEY is not set: give the consumer key the gateway issued');
+  const at = now();
   const [answer, versions] = await Promise.all([
-    readDeprecations(fetchFn, args.url, apiKey, timeoutMs),
+    readDeprecations(fetchFn, args.url, apiKey, sinceInstant(args.since, at), timeoutMs),
     readVersions(fetchFn, args.url, timeoutMs),
   ]);
-  const result = judge(answer, versions, args.url, now(), args.days);
+  const result = judge(answer, versions, args.url, at, args.days);
   stdout(formatResult(result, args.format));
   return result.failing === 0 ? 0 : 1;
 }

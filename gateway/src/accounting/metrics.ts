@@ -2,9 +2,16 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 import { POLICY_PROBLEM_RULES, type PolicyProblemRule } from '../versions/load-rules.js';
-import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
+import { NOTICE_KINDS, type NoticeKind } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
-import type { TranslationFailure } from '../proxy/translated/context.js';
+
+/** A refused translation as `translation_failures_total` counts it (the translated routes' own type fits it). */
+interface TranslationFailureLabels {
+  readonly version: number;
+  readonly resource: string;
+  readonly direction: string;
+  readonly reason: string;
+}
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
@@ -18,9 +25,9 @@ export interface GatewayMetrics {
    * One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried,
    * failed, skipped.
    */
-  countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
+  countNotice(milestone: NoticeKind, channel: Channel, result: NoticeResult): void;
   /** One body a version declared as changes did not translate, and why (docs/behaviour.md#metrics). */
-  countTranslationFailure(failure: TranslationFailure): void;
+  countTranslationFailure(failure: TranslationFailureLabels): void;
 }
 
 /** The requests of one `api_version_requests_total` series. */
@@ -99,8 +106,10 @@ export function createGatewayMetrics(
     collect() {
       this.reset();
       const current = policy();
-      const entry = current.versions.find(({ version }) => version === current.defaultVersion);
-      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, clock()) }, 1);
+      const now = clock();
+      const defaultVersion = current.defaultAt(now);
+      const entry = current.versions.find(({ version }) => version === defaultVersion);
+      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, now) }, 1);
     },
   });
   // A policy served as written although a rule that depends on the moment is broken (a start is never refused for
@@ -194,7 +203,7 @@ export function createGatewayMetrics(
     labelNames: ['version', 'resource', 'direction', 'reason'] as const,
     registers: [registry],
   });
-  for (const milestone of MILESTONES)
+  for (const milestone of NOTICE_KINDS)
     for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);

@@ -159,6 +159,51 @@ const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
 /** Where in an operation a body change applies: '' for 2xx bodies (and requests), error answers otherwise. */
 const whereOf = (change: VersionChange): string => ('on' in change && change.on === 'error' ? 'error responses' : '');
 
+/** The words of a declared change without the place it applies. */
+function plainWords(change: Pick<GuideChange, 'change' | 'kind' | 'name' | 'to' | 'factor'>): string {
+  switch (change.change) {
+    case 'renamed':
+      return `${change.name} is called ${change.to ?? change.name}.`;
+    case 'converted':
+      return `${change.to ?? change.name} is ${change.name} × ${change.factor ?? 1}.`;
+    case 'added':
+      return `${change.name} is new.`;
+    case 'removed':
+      return `${change.name} is gone.`;
+    case 'moved':
+      return `${change.name} moved to ${change.to ?? change.name}.`;
+    case 'wrapped':
+      return `The successor wraps the body in ${change.name}.`;
+    case 'status changed':
+      return `The successor answers ${change.to ?? change.name} where this version answers ${change.name}.`;
+    case 'header renamed':
+      return `The header ${change.name} is called ${change.to ?? change.name} in the successor.`;
+    case 'endpoint renamed':
+      return `${change.name} is served at ${change.to ?? change.name}.`;
+    case 'links rewritten':
+      return change.kind === 'header'
+        ? "The Link header's links name the successor's paths."
+        : `${change.name} links to the successor's paths.`;
+    case 'translated by module':
+      return `The bodies are translated by ${change.name}.`;
+    case 'mapped':
+      return `${change.name} takes other values.`;
+    default:
+      return `${change.name} changed.`;
+  }
+}
+
+/**
+ * What a declared change says when its declaration has no description of its own; a change of error answers says
+ * so ("user_id is called customer_id in error responses.").
+ */
+export function plainDescription(
+  change: Pick<GuideChange, 'change' | 'kind' | 'name' | 'to' | 'factor'> & { where?: string },
+): string {
+  const words = plainWords(change);
+  return change.where === undefined || change.where === '' ? words : `${words.replace(/\.$/, '')} in ${change.where}.`;
+}
+
 /**
  * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, moved, removed or converted
  * field, changed enum values, a body wrapped, another status, header or path break a client; a field added to the
@@ -172,10 +217,7 @@ function declaredEntry(
   paths: { path: string; successorPath: string },
 ): GuideChange {
   const entry = declaredWords(change, before, after, paths);
-  // A change of error answers says so, where the declaration gives no words of its own.
-  return entry.where === '' || change.description !== undefined
-    ? entry
-    : { ...entry, description: `${entry.description.replace(/\.$/, '')} in ${entry.where}.` };
+  return { ...entry, description: change.description ?? plainDescription(entry) };
 }
 
 function declaredWords(
@@ -183,7 +225,7 @@ function declaredWords(
   before: unknown,
   after: unknown,
   paths: { path: string; successorPath: string },
-): GuideChange {
+): Omit<GuideChange, 'description'> {
   const common = {
     change: DECLARED[change.op],
     kind: 'field' as const,
@@ -192,13 +234,7 @@ function declaredWords(
   };
   switch (change.op) {
     case 'rename':
-      return {
-        ...common,
-        name: change.field,
-        to: change.to,
-        breaking: true,
-        description: change.description ?? `${change.field} is called ${change.to}.`,
-      };
+      return { ...common, name: change.field, to: change.to, breaking: true };
     case 'scale': {
       const to = successorFieldOf(change) as string;
       const fromType = fieldType(before, change.field);
@@ -211,97 +247,33 @@ function declaredWords(
         ...(fromType === undefined ? {} : { from_type: fromType }),
         ...(toType === undefined ? {} : { to_type: toType }),
         breaking: true,
-        description: change.description ?? `${to} is ${change.field} × ${change.factor}.`,
       };
     }
     case 'add':
-      return {
-        ...common,
-        name: change.field,
-        breaking: false,
-        description: change.description ?? `${change.field} is new.`,
-      };
+      return { ...common, name: change.field, breaking: false };
     case 'remove':
-      return {
-        ...common,
-        name: change.field,
-        breaking: true,
-        description: change.description ?? `${change.field} is gone.`,
-      };
+      return { ...common, name: change.field, breaking: true };
     case 'map':
-      return {
-        ...common,
-        name: change.field,
-        values: change.values,
-        breaking: true,
-        description: change.description ?? `${change.field} takes other values.`,
-      };
+      return { ...common, name: change.field, values: change.values, breaking: true };
     case 'move':
-      return {
-        ...common,
-        name: change.field,
-        to: change.to,
-        breaking: true,
-        description: change.description ?? `${change.field} moved to ${change.to}.`,
-      };
+      return { ...common, name: change.field, to: change.to, breaking: true };
     case 'envelope':
-      return {
-        ...common,
-        kind: 'response',
-        name: change.field,
-        breaking: true,
-        description: change.description ?? `The successor wraps the body in ${change.field}.`,
-      };
+      return { ...common, kind: 'response', name: change.field, breaking: true };
     case 'status':
-      return {
-        ...common,
-        kind: 'status',
-        name: String(change.to),
-        to: String(change.from),
-        breaking: true,
-        description:
-          change.description ?? `The successor answers ${change.from} where this version answers ${change.to}.`,
-      };
+      return { ...common, kind: 'status', name: String(change.to), to: String(change.from), breaking: true };
     case 'header':
-      return {
-        ...common,
-        kind: 'header',
-        name: change.to,
-        to: change.name,
-        breaking: true,
-        description: change.description ?? `The header ${change.to} is called ${change.name} in the successor.`,
-      };
+      return { ...common, kind: 'header', name: change.to, to: change.name, breaking: true };
     case 'path':
+      return { ...common, kind: 'endpoint', name: paths.path, to: paths.successorPath, breaking: true };
+    case 'link':
       return {
         ...common,
-        kind: 'endpoint',
-        name: paths.path,
-        to: paths.successorPath,
-        breaking: true,
-        description: change.description ?? `${paths.path} is served at ${paths.successorPath}.`,
-      };
-    case 'link': {
-      const header = change.field === LINK_HEADER_FIELD;
-      return {
-        ...common,
-        kind: header ? 'header' : 'field',
+        kind: change.field === LINK_HEADER_FIELD ? 'header' : 'field',
         name: change.field,
         breaking: false,
-        description:
-          change.description ??
-          (header
-            ? "The Link header's links name the successor's paths."
-            : `${change.field} links to the successor's paths.`),
       };
-    }
     case 'module':
-      return {
-        ...common,
-        kind: 'operation',
-        name: change.module,
-        breaking: true,
-        description: change.description ?? `The bodies are translated by ${change.module}.`,
-      };
+      return { ...common, kind: 'operation', name: change.module, breaking: true };
   }
 }
 

@@ -10,7 +10,7 @@ import { checkApiKey, refuseKey } from './authenticate.js';
 import type { KeyCache } from './key-cache.js';
 import type { Ledger } from './ledger.js';
 import { ROLLBACK_WINDOW_MS, pinRefusal, pinView, type PinView } from './pins.js';
-import type { ConsumerStore } from './store.js';
+import type { ConsumerRecord, ConsumerStore, PinRecord } from './store.js';
 
 export interface PinRoutesOptions {
   policies: PolicyInForce;
@@ -18,6 +18,14 @@ export interface PinRoutesOptions {
   keys: KeyCache;
   ledger: Ledger;
   clock: Clock;
+}
+
+export interface AdminPinRoutesOptions extends PinRoutesOptions {
+  /**
+   * Tells the consumer of a pin the platform team moved (the notices: e-mail and webhook, once across the fleet);
+   * absent, this gateway sends no notices.
+   */
+  notifyPinMoved?: (consumer: ConsumerRecord, moved: PinRecord) => Promise<void>;
 }
 
 export interface SelfServiceRoutesOptions extends PinRoutesOptions {
@@ -201,17 +209,33 @@ export async function selfServiceRoutes(app: FastifyInstance, options: SelfServi
 
 /**
  * `PUT /consumers/{id}/version` on the admin port: the platform team moves a consumer's pin, under the same rules
- * as the consumer's own move. It is kept like the consumer registry (behind ADMIN_TOKEN, else loopback only), so no
+ * as the consumer's own move, and the consumer is told (e-mail and webhook, with its rollback window), since its
+ * answers change at once. It is kept like the consumer registry (behind ADMIN_TOKEN, else loopback only), so no
  * key holder reaches it, and it is not rate-limited: an operator moving many consumers at once is its use.
  */
-export async function adminPinRoutes(admin: FastifyInstance, options: PinRoutesOptions): Promise<void> {
+export async function adminPinRoutes(admin: FastifyInstance, options: AdminPinRoutesOptions): Promise<void> {
   decodeOwnBodies(admin);
   const credentials = { config: { handsOutCredentials: true } };
   admin.put<{ Params: { id: string } }>('/consumers/:id/version', credentials, async (request, reply) => {
     void reply.header('cache-control', 'no-store');
     const { id } = request.params;
     const version = requestedVersion(request.body);
-    const moved = (await options.store.pinOf(id)) === undefined ? undefined : await movePin(options, id, version);
-    return moved ?? sendError(reply, 404, 'consumer not found');
+    const before = await options.store.pinOf(id);
+    const moved = before === undefined ? undefined : await movePin(options, id, version);
+    if (moved === undefined) return sendError(reply, 404, 'consumer not found');
+    if (moved.pinned_at !== before?.pinned_at && options.notifyPinMoved !== undefined) {
+      const consumer = await options.store.consumer(id);
+      // The move stands whatever becomes of its notice; a notice that cannot be recorded is logged.
+      if (consumer !== undefined)
+        await options
+          .notifyPinMoved(consumer, moved)
+          .catch((err: unknown) =>
+            request.log.error(
+              { consumer: id, reason: err instanceof Error ? err.message : String(err) },
+              'the notice of a pin moved by the platform team could not be recorded; tell the consumer yourself',
+            ),
+          );
+    }
+    return moved;
   });
 }

@@ -91,17 +91,17 @@ function registeredSection(
   const since = list.requests_since.slice(0, 10);
   const rows = list.consumers.map(
     (row) =>
-      html`<tr><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}</tr>`,
+      html`<tr${row.done ? html` class="done"` : ''}><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td>${row.pinned_version === null ? 'default' : `v${row.pinned_version}`}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}<td>${row.done ? 'done' : row.active ? 'still calling' : 'no recent call'}</td></tr>`,
   );
   const contacts = html`Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
   return html`${heading}
 <table class="registered" data-version="${version}">
-<thead><tr><th>consumer (API-Key)</th><th>name</th><th class="num">requests since ${since}</th><th>last seen</th></tr></thead>
+<thead><tr><th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since ${since}</th><th>last seen</th><th>state</th></tr></thead>
 <tbody>
 ${join(rows)}
 </tbody>
 </table>
-<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>${turnedAway}`;
+<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. "Done": its pin is on another version and it made no call of v${version} since it moved; "still calling": a call in the last 30 days, after its last pin move, that would still get v${version}. ${contacts}</p>${turnedAway}`;
 }
 
 /** The registered consumers the version turned away as closed to new consumers (none of them is one of its users). */
@@ -163,8 +163,12 @@ ${join(rows)}
  * A warning while the default version is deprecated or removed: the requests that name no version get it, and
  * change representation (or keep getting 410) until default_version moves (docs/runbook.md#move-the-default).
  */
-function defaultWarning(policy: VersionPolicy, phase: Phase | undefined, unversioned: number): Html | string {
-  const version = policy.defaultVersion;
+function defaultWarning(
+  policy: VersionPolicy,
+  version: number,
+  phase: Phase | undefined,
+  unversioned: number,
+): Html | string {
   const entry = policy.versions.find((candidate) => candidate.version === version);
   if (entry === undefined || phase === undefined || phase === 'current') return '';
   const recent =
@@ -178,6 +182,19 @@ function defaultWarning(policy: VersionPolicy, phase: Phase | undefined, unversi
       : `The default version v${version} is deprecated and will be removed on ${sunset}; ${recent} and got v` +
         `${version}.`;
   return html`<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v${entry.successor ?? '?'} before the sunset: see the runbook's "Move the default".</p>`;
+}
+
+/**
+ * The move of the default announced and not yet due: when, to which version, and how many recent requests it moves
+ * (docs/behaviour.md#default-version-changes).
+ */
+function defaultChangeNote(policy: VersionPolicy, nowMs: number, unversioned: number): Html | string {
+  const change = policy.upcomingDefaultChange(nowMs);
+  if (change === undefined) return '';
+  const recent =
+    `${unversioned} ${unversioned === 1 ? 'request' : 'requests'} in the last ${WINDOW_SECONDS / 60} minutes named ` +
+    `no version and got v${change.from}`;
+  return html`<p class="note default-change" id="default-version-change">The default version moves from v${change.from} to v${change.to} on ${readableInstant(change.at)} (in ${span(change.at - nowMs)}; announced ${readableInstant(change.announced)}): from then on a request that names no version gets v${change.to}. ${recent}; their answers carry <code>API-Default-Version-Change</code> until then. Consumers pinned with a key keep their pin.</p>`;
 }
 
 export interface StatusPageInput {
@@ -216,9 +233,10 @@ function versionRow(
   counts: VersionCounts,
   nowMs: number,
 ): Html {
+  const defaultVersion = policy.defaultAt(nowMs);
   const share = counts.versioned === 0 ? 0 : counts.requests / counts.versioned;
   const brownoutNow = phase === 'deprecated' && policy.brownoutAt(entry, nowMs) !== undefined;
-  const isDefault = entry.version === policy.defaultVersion ? html` <small>(default)</small>` : '';
+  const isDefault = entry.version === defaultVersion ? html` <small>(default)</small>` : '';
   const whatChanges = phase === 'current' ? '' : html` · <a href="${changesPath(entry.version)}">what changes</a>`;
   const successor = entry.successor === undefined ? '—' : html`v${entry.successor}${whatChanges}`;
   const cells = [
@@ -250,6 +268,9 @@ export function renderStatusPage(input: StatusPageInput): string {
   const unversioned = usage.unversioned.recent(nowMs).byVersion;
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
   const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, lifecycleMs)]));
+  // The default of the lifecycle shown (a preview's), and how many of the last minutes' requests it served.
+  const defaultVersion = policy.defaultAt(lifecycleMs);
+  const defaultUnversioned = unversioned.get(defaultVersion) ?? 0;
 
   const versionRows = policy.versions.map((entry) => {
     const requests = recent.byVersion.get(entry.version) ?? 0;
@@ -286,7 +307,8 @@ ${STYLE.element}
 <h1>API versions</h1>
 <p class="meta">As of ${asOf} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)${previewing}</p>
 <p class="note" id="replica">Replica <strong>${replica}</strong>: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
-${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(policy.defaultVersion) ?? 0)}
+${defaultWarning(policy, defaultVersion, phases.get(defaultVersion), defaultUnversioned)}
+${defaultChangeNote(policy, lifecycleMs, defaultUnversioned)}
 <div class="wide">
 <table id="versions">
 <caption>Requests and share over the last ${windowMinutes} minutes, among requests a version answered (named in the request, or chosen by a pin or the default).</caption>
@@ -296,7 +318,7 @@ ${join(versionRows)}
 </tbody>
 </table>
 </div>
-<p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultVersion}: they change version when <code>default_version</code> moves.</p>
+<p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultAt(nowMs)}: they change version when <code>default_version</code> moves.</p>
 ${preview}
 ${join(consumerSections)}
 ${noticeSections}

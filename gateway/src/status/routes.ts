@@ -49,7 +49,7 @@ export async function statusRoutes(
     const listed = consumerVersions(policy, usage.consumers, atMs ?? nowMs);
     // Both reads at once, each bounded by the page's wait for the store: a slow store holds the page that long at most.
     const [registered, noticeFigures] = await Promise.all([
-      readRegisteredConsumers(reader, listed, nowMs, request.log),
+      readRegisteredConsumers(reader, listed, policy.defaultAt(nowMs), nowMs, request.log),
       notices === undefined ? undefined : readNoticeFigures(notices, policy, nowMs, request.log),
     ]);
     // It names clients and changes every second: no shared or stale copy.

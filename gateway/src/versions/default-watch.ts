@@ -16,7 +16,8 @@ export interface DefaultVersionWatch {
  * Says in the log when the requests that name no version are on a deprecated or removed version: a warn line while it
  * is deprecated, an error line naming the rule `default_version_removed` once it is removed (a start on such a
  * policy serves it as written), at load and reload, and again when the default's phase changes while the gateway
- * runs (its announcement or sunset passes), checked by a timer set for that instant (docs/runbook.md#move-the-default).
+ * runs (its announcement or sunset passes, or a scheduled move of the default comes), checked by a timer set for
+ * that instant (docs/runbook.md#move-the-default).
  */
 export function watchDefaultVersion({
   policies,
@@ -34,11 +35,14 @@ export function watchDefaultVersion({
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     const { policy } = policies.current;
-    const entry = policy.versions.find(({ version }) => version === policy.defaultVersion);
-    if (entry === undefined) return;
     const nowMs = clock();
+    const defaultVersion = policy.defaultAt(nowMs);
+    const entry = policy.versions.find(({ version }) => version === defaultVersion);
+    if (entry === undefined) return;
     const phase = policy.phaseOf(entry, nowMs);
     const state = `${entry.version} ${phase}`;
+    if (!loaded && logged !== '' && !logged.startsWith(`${entry.version} `))
+      logger.info({ defaultVersion: entry.version }, 'default_version moved as scheduled (default_version_changes)');
     if (phase !== 'current' && (loaded || state !== logged)) {
       const sunset = new Date(entry.sunset ?? 0).toISOString();
       const fields = { defaultVersion: entry.version, phase, sunset, successor: entry.successor };
@@ -57,8 +61,9 @@ export function watchDefaultVersion({
         );
     }
     logged = state;
-    const next = [entry.announced, entry.sunset].find((instant) => instant !== undefined && instant > nowMs);
-    if (next === undefined) return;
+    const instants = [entry.announced, entry.sunset, ...policy.defaultChanges.map(({ at }) => at)];
+    const next = Math.min(...instants.filter((instant): instant is number => instant !== undefined && instant > nowMs));
+    if (!Number.isFinite(next)) return;
     timer = setTimeout(() => check(false), Math.min(next - nowMs, MAX_DELAY_MS));
     timer.unref();
   };

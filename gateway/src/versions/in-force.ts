@@ -29,10 +29,15 @@ export interface PolicyInForce {
   /**
    * Re-reads the policy file (and its modules); an invalid one changes nothing and says why. SIGHUP,
    * `POST /-/reload` and the file watch (watch.ts) all come through here, one reload at a time. Beyond the file's
-   * own rules, the moment matters (load-rules.ts): a removed default_version, or a new brownout window too soon for
-   * its notice, is refused.
+   * own rules, the moment matters (load-rules.ts): a removed default_version, a new brownout window too soon for its
+   * notice, a backdated announcement or move of the default is refused.
    */
   reload(): Promise<ReloadResult>;
+  /**
+   * Reads the policy file (and its modules) and says whether a reload would apply it: nothing is changed, logged or
+   * counted.
+   */
+  validate(): Promise<ReloadResult>;
 }
 
 export interface PolicyInForceOptions {
@@ -50,6 +55,11 @@ export interface PolicyInForceOptions {
 }
 
 const NO_ROUTES: TranslatedRoutes = new Map();
+
+const refusal = (err: unknown): ReloadResult => ({
+  ok: false,
+  reason: err instanceof Error ? err.message : String(err),
+});
 
 /** Holds the policy in force; each policy is compiled once, when it is activated. */
 export function createPolicyInForce({
@@ -75,16 +85,22 @@ export function createPolicyInForce({
   let current = activate(initial, initial.fileSha256 ?? initial.sha256);
   let queue: Promise<unknown> = Promise.resolve();
 
+  /** The file's content, validated against the rules of the moment and the policy in force; rejects with why not. */
+  const readValid = async (): Promise<PolicySource> => {
+    const source = await read();
+    const problem = problemAtReload(source.file, clock(), current.policy);
+    if (problem !== undefined) throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
+    return source;
+  };
+
   const reloadOnce = async (): Promise<ReloadResult> => {
     let result: ReloadResult;
     try {
-      const source = await read();
-      const problem = problemAtReload(source.file, clock(), current.policy.versions);
-      if (problem !== undefined) throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
+      const source = await readValid();
       current = activate(source, source.fileSha256 ?? source.sha256);
       result = { ok: true };
     } catch (err) {
-      result = { ok: false, reason: err instanceof Error ? err.message : String(err) };
+      result = refusal(err);
     }
     onReload(result);
     return result;
@@ -98,6 +114,15 @@ export function createPolicyInForce({
       const next = queue.then(reloadOnce);
       queue = next;
       return next;
+    },
+    async validate() {
+      try {
+        const source = await readValid();
+        compileTranslations(source.file, source.modules, limits);
+        return { ok: true };
+      } catch (err) {
+        return refusal(err);
+      }
     },
   };
 }

@@ -13,7 +13,7 @@ interface VersionWindow {
 export interface PolicyProblems {
   /**
    * The rules the policy in force breaks at this instant (`api_version_policy_problems{rule}`, read at scrape time):
-   * a default_version past its sunset, whenever it passed; a brownout window found too close for its notice at
+   * the default in force (moves included) past its sunset, whenever it passed; a brownout window found too close for its notice at
    * start, until it has ended or is no longer in the policy.
    */
   brokenNow(): ReadonlySet<PolicyProblemRule>;
@@ -55,7 +55,8 @@ export function createPolicyProblems({
       const nowMs = clock();
       const { policy } = policies.current;
       const broken = new Set<PolicyProblemRule>();
-      const fallback = policy.versions.find(({ version }) => version === policy.defaultVersion);
+      const defaultVersion = policy.defaultAt(nowMs);
+      const fallback = policy.versions.find(({ version }) => version === defaultVersion);
       if (fallback !== undefined && policy.phaseOf(fallback, nowMs) === 'removed')
         broken.add('default_version_removed');
       if (late.some((window) => window.end > nowMs && inForce(window))) broken.add('brownout_notice_late');

@@ -54,7 +54,8 @@ describe("a notice's wording of the second edition's changes", () => {
           },
         ],
       },
-      recentRequests: new Map([['GET /v1/purchases/{id}', 3]]),
+      pinnedVersion: null,
+      countedFromMs: Number.NEGATIVE_INFINITY,
       nowMs: at('2026-11-22'),
       baseUrl: '',
     } as unknown as MessageInput;
@@ -62,10 +63,10 @@ describe("a notice's wording of the second edition's changes", () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         '    send instead: GET /v2/orders/{id}',
-        '    breaking: /v1/purchases/{id} is served at /v2/orders/{id}.',
-        '    breaking: money.currency moved to currency.',
-        '    breaking: The successor answers 404 where this version answers 410.',
-        '    breaking: reason is called details in error responses.',
+        '    breaking: /v1/purchases/{id} is now /v2/orders/{id}',
+        '    breaking: money.currency is now currency',
+        '    breaking: status 410 is now 404',
+        '    breaking: reason is now details in error responses',
       ]),
     );
   });

@@ -83,6 +83,7 @@ describe('discovery', () => {
     ];
     expect(await versionsAt(TODAY)).toEqual({
       default_version: 1,
+      default_version_changes: [],
       changelog: '/changelog',
       policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
       versions: [

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GatewayAppOptions } from '../../src/app.js';
+import { problemAtReload } from '../../src/versions/load-rules.js';
+import { addCalendarMonths, versionPolicyFileSchema } from '../../src/versions/policy-file.js';
 import { idleNoticeStore } from '../notices/idle-store.js';
 import { startStubBackend, type StubBackend } from '../stub-backend.js';
 import { TODAY, V1_SUNSET, buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
@@ -97,7 +99,7 @@ describe('a removed default_version', () => {
         '2027-01-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 (its ' +
         'successor) (docs/runbook.md#move-the-default)',
     });
-    expect(gateway.app.versionPolicies.current.policy.defaultVersion).toBe(2);
+    expect(gateway.app.versionPolicies.current.policy.defaultAt(V1_SUNSET + 1)).toBe(2);
     expect(await gateway.metricLines('api_version_policy_problems')).toContain(
       'api_version_policy_problems{rule="default_version_removed"} 0',
     );
@@ -258,5 +260,117 @@ describe("a brownout window's notice lead time", () => {
     });
     expect(lateLines(gateway)).toEqual([]);
     expect(await lateGauge(gateway)).toBe('api_version_policy_problems{rule="brownout_notice_late"} 0');
+  });
+});
+
+describe('an announcement at a reload', () => {
+  const DAY = 24 * HOUR;
+  const day = (epochMs: number): string => iso(epochMs).slice(0, 10);
+  /** v1 current (not announced), v2 current: the policy before v1's deprecation. */
+  const beforeDeprecation = {
+    default_version: 2,
+    versions: [
+      { version: 1, status: 'current' },
+      { version: 2, status: 'current' },
+    ],
+  };
+  const announcing = (announced: number, sunset: number) => ({
+    default_version: 2,
+    versions: [
+      { version: 1, status: 'deprecated', announced: iso(announced), sunset: iso(sunset), successor: 2 },
+      { version: 2, status: 'current' },
+    ],
+  });
+
+  it('refuses a deprecation backdated before today, saying the earliest sunset an announcement made now allows', async () => {
+    gateway = await buildTestGateway('http://127.0.0.1:9', { policy: beforeDeprecation });
+    // Announced 3 months back with a sunset 3 months ahead: a 3-month retirement dressed as a 6-month one.
+    const backdated = announcing(TODAY - 92 * DAY, TODAY + 92 * DAY);
+    const earliestSunset = addCalendarMonths(Date.parse(day(TODAY)), 6);
+    gateway.setNextPolicy(backdated);
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
+      ok: false,
+      reason:
+        `API_VERSIONS_FILE is invalid at versions.0.announced: version 1: announced ${iso(TODAY - 92 * DAY)} is ` +
+        'before this reload, and v1 is not announced in the policy in force: a deprecation is announced from the ' +
+        `day it is made, never backdated; announce it on ${day(TODAY)} or later, with its sunset on ` +
+        `${iso(earliestSunset)} or later`,
+    });
+    expect(gateway.app.versionPolicies.current.policy.versions[0]?.status).toBe('current');
+    // Today's date (midnight UTC, hours ago) is an announcement made today; so is now.
+    gateway.setNextPolicy(announcing(Date.parse(day(TODAY)), earliestSunset));
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+  });
+
+  it('keeps an announcement already in force, and refuses moving it earlier into the past', async () => {
+    gateway = await buildTestGateway('http://127.0.0.1:9');
+    // The shipped v1, announced 2026-06-01: a reload that keeps it, or moves its sunset, is accepted.
+    gateway.setNextPolicy({ ...designPolicyFile, deprecation_header: 'date' });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    gateway.setNextPolicy(announcing(Date.parse('2026-05-01'), Date.parse('2027-01-01T00:00:00Z')));
+    expect(await gateway.app.versionPolicies.reload()).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(
+        'invalid at versions.0.announced: version 1: announced moved from 2026-06-01T00:00:00.000Z to ' +
+          '2026-05-01T00:00:00.000Z, before this reload',
+      ) as unknown,
+    });
+  });
+
+  it('is not checked at start: nothing there tells which announcement is new', async () => {
+    gateway = await buildTestGateway('http://127.0.0.1:9', {
+      policy: announcing(TODAY - 92 * DAY, TODAY + 92 * DAY),
+    });
+    expect(gateway.app.versionPolicies.current.policy.versions[0]?.status).toBe('deprecated');
+  });
+});
+
+describe('a move of the default at a reload', () => {
+  const DAY = 24 * HOUR;
+  const withMove = (at: number, announced: number) => ({
+    ...designPolicyFile,
+    default_version_changes: [{ at: iso(at), to: 2, announced: iso(announced) }],
+  });
+
+  it('accepts a move ahead announced today, and keeps it at later reloads once it has passed', async () => {
+    gateway = await buildTestGateway('http://127.0.0.1:9');
+    gateway.setNextPolicy(withMove(TODAY + 10 * DAY, TODAY));
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    gateway.setNow(TODAY + 11 * DAY);
+    gateway.setNextPolicy({ ...withMove(TODAY + 10 * DAY, TODAY), deprecation_header: 'date' });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(gateway.app.versionPolicies.current.policy.defaultAt(TODAY + 11 * DAY)).toBe(2);
+  });
+
+  it('refuses a new move due before now, or announced before today, saying when it may be', async () => {
+    gateway = await buildTestGateway('http://127.0.0.1:9');
+    gateway.setNextPolicy(withMove(TODAY - HOUR, TODAY - 10 * DAY));
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
+      ok: false,
+      reason:
+        `API_VERSIONS_FILE is invalid at default_version_changes.0.at: default move to v2 at ${iso(TODAY - HOUR)} is ` +
+        `not after this reload: schedule it after ${iso(TODAY)}, announced on ${iso(TODAY).slice(0, 10)} or later ` +
+        '(to move the default at once, set default_version)',
+    });
+    gateway.setNextPolicy(withMove(TODAY + 10 * DAY, TODAY - 10 * DAY));
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
+      ok: false,
+      reason:
+        `API_VERSIONS_FILE is invalid at default_version_changes.0.announced: default move to v2 at ` +
+        `${iso(TODAY + 10 * DAY)}: announced ${iso(TODAY - 10 * DAY)} is before this reload; announce it on ` +
+        `${iso(TODAY).slice(0, 10)} or later`,
+    });
+    expect(gateway.app.versionPolicies.current.policy.defaultChanges).toEqual([]);
+  });
+
+  it('judges a removed default by the move in force: a policy whose default has moved before the sunset loads', () => {
+    const moved = versionPolicyFileSchema.parse(withMove(V1_SUNSET - DAY, V1_SUNSET - 30 * DAY));
+    const asInForce = (file: typeof moved) => ({
+      versions: file.versions,
+      defaultChanges: file.default_version_changes ?? [],
+    });
+    expect(problemAtReload(moved, V1_SUNSET, asInForce(moved))).toBeUndefined();
+    const late = versionPolicyFileSchema.parse(withMove(V1_SUNSET + DAY, V1_SUNSET - 30 * DAY));
+    expect(problemAtReload(late, V1_SUNSET, asInForce(late))?.path).toBe('default_version');
   });
 });

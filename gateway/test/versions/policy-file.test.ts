@@ -436,3 +436,74 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
     );
   });
 });
+
+describe('default_version_changes (scheduled moves of the default)', () => {
+  /** The shipped v1 and v2 (default 1), plus v3 current and v4 deprecated from 2026-09-01, with these moves. */
+  const moves = (...changes: unknown[]) => ({
+    default_version: 1,
+    default_version_changes: changes,
+    versions: [
+      ...designPolicyFile.versions,
+      { version: 3, status: 'current' },
+      {
+        version: 4,
+        status: 'deprecated',
+        announced: '2026-09-01',
+        sunset: '2027-03-01T00:00:00Z',
+        successor: 3,
+      },
+    ],
+  });
+
+  it('accepts moves in order, each to a current version, announced before it applies', () => {
+    expect(
+      problem(
+        moves(
+          { at: '2026-12-15T00:00:00Z', to: 2, announced: '2026-11-01' },
+          { at: '2027-06-01', to: 3, announced: '2027-01-01' },
+        ),
+      ),
+    ).toBe('valid');
+    expect(
+      problem({ ...designPolicyFile, default_version_changes: [{ at: '2026-12-15', to: 2, announced: '2026-12-01' }] }),
+    ).toBe('valid');
+  });
+
+  it('refuses a move to a version not listed, already the default, or deprecated then, naming the JSON path', () => {
+    expect(problem(moves({ at: '2026-12-15', to: 7, announced: '2026-11-01' }))).toBe(
+      'default_version_changes.0.to: default move to v7 at 2026-12-15T00:00:00.000Z: version 7 is not a listed version',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 1, announced: '2026-11-01' }))).toBe(
+      'default_version_changes.0.to: default move to v1 at 2026-12-15T00:00:00.000Z: v1 is already the default then',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 4, announced: '2026-11-01' }))).toBe(
+      'default_version_changes.0.to: default move to v4 at 2026-12-15T00:00:00.000Z: v4 is deprecated then ' +
+        '(announced 2026-09-01T00:00:00.000Z); move the default to a current version',
+    );
+    // Before v4's announcement it is current: a move to it then is a move to a current version.
+    expect(problem(moves({ at: '2026-08-01', to: 4, announced: '2026-07-01' }))).toBe('valid');
+  });
+
+  it('refuses a move out of order, or not announced before it applies; unknown keys and missing ones', () => {
+    expect(
+      problem(
+        moves(
+          { at: '2027-01-15', to: 2, announced: '2026-11-01' },
+          { at: '2026-12-15', to: 3, announced: '2026-11-01' },
+        ),
+      ),
+    ).toBe(
+      'default_version_changes.1.at: default move to v3 at 2026-12-15T00:00:00.000Z is not after the move before it',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 2, announced: '2026-12-15' }))).toBe(
+      'default_version_changes.0.announced: default move to v2 at 2026-12-15T00:00:00.000Z must be announced before ' +
+        'it applies, not 2026-12-15T00:00:00.000Z',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 2 }))).toBe(
+      'default_version_changes.0.announced: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 2, announced: '2026-11-01', why: 'x' }))).toMatch(
+      /^default_version_changes\.0: Unrecognized key/,
+    );
+  });
+});
