@@ -69,7 +69,7 @@ const through = (apply: ((body: unknown) => unknown) | undefined, text: string):
 /** An `http` block: its request line (if any), status, headers (lower case) and body. */
 function exchange(block: string): { request?: string; status?: number; headers: Record<string, string>; body: string } {
   const lines = block.split('\n');
-  const request = lines[0]?.startsWith('GET ') ? lines.splice(0, 2)[0] : undefined;
+  const request = /^[A-Z]+ \//.test(lines[0] ?? '') ? lines.splice(0, 2)[0] : undefined;
   const status = /^HTTP\/1\.1 (\d{3})/.exec(lines[0] ?? '')?.[1];
   const blank = lines.indexOf('');
   const headerLines = lines.slice(1, blank === -1 ? undefined : blank);

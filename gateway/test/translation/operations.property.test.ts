@@ -176,6 +176,24 @@ describe('each operation of the second edition, on generated bodies of its succe
       ),
       keeps: (body) => ({ data: (body as Json).data }),
     });
+    // A list: this version's body is the bare array the successor holds under the key.
+    holdsFor({
+      changes: [{ resource: ORDERS, op: 'envelope', field: 'data' }],
+      schema: {
+        type: 'object',
+        properties: { data: { type: 'array', items: order }, next: { type: 'string' } },
+        required: ['data'],
+        additionalProperties: false,
+      },
+      bodies: fc.record(
+        {
+          data: fc.array(fc.record({ id, total_cents: amount }, { requiredKeys: ['id'] }), { maxLength: 4 }),
+          next: id,
+        },
+        { requiredKeys: ['data'] },
+      ),
+      keeps: (body) => ({ data: (body as Json).data }),
+    });
   });
 
   it("status: the successor's status is this version's, the envelope's code with it", () => {
