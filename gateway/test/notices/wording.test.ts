@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
 import { operationCall } from '../../src/consumers/reports/model.js';
+import { withDescription } from '../../src/changes/sentence.js';
 import { noticeMessage, textOf, type MessageInput } from '../../src/notices/message.js';
 import type { VersionChange } from '../../src/translation/changes.js';
 import { deriveDocument } from '../../src/translation/derive-document.js';
@@ -69,5 +70,34 @@ describe("a notice's wording of the second edition's changes", () => {
         '    breaking: reason is now details in error responses',
       ]),
     );
+  });
+});
+
+describe("a notice's plain words for the other second-edition changes", () => {
+  it('says what a wrapped body, a renamed header, rewritten links and a module do, and no description of its own', () => {
+    const after = ordersDocument(2);
+    const declared: VersionChange[] = [
+      { resource: '/orders/:id', op: 'envelope', field: 'data' },
+      { resource: '/orders/:id', op: 'header', name: 'Total-Count', to: 'X-Total-Count' },
+      { resource: '/orders/:id', op: 'link', field: 'next' },
+      { resource: '/orders/:id', op: 'link', field: 'Link' },
+      { resource: '/orders/:id', op: 'remove', field: 'hint', value: 'none', on: 'error' },
+    ];
+    const guide = buildMigrationGuide(1, 2, deriveDocument(after, stepsOf(declared)), after, declared);
+    const said = [
+      ...new Set(
+        guide.operations
+          .flatMap((operation) => operation.changes)
+          .filter((change) => change.declared === true)
+          .map((change) => withDescription(change)),
+      ),
+    ];
+    expect(said).toEqual([
+      'the body is now inside data',
+      'header X-Total-Count is now Total-Count',
+      "next names the successor's paths",
+      "the Link header names the successor's paths",
+      'hint is gone in error responses',
+    ]);
   });
 });
