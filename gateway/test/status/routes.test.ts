@@ -265,8 +265,8 @@ describe('GET / on the admin port: the status page', () => {
       gateway.setNow(V1_SUNSET + 1);
       expect(warning(await page())).toBe(
         'The default version v1 was removed on 2027-01-01: every request that names no version is answered 410. 0 ' +
-          'requests in the last 5 minutes named no version. Move default_version to v2 before the sunset: see the ' +
-          'runbook\'s "Move the default".',
+          "requests in the last 5 minutes named no version. Move default_version to v2 now: see the runbook's " +
+          '"Move the default".',
       );
     },
   );
