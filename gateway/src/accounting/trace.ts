@@ -1,8 +1,5 @@
 import type { RequestTrace } from '@version-router/platform/tracing';
-import { translationChain } from '../changes/derive-document.js';
-import type { VersionTranslation } from '../translation/engine.js';
-import type { VersionChange } from '../versions/changes.js';
-import type { VersionEntry } from '../versions/policy-file.js';
+import type { RouteTranslation } from '../translation/compile.js';
 import type { VersionAnswer } from '../versions/policy.js';
 
 /**
@@ -36,52 +33,13 @@ export function traceConsumer(trace: RequestTrace, consumer: string | null): voi
 /**
  * The version the backend is asked for, set when the request is forwarded: the version itself, or for one declared
  * as changes the version serving it and the changes of this resource between the two (`rename user_id →
- * customer_id`, oldest step first).
+ * customer_id`, oldest step first), described when the policy was compiled.
  */
-export function traceServed(
-  trace: RequestTrace,
-  version: number,
-  translation: VersionTranslation | undefined,
-  versions: readonly VersionEntry[],
-  template: string,
-): void {
+export function traceServed(trace: RequestTrace, version: number, translation: RouteTranslation | undefined): void {
   if (translation === undefined) {
     trace.setAttribute(ATTRIBUTES.served, String(version));
     return;
   }
   trace.setAttribute(ATTRIBUTES.served, String(translation.served));
-  const changes = describedChanges(translation, versions, version, template);
-  if (changes.length > 0) trace.setAttribute(ATTRIBUTES.changes, changes);
-}
-
-/** By translation (one per policy in force and version), then resource template: described once. */
-const described = new WeakMap<VersionTranslation, Map<string, readonly string[]>>();
-
-function describedChanges(
-  translation: VersionTranslation,
-  versions: readonly VersionEntry[],
-  version: number,
-  template: string,
-): readonly string[] {
-  let byTemplate = described.get(translation);
-  if (byTemplate === undefined) described.set(translation, (byTemplate = new Map<string, readonly string[]>()));
-  let changes = byTemplate.get(template);
-  if (changes === undefined) {
-    // Steps come newest first; a trace reads them in the order they were declared.
-    const steps = [...translationChain(versions, version).steps].reverse();
-    changes = steps.flatMap((step) => step.changes.filter((change) => change.resource === template).map(describe));
-    byTemplate.set(template, changes);
-  }
-  return changes;
-}
-
-function describe(change: VersionChange): string {
-  switch (change.op) {
-    case 'rename':
-      return `rename ${change.field} → ${change.to}`;
-    case 'scale':
-      return `scale ${change.field}${change.to === undefined ? '' : ` → ${change.to}`} ×${change.factor}`;
-    default:
-      return `${change.op} ${change.field}`;
-  }
+  if (translation.described.length > 0) trace.setAttribute(ATTRIBUTES.changes, translation.described);
 }

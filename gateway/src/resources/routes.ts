@@ -14,7 +14,6 @@ import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
 import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
-import { translationsOf } from '../translation/engine.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
 
 export interface VersionedResourcesOptions {
@@ -47,6 +46,10 @@ const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeade
 const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
 const documentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
+/** The options a resource is forwarded with: the OpenAPI document's are its own (annotated, derived). */
+export const replyOptionsFor = (template: string): FastifyReplyFromHooks =>
+  template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
+
 /**
  * The query without the version parameter (`kept`, no "?"), given to reply-from as is: it would otherwise
  * put the request's own query back when the target has none, and pass a target's query through URL
@@ -73,12 +76,10 @@ export async function versionedResources(
   { policies, clock, backendUrl, pool, keys, ledger, translated }: VersionedResourcesOptions,
 ): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
-  // Compiled now for the policy at start; a reloaded policy's on its first request.
-  translationsOf(policies.current.policy.versions);
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
-    const { policy, router } = policies.current;
+    const { policy, router, translatedRoutes } = policies.current;
     const url = request.url;
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -103,6 +104,11 @@ export async function versionedResources(
     }
     const check = checkApiKey(request, keys);
     const answer = withPin(policy, named, check, nowMs);
+    if (answer.version !== null && !match.route.servedIn(answer.version)) {
+      // A resource the policy lists for other versions only (`resources`): no path of this one.
+      reply.callNotFound();
+      return;
+    }
     request.apiVersion = answer;
     request.routeLabel = match.route.labels.get(match.versionLabel) ?? null;
     const trace = request.trace;
@@ -115,7 +121,8 @@ export async function versionedResources(
     if (answer.successor !== null) {
       void reply.header(
         'link',
-        `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`,
+        `<${successorPath(match, path, answer.version as number, answer.successor)}>; rel="successor-version"` +
+          answer.extraLinks,
       );
     }
     if (check === 'invalid') {
@@ -127,21 +134,21 @@ export async function versionedResources(
       return;
     }
     if (refusedByConsumerRules(request, reply, answer, check, ledger)) return;
-    const base = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
-    const translations = translationsOf(policy.versions);
-    const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
-    if (trace !== null)
-      traceServed(trace, answer.version as number, translation, policy.versions, match.route.template);
-    if (translation !== undefined) {
+    const translatedRoute =
+      translatedRoutes.size === 0
+        ? undefined
+        : translatedRoutes.get(answer.version as number)?.get(match.route.template);
+    if (trace !== null) traceServed(trace, answer.version as number, translatedRoute?.translation);
+    if (translatedRoute !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
-      const target = servedTarget(match, query === undefined ? url : path, translation.served);
+      const target = servedTarget(match, query === undefined ? url : path, translatedRoute.translation);
       const kept = query === undefined ? undefined : schemes.queryWithoutVersion(url, queryAt);
-      const version = answer.version as number;
-      translated.forward(request, reply, translation, version, match.route.template, base, (options) => {
+      translated.forward(request, reply, translatedRoute, (options) => {
         void reply.from(target, kept === undefined ? options : keepingQuery(options, kept));
       });
       return;
     }
+    const base = replyOptionsFor(match.route.template);
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.

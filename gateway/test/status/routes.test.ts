@@ -280,7 +280,7 @@ describe('GET / on the admin port: the status page', () => {
       ],
     };
     gateway.setNextPolicy(restricted);
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(cells(await page(), 1)[1]).toBe(
       'deprecatedAPI key required from 2026-12-01closed to new consumers from 2026-12-15',
     );
@@ -522,7 +522,7 @@ describe("the status page's registered consumers", () => {
         designPolicyFile.versions[1],
       ],
     });
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'anon-app' })).statusCode).toBe(200);
     const html = (await admin.inject({ url: '/?at=2026-12-20' })).body;
     expect(previewRows(html, 1)).toEqual([

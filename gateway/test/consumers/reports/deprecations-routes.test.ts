@@ -3,7 +3,7 @@ import { buildMigrationGuide } from '../../../src/changes/guide.js';
 import { DEPRECATIONS_PAGE_CSP } from '../../../src/consumers/reports/page.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../changes/documents.js';
-import { V1_CHANGES } from '../../changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../translation/orders-v1.js';
 import { buildTestGateway, designPolicyFile, TODAY, V1_SUNSET, type TestGateway } from '../../helpers.js';
 
 let backend: DocumentBackend;
@@ -281,7 +281,7 @@ describe('GET /deprecations', () => {
   it('names the declared changes of a version declared as changes, in the JSON and on the page', async () => {
     const policy = {
       ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+      versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
     };
     const store = createMemoryConsumerStore();
     const { app, acme } = await acmeAndBeta(store, policy);
