@@ -1,4 +1,4 @@
-import type { RequestTrace } from '@version-router/platform/tracing';
+import { AttributeSet, type RequestTrace } from '@version-router/platform/tracing';
 import { translationChain } from '../changes/derive-document.js';
 import type { VersionTranslation } from '../translation/engine.js';
 import type { VersionChange } from '../versions/changes.js';
@@ -20,11 +20,28 @@ const ATTRIBUTES = {
   changes: 'api.translation.changes',
 } as const;
 
+/**
+ * The attributes of each answer, built on its first traced request: the policy builds its answers once per period
+ * (versions/policy.ts), so the set is too.
+ */
+const answerSets = new WeakMap<VersionAnswer, AttributeSet>();
+
+function answerSetOf(answer: VersionAnswer): AttributeSet {
+  let set = answerSets.get(answer);
+  if (set === undefined) {
+    set = new AttributeSet({
+      [ATTRIBUTES.requested]: answer.labels.version,
+      [ATTRIBUTES.selectedBy]: answer.selectedBy,
+      ...(answer.phase === null ? {} : { [ATTRIBUTES.phase]: answer.phase }),
+    });
+    answerSets.set(answer, set);
+  }
+  return set;
+}
+
 /** The policy's answer for the request: its version (`invalid` when it named none), how chosen, its phase, the consumer. */
 export function traceVersion(trace: RequestTrace, answer: VersionAnswer, consumer: string | null): void {
-  trace.setAttribute(ATTRIBUTES.requested, answer.labels.version);
-  trace.setAttribute(ATTRIBUTES.selectedBy, answer.selectedBy);
-  if (answer.phase !== null) trace.setAttribute(ATTRIBUTES.phase, answer.phase);
+  trace.setAttributes(answerSetOf(answer));
   traceConsumer(trace, consumer);
 }
 
@@ -45,34 +62,45 @@ export function traceServed(
   versions: readonly VersionEntry[],
   template: string,
 ): void {
-  if (translation === undefined) {
-    trace.setAttribute(ATTRIBUTES.served, String(version));
-    return;
-  }
-  trace.setAttribute(ATTRIBUTES.served, String(translation.served));
-  const changes = describedChanges(translation, versions, version, template);
-  if (changes.length > 0) trace.setAttribute(ATTRIBUTES.changes, changes);
+  trace.setAttributes(
+    translation === undefined ? servedSetOf(version) : translatedSetOf(translation, versions, version, template),
+  );
+}
+
+/** A version served as itself, by version. */
+const servedSets = new Map<number, AttributeSet>();
+
+function servedSetOf(version: number): AttributeSet {
+  let set = servedSets.get(version);
+  if (set === undefined) servedSets.set(version, (set = new AttributeSet({ [ATTRIBUTES.served]: String(version) })));
+  return set;
 }
 
 /** By translation (one per policy in force and version), then resource template: described once. */
-const described = new WeakMap<VersionTranslation, Map<string, readonly string[]>>();
+const translatedSets = new WeakMap<VersionTranslation, Map<string, AttributeSet>>();
 
-function describedChanges(
+function translatedSetOf(
   translation: VersionTranslation,
   versions: readonly VersionEntry[],
   version: number,
   template: string,
-): readonly string[] {
-  let byTemplate = described.get(translation);
-  if (byTemplate === undefined) described.set(translation, (byTemplate = new Map<string, readonly string[]>()));
-  let changes = byTemplate.get(template);
-  if (changes === undefined) {
+): AttributeSet {
+  let byTemplate = translatedSets.get(translation);
+  if (byTemplate === undefined) translatedSets.set(translation, (byTemplate = new Map<string, AttributeSet>()));
+  let set = byTemplate.get(template);
+  if (set === undefined) {
     // Steps come newest first; a trace reads them in the order they were declared.
     const steps = [...translationChain(versions, version).steps].reverse();
-    changes = steps.flatMap((step) => step.changes.filter((change) => change.resource === template).map(describe));
-    byTemplate.set(template, changes);
+    const changes = steps.flatMap((step) =>
+      step.changes.filter((change) => change.resource === template).map(describe),
+    );
+    set = new AttributeSet({
+      [ATTRIBUTES.served]: String(translation.served),
+      ...(changes.length === 0 ? {} : { [ATTRIBUTES.changes]: changes }),
+    });
+    byTemplate.set(template, set);
   }
-  return changes;
+  return set;
 }
 
 function describe(change: VersionChange): string {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AttributeSet } from './attribute-set.js';
 
 /** A span attribute's value, as OpenTelemetry takes it. */
 export type SpanAttributeValue = string | number | boolean | readonly string[];
@@ -16,6 +17,8 @@ export interface RequestTrace {
   readonly sampled: boolean;
   /** Sets an attribute of the server span (the span is only named when the response is complete). */
   setAttribute(name: string, value: SpanAttributeValue): void;
+  /** Adds a set of attributes built once for many requests (a version answer's) to the server span. */
+  setAttributes(set: AttributeSet): void;
   /**
    * Starts the client span of the request's one upstream call and puts its `traceparent` (and the caller's
    * `tracestate`) into the upstream request's headers, replacing whatever the client sent: exactly one of each.

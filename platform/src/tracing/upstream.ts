@@ -1,5 +1,4 @@
 import { subscribe } from 'node:diagnostics_channel';
-import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -7,6 +6,8 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
+import { AttributeSet, setFor } from './attribute-set.js';
+import type { Span } from './span.js';
 
 /**
  * The end of an upstream call's client span, read from undici's diagnostics channels: the request as sent (its
@@ -55,34 +56,39 @@ function onCreate(message: unknown): void {
   if (span === undefined) return;
   expected.delete(traceparent as string);
   inFlight.set(request, span);
-  const { address, port } = serverOf(request.origin);
-  span.setAttribute(ATTR_URL_FULL, `${request.origin}${request.path}`);
-  span.setAttribute(ATTR_SERVER_ADDRESS, address);
-  span.setAttribute(ATTR_SERVER_PORT, port);
+  span.set(ATTR_URL_FULL, `${request.origin}${request.path}`);
+  span.add(setFor(servers, request.origin, serverOf));
 }
 
-/** Host and port of each upstream origin, parsed once: a proxy has one or a few. */
-const servers = new Map<string, { address: string; port: number }>();
+/** server.address and server.port of each upstream origin, parsed once: a proxy has one or a few. */
+const servers = new Map<string, AttributeSet>();
 
-function serverOf(origin: string): { address: string; port: number } {
-  let server = servers.get(origin);
-  if (server === undefined) {
-    const url = new URL(origin);
-    server = { address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
-    servers.set(origin, server);
-  }
-  return server;
+function serverOf(origin: string): AttributeSet {
+  const url = new URL(origin);
+  return new AttributeSet({
+    [ATTR_SERVER_ADDRESS]: url.hostname,
+    [ATTR_SERVER_PORT]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+  });
+}
+
+/** http.response.status_code, one set per status: client and server spans alike. */
+const statuses = new Map<number, AttributeSet>();
+
+const statusSetOf = (status: number): AttributeSet => new AttributeSet({ [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
+
+export function statusSet(status: number): AttributeSet {
+  return setFor(statuses, status, statusSetOf);
 }
 
 function onHeaders(message: unknown): void {
   const { request, response } = message as { request: object; response: { statusCode: number } };
   const span = inFlight.get(request);
   if (span === undefined) return;
-  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.statusCode);
+  span.add(statusSet(response.statusCode));
   // Client spans: any status of 400 and above failed the call (OpenTelemetry's HTTP conventions).
   if (response.statusCode >= 400) {
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    span.setAttribute(ATTR_ERROR_TYPE, String(response.statusCode));
+    span.fail();
+    span.set(ATTR_ERROR_TYPE, String(response.statusCode));
   }
 }
 
@@ -91,7 +97,7 @@ function onTrailers(message: unknown): void {
   const span = inFlight.get(request);
   if (span === undefined) return;
   inFlight.delete(request);
-  span.end();
+  span.finish();
 }
 
 function onError(message: unknown): void {
@@ -99,9 +105,9 @@ function onError(message: unknown): void {
   const span = inFlight.get(request);
   if (span === undefined) return;
   inFlight.delete(request);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-  span.setAttribute(ATTR_ERROR_TYPE, error.code ?? error.name);
-  span.end();
+  span.fail(error.message);
+  span.set(ATTR_ERROR_TYPE, error.code ?? error.name);
+  span.finish();
 }
 
 let observing = false;

@@ -1,0 +1,43 @@
+/**
+ * A span's time as OTLP carries it, nanoseconds since the Unix epoch (a 64-bit integer), from a Date.now() reading
+ * and a monotonic offset in milliseconds. The product does not fit a double's 53 bits, so it is computed as seconds
+ * and nanoseconds, then written either as the two 32-bit halves of a fixed64 or as decimal digits.
+ */
+export interface UnixNanos {
+  seconds: number;
+  /** 0 to 999,999,999. */
+  nanos: number;
+}
+
+const NANOS_PER_SECOND = 1e9;
+const TWO_16 = 0x1_0000;
+const TWO_32 = 0x1_0000_0000;
+
+/** One reused result: the encoders read it straight after each call. */
+const scratch: UnixNanos = { seconds: 0, nanos: 0 };
+
+/** epochMs (an integer, as Date.now() gives it) plus offsetMs (≥ 0, the monotonic clock's reading since). */
+export function unixNanos(epochMs: number, offsetMs: number): UnixNanos {
+  const seconds = Math.floor(epochMs / 1000);
+  const nanos = (epochMs - seconds * 1000) * 1e6 + Math.round(offsetMs * 1e6);
+  const carry = Math.floor(nanos / NANOS_PER_SECOND);
+  scratch.seconds = seconds + carry;
+  scratch.nanos = nanos - carry * NANOS_PER_SECOND;
+  return scratch;
+}
+
+/** Writes seconds × 10⁹ + nanos at `at` as a little-endian 64-bit integer (protobuf's fixed64), exactly: every
+ * intermediate below stays under 2⁵³. */
+export function writeNanosLE(buffer: Buffer, at: number, { seconds, nanos }: UnixNanos): void {
+  const upper = Math.floor(seconds / TWO_16) * NANOS_PER_SECOND;
+  const low = (upper % TWO_16) * TWO_16 + (seconds % TWO_16) * NANOS_PER_SECOND + nanos;
+  buffer.writeUInt32LE(low % TWO_32, at);
+  buffer.writeUInt32LE(Math.floor(upper / TWO_16) + Math.floor(low / TWO_32), at + 4);
+}
+
+/** seconds × 10⁹ + nanos in decimal digits, as OTLP/JSON writes a 64-bit integer. */
+export function decimalNanos({ seconds, nanos }: UnixNanos): string {
+  if (seconds === 0) return String(nanos);
+  const digits = String(nanos);
+  return `${seconds}${'000000000'.slice(digits.length)}${digits}`;
+}
