@@ -15,6 +15,11 @@
 // Environment:
 //   BENCH_PAIRS      pairs to run (default 1); odd pairs swap the two builds' places (start order, ports),
 //                    so each build runs in both orders; ends with the median of B/A over the pairs.
+//   BENCH_TURNS      "true": the two gateways of a pair are loaded in turns (in the pair's order, A B then B A),
+//                    each with the servers' core to itself as in `npm run bench`, instead of at once. Where B
+//                    costs much more than A, sharing a core gives B fewer requests a second, and a gateway
+//                    serving fewer pays more per request for the same work (fewer requests per event-loop turn
+//                    and system call): at once measures that as B's cost too, in turns does not.
 //   BENCH_NODE       the Node both builds run on: a major ("24", the npm package node@24 through `npm exec`),
 //                    "path" (the node running this script) or a binary; default the Docker image's major.
 //   BENCH_NODE_A, BENCH_NODE_B                  the same for one build (e.g. A on 20, B on 24).
@@ -112,7 +117,10 @@ for (const build of builds) {
   ].filter((part) => part !== '');
   build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
-process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
+process.stdout.write(
+  `${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)` +
+    `${env.BENCH_TURNS === 'true' ? ', in turns' : ''}\n`,
+);
 
 /** One pair: both builds loaded at once; resolves with { a, b } figures. */
 async function runPair(order) {
@@ -164,17 +172,23 @@ async function runPair(order) {
     };
     const gateways = [];
     for (const build of order) gateways.push(await start(build));
-    const loadAll = (duration) =>
-      Promise.all(gateways.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)));
-
-    await loadAll(2); // warm-up: JIT, pool connections
-    const before = gateways.map((gateway) => cpuMicros(gateway.child.pid));
-    const results = await loadAll(Number(seconds));
+    /** Loads `some` of the gateways at once; returns each one's figures by build name. */
+    const measure = async (some, duration) => {
+      const before = some.map((gateway) => cpuMicros(gateway.child.pid));
+      const results = await Promise.all(
+        some.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)),
+      );
+      const figures = {};
+      some.forEach((gateway, i) => {
+        const cpuUs = (cpuMicros(gateway.child.pid) - before[i]) / results[i].requests;
+        figures[gateway.build.name] = { rps: results[i].rps, cpuUs, errors: results[i].errors };
+      });
+      return figures;
+    };
+    const turns = env.BENCH_TURNS === 'true' ? gateways.map((gateway) => [gateway]) : [gateways];
+    for (const turn of turns) await measure(turn, 2); // warm-up: JIT, pool connections
     const figures = {};
-    gateways.forEach((gateway, i) => {
-      const cpuUs = (cpuMicros(gateway.child.pid) - before[i]) / results[i].requests;
-      figures[gateway.build.name] = { rps: results[i].rps, cpuUs, errors: results[i].errors };
-    });
+    for (const turn of turns) Object.assign(figures, await measure(turn, Number(seconds)));
     return figures;
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
