@@ -41,17 +41,18 @@ const SERVED = new AttributeSet({
   'api.translation.changes': ['rename user_id → customer_id', 'add currency'],
 });
 
+const PEER = { remoteAddress: '127.0.0.1' };
+
 /** What the foundation, the catch-all route and the proxy do with the trace of one request. */
 function oneRequest(tracing, i) {
-  const request = {
+  const raw = {
     method: 'GET',
     url: '/v1/orders/ord-1001',
-    ip: '127.0.0.1',
-    raw: { headers: { host: 'gateway', 'x-request-id': String(i) } },
-    routeLabel: '/v1/orders/:id',
-    routeOptions: { url: '/*' },
+    headers: { host: 'gateway', 'user-agent': 'wrk', 'x-request-id': String(i) },
+    socket: PEER,
   };
-  const trace = tracing.startRequest(request);
+  const request = { method: 'GET', url: raw.url, raw, routeLabel: '/v1/orders/:id', routeOptions: { url: '/*' } };
+  const trace = tracing.startRequest(raw);
   trace.setAttributes(VERSION_ANSWER);
   trace.setAttributes(SERVED);
   const headers = { host: 'backend', 'x-request-id': String(i) };

@@ -18,7 +18,7 @@ import { echoRequestId, requestIdOptions } from './plugins/request-id.js';
 import { requestGuards, requestGuardsHttpOptions } from './plugins/request-guards.js';
 import { logRequestCompleted, requestLog } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
-import { requestTrace, startRequestTrace } from './plugins/request-trace.js';
+import { RequestTraces, requestTrace } from './plugins/request-trace.js';
 import { writeDeadline } from './plugins/write-deadline.js';
 import type { Tracing } from './tracing/types.js';
 
@@ -38,14 +38,14 @@ export { routeLabelOf } from './plugins/route-label.js';
  * hook of their own. Fastify's own request log lines stay off.
  */
 class FoundationLogController extends LogController {
-  constructor(private readonly tracing: Tracing | undefined) {
+  constructor(private readonly traces: RequestTraces | undefined) {
     super({ disableRequestLogging: true });
   }
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     echoRequestId(request, reply);
     reportClientAbort(reply);
-    if (this.tracing !== undefined) startRequestTrace(this.tracing, request);
+    if (this.traces !== undefined) this.traces.attach(request);
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -61,9 +61,11 @@ class FoundationLogController extends LogController {
  * part of a caller's trace).
  */
 export function baseServerOptions(logger: Logger, tracing?: Tracing): FastifyHttpOptions<Server, FastifyBaseLogger> {
+  const traces = tracing === undefined ? undefined : new RequestTraces(tracing);
   return {
     loggerInstance: logger,
-    logController: new FoundationLogController(tracing),
+    logController: new FoundationLogController(traces),
+    ...(traces === undefined ? {} : { childLoggerFactory: traces.childLoggerFactory }),
     ...requestIdOptions,
     ...drainingOptions,
     ...errorServerOptions,

@@ -104,19 +104,35 @@ export class ProtobufWriter {
     this.pos += this.buffer.write(text, this.pos, 'utf8');
   }
 
-  /** A length-delimited byte string given in hex (a trace or span id). */
+  /**
+   * A length-delimited byte string given in lower-case hex (a trace or span id, ours or a traceparent's, which W3C
+   * Trace Context writes in lower case). Decoded here: a native call per id costs more than the few bytes.
+   */
   hexBytes(hex: string): void {
-    this.ensure(1 + (hex.length >>> 1));
-    const bytes = this.buffer.write(hex, this.pos + 1, 'hex');
-    this.buffer[this.pos] = bytes;
-    this.pos += 1 + bytes;
+    const bytes = hex.length >>> 1;
+    this.ensure(1 + bytes);
+    const buffer = this.buffer;
+    let at = this.pos;
+    buffer[at++] = bytes;
+    for (let i = 0; i < hex.length; i += 2) {
+      buffer[at++] = ((NIBBLES[hex.charCodeAt(i)] as number) << 4) | (NIBBLES[hex.charCodeAt(i + 1)] as number);
+    }
+    this.pos = at;
   }
 
-  /** Bytes encoded before (a field written once and copied into every batch). */
+  /** Bytes encoded before (a set of attributes, written once and copied into every span that carries it). */
   raw(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
-    this.buffer.set(bytes, this.pos);
-    this.pos += bytes.length;
+    const length = bytes.length;
+    this.ensure(length);
+    // Sets are a few dozen bytes: a loop costs less than a native copy.
+    if (length < 128) {
+      const buffer = this.buffer;
+      const at = this.pos;
+      for (let i = 0; i < length; i++) buffer[at + i] = bytes[i] as number;
+    } else {
+      this.buffer.set(bytes, this.pos);
+    }
+    this.pos += length;
   }
 
   /** Starts a nested message; returns the mark that finish() takes. */
@@ -140,6 +156,10 @@ export class ProtobufWriter {
     putVarint(buffer, mark, length);
   }
 }
+
+/** Each hex digit's value, by character code. */
+const NIBBLES = new Uint8Array(128);
+for (let digit = 0; digit < 16; digit++) NIBBLES[digit.toString(16).charCodeAt(0)] = digit;
 
 /** The bytes a varint of `value` (0 to 2³²−1) takes. */
 export function varintSize(value: number): number {

@@ -224,9 +224,8 @@ export function createTracing(config: TracingConfig, logger: Logger): Tracing {
 
   return {
     startRequest(request) {
-      const raw = request.raw;
-      const headers = raw.headers;
-      const method = request.method;
+      const headers = request.headers;
+      const method = request.method as string;
       // Only a request that names a parent pays for reading it (and for a context, which a parent-based sampler reads).
       let context = ROOT_CONTEXT;
       let parent: SpanContext | undefined;
@@ -241,16 +240,17 @@ export function createTracing(config: TracingConfig, logger: Logger): Tracing {
       const traceState = parent?.traceState?.serialize();
       const decision = sampler.shouldSample(context, traceId, method, ApiSpanKind.SERVER, NO_ATTRIBUTES, []).decision;
       if (decision !== SamplingDecision.RECORD_AND_SAMPLED) return new UnsampledTrace(traceId, spanId, traceState);
-      const { url } = request;
+      const url = request.url as string;
       const queryAt = url.indexOf('?');
       const attributes: AttributeList = [
         setFor(serverMethods, method, serverMethodOf),
         0,
         ATTR_URL_PATH,
         queryAt === -1 ? url : url.slice(0, queryAt),
-        ATTR_CLIENT_ADDRESS,
-        request.ip,
       ];
+      // The peer, as Fastify's request.ip gives it without trustProxy (neither process sets it); none once it has left.
+      const peer = request.socket.remoteAddress;
+      if (peer !== undefined) attributes.push(ATTR_CLIENT_ADDRESS, peer);
       const userAgent = headers['user-agent'];
       if (userAgent !== undefined) attributes.push(ATTR_USER_AGENT_ORIGINAL, userAgent);
       const epochMs = Date.now();

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AttributeSet } from './attribute-set.js';
 
@@ -30,8 +31,8 @@ export interface RequestTrace {
 
 /** A process's tracer, built by startTracing when tracing is on. */
 export interface Tracing {
-  /** The server span of a request that has just arrived (called before any hook runs). */
-  startRequest(request: FastifyRequest): RequestTrace;
+  /** The server span of a request that has just arrived (called before any hook runs, before its logger exists). */
+  startRequest(request: IncomingMessage): RequestTrace;
   /** Sends the spans still held and stops, waiting at most a few seconds for the collector. */
   shutdown(): Promise<void>;
 }

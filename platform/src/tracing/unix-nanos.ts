@@ -31,8 +31,16 @@ export function unixNanos(epochMs: number, offsetMs: number): UnixNanos {
 export function writeNanosLE(buffer: Buffer, at: number, { seconds, nanos }: UnixNanos): void {
   const upper = Math.floor(seconds / TWO_16) * NANOS_PER_SECOND;
   const low = (upper % TWO_16) * TWO_16 + (seconds % TWO_16) * NANOS_PER_SECOND + nanos;
-  buffer.writeUInt32LE(low % TWO_32, at);
-  buffer.writeUInt32LE(Math.floor(upper / TWO_16) + Math.floor(low / TWO_32), at + 4);
+  const low32 = low % TWO_32;
+  const high32 = Math.floor(upper / TWO_16) + Math.floor(low / TWO_32);
+  buffer[at] = low32 & 0xff;
+  buffer[at + 1] = (low32 >>> 8) & 0xff;
+  buffer[at + 2] = (low32 >>> 16) & 0xff;
+  buffer[at + 3] = low32 >>> 24;
+  buffer[at + 4] = high32 & 0xff;
+  buffer[at + 5] = (high32 >>> 8) & 0xff;
+  buffer[at + 6] = (high32 >>> 16) & 0xff;
+  buffer[at + 7] = high32 >>> 24;
 }
 
 /** seconds × 10⁹ + nanos in decimal digits, as OTLP/JSON writes a 64-bit integer. */

@@ -17,7 +17,10 @@ import type { Span } from './span.js';
  * client's headers sends two (docs/decisions.md#traces-our-own-spans-on-the-sdk).
  *
  * A call is recognised by the traceparent it carries, which names its client span: the span waits here from the
- * header rewrite until undici creates the request, then follows the request object.
+ * header rewrite until undici creates the request, then follows the request object. undici creates the request
+ * within the proxy's call that rewrote the headers (reply-from → undici's request), so the call waiting is nearly
+ * always the one just forwarded: it waits in one slot, and moves to a map only when another call is forwarded
+ * before its request is created (a retry after a delay).
  */
 
 /** What undici publishes of a request (lib/core/request.js): headers as a flat [name, value, …] array. */
@@ -27,19 +30,36 @@ interface UndiciRequest {
   headers: unknown;
 }
 
-/** Client spans by the traceparent their call carries, from the header rewrite until undici creates the request. */
+/** The call forwarded last while undici has not created its request: its traceparent and client span. */
+let waitingTraceparent: string | undefined;
+let waitingSpan: Span | undefined;
+/** Client spans of calls forwarded before the waiting one and not yet created, by traceparent. */
 const expected = new Map<string, Span>();
 /** Client spans of requests undici has created, until their response has ended or failed. */
 const inFlight = new WeakMap<object, Span>();
 
 /** The upstream request carrying `traceparent` belongs to `span`. */
 export function expectUpstream(traceparent: string, span: Span): void {
-  expected.set(traceparent, span);
+  if (waitingSpan !== undefined) expected.set(waitingTraceparent as string, waitingSpan);
+  waitingTraceparent = traceparent;
+  waitingSpan = span;
+}
+
+/** The span of the call carrying `traceparent` while undici has not created its request, no longer waiting. */
+function takeExpected(traceparent: string): Span | undefined {
+  if (traceparent === waitingTraceparent) {
+    const span = waitingSpan;
+    waitingTraceparent = waitingSpan = undefined;
+    return span;
+  }
+  const span = expected.get(traceparent);
+  if (span !== undefined) expected.delete(traceparent);
+  return span;
 }
 
 /** Forgets a call undici never created; true when it was still waiting (its span is the caller's to end). */
 export function forgetUpstream(traceparent: string): boolean {
-  return expected.delete(traceparent);
+  return takeExpected(traceparent) !== undefined;
 }
 
 function traceparentOf(headers: unknown): string | undefined {
@@ -49,12 +69,11 @@ function traceparentOf(headers: unknown): string | undefined {
 }
 
 function onCreate(message: unknown): void {
-  if (expected.size === 0) return;
+  if (waitingSpan === undefined && expected.size === 0) return;
   const request = (message as { request: UndiciRequest }).request;
   const traceparent = traceparentOf(request.headers);
-  const span = traceparent === undefined ? undefined : expected.get(traceparent);
+  const span = traceparent === undefined ? undefined : takeExpected(traceparent);
   if (span === undefined) return;
-  expected.delete(traceparent as string);
   inFlight.set(request, span);
   span.set(ATTR_URL_FULL, `${request.origin}${request.path}`);
   span.add(setFor(servers, request.origin, serverOf));
