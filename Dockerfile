@@ -32,6 +32,8 @@ COPY gateway gateway
 # The consumer kit (@version-router/client) is no part of either image; `npm run build` compiles it too.
 COPY client/tsconfig.build.json client/tsconfig.build.json
 COPY client/src client/src
+# `npm run build` is scripts/build.mjs (tsc -b with progress lines), then copy-styles.mjs (the pages' style sheets).
+COPY scripts/paths.mjs scripts/build.mjs scripts/copy-styles.mjs scripts/
 RUN npm run build
 
 # ---- gateway-deps, backend-deps: one workspace's production dependencies (platform's included) -------

@@ -15,14 +15,26 @@
 // ship them (their memory limit and NODE_OPTIONS). The working set is what the kubelet counts against a
 // request and evicts on: the cgroup's usage minus its inactive file pages, sampled every 250 ms; the peak
 // RSS is the kernel's high-water mark of the Node process. Writes bench/results/container-memory.json.
-import { execFile, execFileSync } from 'node:child_process';
-import { get } from 'node:http';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import {
+  MIB,
+  STARTING,
+  buildImages,
+  bytesOf,
+  cgroupOf,
+  docker,
+  hostPort,
+  peakRss,
+  runContainer,
+  statusOf,
+  workingSet,
+} from './containers.mjs';
 import { need, shell } from './harness.mjs';
 import { fillUsers } from './postgres.mjs';
 import { repoRoot } from '../scripts/paths.mjs';
@@ -34,12 +46,10 @@ const USERS_ON_POSTGRES = 1_000_000;
 const SAMPLE_MS = 250;
 /** memory, postgres or both (the default), comma-separated. */
 const STACKS = (process.env.BENCH_STACKS ?? 'memory,postgres').split(',');
-const MIB = 1024 * 1024;
 
 need('docker', 'a Docker engine (test/containers/engine.sh starts one)');
 need('wrk', 'apt-get install -y wrk');
 
-const docker = (...args) => execFileSync('docker', args, { encoding: 'utf8' }).trim();
 const prefix = `vr-memory-${process.pid}`;
 const work = mkdtempSync(join(tmpdir(), 'container-memory-'));
 
@@ -58,7 +68,7 @@ function manifestContainers() {
     };
   }
   const kustomization = parseAllDocuments(
-    readFileSync(join(repoRoot, 'deploy/kubernetes/base/kustomization.yaml'), 'utf8'),
+    readFileSync(join(repoRoot, 'deploy/kubernetes/components/images/kustomization.yaml'), 'utf8'),
   )[0].toJS();
   for (const { name, newTag } of kustomization.images) {
     const process = Object.keys(containers).find((candidate) => containers[candidate].image === name);
@@ -66,82 +76,6 @@ function manifestContainers() {
   }
   return containers;
 }
-
-/** "384Mi" → bytes, for `docker run --memory`. */
-function bytesOf(quantity) {
-  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
-  if (match === null) throw new Error(`memory quantity ${quantity}: only Mi and Gi are read here`);
-  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1) * MIB;
-}
-
-function build(containers) {
-  const args = process.env.NODE_IMAGE === undefined ? [] : ['--build-arg', `NODE_IMAGE=${process.env.NODE_IMAGE}`];
-  for (const [target, { image }] of Object.entries(containers)) {
-    console.log(`building ${image}`);
-    execFileSync('docker', ['build', '--quiet', '--target', target, '-t', image, ...args, '.'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  }
-}
-
-/** The pods' security settings, as docker run flags. */
-const podFlags = ['--read-only', '--tmpfs', '/tmp', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'];
-
-function run(name, image, env, { memory, publish = [], pod = true } = {}) {
-  const args = ['run', '-d', '--name', `${prefix}-${name}`, '--network', prefix, ...(pod ? podFlags : [])];
-  if (memory !== undefined) args.push('--memory', String(memory), '--memory-swap', String(memory));
-  for (const port of publish) args.push('-p', `127.0.0.1::${port}`);
-  for (const [key, value] of Object.entries(env)) args.push('-e', `${key}=${value}`);
-  docker(...args, image);
-  return `${prefix}-${name}`;
-}
-
-const hostPort = (container, port) => docker('port', container, String(port)).split('\n')[0].replace(/^.*:/, '');
-
-/**
- * The status of a GET, or undefined when there is no answer within 2 s. node:http, not fetch: while Docker's
- * port proxy holds a connection to a container that is not listening yet, fetch's socket keeps no reference
- * on the event loop, and the script would end there.
- */
-const statusOf = (url) =>
-  new Promise((resolve) => {
-    const request = get(url, { timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
-    request.once('timeout', () => request.destroy());
-    request.once('error', () => resolve(undefined));
-  });
-
-/** How long, and how often, the bench waits for a container to serve (`eventually`). */
-const STARTING = { timeoutMs: 60_000, intervalMs: 250 };
-
-/** The container's memory cgroup (v1 or v2) and its Node process's host pid. */
-function cgroupOf(container) {
-  const pid = Number(docker('inspect', '-f', '{{.State.Pid}}', container));
-  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim().split('\n');
-  const v1 = lines.find((line) => line.split(':')[1]?.split(',').includes('memory'));
-  if (v1 !== undefined)
-    return {
-      pid,
-      dir: `/sys/fs/cgroup/memory${v1.split(':')[2]}`,
-      usage: 'memory.usage_in_bytes',
-      inactive: 'total_inactive_file',
-    };
-  const v2 = lines.find((line) => line.startsWith('0::'));
-  return { pid, dir: `/sys/fs/cgroup${v2.slice(3)}`, usage: 'memory.current', inactive: 'inactive_file' };
-}
-
-/** Working set as the kubelet computes it: usage minus inactive file pages. */
-function workingSet({ dir, usage, inactive }) {
-  const used = Number(readFileSync(join(dir, usage), 'utf8'));
-  const stat = readFileSync(join(dir, 'memory.stat'), 'utf8');
-  const inactiveFile = Number(new RegExp(`^${inactive} (\\d+)$`, 'm').exec(stat)?.[1] ?? 0);
-  return Math.max(0, used - inactiveFile);
-}
-
-const peakRss = ({ pid }) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 
 /**
  * The process's resident memory that is not V8's old space, from its /metrics (prom-client's default
@@ -205,7 +139,13 @@ async function measure(stack, containers, bounded) {
       const image = process.env.POSTGRES_IMAGE ?? 'postgres:17';
       // PostgreSQL runs as its image ships it (it writes to its root filesystem).
       started.push(
-        run('postgres', image, { POSTGRES_PASSWORD: 'bench', POSTGRES_DB: 'router' }, { publish: [5432], pod: false }),
+        runContainer(
+          prefix,
+          'postgres',
+          image,
+          { POSTGRES_PASSWORD: 'bench', POSTGRES_DB: 'router' },
+          { publish: [5432], pod: false },
+        ),
       );
       const url = () => `postgres://postgres:bench@127.0.0.1:${hostPort(`${prefix}-postgres`, 5432)}/router`;
       // Refused until it listens: that is what the wait is for.
@@ -219,18 +159,21 @@ async function measure(stack, containers, bounded) {
       await fillUsers(url(), USERS_ON_POSTGRES);
       databaseUrl = `postgres://postgres:bench@${prefix}-postgres:5432/router`;
     }
-    const backend = run(
+    const backend = runContainer(
+      prefix,
       'backend',
       containers.backend.image,
       { ...limits('backend').env, ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) },
       { memory: limits('backend').memory, publish: [9465] },
     );
     started.push(backend);
-    const gateway = run(
+    const gateway = runContainer(
+      prefix,
       'gateway',
       containers.gateway.image,
       { ...limits('gateway').env, BACKEND_URL: `http://${backend}:8081` },
-      { memory: limits('gateway').memory, publish: [8080, 9464] },
+      // Its embedded consumer store's directory, an emptyDir in the pod.
+      { memory: limits('gateway').memory, publish: [8080, 9464], volumes: ['/var/lib/gateway'] },
     );
     started.push(gateway);
     const api = `http://127.0.0.1:${hostPort(gateway, 8080)}`;
@@ -311,7 +254,7 @@ async function measure(stack, containers, bounded) {
 }
 
 const containers = manifestContainers();
-build(containers);
+buildImages(Object.fromEntries(Object.entries(containers).map(([name, { image }]) => [name, image])));
 const runs = {};
 try {
   for (const stack of STACKS) {

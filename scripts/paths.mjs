@@ -12,6 +12,15 @@ export const entries = Object.freeze({
 });
 
 /**
+ * The built migration commands (each process's src/migrate.ts), relative to repoRoot and to the images' working
+ * directory: what the Kubernetes migration Job runs, and what a process's MIGRATE_COMMAND names.
+ */
+export const migrationEntries = Object.freeze({
+  backend: 'services/users-orders/dist/src/migrate.js',
+  gateway: 'gateway/dist/src/migrate.js',
+});
+
+/**
  * The node flags each built process runs with, wherever it ships: the Dockerfile's CMD lines, `npm start` and
  * the benchmarks. The backend's young generation is capped at 4 MiB: while `GET /api/users` streams a million
  * users from PostgreSQL, the network buffers it reads are then collected every few batches instead of piling

@@ -147,8 +147,10 @@ while (Date.now() < readyDeadline && !stopping && gateway !== undefined && !gate
     console.log(`\nAPI:         http://localhost:${gatewayPort}${example}`);
     console.log(`Metrics:     http://localhost:${adminPort}/metrics`);
     console.log(`Status page: http://localhost:${adminPort}/`);
+    // npm exits of a SIGHUP (above): the banner names the signal that reloads and leaves npm running.
     console.log(
-      `Gateway pid: ${gateway.pid}  (kill -HUP ${gateway.pid}, or a SIGHUP to npm start, re-reads the version policy)`,
+      `Gateway pid: ${gateway.pid}  (kill -HUP ${gateway.pid} re-reads the version policy; a SIGHUP to npm does too, ` +
+        `but npm exits of it and the stack runs on without it)`,
     );
     console.log('Press Ctrl-C to stop.\n');
     break;

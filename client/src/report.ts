@@ -17,6 +17,12 @@ export interface DeprecationReport {
   successor: string | null;
   /** The version's migration guide (the `changes` link of `GET /versions`), an absolute URL, or null when unknown. */
   changes: string | null;
+  /**
+   * True when the version is gone: the answer was 410 Gone with a `Sunset` and no `Deprecation` (a removed
+   * version's answer; a brownout's 410 carries `Deprecation`, and its version comes back). Reported apart from the
+   * same operation's deprecation.
+   */
+  removed: boolean;
 }
 
 export type OnDeprecation = (report: DeprecationReport) => void;
@@ -28,10 +34,19 @@ export interface DeprecationOptions {
   fetch?: typeof fetch;
 }
 
-/** A response that carries `Deprecation`, as createFetch and the interceptor read it: its headers' values. */
+/**
+ * Whether an answer tells of a deprecated or removed version: it carries `Deprecation`, or it is a 410 with a `Sunset`
+ * (a removed version's answer names its sunset but is no longer deprecated).
+ */
+export const tellsOfDeprecation = (status: number, deprecation: boolean, sunset: boolean): boolean =>
+  deprecation || (status === 410 && sunset);
+
+/** An answer that tellsOfDeprecation, as createFetch and the interceptor read it: its headers' values. */
 export interface DeprecatedAnswer {
   method: string;
   url: string;
+  /** A 410 without `Deprecation`: the version is removed. */
+  removed: boolean;
   /** The answer's `API-Version`. */
   answerVersion: string | null;
   /** The request's `API-Version`; read only when neither the answer nor the path names a version. */
@@ -49,8 +64,10 @@ const VERSIONS_TIMEOUT_MS = 10_000;
 
 /** One line: the operation, the version, the sunset, and where to go. */
 export function describeDeprecation(report: DeprecationReport): string {
-  const version = report.version === null ? 'a deprecated API version' : `deprecated API version ${report.version}`;
+  const state = report.removed ? 'removed' : 'deprecated';
+  const version = report.version === null ? `a ${state} API version` : `${state} API version ${report.version}`;
   const parts = [`${report.operation} calls ${version} (${report.url})`];
+  if (report.removed) parts.push('answered 410 Gone');
   if (report.sunset !== null) parts.push(`sunset ${report.sunset.toISOString()}`);
   if (report.successor !== null) parts.push(`successor ${report.successor}`);
   if (report.changes !== null) parts.push(`migration guide ${report.changes}`);
@@ -106,7 +123,7 @@ export function createDeprecationReporter({
     }
   };
 
-  return ({ method, url, answerVersion, requestVersion, sunset, link }) => {
+  return ({ method, url, removed, answerVersion, requestVersion, sunset, link }) => {
     // The origin and path by hand: a URL parse costs more than the rest of a known operation's work.
     if (!/^https?:\/\//i.test(url)) return;
     const slash = url.indexOf('/', url.indexOf('://') + 3);
@@ -116,14 +133,14 @@ export function createDeprecationReporter({
     // brownout's 410 is the gateway's own and names none).
     const version = versionNumber(answerVersion) ?? pathVersion(path) ?? versionNumber(requestVersion());
     const operation = `${method} ${pathShape(path)}`;
-    const key = `${origin} ${operation} ${version ?? ''}`;
+    const key = `${origin} ${operation} ${version ?? ''}${removed ? ' removed' : ''}`;
     if (reported.has(key)) return;
     if (reported.size >= MAX_REMEMBERED) reported.delete(reported.values().next().value as string);
     reported.add(key);
     const report = { method, url, operation, version, sunset: sunsetDate(sunset), successor: successorLink(link, url) };
     void guideOf(origin, version).then((changes) => {
       try {
-        onDeprecation({ ...report, changes });
+        onDeprecation({ ...report, changes, removed });
       } catch (err) {
         // A failing callback must not fail the consumer's request or crash its process; Node prints the warning.
         process.emitWarning(err instanceof Error ? err : new Error(String(err)));

@@ -1,5 +1,10 @@
 import { DecoratorHandler, type Dispatcher } from 'undici';
-import { createDeprecationReporter, type DeprecationOptions, type DeprecatedAnswer } from './report.js';
+import {
+  createDeprecationReporter,
+  tellsOfDeprecation,
+  type DeprecationOptions,
+  type DeprecatedAnswer,
+} from './report.js';
 
 export type { DeprecationOptions, DeprecationReport, OnDeprecation } from './report.js';
 
@@ -31,7 +36,10 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
  */
 const ForwardingHandler: new (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler = DecoratorHandler;
 
-/** Tells `onDeprecated` about an answer that carries `Deprecation`, and passes every event on. */
+/**
+ * Tells `onDeprecated` about an answer that carries `Deprecation`, or that is a removed version's 410 with `Sunset`,
+ * and passes every event on.
+ */
 class DeprecationHandler extends ForwardingHandler {
   readonly #onDeprecated: (headers: ResponseHeaders) => void;
 
@@ -41,15 +49,16 @@ class DeprecationHandler extends ForwardingHandler {
   }
 
   override onResponseStart(...args: OnResponseStartArgs): void {
-    const [, , headers] = args;
-    if (headers.deprecation !== undefined) this.#onDeprecated(headers);
+    const [, statusCode, headers] = args;
+    if (tellsOfDeprecation(statusCode, headers.deprecation !== undefined, headers.sunset !== undefined))
+      this.#onDeprecated(headers);
     super.onResponseStart?.(...args);
   }
 }
 
 /**
  * An undici interceptor (`new Agent().compose(deprecationInterceptor())`, `dispatcher.compose(…)`) that reports each
- * operation answered by a deprecated version once, as createFetch does. It reads the answer's headers only: the
+ * operation answered by a deprecated or removed version once, as createFetch does. It reads the answer's headers only: the
  * body streams through untouched. It needs the request's origin, which an Agent's requests always carry.
  */
 export function deprecationInterceptor(options: DeprecationOptions = {}): Dispatcher.DispatcherComposeInterceptor {
@@ -59,6 +68,8 @@ export function deprecationInterceptor(options: DeprecationOptions = {}): Dispat
       const answer: DeprecatedAnswer = {
         method: opts.method,
         url: `${opts.origin === undefined ? '' : String(opts.origin).replace(/\/$/, '')}${opts.path}`,
+        // Told of without Deprecation: a removed version's 410.
+        removed: headers.deprecation === undefined,
         answerVersion: responseHeader(headers, 'api-version'),
         requestVersion: () => requestHeader(opts.headers, 'api-version'),
         sunset: responseHeader(headers, 'sunset'),

@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFetch, describeDeprecation, type DeprecationReport } from '../src/index.js';
 import { requestsTo, startLiveGateway, type LiveGateway } from './live-gateway.js';
@@ -39,6 +41,7 @@ describe('createFetch against the gateway', () => {
       sunset: new Date('2027-01-01T00:00:00.000Z'),
       successor: `${live.url}/v2/orders/ord-1000`,
       changes: `${live.url}/versions/1/changes`,
+      removed: false,
     });
     // The guide's URL was read once, not per request.
     expect(requestsTo(live, '/versions') - versionsBefore).toBe(1);
@@ -162,6 +165,159 @@ describe('createFetch against the gateway', () => {
   });
 });
 
+describe('createFetch and a removed version', () => {
+  it('reports the 410 of a removed version, which carries Sunset but no Deprecation, as removed, once', async () => {
+    const { designPolicyFile, V1_SUNSET } = await import('../../gateway/test/helpers.js');
+    const removed = await startLiveGateway({ policy: designPolicyFile, now: V1_SUNSET });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const client = createFetch({ apiKey: removed.key });
+      for (const id of [1, 2, 3]) {
+        const res = await client(`${removed.url}/v1/orders/ord-${id}`);
+        expect(res.status).toBe(410);
+        expect(res.headers.get('deprecation')).toBeNull();
+        await res.arrayBuffer();
+      }
+      await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(1));
+      expect(warn.mock.calls[0]).toEqual([
+        `version-router: GET /v1/orders/{id} calls removed API version 1 (${removed.url}/v1/orders/ord-1); answered ` +
+          `410 Gone; sunset 2027-01-01T00:00:00.000Z; successor ${removed.url}/v2/orders/ord-1; migration guide ` +
+          `${removed.url}/versions/1/changes`,
+      ]);
+    } finally {
+      await removed.close();
+    }
+  });
+});
+
+describe('createFetch and redirects', () => {
+  /** The live gateway in front of a backend that answers a redirect where the query asks for one. */
+  interface Redirecting {
+    gatewayUrl: string;
+    /** The gateway's backend, and another origin. */
+    backend: Recorder;
+    elsewhere: Recorder;
+    key: string;
+    close(): Promise<void>;
+  }
+  interface Recorder {
+    url: string;
+    seen: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[];
+    close(): Promise<void>;
+  }
+
+  /** A loopback server that records each request; under `/api/users/to`, it answers the redirect its query asks. */
+  async function startRecorder(): Promise<Recorder> {
+    const seen: Recorder['seen'] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+        const location = query.get('location');
+        if (location !== null) res.writeHead(Number(query.get('status') ?? 302), { location }).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{"landed":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      seen,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  let setup: Redirecting;
+  beforeAll(async () => {
+    const { buildTestGateway } = await import('../../gateway/test/helpers.js');
+    const { consumerWithKey, createMemoryConsumerStore } = await import('../../gateway/test/consumers/memory-store.js');
+    const [backend, elsewhere] = [await startRecorder(), await startRecorder()];
+    const store = createMemoryConsumerStore();
+    const { key } = await consumerWithKey(store, 'acme');
+    const gateway = await buildTestGateway(backend.url, { consumerStore: store });
+    const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    setup = {
+      gatewayUrl: url,
+      elsewhere,
+      backend,
+      key,
+      close: async () => {
+        await gateway.app.close();
+        await backend.close();
+        await elsewhere.close();
+      },
+    };
+  });
+  afterAll(async () => {
+    await setup.close();
+  });
+
+  const redirect = (location: string, status = 302): string =>
+    `${setup.gatewayUrl}/api/users/to?status=${status}&location=${encodeURIComponent(location)}`;
+
+  it('follows a redirect to another origin (another loopback port) without API-Key', async () => {
+    const client = createFetch({ apiKey: setup.key, apiVersion: 2 });
+    const res = await client(redirect(`${setup.elsewhere.url}/landing`));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ landed: true });
+    expect(res.url).toBe(`${setup.elsewhere.url}/landing`);
+    const landed = setup.elsewhere.seen.at(-1);
+    expect(landed?.url).toBe('/landing');
+    expect(landed?.headers).not.toHaveProperty('api-key');
+    expect(landed?.headers['api-version']).toBe('2');
+    // The gateway had the key: it told its backend the consumer.
+    expect(setup.backend.seen.at(-1)?.headers['api-consumer']).toBe('acme');
+  });
+
+  it("keeps the key on the gateway's own origin, and does not bring it back once it left", async () => {
+    const client = createFetch({ apiKey: setup.key });
+    const home = await client(redirect('/api/users/home'));
+    expect(home.status).toBe(200);
+    expect(setup.backend.seen.at(-1)).toMatchObject({ url: '/api/users/home' });
+    expect(setup.backend.seen.at(-1)?.headers['api-consumer']).toBe('acme');
+    const back = await client(
+      redirect(`${setup.elsewhere.url}/api/users/to?location=${encodeURIComponent(redirect('/api/users/back'))}`),
+    );
+    expect(back.status).toBe(200);
+    expect(setup.backend.seen.at(-1)?.url).toBe('/api/users/back');
+    expect(setup.backend.seen.at(-1)?.headers).not.toHaveProperty('api-consumer');
+  });
+
+  it('keeps method and body on a 307 (the key dropped), and turns a POST into a GET on a 303', async () => {
+    const client = createFetch({ apiKey: setup.key });
+    const body = '{"name":"ada"}';
+    const kept = await client(redirect(`${setup.elsewhere.url}/kept`, 307), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(kept.status).toBe(200);
+    expect(setup.elsewhere.seen.at(-1)).toMatchObject({ method: 'POST', url: '/kept', body });
+    expect(setup.elsewhere.seen.at(-1)?.headers).not.toHaveProperty('api-key');
+    const seeOther = await client(redirect(`${setup.elsewhere.url}/other`, 303), { method: 'POST', body });
+    expect(seeOther.status).toBe(200);
+    expect(setup.elsewhere.seen.at(-1)).toMatchObject({ method: 'GET', url: '/other', body: '' });
+    expect(setup.elsewhere.seen.at(-1)?.headers).not.toHaveProperty('content-type');
+  });
+
+  it('leaves a request with redirect: manual alone, and one without a key to fetch', async () => {
+    const manual = await createFetch({ apiKey: setup.key })(redirect(`${setup.elsewhere.url}/x`), {
+      redirect: 'manual',
+    });
+    expect(manual.status).toBe(302);
+    expect(manual.headers.get('location')).toBe(`${setup.elsewhere.url}/x`);
+    const keyless = await createFetch()(redirect(`${setup.elsewhere.url}/keyless`));
+    expect(keyless.status).toBe(200);
+    expect(keyless.redirected).toBe(true);
+  });
+});
+
 describe('describeDeprecation', () => {
   it('leaves out what is unknown', () => {
     const line = describeDeprecation({
@@ -172,6 +328,7 @@ describe('describeDeprecation', () => {
       sunset: null,
       successor: null,
       changes: null,
+      removed: false,
     });
     expect(line).toBe('version-router: GET /y/{id} calls a deprecated API version (http://x/y/1)');
   });

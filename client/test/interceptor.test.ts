@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { Agent, fetch as undiciFetch, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deprecationInterceptor, type DeprecationReport } from '../src/undici.js';
-import { BROWNOUT_START, lifecyclePolicyFile } from '../../gateway/test/helpers.js';
+import { BROWNOUT_START, designPolicyFile, lifecyclePolicyFile, V1_SUNSET } from '../../gateway/test/helpers.js';
 import { requestsTo, startLiveGateway, type LiveGateway } from './live-gateway.js';
 
 let live: LiveGateway;
@@ -36,6 +36,7 @@ describe('deprecationInterceptor against the gateway', () => {
         sunset: new Date('2027-01-01T00:00:00.000Z'),
         successor: `${live.url}/v2/orders/ord-1`,
         changes: `${live.url}/versions/1/changes`,
+        removed: false,
       });
       expect(requestsTo(live, '/versions') - versionsBefore).toBe(1);
       await (await request(`${live.url}/v2/orders/ord-1`, { dispatcher: agent })).body.dump();
@@ -119,4 +120,33 @@ describe('deprecationInterceptor against the gateway', () => {
       }
     },
   );
+
+  it("reports a removed version's 410, which carries Sunset but no Deprecation, as removed", async () => {
+    const removed = await startLiveGateway({ policy: designPolicyFile, now: V1_SUNSET });
+    const reports: DeprecationReport[] = [];
+    const agent = new Agent().compose(deprecationInterceptor({ onDeprecation: (report) => reports.push(report) }));
+    try {
+      for (const id of [1, 2]) {
+        const res = await request(`${removed.url}/v1/orders/ord-${id}`, { dispatcher: agent });
+        expect(res.statusCode).toBe(410);
+        expect(res.headers.deprecation).toBeUndefined();
+        expect(res.headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+        await res.body.dump();
+      }
+      await vi.waitFor(() => expect(reports).toHaveLength(1));
+      expect(reports[0]).toEqual({
+        method: 'GET',
+        url: `${removed.url}/v1/orders/ord-1`,
+        operation: 'GET /v1/orders/{id}',
+        version: 1,
+        sunset: new Date('2027-01-01T00:00:00.000Z'),
+        successor: `${removed.url}/v2/orders/ord-1`,
+        changes: `${removed.url}/versions/1/changes`,
+        removed: true,
+      });
+    } finally {
+      await agent.close();
+      await removed.close();
+    }
+  });
 });

@@ -22,8 +22,10 @@ export async function startLiveGateway({
 }: { policy?: unknown; now?: number } = {}): Promise<LiveGateway> {
   const backend = await startDocumentBackend();
   const store = createMemoryConsumerStore();
-  const { key } = await consumerWithKey(store, 'acme');
-  const { key: idleKey } = await consumerWithKey(store, 'idle');
+  // Registered well before the tests' calls, as consumers are: a registration sets the pin, calls count after it.
+  const registered = { nowMs: now - 60 * 86_400_000 };
+  const { key } = await consumerWithKey(store, 'acme', registered);
+  const { key: idleKey } = await consumerWithKey(store, 'idle', registered);
   const gateway = await buildTestGateway(backend.url, { policy, now, consumerStore: store });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   return {

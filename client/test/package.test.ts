@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { startLiveGateway, type LiveGateway } from './live-gateway.js';
+import { startTamperingProxy } from './tampering-proxy.js';
 
 /**
  * The package as a consumer gets it: `npm pack`, installed offline into an empty project (it has no dependencies to
@@ -88,6 +89,7 @@ describe('npm pack of @version-router/client', () => {
         sunset: '2027-01-01T00:00:00.000Z',
         successor: `${live.url}/v2/orders/ord-1`,
         changes: `${live.url}/versions/1/changes`,
+        removed: false,
       },
     ]);
   });
@@ -117,6 +119,24 @@ describe('npm pack of @version-router/client', () => {
       stdout: '',
       stderr: 'version-router-check: the gateway refused the key in API_KEY (401 invalid API key)\n',
     });
+    // A report cut off on its way: exit 2 and one line from the installed bin, no stack trace.
+    const proxy = await startTamperingProxy(live.url);
+    try {
+      proxy.tamper.set('/deprecations', { reset: true });
+      expect(await check(['--url', proxy.url], live.key)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `version-router-check: GET ${proxy.url}/deprecations answered 200, but the body broke off (ECONNRESET)\n`,
+      });
+      proxy.tamper.set('/deprecations', { body: '{"consumer":"acme","versions":[{"version":1}]}' });
+      expect(await check(['--url', proxy.url], live.key)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `version-router-check: GET ${proxy.url}/deprecations answered JSON that is not a deprecation report\n`,
+      });
+    } finally {
+      await proxy.close();
+    }
     const help = await check(['--help'], '');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: version-router-check --url <gateway>/);

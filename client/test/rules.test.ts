@@ -62,6 +62,7 @@ describe('createDeprecationReporter', () => {
   const answer = (url: string, answerVersion: string): DeprecatedAnswer => ({
     method: 'GET',
     url,
+    removed: false,
     answerVersion,
     requestVersion: () => null,
     sunset: null,

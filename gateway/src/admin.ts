@@ -38,7 +38,12 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
     await admin.register(changelogRoutes, app.changelog);
     const { store, keys, ledger } = app.consumers;
     await admin.register(registryRoutes, { store, keys, clock, policies: app.versionPolicies, ledger });
-    await admin.register(adminPinRoutes, { policies: app.versionPolicies, ...app.consumers, clock });
+    await admin.register(adminPinRoutes, {
+      policies: app.versionPolicies,
+      ...app.consumers,
+      clock,
+      notifyPinMoved: app.notifyPinMoved,
+    });
     const noticeStore = app.noticeStore;
     const noticesSentFor = noticeStore === undefined ? undefined : (version: number) => noticeStore.sentOf(version);
     await admin.register(versionConsumersRoutes, {

@@ -2,7 +2,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
-import { baseServerOptions, httpFoundation } from '@version-router/platform/http-foundation';
+import {
+  DEFAULT_QUERY_KEY_PARAMETERS,
+  baseServerOptions,
+  httpFoundation,
+  queryKeyNames,
+} from '@version-router/platform/http-foundation';
 import { httpMetrics } from '@version-router/platform/metrics';
 import type { Tracing } from '@version-router/platform/tracing';
 import { changelogRoutes, type ChangelogRoutesOptions } from './changelog/routes.js';
@@ -15,9 +20,17 @@ import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
+import { refuseKeysInQuery } from './consumers/query-keys.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
-import type { ConsumerStore } from './consumers/store.js';
-import { DEFAULT_TRANSLATION_MAX_BYTES, type NoticesConfig } from './config.js';
+import type { ConsumerRecord, ConsumerStore, PinRecord } from './consumers/store.js';
+import {
+  DEFAULT_PIN_CHANGES_PER_MINUTE,
+  DEFAULT_TRANSLATION_MAX_BYTES,
+  DEFAULT_TRANSLATION_MAX_DEPTH,
+  DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES,
+  type NoticesConfig,
+} from './config.js';
+import { noticedBrownouts } from './notices/due.js';
 import { createNotices } from './notices/notices.js';
 import type { NoticeScheduler } from './notices/scheduler.js';
 import type { NoticeStore } from './notices/store.js';
@@ -25,10 +38,12 @@ import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { versionedResources } from './resources/routes.js';
-import { createTranslatedForwarding } from './proxy/translated.js';
+import { createTranslatedForwarding } from './proxy/translated/forwarding.js';
+import { HeldBytes } from './proxy/translated/held-bytes.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
+import { createPolicyProblems } from './versions/policy-problems.js';
 import type { PolicySource } from './versions/policy-file.js';
 import { watchPolicyFile } from './versions/watch.js';
 
@@ -46,13 +61,24 @@ declare module 'fastify' {
     changelog: ChangelogRoutesOptions;
     /** The deprecation notices' records, for the status page; undefined when this app sends none. */
     noticeStore: NoticeStore | undefined;
+    /** Tells a consumer of a pin the platform team moved; undefined when this app sends no notices. */
+    notifyPinMoved: NoticeScheduler['pinMoved'] | undefined;
   }
 }
 
 export interface GatewayAppOptions {
-  /** translationMaxBytes: TRANSLATION_MAX_BYTES, 1 MiB when not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by
-   * every 401 of a key (docs/configuration.md). */
-  config: { backendTimeoutMs: number; translationMaxBytes?: number; consumerKeysUrl?: string };
+  /** translationMax*: TRANSLATION_MAX_BYTES, TRANSLATION_MAX_DEPTH, TRANSLATION_MAX_INFLIGHT_BYTES, their defaults when
+   * not given. consumerKeysUrl: CONSUMER_KEYS_URL, named by every 401 of a key. queryKeyParameters:
+   * QUERY_KEY_PARAMETERS. pinChangesPerMinute: PIN_CHANGES_PER_MINUTE (docs/configuration.md). */
+  config: {
+    backendTimeoutMs: number;
+    translationMaxBytes?: number;
+    translationMaxDepth?: number;
+    translationMaxInflightBytes?: number;
+    consumerKeysUrl?: string;
+    queryKeyParameters?: readonly string[];
+    pinChangesPerMinute?: number;
+  };
   /** The policy file main.ts read and validated at start. */
   policy: PolicySource;
   /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
@@ -88,11 +114,14 @@ export async function buildApp({
   consumerStore,
   notices: noticesOptions,
 }: GatewayAppOptions): Promise<FastifyInstance> {
-  const app = Fastify(baseServerOptions(logger, tracing));
+  const queryKeyParameters = config.queryKeyParameters ?? DEFAULT_QUERY_KEY_PARAMETERS;
+  const app = Fastify(baseServerOptions(logger, { queryKeyParameters, tracing }));
   // Registered first, so it runs last: the spans of the last requests are sent after everything else has closed.
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
+  // Before any route: a key in the query string is refused on every route, unmatched ones included.
+  app.addHook('onRequest', refuseKeysInQuery(queryKeyNames(queryKeyParameters)));
 
   const usage = createVersionUsage(clock);
   app.decorate('versionUsage', usage);
@@ -101,6 +130,7 @@ export async function buildApp({
   const metrics = createGatewayMetrics(registry, {
     policy: () => policies.current.policy,
     policySha256: () => policies.current.sha256,
+    policyProblems: () => problems.brokenNow(),
     consumerSeries: () => usage.consumers.series(),
     backendAnswers: () => backendAnswers(pool),
     clock,
@@ -124,6 +154,17 @@ export async function buildApp({
   );
   const defaultWatch = watchDefaultVersion({ policies, clock, logger });
   defaultWatch.check(true);
+  const noticeStore = noticesOptions?.store;
+  const problems = createPolicyProblems({
+    policies,
+    clock,
+    logger,
+    noticedWindows:
+      noticeStore === undefined
+        ? undefined
+        : async (versions) => noticedBrownouts(await noticeStore.recorded(versions)),
+  });
+  await problems.checkStart();
   app.addHook('onClose', async () => defaultWatch.close());
   app.decorate('versionPolicies', policies);
   if (watchPolicy !== undefined) {
@@ -160,7 +201,14 @@ export async function buildApp({
   app.decorate('migrationGuides', guides);
   await app.register(changesRoutes, { policies, guides });
   await app.register(deprecationsRoutes, { policies, keys, reader: consumerStore, guides, clock });
-  await app.register(selfServiceRoutes, { policies, store: consumerStore, keys, ledger, clock });
+  await app.register(selfServiceRoutes, {
+    policies,
+    store: consumerStore,
+    keys,
+    ledger,
+    clock,
+    pinChangesPerMinute: config.pinChangesPerMinute ?? DEFAULT_PIN_CHANGES_PER_MINUTE,
+  });
   if (noticesOptions !== undefined) {
     notices = createNotices({
       ...noticesOptions,
@@ -177,11 +225,24 @@ export async function buildApp({
     app.addHook('onReady', async () => scheduler.start());
   }
   app.decorate('noticeStore', noticesOptions?.store);
+  const scheduled = notices;
+  app.decorate(
+    'notifyPinMoved',
+    scheduled === undefined
+      ? undefined
+      : (consumer: ConsumerRecord, moved: PinRecord) => scheduled.pinMoved(consumer, moved),
+  );
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  const maxBytes = config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES;
-  const translated = createTranslatedForwarding({ maxBytes });
+  const translated = createTranslatedForwarding({
+    limits: {
+      maxBytes: config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES,
+      maxDepth: config.translationMaxDepth ?? DEFAULT_TRANSLATION_MAX_DEPTH,
+      held: new HeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+    },
+    countFailure: (failure) => metrics.countTranslationFailure(failure),
+  });
   await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
   return app;
 }

@@ -12,8 +12,10 @@ import {
   shutdownDelaySchema,
   type DatabaseConfig,
 } from '@version-router/platform/config';
+import { DEFAULT_QUERY_KEY_PARAMETERS } from '@version-router/platform/http-foundation';
 import { serverLimits } from '@version-router/platform/server-limits';
 import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
+import { instant, instantRule } from './versions/policy-file.js';
 
 export interface GatewayConfig {
   host: string;
@@ -39,10 +41,23 @@ export interface GatewayConfig {
   notices: NoticesConfig;
   /** TRANSLATION_MAX_BYTES: the largest body read whole to be translated (docs/behaviour.md). */
   translationMaxBytes: number;
+  /** TRANSLATION_MAX_DEPTH: the deepest nesting of a JSON body translated. */
+  translationMaxDepth: number;
+  /** TRANSLATION_MAX_INFLIGHT_BYTES: the bytes all translations in progress hold together. */
+  translationMaxInflightBytes: number;
   /** CONSUMER_KEYS_URL: where clients learn how to get an API key; every 401 of a key names it. */
   consumerKeysUrl: string | undefined;
   /** The OTEL_* variables: undefined when tracing is off (docs/tracing.md#turning-tracing-on). */
   tracing: TracingConfig | undefined;
+  /** QUERY_KEY_PARAMETERS: query parameters redacted in the log, and refused when they hold an API key. */
+  queryKeyParameters: readonly string[];
+  /** PIN_CHANGES_PER_MINUTE: a consumer's own pin changes one replica takes in a minute; more are 429. */
+  pinChangesPerMinute: number;
+  /**
+   * GATEWAY_CLOCK_START: the instant the gateway's clock reads at start, advancing in real time from there (a
+   * rehearsal of the policy's dates); undefined: the machine's clock. Refused with NODE_ENV=production.
+   */
+  clockStartMs: number | undefined;
 }
 
 /**
@@ -198,6 +213,9 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
   return { email: { smtpUrl, from }, ...common };
 }
 
+/** PIN_CHANGES_PER_MINUTE when unset. */
+export const DEFAULT_PIN_CHANGES_PER_MINUTE = 10;
+
 /** TRANSLATION_MAX_BYTES when unset: the largest body read whole to be translated. */
 export const DEFAULT_TRANSLATION_MAX_BYTES = 1024 * 1024;
 /** A body below a kibibyte is no order; above 64 MiB, one translated answer would hold a process's memory hostage. */
@@ -211,6 +229,30 @@ const translationMaxBytesSchema = z
     (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_BYTES,
     `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_BYTES} bytes`,
   );
+/** TRANSLATION_MAX_DEPTH when unset. */
+export const DEFAULT_TRANSLATION_MAX_DEPTH = 64;
+/** Deeper than this, JSON.stringify itself could run out of stack on a translated body. */
+const MAX_TRANSLATION_DEPTH = 1000;
+const translationMaxDepthSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of levels')
+  .transform(Number)
+  .refine(
+    (depth) => depth >= 1 && depth <= MAX_TRANSLATION_DEPTH,
+    `must be between 1 and ${MAX_TRANSLATION_DEPTH} levels`,
+  );
+/** TRANSLATION_MAX_INFLIGHT_BYTES when unset. */
+export const DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES = 64 * 1024 * 1024;
+const MAX_TRANSLATION_INFLIGHT_BYTES = 4 * 1024 * 1024 * 1024;
+const translationInflightSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of bytes')
+  .transform(Number)
+  .refine(
+    (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_INFLIGHT_BYTES,
+    `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_INFLIGHT_BYTES} bytes`,
+  );
+
 /**
  * CONSUMER_KEYS_URL: an absolute http(s) URL a client follows to get a key (a page, a form, a mail address's page); ''
  * for none.
@@ -223,6 +265,39 @@ const consumerKeysUrlSchema = z
   )
   .refine((text) => !/[\s<>"]/.test(text), 'must not contain spaces, <, > or quotes (it is written into a Link header)')
   .transform((text) => (text === '' ? undefined : text));
+
+/**
+ * QUERY_KEY_PARAMETERS: comma-separated query parameter names, each what a URL can carry unencoded (letters, digits,
+ * `-._~`), compared without regard to case.
+ */
+const queryKeyParametersSchema = z
+  .string()
+  .transform((text) => text.split(',').map((name) => name.trim()))
+  .refine(
+    (names) => names.every((name) => /^[A-Za-z0-9._~-]{1,64}$/.test(name)),
+    'must be a comma-separated list of query parameter names such as api_key,token',
+  );
+
+/** PIN_CHANGES_PER_MINUTE: at least one (a consumer must be able to move), at most ten a second. */
+const pinChangesPerMinuteSchema = z
+  .string()
+  .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 600')
+  .transform(Number)
+  .refine((count) => count >= 1 && count <= 600, 'must be a whole number from 1 to 600');
+/** GATEWAY_CLOCK_START: a date or an RFC 3339 date-time with offset, as the policy file writes its instants. */
+const clockStartSchema = z.union([z.literal('').transform(() => undefined), instant], {
+  error: instantRule,
+});
+
+/** A moved clock is for rehearsals: a production gateway must answer at the real date. */
+function readClockStart(env: NodeJS.ProcessEnv, raw: number | undefined): number | undefined {
+  if (raw !== undefined && env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
+  return raw;
+}
 
 const onOffSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((text) => text === 'true');
 
@@ -246,8 +321,23 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     // Relative to the working directory, like API_VERSIONS_FILE: the repository root under npm start.
     GATEWAY_DATA_DIR: { schema: z.string().min(1, 'must name a directory'), default: '.data/gateway' },
     TRANSLATION_MAX_BYTES: { schema: translationMaxBytesSchema, default: String(DEFAULT_TRANSLATION_MAX_BYTES) },
+    TRANSLATION_MAX_DEPTH: { schema: translationMaxDepthSchema, default: String(DEFAULT_TRANSLATION_MAX_DEPTH) },
+    TRANSLATION_MAX_INFLIGHT_BYTES: {
+      schema: translationInflightSchema,
+      default: String(DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+    },
     CONSUMER_KEYS_URL: { schema: consumerKeysUrlSchema, default: '' },
+    QUERY_KEY_PARAMETERS: { schema: queryKeyParametersSchema, default: DEFAULT_QUERY_KEY_PARAMETERS.join(',') },
+    PIN_CHANGES_PER_MINUTE: { schema: pinChangesPerMinuteSchema, default: String(DEFAULT_PIN_CHANGES_PER_MINUTE) },
+    GATEWAY_CLOCK_START: { schema: clockStartSchema, default: '' },
   });
+  // Below one body's limit, no body of that size could ever be translated.
+  if (vars.TRANSLATION_MAX_INFLIGHT_BYTES < vars.TRANSLATION_MAX_BYTES) {
+    throw new ConfigError(
+      `TRANSLATION_MAX_INFLIGHT_BYTES: must be at least TRANSLATION_MAX_BYTES (${vars.TRANSLATION_MAX_BYTES}) ` +
+        `(got "${vars.TRANSLATION_MAX_INFLIGHT_BYTES}")`,
+    );
+  }
   return {
     host: vars.GATEWAY_HOST,
     port: vars.GATEWAY_PORT,
@@ -264,8 +354,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     dataDir: vars.GATEWAY_DATA_DIR,
     notices: readNoticesConfig(env),
     translationMaxBytes: vars.TRANSLATION_MAX_BYTES,
+    translationMaxDepth: vars.TRANSLATION_MAX_DEPTH,
+    translationMaxInflightBytes: vars.TRANSLATION_MAX_INFLIGHT_BYTES,
     consumerKeysUrl: vars.CONSUMER_KEYS_URL,
     tracing: readTracingConfig(env, 'gateway'),
+    queryKeyParameters: vars.QUERY_KEY_PARAMETERS,
+    pinChangesPerMinute: vars.PIN_CHANGES_PER_MINUTE,
+    clockStartMs: readClockStart(env, vars.GATEWAY_CLOCK_START),
   };
 }
 

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { clockStartingAt } from '@version-router/platform/clock';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
 import { runProcess } from '@version-router/platform/run-process';
@@ -9,17 +10,22 @@ import { loadProcessConfig } from './config.js';
 import { createConsumerStore } from './consumers/store.js';
 import { openGatewayDatabase } from './database/open.js';
 import { createNoticeStore } from './notices/store.js';
-import { refusedAtStart } from './versions/load-rules.js';
 import { readPolicyFile } from './versions/policy-file.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
   const readPolicy = () => readPolicyFile(config.policyPath);
+  // The file's own rules refuse a start; those that depend on the date never do (the app says so instead).
   const policy = readPolicy();
-  const refused = refusedAtStart(policy.file, config.policyPath, Date.now());
-  if (refused !== undefined) throw refused;
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const tracing = await startTracing(config.tracing, logger);
+  const clock = config.clockStartMs === undefined ? Date.now : clockStartingAt(config.clockStartMs);
+  if (config.clockStartMs !== undefined)
+    logger.warn(
+      { clockStart: new Date(config.clockStartMs).toISOString() },
+      'the clock is moved for a rehearsal (GATEWAY_CLOCK_START): the policy, the notices and the ledger run at that ' +
+        'date, advancing in real time',
+    );
   // A process that traces links its latency buckets to traces, which takes the OpenMetrics format.
   const registry = createRegistry({ exemplars: tracing !== undefined });
   // Consumers and keys must be readable before the first request: a database that cannot be opened or migrated
@@ -37,12 +43,16 @@ await runProcess(async () => {
     config: {
       backendTimeoutMs: config.backendTimeoutMs,
       translationMaxBytes: config.translationMaxBytes,
+      translationMaxDepth: config.translationMaxDepth,
+      translationMaxInflightBytes: config.translationMaxInflightBytes,
       consumerKeysUrl: config.consumerKeysUrl,
+      queryKeyParameters: config.queryKeyParameters,
+      pinChangesPerMinute: config.pinChangesPerMinute,
     },
     policy,
     readPolicy,
     watchPolicy: config.watchPolicy ? { path: config.policyPath } : undefined,
-    clock: Date.now,
+    clock,
     backendUrl: config.backendUrl,
     logger,
     registry,
@@ -60,7 +70,7 @@ await runProcess(async () => {
     replica: hostname(),
     adminToken: config.adminToken,
     host: config.adminHost,
-    clock: Date.now,
+    clock,
   }).catch(async (err: unknown) => {
     await app.close();
     throw err;

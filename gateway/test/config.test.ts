@@ -22,8 +22,29 @@ describe('gateway configuration', () => {
       dataDir: '.data/gateway',
       notices: { email: undefined, intervalMs: 60_000, publicBaseUrl: undefined, sendTimeoutMs: 10_000 },
       translationMaxBytes: 1_048_576,
+      translationMaxDepth: 64,
+      translationMaxInflightBytes: 67_108_864,
       consumerKeysUrl: undefined,
+      queryKeyParameters: ['api_key', 'apiKey', 'key', 'token'],
+      pinChangesPerMinute: 10,
+      clockStartMs: undefined,
     });
+  });
+
+  it('takes GATEWAY_CLOCK_START as a date or a date-time with offset, outside production', () => {
+    expect(loadConfig({ GATEWAY_CLOCK_START: '2029-10-03' }).clockStartMs).toBe(Date.parse('2029-10-03T00:00:00Z'));
+    expect(loadConfig({ GATEWAY_CLOCK_START: '2029-10-03T14:00:00+02:00', NODE_ENV: 'development' }).clockStartMs).toBe(
+      Date.parse('2029-10-03T12:00:00Z'),
+    );
+    expect(loadConfig({ GATEWAY_CLOCK_START: '', NODE_ENV: 'production' }).clockStartMs).toBeUndefined();
+    expect(errorOf({ GATEWAY_CLOCK_START: 'next tuesday' })).toBe(
+      'GATEWAY_CLOCK_START: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z) (got ' +
+        '"next tuesday")',
+    );
+    expect(errorOf({ GATEWAY_CLOCK_START: '2029-10-03', NODE_ENV: 'production' })).toBe(
+      'GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with NODE_ENV=production (unset it; ' +
+        'GET /versions?at= previews a date in production)',
+    );
   });
 
   it('takes CONSUMER_KEYS_URL, the page a 401 names for getting an API key', () => {
@@ -47,6 +68,7 @@ describe('gateway configuration', () => {
       ADMIN_TOKEN: 'a-token-of-16-ch',
       DATABASE_URL: 'postgres://gw:s3cret@db:5432/fleet',
       DATABASE_POOL_MAX: '4',
+      DATABASE_MIGRATIONS: 'check',
       GATEWAY_DATA_DIR: '/var/lib/gateway',
       SMTP_URL: 'smtps://notices:p4ss@mail.example.com:465',
       NOTICE_FROM: 'API team <api@example.com>',
@@ -54,6 +76,11 @@ describe('gateway configuration', () => {
       NOTICES_SEND_TIMEOUT_MS: '2500',
       PUBLIC_BASE_URL: 'https://api.example.com/gateway/',
       TRANSLATION_MAX_BYTES: '65536',
+      QUERY_KEY_PARAMETERS: 'api_key, access_token,x-key',
+      PIN_CHANGES_PER_MINUTE: '3',
+      GATEWAY_CLOCK_START: '2029-10-03T12:00:00Z',
+      TRANSLATION_MAX_DEPTH: '32',
+      TRANSLATION_MAX_INFLIGHT_BYTES: '1048576',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -67,7 +94,12 @@ describe('gateway configuration', () => {
       shutdownDelayMs: 5_000,
       logLevel: 'warn',
       adminToken: 'a-token-of-16-ch',
-      database: { url: 'postgres://gw:s3cret@db:5432/fleet', poolMax: 4, migrationTimeoutMs: 600_000 },
+      database: {
+        url: 'postgres://gw:s3cret@db:5432/fleet',
+        poolMax: 4,
+        migrationTimeoutMs: 600_000,
+        migrations: 'check',
+      },
       dataDir: '/var/lib/gateway',
       notices: {
         email: {
@@ -79,6 +111,11 @@ describe('gateway configuration', () => {
         sendTimeoutMs: 2_500,
       },
       translationMaxBytes: 65_536,
+      queryKeyParameters: ['api_key', 'access_token', 'x-key'],
+      pinChangesPerMinute: 3,
+      clockStartMs: Date.parse('2029-10-03T12:00:00Z'),
+      translationMaxDepth: 32,
+      translationMaxInflightBytes: 1_048_576,
     });
   });
 
@@ -121,7 +158,32 @@ describe('gateway configuration', () => {
     [{ BACKEND_TIMEOUT_MS: '12000' }, /^BACKEND_TIMEOUT_MS: must be between 1 and 9000 ms/],
     [{ TRANSLATION_MAX_BYTES: '1MiB' }, /^TRANSLATION_MAX_BYTES: must be a whole number of bytes \(got "1MiB"\)$/],
     [{ TRANSLATION_MAX_BYTES: '1023' }, /^TRANSLATION_MAX_BYTES: must be between 1024 and 67108864 bytes/],
+    [{ TRANSLATION_MAX_DEPTH: 'deep' }, /^TRANSLATION_MAX_DEPTH: must be a whole number of levels \(got "deep"\)$/],
+    [{ TRANSLATION_MAX_DEPTH: '0' }, /^TRANSLATION_MAX_DEPTH: must be between 1 and 1000 levels \(got "0"\)$/],
+    [{ TRANSLATION_MAX_DEPTH: '1001' }, /^TRANSLATION_MAX_DEPTH: must be between 1 and 1000 levels/],
+    [
+      { TRANSLATION_MAX_INFLIGHT_BYTES: '64MiB' },
+      /^TRANSLATION_MAX_INFLIGHT_BYTES: must be a whole number of bytes \(got "64MiB"\)$/,
+    ],
+    [
+      { TRANSLATION_MAX_INFLIGHT_BYTES: '4294967297' },
+      /^TRANSLATION_MAX_INFLIGHT_BYTES: must be between 1024 and 4294967296 bytes/,
+    ],
+    [
+      { TRANSLATION_MAX_INFLIGHT_BYTES: '65536' },
+      /^TRANSLATION_MAX_INFLIGHT_BYTES: must be at least TRANSLATION_MAX_BYTES \(1048576\) \(got "65536"\)$/,
+    ],
     [{ API_VERSIONS_FILE: '' }, /^API_VERSIONS_FILE: must name a file \(got ""\)$/],
+    [
+      { QUERY_KEY_PARAMETERS: '' },
+      /^QUERY_KEY_PARAMETERS: must be a comma-separated list of query parameter names such as api_key,token \(got ""\)$/,
+    ],
+    [{ QUERY_KEY_PARAMETERS: 'api_key,,token' }, /^QUERY_KEY_PARAMETERS: must be a comma-separated list/],
+    [{ QUERY_KEY_PARAMETERS: 'api key' }, /^QUERY_KEY_PARAMETERS: must be a comma-separated list/],
+    [{ QUERY_KEY_PARAMETERS: 'key=1' }, /^QUERY_KEY_PARAMETERS: must be a comma-separated list/],
+    [{ PIN_CHANGES_PER_MINUTE: '0' }, /^PIN_CHANGES_PER_MINUTE: must be a whole number from 1 to 600 \(got "0"\)$/],
+    [{ PIN_CHANGES_PER_MINUTE: '601' }, /^PIN_CHANGES_PER_MINUTE: must be a whole number from 1 to 600 \(got "601"\)$/],
+    [{ PIN_CHANGES_PER_MINUTE: 'ten' }, /^PIN_CHANGES_PER_MINUTE: must be a whole number from 1 to 600 \(got "ten"\)$/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
     [{ API_VERSIONS_WATCH: 'no' }, /^API_VERSIONS_WATCH: must be true or false \(got "no"\)$/],
     [{ API_VERSIONS_WATCH: '' }, /^API_VERSIONS_WATCH: must be true or false \(got ""\)$/],

@@ -29,8 +29,9 @@ export function configErrorOf(load: () => unknown): string {
 }
 
 /**
- * The policy as shipped in ops/versions.json: v1 deprecated (sunset 2027-01-01), v2 current, default 1 (a version added
- * since is one more entry there).
+ * The tests' example policy, on the injected clock (TODAY): v1 deprecated (sunset 2027-01-01), v2 current, default 1, so
+ * a request that names no version gets the deprecated v1. The shipped ops/versions.json has the same versions with
+ * v2 the default and v1's sunset years ahead (test/static/shipped-dates.test.ts keeps it there).
  */
 export const designPolicyFile = {
   default_version: 1,
@@ -107,12 +108,16 @@ export async function buildTestGateway(
     now = TODAY,
     backendTimeoutMs = 2_000,
     translationMaxBytes,
+    translationMaxDepth,
+    translationMaxInflightBytes,
     policy = designPolicyFile,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
     adminHost = '127.0.0.1',
     notices,
     consumerKeysUrl,
+    queryKeyParameters,
+    pinChangesPerMinute,
   }: {
     /** CONSUMER_KEYS_URL. */
     consumerKeysUrl?: string;
@@ -120,11 +125,19 @@ export async function buildTestGateway(
     backendTimeoutMs?: number;
     /** TRANSLATION_MAX_BYTES; the default when not given. */
     translationMaxBytes?: number;
+    /** TRANSLATION_MAX_DEPTH; the default when not given. */
+    translationMaxDepth?: number;
+    /** TRANSLATION_MAX_INFLIGHT_BYTES; the default when not given. */
+    translationMaxInflightBytes?: number;
     policy?: unknown;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
     adminHost?: string;
     notices?: GatewayAppOptions['notices'];
+    /** QUERY_KEY_PARAMETERS; the default when not given. */
+    queryKeyParameters?: readonly string[];
+    /** PIN_CHANGES_PER_MINUTE; the default when not given. */
+    pinChangesPerMinute?: number;
   } = {},
 ): Promise<TestGateway> {
   const { destination, lines: logs } = capturedLog();
@@ -133,7 +146,15 @@ export async function buildTestGateway(
   const registry = createRegistry();
   const logger = pino({ level: 'info' }, destination);
   const app = await buildApp({
-    config: { backendTimeoutMs, translationMaxBytes, consumerKeysUrl },
+    config: {
+      backendTimeoutMs,
+      translationMaxBytes,
+      translationMaxDepth,
+      translationMaxInflightBytes,
+      consumerKeysUrl,
+      queryKeyParameters,
+      pinChangesPerMinute,
+    },
     policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
     readPolicy: () => {
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);

@@ -20,18 +20,6 @@ describe('the built gateway with a bad configuration', () => {
     }),
   );
   const missing = join(dir, 'absent.json');
-  const removedDefault = join(dir, 'removed-default.json');
-  writeFileSync(
-    removedDefault,
-    JSON.stringify({
-      default_version: 1,
-      versions: [
-        { version: 1, status: 'deprecated', announced: '2025-01-01', sunset: '2025-07-01T00:00:00Z', successor: 2 },
-        { version: 2, status: 'current' },
-      ],
-    }),
-  );
-
   it.each([
     [
       { API_VERSIONS_FILE: early },
@@ -41,10 +29,9 @@ describe('the built gateway with a bad configuration', () => {
     ],
     [{ API_VERSIONS_FILE: missing }, `invalid configuration: API_VERSIONS_FILE: cannot read ${missing} (ENOENT)`],
     [
-      { API_VERSIONS_FILE: removedDefault },
-      `invalid configuration: API_VERSIONS_FILE: ${removedDefault} is invalid at default_version: default_version 1 ` +
-        `was removed on 2025-07-01T00:00:00.000Z: every request that names no version would get 410; set it to v2 ` +
-        `(its successor) (docs/runbook.md#move-the-default)`,
+      { GATEWAY_CLOCK_START: '2029-10-03', NODE_ENV: 'production' },
+      'invalid configuration: GATEWAY_CLOCK_START: moves the clock for a rehearsal and is refused with ' +
+        'NODE_ENV=production (unset it; GET /versions?at= previews a date in production)',
     ],
     [{ GATEWAY_PORT: 'eighty' }, 'invalid configuration: GATEWAY_PORT: must be a port number (0-65535) (got "eighty")'],
     [

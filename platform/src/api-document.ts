@@ -7,6 +7,9 @@
 /** The name the documents give the gateway's key scheme (`components.securitySchemes`). */
 export const API_KEY_SCHEME = 'ApiKey';
 
+/** The 400 of a key sent in the query string (docs/behaviour.md#api-keys-in-the-query-string). */
+export const KEY_IN_QUERY_ERROR = 'API key belongs in the API-Key header';
+
 /** A key in the `API-Key` request header (docs/behaviour.md#keys-on-requests). */
 export const apiKeySecurityScheme = {
   type: 'apiKey',
@@ -14,7 +17,8 @@ export const apiKeySecurityScheme = {
   name: 'API-Key',
   description:
     "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, unknown " +
-    'or revoked is answered 401 on every route.',
+    'or revoked is answered 401 on every route; a key sent in the query string instead (`api_key`, `apiKey`, `key`, ' +
+    `\`token\`) is answered 400 \`${KEY_IN_QUERY_ERROR}\`.`,
 } as const;
 
 /**

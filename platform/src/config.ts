@@ -33,11 +33,22 @@ export interface DatabaseConfig {
   /** DATABASE_POOL_MAX: connections this replica opens at most. */
   poolMax: number;
   /**
-   * DATABASE_MIGRATION_TIMEOUT_MS: how long start-up waits for another replica's schema migration, and how
-   * long each migration statement may run (not the requests' 3 s: a migration may take minutes).
+   * DATABASE_MIGRATION_TIMEOUT_MS: how long start-up waits for another replica's schema migration (with
+   * `migrations: 'check'`, for the build's migrations to be applied by its migration command), and how long each
+   * migration statement may run (not the requests' 3 s: a migration may take minutes).
    */
   migrationTimeoutMs: number;
+  /**
+   * DATABASE_MIGRATIONS: `apply` (unset: the default) brings the schema up to this build's at start; `check` never
+   * changes it (the process may run as a role without DDL rights, its migration command as one with them) and
+   * starts once the schema holds this build's migrations and is at most one release newer.
+   */
+  migrations?: DatabaseMigrations;
 }
+
+export type DatabaseMigrations = 'apply' | 'check';
+
+const migrationsSchema = z.enum(['apply', 'check'], { error: 'must be apply or check' });
 
 const migrationTimeoutSchema = z
   .string()
@@ -77,16 +88,23 @@ function parseDatabaseUrl(raw: string): string {
 }
 
 /**
- * DATABASE_URL and DATABASE_POOL_MAX (default 10): undefined when DATABASE_URL is unset or empty. The pool
- * size is checked either way, so a typo is caught before the day the URL is set.
+ * DATABASE_URL, DATABASE_POOL_MAX (default 10), DATABASE_MIGRATION_TIMEOUT_MS and DATABASE_MIGRATIONS: undefined when
+ * DATABASE_URL is unset or empty. The others are checked either way, so a typo is caught before the day the URL is set.
  */
 export function readDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
-  const { DATABASE_POOL_MAX: poolMax, DATABASE_MIGRATION_TIMEOUT_MS: migrationTimeoutMs } = readEnv(env, {
+  const {
+    DATABASE_POOL_MAX: poolMax,
+    DATABASE_MIGRATION_TIMEOUT_MS: migrationTimeoutMs,
+    DATABASE_MIGRATIONS: migrations,
+  } = readEnv(env, {
     DATABASE_POOL_MAX: { schema: poolMaxSchema, default: '10' },
     DATABASE_MIGRATION_TIMEOUT_MS: { schema: migrationTimeoutSchema, default: '600000' },
+    DATABASE_MIGRATIONS: { schema: migrationsSchema, default: 'apply' },
   });
   const url = env.DATABASE_URL;
-  return url === undefined || url === '' ? undefined : { url: parseDatabaseUrl(url), poolMax, migrationTimeoutMs };
+  return url === undefined || url === ''
+    ? undefined
+    : { url: parseDatabaseUrl(url), poolMax, migrationTimeoutMs, migrations };
 }
 
 /** The shortest ADMIN_TOKEN accepted: a short token can be guessed by trying. */

@@ -9,6 +9,7 @@ import {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import { DEFAULT_QUERY_KEY_PARAMETERS, queryKeyNames, type QueryKeyNames } from './query-keys.js';
 import { serverLimits } from './server-limits.js';
 import { reportClientAbort } from './plugins/client-abort.js';
 import { draining, drainingOptions } from './plugins/draining.js';
@@ -29,6 +30,7 @@ import './plugins/request-log.js';
 import './plugins/request-trace.js';
 
 export { cutResponse } from './plugins/client-abort.js';
+export { DEFAULT_QUERY_KEY_PARAMETERS, queryKeyNames, queryKeyParameter, type QueryKeyNames } from './query-keys.js';
 export { routeLabelOf } from './plugins/route-label.js';
 
 /**
@@ -38,7 +40,10 @@ export { routeLabelOf } from './plugins/route-label.js';
  * hook of their own. Fastify's own request log lines stay off.
  */
 class FoundationLogController extends LogController {
-  constructor(private readonly traces: RequestTraces | undefined) {
+  constructor(
+    private readonly queryKeys: QueryKeyNames,
+    private readonly traces: RequestTraces | undefined,
+  ) {
     super({ disableRequestLogging: true });
   }
 
@@ -49,22 +54,31 @@ class FoundationLogController extends LogController {
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    logRequestCompleted(request, reply);
+    logRequestCompleted(request, reply, this.queryKeys);
     const trace = request.trace;
     if (trace !== null) trace.end(request, reply);
   }
 }
 
-/**
- * Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers;
- * with `tracing`, a server span per request (the admin listeners are never traced: probes and scrapes are no
- * part of a caller's trace).
- */
-export function baseServerOptions(logger: Logger, tracing?: Tracing): FastifyHttpOptions<Server, FastifyBaseLogger> {
+export interface BaseServerOptions {
+  /** QUERY_KEY_PARAMETERS: query parameters whose values the log line never shows (default: query-keys.ts). */
+  queryKeyParameters?: readonly string[];
+  /**
+   * A server span per request when given (the admin listeners are built without: probes and scrapes are no part of
+   * a caller's trace).
+   */
+  tracing?: Tracing | undefined;
+}
+
+/** Fastify options both processes share: server limits, request ids, error shapes of the framework's own answers. */
+export function baseServerOptions(
+  logger: Logger,
+  { queryKeyParameters = DEFAULT_QUERY_KEY_PARAMETERS, tracing }: BaseServerOptions = {},
+): FastifyHttpOptions<Server, FastifyBaseLogger> {
   const traces = tracing === undefined ? undefined : new RequestTraces(tracing);
   return {
     loggerInstance: logger,
-    logController: new FoundationLogController(traces),
+    logController: new FoundationLogController(queryKeyNames(queryKeyParameters), traces),
     ...(traces === undefined ? {} : { childLoggerFactory: traces.childLoggerFactory }),
     ...requestIdOptions,
     ...drainingOptions,

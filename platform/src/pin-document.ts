@@ -46,6 +46,9 @@ const PIN_EXAMPLE = {
 
 const UNSUPPORTED = { error: 'unsupported version', code: 422, details: 'versions one may pin: 1, 2' } as const;
 
+/** The 429 of a consumer past PIN_CHANGES_PER_MINUTE changes of its pin (the gateway answers it with this text). */
+export const TOO_MANY_PIN_CHANGES_ERROR = 'too many requests';
+
 const schemas = {
   ConsumerPin: {
     type: 'object',
@@ -96,6 +99,10 @@ const headers = {
   PinRetryAfter: {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', enum: [1] },
+  },
+  PinChangesRetryAfter: {
+    description: "Seconds until the consumer's minute of pin changes is over.",
+    schema: { type: 'integer', minimum: 1, maximum: 60 },
   },
 } as const;
 
@@ -157,6 +164,20 @@ const responses = {
     content: json(errorSchema(503, ['storage unavailable', 'service unavailable']), {
       error: 'storage unavailable',
       code: 503,
+    }),
+  },
+  PinChangesTooMany: {
+    description:
+      'The consumer changed its pin (moves and rollbacks together, with any of its keys) as often as a minute ' +
+      'allows on this gateway replica (10 by default): try again after `Retry-After` seconds.',
+    headers: {
+      'Retry-After': ref('headers', 'PinChangesRetryAfter'),
+      'Cache-Control': ref('headers', 'PinCacheControl'),
+    },
+    content: json(errorSchema(429, [TOO_MANY_PIN_CHANGES_ERROR]), {
+      error: TOO_MANY_PIN_CHANGES_ERROR,
+      code: 429,
+      details: 'at most 10 pin changes a minute per consumer; try again in 37 s',
     }),
   },
   GatewayError: {
@@ -245,6 +266,7 @@ const paths = {
         401: unauthorized,
         403: ref('responses', 'PinVersionClosed'),
         422: ref('responses', 'PinRequestUnprocessable'),
+        429: ref('responses', 'PinChangesTooMany'),
         503: ref('responses', 'PinStoreUnavailable'),
         default: ref('responses', 'GatewayError'),
       },
@@ -264,6 +286,7 @@ const paths = {
         403: ref('responses', 'PinVersionClosed'),
         409: rollbackConflict,
         422: ref('responses', 'PinVersionUnsupported'),
+        429: ref('responses', 'PinChangesTooMany'),
         503: ref('responses', 'PinStoreUnavailable'),
         default: ref('responses', 'GatewayError'),
       },

@@ -35,7 +35,8 @@ const DEFERRED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /**
  * The only place that exits: builds the process, listens, and on SIGINT/SIGTERM reports not ready,
  * serves on for the shutdown delay, stops accepting, lets in-flight requests finish for at most 10 s,
- * then exits 0; likewise when the launcher that started it with an IPC channel is gone.
+ * then exits 0; likewise when the launcher that started it with an IPC channel is gone. An uncaught exception or
+ * an unhandled rejection closes it the same way (without the delay) and exits 1, whether the drain finished or not.
  * A bad configuration or a failed listen is one line on stderr and exit 1.
  *
  * A signal that arrives while the process starts is held until the start is complete (or has failed), then
@@ -62,18 +63,22 @@ export async function runProcess(build: () => Promise<RunningProcess>): Promise<
   if (onHangup !== undefined) process.on('SIGHUP', onHangup);
   logger.info({ api: listeningUrl(app), admin: listeningUrl(admin) }, 'listening');
 
+  // Set by an uncaught exception or unhandled rejection: however the close then ends, the exit says it failed.
+  let fatal = false;
   const graceful = closeWithGrace(
     {
       delay: shutdownDelayMs + serverLimits.shutdownGraceMs,
       logger: false,
       skip: onHangup === undefined ? [] : ['SIGHUP'],
       onTimeout: () => {
-        // The drain is bounded at 10 s, and the process still exits 0 after it: stopping was asked for.
+        // The drain is bounded at 10 s. After it, a stop that was asked for still exits 0; one a fatal error forced
+        // exits 1, so a supervisor that restarts on failure (Docker, systemd, Kubernetes) brings the process back.
         logger.warn('in-flight requests still running after the grace period; exiting');
-        process.exit(0);
+        process.exit(fatal ? 1 : 0);
       },
     },
     async ({ signal, err }) => {
+      fatal = err !== undefined;
       if (err !== undefined) logger.error({ err }, 'fatal error, shutting down');
       else logger.info(signal === undefined ? { launcher: 'gone' } : { signal }, 'shutting down');
       // After a fatal error the process is in no state to serve on: it closes at once.

@@ -104,7 +104,7 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
       expect(await page.title()).toBe(`Deprecations for ${consumer}`);
       expect(await page.locator('h1').textContent()).toBe(`Deprecations for ${consumer}`);
       expect(await page.locator('p.summary').textContent()).toBe(
-        'You called 1 version that is deprecated or removed, in 3 operations; breaking changes touch 3 of them.',
+        'You are on 1 version that is deprecated or removed, in 3 operations; breaking changes touch 3 of them.',
       );
       expect(await page.locator('section h2').allTextContents()).toEqual(['v1 deprecated']);
       // Days are counted from the instant the page was rendered, which it prints.
@@ -148,6 +148,24 @@ describe('the deprecation report in Chromium, JavaScript off', () => {
     await page.locator('section#v1 a', { hasText: 'the migration guide' }).click();
     await page.waitForURL(`${stack.gatewayUrl}/versions/1/changes`);
     expect(await page.title()).toBe('Moving from v1 to v2');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('says the consumer is done with v1 when it made no call of it since the instant asked', async () => {
+    // Registered on the admin port, it is pinned to v2: its requests that name no version do not get v1.
+    const since = new Date(Date.now() + 60_000).toISOString();
+    const res = await page.goto(`${stack.gatewayUrl}/deprecations?since=${since}`);
+    expect(res?.status()).toBe(200);
+    expect(await page.locator('section#v1 h2').textContent()).toBe('v1 deprecated done');
+    expect(await page.locator('section#v1 > p').first().textContent()).toBe(
+      'Nothing of yours is on v1 any more: nothing to change.',
+    );
+    expect(await page.locator('p.summary').textContent()).toBe(
+      'You are done: nothing of yours is on a deprecated or removed version any more (1 version left).',
+    );
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.done')).backgroundColor")).toBe(
+      'rgb(223, 243, 228)',
+    );
     expect(consoleErrors).toEqual([]);
   });
 

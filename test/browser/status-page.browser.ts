@@ -23,8 +23,10 @@ const dir = mkdtempSync(join(tmpdir(), 'status-page-browser-'));
 const announced = daysFromToday(-30);
 const sunset = daysFromToday(180);
 const brownoutStart = daysFromToday(7) + 10 * 3_600_000;
+const defaultMovesAt = daysFromToday(20);
 const policy = {
   default_version: 1,
+  default_version_changes: [{ at: `${dateOf(defaultMovesAt)}T00:00:00Z`, to: 2, announced: dateOf(daysFromToday(-1)) }],
   versions: [
     {
       version: 1,
@@ -128,6 +130,17 @@ describe('the status page in Chromium, JavaScript off', () => {
     ]);
   });
 
+  it('says when the default moves, and how many recent requests it moves', async () => {
+    expect(await page.locator('#default-version-change').textContent()).toMatch(
+      new RegExp(
+        `^The default version moves from v1 to v2 on ${dateOf(defaultMovesAt)} \\(in \\d+ d; announced ` +
+          `${dateOf(daysFromToday(-1))}\\): from then on a request that names no version gets v2\\. 6 requests in ` +
+          'the last 5 minutes named no version and got v1; their answers carry API-Default-Version-Change until ' +
+          'then\\. Consumers pinned with a key keep their pin\\.$',
+      ),
+    );
+  });
+
   it('lists the consumers of the deprecated version, heaviest first', async () => {
     expect(await page.locator('#consumers-v1').textContent()).toBe('Anonymous top consumers of v1 (deprecated)');
     const consumers = (await rows('table.consumers[data-version="1"]')).map((row) => row.slice(0, 3));
@@ -174,5 +187,24 @@ describe('the status page in Chromium, JavaScript off', () => {
     expect(await page.locator('script, img').count()).toBe(0);
     const shown = await page.locator('table.consumers td.consumer').allTextContents();
     expect(shown).toEqual(expect.arrayContaining([clientId, userAgent]));
+  });
+
+  it("previews the sunset with ?at=: v1 removed then, and what that does to today's consumers", async () => {
+    const res = await page.goto(`${stack.gatewayAdminUrl}/?at=${dateOf(sunset)}`);
+    expect(res?.status()).toBe(200);
+    const [v1] = await rows('#versions');
+    expect(v1?.slice(1, 5)).toEqual(['removed', dateOf(announced), dateOf(sunset), 'removed']);
+    expect(await page.locator('#preview').textContent()).toBe(
+      `At ${dateOf(sunset)}: what the policy does to today's consumers`,
+    );
+    expect((await rows('table.preview[data-version="1"]')).slice(0, 2)).toEqual([
+      ['acme-billing', 'no key', 'refused: v1 removed (410 version_removed)'],
+      ['legacy-mobile/4.2 (iOS)', 'no key', 'refused: v1 removed (410 version_removed)'],
+    ]);
+    expect(await page.locator('p.notices-due').textContent()).toContain(`removed (${dateOf(sunset)})`);
+    expect(await page.locator('script, link, img, iframe').count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+    await page.goto(`${stack.gatewayAdminUrl}/`);
+    expect((await rows('#versions'))[0]?.[1]).toBe('deprecated');
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
 import { startService, type ServiceProcess } from '../e2e/process-stack.js';
+import { deprecatedAroundNow } from '../support/dates.js';
 import { consumerWithKey, statusWith } from './support.js';
 
 /** PGlite's first start creates its database: tens of seconds of CPU on a loaded machine. */
@@ -21,15 +22,14 @@ const CREATING = 'creating the embedded consumer store: tens of seconds, on its 
 let backend: ServiceProcess;
 const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-data-')), 'gateway');
 const policyFile = join(mkdtempSync(join(tmpdir(), 'gateway-policy-')), 'versions.json');
-/** The shipped policy with v1 requiring keys and closing to new consumers at `closedAt`. */
+/** The shipped policy with v1, deprecated around now, requiring keys and closing to new consumers at `closedAt`. */
 const closingPolicy = (closedAt: Date) => ({
-  default_version: 1,
+  default_version: 2,
   versions: [
     {
       version: 1,
       status: 'deprecated',
-      announced: '2026-06-01',
-      sunset: '2027-01-01T00:00:00Z',
+      ...deprecatedAroundNow(),
       successor: 2,
       consumer_key: 'required',
       closed_to_new: closedAt.toISOString(),

@@ -25,9 +25,11 @@ import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { eventually } from '../support/eventually.mjs';
+import { readmeCurlProblems } from '../support/readme-curls.js';
 import { ComposeProject, bash, docker, healthy, inspect, waitForContainer } from './docker.js';
 import { STANDIN_NODE_IMAGE, findEngine } from './engine.js';
 import { maildevEmails, waitForEmail } from './maildev-api.js';
+import { scrapeJobs } from '../ops/scrape-jobs.js';
 import { promQuery as queryPrometheus, type PromSample } from './prometheus-api.js';
 
 const PROJECT = 'version-router-test';
@@ -152,11 +154,11 @@ describe.skipIf(!engine.reachable)(
             const byJob = Object.fromEntries(
               samples.map((sample): [string, string] => [sample.metric.job ?? '', sample.value[1]]),
             );
-            return byJob.gateway === '1' && byJob.backend === '1' ? byJob : undefined;
+            return byJob[scrapeJobs.gateway] === '1' && byJob[scrapeJobs.backend] === '1' ? byJob : undefined;
           },
           { timeoutMs: 60_000, intervalMs: 500 },
         );
-        expect(up).toEqual({ gateway: '1', backend: '1' });
+        expect(up).toEqual({ [scrapeJobs.gateway]: '1', [scrapeJobs.backend]: '1' });
       });
 
       it('api:deprecated_version_share:ratio_rate5m reports the share of v1 requests sent', async () => {
@@ -411,7 +413,7 @@ describe.skipIf(!engine.reachable)(
             MAIL_TO: 'team@consumer.example',
             MAIL_SUBJECT: `v1 is deprecated (container suite ${tag})`,
             MAIL_ID: `${tag}@version-router.test`,
-            MAIL_TEXT: 'Version 1 will be removed on 2027-01-01.',
+            MAIL_TEXT: 'Version 1 will be removed.',
           };
           const env = Object.entries(message).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
           await docker(['exec', ...env, await project.containerId('gateway'), 'node', '-e', SMTP_SEND]);
@@ -465,12 +467,18 @@ describe.skipIf(!engine.reachable)(
             ({ to }) => to.some(({ address }) => address === contact),
             60_000,
           );
-          expect(notice.subject).toMatch(/^API v1 will be removed in \d+ days?, on 2027-01-01$/);
+          const sunset = v1(JSON.parse(originalPolicy) as PolicyFile).sunset?.slice(0, 10);
+          // The milestone due today: the announcement, or one of the 90, 30 and 7 days before the sunset.
+          expect(notice.subject).toMatch(
+            new RegExp(`^API v1 (is deprecated: it will be removed|will be removed in \\d+ days?,) on ${sunset}$`),
+          );
           expect(notice.from.map(({ address }) => address)).toEqual(['api-versions@example.com']);
           expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
           expect(notice.text).toContain(`Hello Notice Team ${tag},`);
           expect(notice.text).toContain('- GET /v1/orders/{id}: 1 request, last on ');
-          expect(notice.text).toMatch(/breaking: The customer identifier under its old name\./);
+          expect(notice.text).toMatch(
+            /breaking: user_id is now customer_id: The customer identifier under its old name\./,
+          );
           expect(notice.text).toContain('The migration guide: /versions/1/changes');
         },
       );
@@ -578,15 +586,23 @@ describe.skipIf(!engine.reachable)(
       );
 
       it(
-        'an edited ops/versions.json with v1 past its sunset + docker compose restart gateway: v1 answers ' + '410',
+        'an edited ops/versions.json with v1 past its sunset and the default + docker compose restart gateway: ' +
+          'healthy, v1 answers 410, and so do requests that name no version, with the successor link',
         async () => {
           try {
             writePolicy((policy) => {
               Object.assign(v1(policy), { announced: '2025-01-01', sunset: '2025-08-01T00:00:00Z' });
-              // A policy whose default_version is removed is refused at load.
-              Object.assign(policy, { default_version: 2 });
+              // A date never stops a start: the gateway serves the policy as written and says why.
+              Object.assign(policy, { default_version: 1 });
             });
             await restartGateway();
+            const unnamed = await fetch(`${stack().gatewayUrl}/orders/ord-1001`);
+            expect(unnamed.status).toBe(410);
+            expect(unnamed.headers.get('link')).toBe('</v2/orders/ord-1001>; rel="successor-version"');
+            expect(await (await fetch(`${stack().gatewayAdminUrl}/metrics`)).text()).toMatch(
+              /^api_version_policy_problems\{rule="default_version_removed"\} 1$/m,
+            );
+            expect(await project.logs('gateway')).toContain('"msg":"version policy problem default_version_removed:');
             const removed = await fetch(`${stack().gatewayUrl}/v1/orders/ord-1001`);
             expect(removed.status).toBe(410);
             expect(await removed.json()).toEqual({
@@ -730,6 +746,40 @@ describe.skipIf(!engine.reachable)(
         },
         600_000,
       );
+    });
+
+    describe("the README's curls two years ahead", () => {
+      /**
+       * The gateway container recreated on a clock two years ahead (GATEWAY_CLOCK_START, which the image's
+       * NODE_ENV=production refuses, so the overlay sets it to development for this container only): the same image,
+       * policy and code path answer as they will on that date. libfaketime is not in the image, and a preview alone
+       * would not send the curls.
+       */
+      const recreateGateway = async (env: Record<string, string>): Promise<void> => {
+        const moved = new ComposeProject(
+          project.root,
+          project.name,
+          project.files,
+          { ...project.env, ...env },
+          project.host,
+        );
+        await moved.run(['up', '--detach', '--no-deps', 'gateway'], 120_000);
+        await waitForContainer(await project.containerId('gateway'), 'healthy', healthy, 90_000);
+        await refreshEndpoints();
+      };
+
+      it('are answered as the README says by docker compose up on a clock moved two years ahead', async () => {
+        const twoYearsAhead = new Date(Date.now() + 730 * 86_400_000).toISOString();
+        try {
+          await recreateGateway({ GATEWAY_CLOCK_START: twoYearsAhead, GATEWAY_NODE_ENV: 'development' });
+          expect(await project.logs('gateway')).toContain(`"clockStart":"${twoYearsAhead}"`);
+          expect(await readmeCurlProblems(stack().gatewayUrl)).toEqual([]);
+        } finally {
+          await recreateGateway({});
+        }
+        expect(await project.logs('gateway')).not.toContain('the clock is moved');
+        expect(await readmeCurlProblems(stack().gatewayUrl)).toEqual([]);
+      });
     });
   },
 );

@@ -80,8 +80,8 @@ describe('the committed documents describe the consumer’s pin operations', () 
     );
     expect(statuses).toEqual({
       'GET /consumer': ['200', '401', '503', 'default'],
-      'PUT /consumer/version': ['200', '400', '401', '403', '422', '503', 'default'],
-      'POST /consumer/version/rollback': ['200', '401', '403', '409', '422', '503', 'default'],
+      'PUT /consumer/version': ['200', '400', '401', '403', '422', '429', '503', 'default'],
+      'POST /consumer/version/rollback': ['200', '401', '403', '409', '422', '429', '503', 'default'],
     });
     for (const [method, path] of OPERATIONS) {
       const operation = operationOf(method, path);

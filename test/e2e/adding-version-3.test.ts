@@ -107,6 +107,8 @@ let copy: string;
 let firstUpdate: string;
 let secondUpdate: string;
 let stack: ProcessStack;
+/** Version 2's sunset as the section writes it, in the form of the Sunset header. */
+let v2Sunset: string;
 
 beforeAll(async () => {
   copy = copyRepository('adding-version-3-');
@@ -117,7 +119,11 @@ beforeAll(async () => {
   firstUpdate = await openapiUpdate(copy);
   deleteVersion2Presenter(copy);
   secondUpdate = await openapiUpdate(copy);
-  stack = await startProcessStack({ root: copy });
+  // On the section's dates, whatever today is: the clock starts the day after version 2's announcement.
+  const v2 = JSON.parse(blocks.v2Entry) as { announced: string; sunset: string };
+  v2Sunset = new Date(Date.parse(v2.sunset)).toUTCString();
+  const clockStart = new Date(Date.parse(v2.announced) + 86_400_000).toISOString();
+  stack = await startProcessStack({ root: copy, gatewayEnv: { GATEWAY_CLOCK_START: clockStart } });
 }, 300_000);
 
 afterAll(async () => {
@@ -185,20 +191,22 @@ describe('"Adding a version 3" in docs/architecture.md', () => {
     ['/v2/orders/ord-1001', {}, '</v3/orders/ord-1001>'],
     ['/api/v2/orders/ord-1001', {}, '</api/v3/orders/ord-1001>'],
     ['/orders/ord-1001', { 'api-version': '2' }, '</v3/orders/ord-1001>'],
+    // default_version stays 2, as the section says.
+    ['/orders/ord-1001', {}, '</v3/orders/ord-1001>'],
   ])('GET %s %j answers v2 as before, translated from v3, deprecated in favour of v3', async (path, headers, link) => {
     const res = await gateway(path, headers);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(V2_ORDER);
     expect(res.headers.get('api-version')).toBe('2');
     expect(res.headers.get('deprecation')).toBe('true');
-    expect(res.headers.get('sunset')).toBe('Mon, 01 Nov 2027 00:00:00 GMT');
+    expect(res.headers.get('sunset')).toBe(v2Sunset);
     expect(res.headers.get('link')).toBe(`${link}; rel="successor-version"`);
   });
 
   it.each([
     ['/v1/orders/ord-1001', {}, '</v2/orders/ord-1001>'],
     ['/api/v1/orders/ord-1001', {}, '</api/v2/orders/ord-1001>'],
-    ['/orders/ord-1001', {}, '</v2/orders/ord-1001>'],
+    ['/orders/ord-1001', { 'api-version': '1' }, '</v2/orders/ord-1001>'],
   ])('GET %s %j answers SPEC’s v1 through both translations, v2 still its successor', async (path, headers, link) => {
     const res = await gateway(path, headers);
     expect(res.status).toBe(200);

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
 import { eventually } from '../support/eventually.mjs';
@@ -107,11 +109,11 @@ class PortTakenMeanwhile extends Error {}
  * connections draw their local ports from the same ephemeral range. Then a service ends with EADDRINUSE and
  * the start is tried again on other ports; any other failure fails the test.
  */
-async function startNpm(): Promise<RunningStart> {
+async function startNpm(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningStart> {
   const policyFile = policyFileCopy();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startNpmOnce(policyFile);
+      return await startNpmOnce(policyFile, extraEnv);
     } catch (error) {
       if (!(error instanceof PortTakenMeanwhile) || attempt === 3) throw error;
     }
@@ -174,9 +176,9 @@ async function stackEnv(
   return { env, gatewayPort, gatewayAdminPort };
 }
 
-async function startNpmOnce(policyFile: string): Promise<RunningStart> {
+async function startNpmOnce(policyFile: string, extraEnv: NodeJS.ProcessEnv): Promise<RunningStart> {
   const { env, gatewayPort, gatewayAdminPort } = await stackEnv(policyFile);
-  const { npm, output, npmExited, outputEnded } = spawnNpm(env);
+  const { npm, output, npmExited, outputEnded } = spawnNpm({ ...env, ...extraEnv });
   try {
     await eventually(
       'the start banner',
@@ -303,8 +305,8 @@ describe('npm start', { timeout: 60_000 }, () => {
       expect(running.output()).toContain(`Metrics:     http://localhost:${port}/metrics\n`);
       expect(running.output()).toContain(`Status page: http://localhost:${port}/\n`);
       expect(running.output()).toContain(
-        `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway}, or a SIGHUP to npm start, re-reads the version ` +
-          `policy)\n`,
+        `Gateway pid: ${pids.gateway}  (kill -HUP ${pids.gateway} re-reads the version policy; a SIGHUP to npm does ` +
+          `too, but npm exits of it and the stack runs on without it)\n`,
       );
       expect(running.output()).toMatch(
         /^API: {9}http:\/\/localhost:\d+ {2}\(try: curl -i localhost:\d+\/v1\/orders\/ord-1001\)$/m,
@@ -444,6 +446,23 @@ describe('npm start', { timeout: 60_000 }, () => {
         expect(logged(stack, service, 'stopped')).toHaveLength(1);
     },
   );
+
+  it('a fatal error in the gateway: it exits 1, the launcher stops the backend, npm exits 1', async () => {
+    // test/support/fault-injection.mjs: a request with X-Test-Fault: uncaught makes the process that takes it throw.
+    const faultInjection = pathToFileURL(join(repoRoot, 'test/support/fault-injection.mjs')).href;
+    running = await startNpm({ NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${faultInjection}`.trim() });
+    const stack = running;
+    const { hostname, port } = new URL(stack.gatewayUrl);
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.on('error', () => undefined);
+    socket.write('GET /api/users HTTP/1.1\r\nHost: test\r\nX-Test-Fault: uncaught\r\n\r\n');
+    expect(await stack.npmExited).toBe(1);
+    await nothingLeft(stack);
+    expect(stack.output()).toContain('gateway stopped unexpectedly (exit code 1); stopping the stack\n');
+    expect(logged(stack, 'gateway', 'fatal error, shutting down')).toHaveLength(1);
+    expect(logged(stack, 'users-orders', 'shutting down').map(({ signal }) => signal)).toEqual(['SIGTERM']);
+    expect(logged(stack, 'users-orders', 'stopped')).toHaveLength(1);
+  });
 
   it('the group gets SIGKILL: the services see their launcher gone, drain and stop', async () => {
     running = await startNpm();

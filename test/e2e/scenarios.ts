@@ -46,7 +46,8 @@ function userBodyOfSize(size: number): Buffer {
 }
 
 interface PolicyFile {
-  versions: { version: number; status: string }[];
+  default_version: number;
+  versions: { version: number; status: string; announced?: string; sunset?: string }[];
 }
 
 /**
@@ -57,7 +58,7 @@ interface PolicyFile {
  * above the highest listed version is the unlisted one.
  */
 function listedVersions(stack: StackEndpoints): { current: number[]; supported: string; unlisted: string } {
-  const { versions } = JSON.parse(readFileSync(stack.versionsFile, 'utf8')) as PolicyFile;
+  const { versions } = policyOf(stack);
   const current = versions
     .filter(({ status }) => status === 'current')
     .map(({ version }) => version)
@@ -66,6 +67,33 @@ function listedVersions(stack: StackEndpoints): { current: number[]; supported: 
     current,
     supported: current.join(', '),
     unlisted: String(Math.max(...versions.map(({ version }) => version)) + 1),
+  };
+}
+
+const policyOf = (stack: StackEndpoints): PolicyFile =>
+  JSON.parse(readFileSync(stack.versionsFile, 'utf8')) as PolicyFile;
+
+/**
+ * Version 1's dates as the stack's policy gives them, in each form the gateway writes them, and the version requests
+ * that name none get: the scenarios follow the policy's dates instead of repeating them.
+ */
+function version1Of(stack: StackEndpoints): {
+  announced: string;
+  sunset: string;
+  sunsetHttp: string;
+  sunsetSeconds: number;
+  defaultVersion: number;
+} {
+  const policy = policyOf(stack);
+  const v1 = policy.versions.find(({ version }) => version === 1);
+  if (v1?.announced === undefined || v1.sunset === undefined) throw new Error('the policy has no deprecated version 1');
+  const [announced, sunset] = [Date.parse(v1.announced), Date.parse(v1.sunset)];
+  return {
+    announced: new Date(announced).toISOString(),
+    sunset: new Date(sunset).toISOString(),
+    sunsetHttp: new Date(sunset).toUTCString(),
+    sunsetSeconds: sunset / 1000,
+    defaultVersion: policy.default_version,
   };
 }
 
@@ -204,27 +232,32 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
   });
 
   describe(
-    'orders: the version policy of ops/versions.json (v1 deprecated, sunset 2027-01-01; v2 current; default ' + '1)',
+    'orders: the version policy of ops/versions.json (v1 deprecated, its sunset ahead; v2 current and the ' +
+      'default)',
     () => {
-      const V1_HEADERS = { deprecation: 'true', sunset: 'Fri, 01 Jan 2027 00:00:00 GMT' };
+      const V1_LINK = '</v2/orders/ord-1001>; rel="successor-version"';
 
       it.each([
-        ['/v1/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
-        ['/api/v1/orders/ord-1001', undefined, V1_ORDER, '</api/v2/orders/ord-1001>; rel="successor-version"'],
-        ['/orders/ord-1001', '1', V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
-        ['/orders/ord-1001', undefined, V1_ORDER, '</v2/orders/ord-1001>; rel="successor-version"'],
-        ['/v2/orders/ord-1001', undefined, V2_ORDER, null],
-        ['/api/v2/orders/ord-1001', undefined, V2_ORDER, null],
-        ['/orders/ord-1001', '2', V2_ORDER, null],
-      ])('GET %s with API-Version %s → the right representation and headers', async (path, version, body, link) => {
+        ['/v1/orders/ord-1001', undefined, 1, '</v2/orders/ord-1001>; rel="successor-version"'],
+        ['/api/v1/orders/ord-1001', undefined, 1, '</api/v2/orders/ord-1001>; rel="successor-version"'],
+        ['/orders/ord-1001', '1', 1, '</v2/orders/ord-1001>; rel="successor-version"'],
+        ['/orders/ord-1001', undefined, 'default', null],
+        ['/v2/orders/ord-1001', undefined, 2, null],
+        ['/api/v2/orders/ord-1001', undefined, 2, null],
+        ['/orders/ord-1001', '2', 2, null],
+      ])('GET %s with API-Version %s → the right representation and headers', async (path, version, served, link) => {
+        const v1 = version1Of(getStack());
+        const answering = served === 'default' ? v1.defaultVersion : served;
+        const expectedLink = served === 'default' ? (answering === 1 ? V1_LINK : null) : link;
         const res = await gateway(path, { headers: version === undefined ? {} : { 'api-version': version } });
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(await res.json()).toEqual(body);
+        expect(await res.json()).toEqual(answering === 1 ? V1_ORDER : V2_ORDER);
+        expect(res.headers.get('api-version')).toBe(String(answering));
         expect(res.headers.get('vary')).toMatch(/API-Version/);
-        expect(res.headers.get('link')).toBe(link);
-        expect(res.headers.get('deprecation')).toBe(link === null ? null : V1_HEADERS.deprecation);
-        expect(res.headers.get('sunset')).toBe(link === null ? null : V1_HEADERS.sunset);
+        expect(res.headers.get('link')).toBe(expectedLink);
+        expect(res.headers.get('deprecation')).toBe(expectedLink === null ? null : 'true');
+        expect(res.headers.get('sunset')).toBe(expectedLink === null ? null : v1.sunsetHttp);
       });
 
       it('keeps the deprecation headers on a 404 of v1 (JSON bare, text/plain under /api)', async () => {
@@ -237,7 +270,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         expect(api.status).toBe(404);
         expect(api.headers.get('content-type')).toMatch(/^text\/plain/);
         expect(await api.text()).toBe('order not found');
-        expect(api.headers.get('sunset')).toBe(V1_HEADERS.sunset);
+        expect(api.headers.get('sunset')).toBe(version1Of(getStack()).sunsetHttp);
         expect(api.headers.get('vary')).toMatch(/API-Version/);
       });
 
@@ -277,6 +310,7 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         'tells clients which versions exist: discovery headers on every versioned answer, and GET ' + '/versions',
         async () => {
           const { current, supported, unlisted } = listedVersions(getStack());
+          const dates = version1Of(getStack());
           const v1 = await gateway('/v1/orders/ord-1001');
           const refused = await gateway('/orders/ord-1001', { headers: { 'api-version': unlisted } });
           const missing = await gateway('/orders/ord-missing', { headers: { 'api-version': '2' } });
@@ -293,15 +327,16 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
           expect(versions.headers.get('content-type')).toMatch(/^application\/json/);
           expect(versions.headers.get('link')).toBe('</changelog>; rel="alternate"; type="application/atom+xml"');
           expect(await versions.json()).toEqual({
-            default_version: 1,
+            default_version: dates.defaultVersion,
+            default_version_changes: [],
             changelog: '/changelog',
             policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
             versions: [
               {
                 version: 1,
                 phase: 'deprecated',
-                announced: '2026-06-01T00:00:00.000Z',
-                sunset: '2027-01-01T00:00:00.000Z',
+                announced: dates.announced,
+                sunset: dates.sunset,
                 successor: 2,
                 brownouts: [],
                 consumer_key: 'optional',
@@ -363,12 +398,13 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
           expect(res.status).toBe(200);
           expect(res.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
           const feed = parseFeed(await res.text());
+          const { announced, sunset } = version1Of(getStack());
           expect(feed.meta).toEqual({ type: 'atom', version: '1.0' });
           expect(feed.self).toBe(`${getStack().gatewayUrl}/changelog`);
           const deprecated = feed.items.find(
-            ({ id }) => id === 'tag:version-router,2026:versions/1/deprecated/2026-06-01T00:00:00.000Z',
+            ({ id }) => id === `tag:version-router,2026:versions/1/deprecated/${announced}`,
           );
-          expect(deprecated?.title).toBe('v1 deprecated: removed on 2027-01-01');
+          expect(deprecated?.title).toBe(`v1 deprecated: removed on ${sunset.slice(0, 10)}`);
           expect(deprecated?.url).toBe(`${getStack().gatewayUrl}/versions/1/changes`);
           expect((await gateway(new URL(deprecated!.url!).pathname)).status).toBe(200);
         },
@@ -387,11 +423,12 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
           const v1 = await gateway('/v1/openapi.json');
           expect(v1.status).toBe(200);
           expect(v1.headers.get('deprecation')).toBe('true');
-          expect(v1.headers.get('sunset')).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+          const { sunset, sunsetHttp } = version1Of(getStack());
+          expect(v1.headers.get('sunset')).toBe(sunsetHttp);
           expect(v1.headers.get('link')).toBe('</v2/openapi.json>; rel="successor-version"');
           const v1Document = (await v1.json()) as Document;
           expect(v1Document.info.version).toBe('1');
-          expect(v1Document['x-sunset']).toBe('2027-01-01T00:00:00.000Z');
+          expect(v1Document['x-sunset']).toBe(sunset);
           expect(v1Document['x-successor-version']).toBe(2);
           // The version's own operations are deprecated; the unversioned /api/users ones, the same in every version,
           // never.
@@ -433,13 +470,14 @@ export function registerScenarios(getStack: () => StackEndpoints): void {
         await gateway('/orders/ord-1001');
         await gateway('/orders/ord-1001', { headers: { 'api-version': 'x' } });
         const after = await versionCounts(admin);
+        const { defaultVersion, sunsetSeconds } = version1Of(getStack());
         const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
         expect(delta(series('1', 'true', 'path', 200))).toBe(3);
         expect(delta(series('2', 'false', 'header', 200))).toBe(2);
-        expect(delta(series('1', 'true', 'default', 200))).toBe(1);
+        expect(delta(series(String(defaultVersion), String(defaultVersion === 1), 'default', 200))).toBe(1);
         expect(delta(series('invalid', 'false', 'header', 406))).toBe(1);
         const text = await (await fetch(`${admin}/metrics`)).text();
-        expect(text).toContain('api_version_sunset_timestamp_seconds{version="1"} 1798761600');
+        expect(text).toContain(`api_version_sunset_timestamp_seconds{version="1"} ${sunsetSeconds}`);
         expect(text).toMatch(/^http_requests_total\{method="GET",route="\/v1\/orders\/:id",status_code="200"\} \d+/m);
       });
     },

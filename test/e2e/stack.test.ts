@@ -58,21 +58,72 @@ describe('process stack: a version past its sunset', () => {
     expect(res.headers.get('vary')).toBe('API-Version');
   });
 
-  // A policy whose default_version is removed is refused at load, so the fixture's default is 2.
+  // Its default_version is v1, removed: a date never stops a start.
   it(
-    'still serves v2, also to requests that name no version, and counts the 410s under the removed ' + 'version',
+    'starts and stays ready with its default removed: requests that name no version get 410 with the successor ' +
+      'link, v2 is served, and the log line, the metric and the counts say why',
     async () => {
+      const unnamed = await fetch(`${removedGateway.apiUrl}/orders/ord-1001`);
+      expect(unnamed.status).toBe(410);
+      expect(await unnamed.json()).toMatchObject({ error: 'version_removed' });
+      expect(unnamed.headers.get('link')).toBe('</v2/orders/ord-1001>; rel="successor-version"');
       expect((await fetch(`${removedGateway.apiUrl}/v2/orders/ord-1001`)).status).toBe(200);
-      expect((await fetch(`${removedGateway.apiUrl}/orders/ord-1001`)).headers.get('api-version')).toBe('2');
+      const named = await fetch(`${removedGateway.apiUrl}/orders/ord-1001`, { headers: { 'api-version': '2' } });
+      expect(named.headers.get('api-version')).toBe('2');
+      expect((await fetch(`${removedGateway.adminUrl}/readyz`)).status).toBe(200);
+      expect(removedGateway.logs.filter((line) => line.level === 50)).toEqual([
+        expect.objectContaining({
+          rule: 'default_version_removed',
+          msg:
+            'version policy problem default_version_removed: default_version 1 was removed on ' +
+            '2026-01-01T00:00:00.000Z: every request that names no version gets 410; set default_version to v2 ' +
+            '(its successor) and reload the policy (docs/runbook.md#move-the-default)',
+        }),
+      ]);
       const metrics = await (await fetch(`${removedGateway.adminUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^api_version_policy_problems\{rule="default_version_removed"\} 1$/m);
       expect(metrics).toMatch(
         /^api_version_requests_total\{version="1",deprecated="true",selected_by="path",status_code="410"\} 2$/m,
       );
       expect(metrics).toMatch(
         /^api_version_requests_total\{version="1",deprecated="true",selected_by="header",status_code="410"\} 1$/m,
       );
+      expect(metrics).toMatch(
+        /^api_version_requests_total\{version="1",deprecated="true",selected_by="default",status_code="410"\} 1$/m,
+      );
     },
   );
+});
+
+describe('process stack: a gateway on a moved clock (GATEWAY_CLOCK_START)', () => {
+  const shipped = JSON.parse(
+    readFileSync(fileURLToPath(new URL('../../ops/versions.json', import.meta.url)), 'utf8'),
+  ) as { versions: { version: number; sunset?: string }[] };
+  const sunset = Date.parse(shipped.versions.find(({ version }) => version === 1)?.sunset ?? '');
+  let moved: ServiceProcess;
+  beforeAll(async () => {
+    moved = await startGateway(stack.backend.apiUrl, {
+      GATEWAY_CLOCK_START: new Date(sunset + 86_400_000).toISOString(),
+    });
+  });
+  afterAll(async () => {
+    await moved?.stop();
+  });
+
+  it("serves the shipped policy as on the day after v1's sunset, and says its clock is moved", async () => {
+    expect(moved.logs.find((line) => line.msg?.toString().startsWith('the clock is moved'))).toMatchObject({
+      level: 40,
+      clockStart: new Date(sunset + 86_400_000).toISOString(),
+    });
+    const v1 = await fetch(`${moved.apiUrl}/v1/orders/ord-1001`);
+    expect(v1.status).toBe(410);
+    expect(await v1.json()).toMatchObject({ error: 'version_removed' });
+    expect((await fetch(`${moved.apiUrl}/orders/ord-1001`)).headers.get('api-version')).toBe('2');
+    const versions = (await (await fetch(`${moved.apiUrl}/versions`)).json()) as { versions: { phase: string }[] };
+    expect(versions.versions[0]?.phase).toBe('removed');
+    // The machine's clock is untouched: the gateway that runs on it still serves v1.
+    expect((await fetch(`${stack.gatewayUrl}/v1/orders/ord-1001`)).status).toBe(200);
+  });
 });
 
 describe('process stack: consumer log', () => {

@@ -125,4 +125,21 @@ describe.concurrent('oversized and malformed request heads', () => {
     expect(JSON.parse(responses[0]?.body ?? '')).toEqual({ error: 'bad request', code: 400, details: 'malformed URL' });
     await expectServes(url());
   });
+
+  it.each([
+    '/versions?at=tomorrow',
+    '/versions?at=',
+    '/versions?at=2027-02-30',
+    '/versions?at=2027-01-01&at=2028-01-01',
+    '/versions?at=%00%0d%0a',
+    '/versions?at=2027-01-01T00:00:00',
+    `/versions?at=${'9'.repeat(8_000)}`,
+  ])('gateway: the version preview %s is 400 invalid date JSON, and it serves on', async (path) => {
+    const { responses } = await exchange(
+      targets.stack.gatewayUrl,
+      `GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`,
+    );
+    expectError(responses, 400, 'invalid date');
+    await expectServes(targets.stack.gatewayUrl);
+  });
 });

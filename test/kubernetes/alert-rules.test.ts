@@ -16,6 +16,7 @@ import {
   type Runbooks,
 } from './alert-rules.js';
 import { readRepoFile } from '../support/repo-file.js';
+import { scrapeJobs } from '../ops/scrape-jobs.js';
 
 /** Where the rules say the repository is read; docs/alerts.md says how to change it. */
 const RUNBOOK_BASE = 'https://git.example.com/team/version-router/blob/main/';
@@ -113,23 +114,28 @@ describe('scrape jobs', () => {
       parse(readRepoFile('ops/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string }[] }
     ).scrape_configs.map((job) => job.job_name);
 
-  it('are named by every selector of a raw metric in ops/prometheus/rules.yml', () => {
-    expect(jobSelectorViolations(rules())).toEqual([]);
+  const ours = Object.values(scrapeJobs);
+
+  it('are named by every selector of a raw metric in ops/prometheus/rules.yml, as ours', () => {
+    expect(jobSelectorViolations(rules(), ours)).toEqual([]);
   });
 
-  it('report a selector without its job, and leave recorded series alone', () => {
+  it("report a selector without its job, one of any application's `backend`, and leave recorded series alone", () => {
     const broken: Rule[] = [
       { alert: 'GatewayBackendUnreachable', expr: 'max by (namespace, cluster, pod) (backend_up) == 0' },
       { alert: 'BackendDatabaseUnreachable', expr: 'db_up{job=~"backend"} == 0 and api:version_requests:rate5m > 0' },
+      { alert: 'MetricsAbsent', expr: 'absent(up{job="backend"} == 1)' },
     ];
-    expect(jobSelectorViolations(broken)).toEqual([
+    expect(jobSelectorViolations(broken, ours)).toEqual([
       'GatewayBackendUnreachable: backend_up selects no job',
       'BackendDatabaseUnreachable: db_up{job=~"backend"} selects no job',
+      'MetricsAbsent: up{job="backend"} selects the job backend, not one of ours (version-router-gateway, ' +
+        'version-router-backend)',
     ]);
   });
 
-  it("of the compose stack's Prometheus each have an alert on their absence", () => {
-    expect(jobs()).toEqual(['gateway', 'backend']);
+  it("of the compose stack's Prometheus are ours, and each has an alert on its absence", () => {
+    expect(jobs()).toEqual(ours);
     expect(absentJobViolations(rules(), jobs())).toEqual([]);
   });
 
@@ -150,6 +156,8 @@ describe('service level objectives', () => {
   it("alert on the gateway's 5xx ratio and p99 latency, and on failed notices", () => {
     expect(alerts().get('GatewayErrorRatioHigh')).toMatch(/status_code=~"5\.\."/);
     expect(alerts().get('GatewayLatencyHigh')).toMatch(/^histogram_quantile\(0\.99,/);
-    expect(alerts().get('NoticesFailing')).toContain('consumer_notices_total{job="gateway", result="failed"}');
+    expect(alerts().get('NoticesFailing')).toContain(
+      `consumer_notices_total{job="${scrapeJobs.gateway}", result="failed"}`,
+    );
   });
 });

@@ -154,15 +154,22 @@ function selectorsOf(
 }
 
 /**
- * Every selector of a raw metric names its scrape job (`job="gateway"`, `job="backend"`): a Prometheus shared with
- * other applications holds their `backend_up`, `db_up` or `http_requests_total` too, which a rule must not judge.
- * Recorded series (a name with a colon) carry what their own rule selected.
+ * Every selector of a raw metric names one of our scrape jobs (`jobs`: `job="version-router-gateway"`, …): a
+ * Prometheus shared with other applications holds their `backend_up`, `db_up` or `http_requests_total` too, and their
+ * own jobs, which may well be called `gateway` or `backend`; a rule must judge none of them. Recorded series (a name
+ * with a colon) carry what their own rule selected.
  */
-export function jobSelectorViolations(rules: Rule[]): string[] {
+export function jobSelectorViolations(rules: Rule[], jobs: readonly string[]): string[] {
   return rules.flatMap((rule) =>
     selectorsOf(rule.expr)
-      .filter(({ metric, matchers }) => !metric.includes(':') && !matchers.has('job'))
-      .map(({ text }) => `${rule.alert ?? rule.record}: ${text} selects no job`),
+      .filter(({ metric }) => !metric.includes(':'))
+      .flatMap(({ text, matchers }) => {
+        const job = matchers.get('job');
+        if (job === undefined) return [`${rule.alert ?? rule.record}: ${text} selects no job`];
+        return jobs.includes(job)
+          ? []
+          : [`${rule.alert ?? rule.record}: ${text} selects the job ${job}, not one of ours (${jobs.join(', ')})`];
+      }),
   );
 }
 

@@ -10,7 +10,7 @@ import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { Service, type IConfigMap, type IContainer } from 'kubernetes-models/v1';
+import { Service, ServiceAccount, type IConfigMap, type IContainer } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../../scripts/paths.mjs';
 import type { ManifestObject } from './kubectl.js';
@@ -23,6 +23,9 @@ export function objectsIn(file: string): ManifestObject[] {
     (document) => document.toJS() as ManifestObject,
   );
 }
+
+/** The kustomization (a component) that tags the images, for the base and the migration Job alike. */
+export const IMAGES = 'components/images/kustomization.yaml';
 
 /** The `images:` of a kustomization under deploy/kubernetes. */
 export function imageSettings(kustomization: string): ImageSetting[] {
@@ -37,8 +40,8 @@ export function manifests() {
   const raw = ['base/gateway.yaml', 'base/backend.yaml', 'base/network-policies.yaml'].flatMap(objectsIn);
   const base = structuredClone(raw);
   const deployments = ofKind(base, Deployment.is);
-  // The tag the base kustomization's images: gives each image.
-  const images = imageSettings('base/kustomization.yaml');
+  // The tag the images component gives each image.
+  const images = imageSettings(IMAGES);
   for (const found of deployments.flatMap((deployment) => podSpec(deployment).containers)) {
     const setting = images.find((candidate) => candidate.name === found.image);
     if (setting?.newTag !== undefined) found.image = `${setting.name}:${setting.newTag}`;
@@ -74,6 +77,7 @@ export function manifests() {
     policies: ofKind(base, NetworkPolicy.is),
     autoscalers: ofKind(base, HorizontalPodAutoscaler.is),
     budgets: ofKind(base, PodDisruptionBudget.is),
+    accounts: ofKind(base, ServiceAccount.is),
     configMaps: [configMap],
     policyMount: {
       variable: 'API_VERSIONS_FILE',

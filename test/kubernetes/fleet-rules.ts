@@ -9,14 +9,14 @@ import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import type { INetworkPolicy, INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import type { IService } from 'kubernetes-models/v1';
+import type { IService, IServiceAccount } from 'kubernetes-models/v1';
 import type { ManifestObject } from './kubectl.js';
-import { podSpec } from './pod-rules.js';
+import { podSpec, workloadName, type Workload } from './pod-rules.js';
 
 type Labels = Record<string, string>;
 
-function podLabels(deployment: IDeployment): Labels {
-  return deployment.spec?.template.metadata?.labels ?? {};
+function podLabels(workload: Workload): Labels {
+  return workload.spec?.template.metadata?.labels ?? {};
 }
 
 /** A label selector given by matchLabels selects these labels (matchExpressions only narrow it further). */
@@ -27,11 +27,13 @@ function selects(selector: { matchLabels?: Labels } | undefined, labels: Labels)
 /**
  * Who may reach a port, or be reached. `pods` without a namespace: pods of the policy's own namespace. `public`:
  * addresses outside the private, loopback and link-local ranges (PRIVATE_RANGES), which hold the cluster's
- * pods, Services and nodes and a cloud's metadata endpoint.
+ * pods, Services and nodes and a cloud's metadata endpoint. `host`: one server the operator names, by its address
+ * (an ipBlock of one address) or as pods (a namespaceSelector and a podSelector, each naming labels).
  */
 export type Peer =
   | { kind: 'anyone' }
   | { kind: 'public' }
+  | { kind: 'host' }
   | { kind: 'namespace'; name: string }
   | { kind: 'pods'; labels: Labels; namespace?: string };
 
@@ -53,6 +55,7 @@ export interface PortAccess {
 function describePeer(peer: Peer): string {
   if (peer.kind === 'anyone') return 'anyone';
   if (peer.kind === 'public') return 'public addresses';
+  if (peer.kind === 'host') return 'one named server (an ipBlock of one address, or pods by namespace and labels)';
   if (peer.kind === 'namespace') return `the namespace ${peer.name}`;
   return `pods selected by ${JSON.stringify(peer.labels)} in ${
     peer.namespace === undefined ? 'the same ' + 'namespace' : `the namespace ${peer.namespace}`
@@ -75,6 +78,13 @@ function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
     const excluded = PRIVATE_RANGES[peer.ipBlock?.cidr ?? ''];
     return excluded !== undefined && excluded.every((range) => peer.ipBlock?.except?.includes(range));
   }
+  if (allowed.kind === 'host') {
+    if (peer.ipBlock !== undefined) return /^[0-9.]+\/32$|^[0-9a-f:]+\/128$/i.test(peer.ipBlock.cidr);
+    return (
+      Object.keys(peer.namespaceSelector?.matchLabels ?? {}).length > 0 &&
+      Object.keys(peer.podSelector?.matchLabels ?? {}).length > 0
+    );
+  }
   if (peer.ipBlock !== undefined) return false;
   if (allowed.kind === 'namespace') return onlyNamespace(peer.namespaceSelector, allowed.name);
   const podsMatch =
@@ -92,7 +102,7 @@ function within(peer: INetworkPolicyPeer, allowed: Peer): boolean {
  * ingress by a NetworkPolicy, and every ingress rule covering the port names only allowed peers.
  */
 export function networkPolicyViolations(
-  deployments: IDeployment[],
+  deployments: Workload[],
   policies: INetworkPolicy[],
   access: PortAccess[],
 ): string[] {
@@ -147,6 +157,21 @@ export function networkPolicyViolations(
   return found;
 }
 
+/** Pods that listen on nothing (the migration Job's) are isolated for ingress, and no rule admits anyone to them. */
+export function closedToIngressViolations(workloads: Workload[], policies: INetworkPolicy[]): string[] {
+  return workloads.flatMap((workload) => {
+    const applying = policies.filter(
+      (policy) =>
+        selects(policy.spec?.podSelector, podLabels(workload)) &&
+        (policy.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
+    );
+    if (applying.length === 0) return [`${workloadName(workload)}: no NetworkPolicy isolates its pods for ingress`];
+    return applying
+      .filter((policy) => (policy.spec?.ingress ?? []).length > 0)
+      .map((policy) => `${workloadName(workload)}: NetworkPolicy/${policy.metadata?.name} admits ingress`);
+  });
+}
+
 /** Where one Deployment's pods may send to: a peer on some ports (protocol TCP unless named). */
 export interface EgressAllowance {
   /** What it is for, in messages (DNS, the backend, PostgreSQL). */
@@ -161,7 +186,7 @@ export interface EgressAllowance {
  * (else, say, name lookups fail).
  */
 export function egressViolations(
-  deployments: IDeployment[],
+  deployments: Workload[],
   policies: INetworkPolicy[],
   allowed: Record<string, EgressAllowance[]>,
 ): string[] {
@@ -169,7 +194,7 @@ export function egressViolations(
   const protocolOf = (protocol: string | undefined): string => protocol ?? 'TCP';
   for (const deployment of deployments) {
     const name = deployment.metadata?.name ?? '';
-    const where = `Deployment/${name}`;
+    const where = workloadName(deployment);
     const allowances = allowed[name] ?? [];
     const applying = policies.filter(
       (policy) =>
@@ -271,6 +296,14 @@ export function availabilityViolations(
   const budget = budgets.find((candidate) => selects(candidate.spec?.selector, podLabels(deployment)));
   if (most > 1 && budget === undefined)
     found.push(`${where}: runs up to ${most} replicas without a PodDisruptionBudget`);
+  // A budget that scales with the replicas: minAvailable keeps a fixed number, so a drain may take all the others.
+  if (budget?.spec?.minAvailable !== undefined)
+    found.push(
+      `${where}: PodDisruptionBudget/${budget.metadata?.name} sets minAvailable ${String(budget.spec.minAvailable)}, ` +
+        `which lets a drain take all but that many of ${most} replicas (set maxUnavailable)`,
+    );
+  else if (budget !== undefined && budget.spec?.maxUnavailable === undefined)
+    found.push(`${where}: PodDisruptionBudget/${budget.metadata?.name} sets no maxUnavailable`);
   if (budget !== undefined && fewest <= 1) {
     const blocks = (budget.spec?.minAvailable ?? 0) !== 0 || budget.spec?.maxUnavailable === 0;
     if (blocks)
@@ -278,6 +311,59 @@ export function availabilityViolations(
         `${where}: one replica under PodDisruptionBudget/${budget.metadata?.name} can never be evicted (node drains ` +
           `hang)`,
       );
+  }
+  return found;
+}
+
+/**
+ * The autoscaler scales down on purpose: after a stabilization window of at least 5 minutes (a lull between two peaks
+ * keeps the replicas the next one needs) and by a bounded number of pods or share per period of at least a minute.
+ */
+export function autoscalerBehaviorViolations(autoscaler: IHorizontalPodAutoscaler): string[] {
+  const where = `HorizontalPodAutoscaler/${autoscaler.metadata?.name}`;
+  const scaleDown = autoscaler.spec?.behavior?.scaleDown;
+  if (scaleDown === undefined) return [`${where}: no behavior.scaleDown`];
+  const found: string[] = [];
+  if ((scaleDown.stabilizationWindowSeconds ?? 0) < 300)
+    found.push(
+      `${where}: scales down after a stabilization window of ${String(scaleDown.stabilizationWindowSeconds ?? 0)} s, ` +
+        'less than 300',
+    );
+  const policies = scaleDown.policies ?? [];
+  if (policies.length === 0 || scaleDown.selectPolicy === 'Disabled')
+    found.push(`${where}: no policy bounds how many replicas a scale-down removes at once`);
+  for (const policy of policies) {
+    if (policy.periodSeconds < 60)
+      found.push(`${where}: a scale-down policy of ${policy.value} ${policy.type} every ${policy.periodSeconds} s`);
+  }
+  return found;
+}
+
+/**
+ * Each workload runs as a ServiceAccount of its own (never `default`, never another workload's) that mounts no token,
+ * and its pods mount none either: they never call the Kubernetes API.
+ */
+export function serviceAccountViolations(workloads: Workload[], accounts: IServiceAccount[]): string[] {
+  const found: string[] = [];
+  const users = new Map<string, string[]>();
+  for (const workload of workloads) {
+    const where = workloadName(workload);
+    const spec = podSpec(workload);
+    const name = spec.serviceAccountName;
+    if (name === undefined || name === 'default') {
+      found.push(`${where}: runs as the namespace's default ServiceAccount`);
+      continue;
+    }
+    users.set(name, [...(users.get(name) ?? []), where]);
+    const account = accounts.find((candidate) => candidate.metadata?.name === name);
+    if (account === undefined) found.push(`${where}: ServiceAccount/${name} is not among the manifests`);
+    else if (account.automountServiceAccountToken !== false)
+      found.push(`ServiceAccount/${name}: automountServiceAccountToken is not false`);
+    if (spec.automountServiceAccountToken !== false)
+      found.push(`${where}: its pods' automountServiceAccountToken is not false`);
+  }
+  for (const [name, sharing] of users) {
+    if (sharing.length > 1) found.push(`ServiceAccount/${name} is shared by ${sharing.join(', ')}`);
   }
   return found;
 }
@@ -300,16 +386,31 @@ export function serviceMonitorViolations(
   monitors: IServiceMonitor[],
   services: IService[],
   deployments: IDeployment[],
+  jobs: Record<string, string>,
 ): string[] {
   const found: string[] = [];
   for (const monitor of monitors) {
     const where = `ServiceMonitor/${monitor.metadata?.name}`;
     if (monitor.metadata?.labels?.release === undefined)
       found.push(`${where}: no release label (kube-prometheus-stack ignores it)`);
-    // The job label the rules and the dashboard select by (gateway, backend) is the process's name, whatever the
-    // Service is called; without jobLabel it would be the Service's name (gateway-admin).
-    if (monitor.spec.jobLabel !== JOB_LABEL)
-      found.push(`${where}: jobLabel is ${String(monitor.spec.jobLabel)}, not ${JOB_LABEL} (the job the rules select)`);
+    // The job label the rules and the dashboard select by is this application's own name for the process, whatever the
+    // Service is called (the Prometheus Operator sets the Service's name, gateway-admin, before an endpoint's
+    // relabelings run).
+    const job = jobs[monitor.metadata?.name ?? ''];
+    for (const endpoint of monitor.spec.endpoints ?? []) {
+      const setsJob = (endpoint.relabelings ?? []).filter((relabeling) => relabeling.targetLabel === 'job');
+      const last = setsJob.at(-1);
+      if (
+        last === undefined ||
+        last.replacement !== job ||
+        (last.sourceLabels ?? []).length > 0 ||
+        (last.action ?? 'replace') !== 'replace'
+      )
+        found.push(
+          `${where} endpoint ${String(endpoint.port)}: no relabeling sets job to ${String(job)} (the job the rules ` +
+            'select)',
+        );
+    }
     const selected = services.filter(
       (service) =>
         Object.keys(monitor.spec.selector.matchLabels ?? {}).length > 0 &&
@@ -348,9 +449,6 @@ export function serviceMonitorViolations(
   }
   return found;
 }
-
-/** The Service label whose value is each scrape job's name. */
-const JOB_LABEL = 'app.kubernetes.io/name';
 
 /**
  * The admin port (metrics, the consumer registry, the policy reload) is on a Service of its own, never beside

@@ -18,11 +18,14 @@ const backendPods = { kind: 'pods', labels: { 'app.kubernetes.io/name': 'backend
 /** The cluster's DNS pods (CoreDNS keeps the kube-dns label). */
 const dnsPods = { kind: 'pods', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } } as const;
 
-/** Where the ingress controller runs: the namespace base/network-policies.yaml names for the gateway's API. */
-export const INGRESS_NAMESPACE = 'ingress-nginx';
+/**
+ * Where the proxies in front of the gateway's API run: the namespace of the Gateway that the HTTPRoute example
+ * (deploy/kubernetes/exposure/gateway-api) attaches to, which base/network-policies.yaml names for the gateway's API.
+ */
+export const INGRESS_NAMESPACE = 'gateway-system';
 
 /**
- * The API of the gateway from the ingress controller, the backend's from the gateway, the admin ports from Prometheus.
+ * The API of the gateway from the Gateway API proxies, the backend's from the gateway, the admin ports from Prometheus.
  */
 export const portAccess: PortAccess[] = [
   {
@@ -52,16 +55,18 @@ const notices: EgressAllowance[] = [
   { what: "consumers' webhooks", peer: { kind: 'public' }, ports: [{ port: 443 }] },
 ];
 
-const postgresServer: EgressAllowance = { what: 'PostgreSQL', peer: { kind: 'anyone' }, ports: [{ port: 5432 }] };
+/** The one PostgreSQL server the operator names (its address, or its pods), on its port. */
+const postgresServer: EgressAllowance = { what: 'PostgreSQL', peer: { kind: 'host' }, ports: [{ port: 5432 }] };
 
 /**
- * DNS for both, the backend and its notices' e-mail and webhooks for the gateway, and PostgreSQL (wherever it runs, on
- * its port) for both when they keep users and consumers there.
+ * DNS for all, the backend and its notices' e-mail and webhooks for the gateway, and the database (on its port, at its
+ * address only) for both processes and the migration Job when they keep users and consumers there.
  */
 export function egressAllowances({ postgres }: { postgres: boolean }): Record<string, EgressAllowance[]> {
   const toBackend: EgressAllowance = { what: 'the backend', peer: backendPods, ports: [{ port: backend.apiPort }] };
   return {
     gateway: postgres ? [dns, toBackend, ...notices, postgresServer] : [dns, toBackend, ...notices],
     backend: postgres ? [dns, postgresServer] : [dns],
+    migrations: [dns, postgresServer],
   };
 }

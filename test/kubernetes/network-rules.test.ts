@@ -5,7 +5,8 @@
  */
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { describe, expect, it } from 'vitest';
-import { egressViolations, networkPolicyViolations } from './fleet-rules.js';
+import type { IJob } from 'kubernetes-models/batch/v1';
+import { closedToIngressViolations, egressViolations, networkPolicyViolations } from './fleet-rules.js';
 import { manifests, objectsIn } from './fixtures.js';
 import { INGRESS_NAMESPACE, SMTP_PORT, egressAllowances, portAccess } from './network-access.js';
 
@@ -133,10 +134,37 @@ describe('egress', () => {
   it('of overlays/postgres reaches PostgreSQL from the backend and the gateway too', () => {
     const { deployments, policies } = manifests();
     expect(egressViolations(deployments, withPostgres(policies), onPostgres)).toEqual([]);
+    const database = 'one named server (an ipBlock of one address, or pods by namespace and labels)';
     expect(egressViolations(deployments, policies, onPostgres)).toEqual([
-      'Deployment/gateway: cannot reach PostgreSQL (anyone on TCP 5432)',
-      'Deployment/backend: cannot reach PostgreSQL (anyone on TCP 5432)',
+      `Deployment/gateway: cannot reach PostgreSQL (${database} on TCP 5432)`,
+      `Deployment/backend: cannot reach PostgreSQL (${database} on TCP 5432)`,
     ]);
+  });
+
+  it('reports PostgreSQL reachable at any address, or a whole range, rather than at the database', () => {
+    const { deployments, policies } = manifests();
+    const [postgres] = objectsIn('overlays/postgres/postgres-egress.yaml') as INetworkPolicy[];
+    const rule = postgres!.spec!.egress![0]!;
+    delete rule.to;
+    const database = 'one named server (an ipBlock of one address, or pods by namespace and labels)';
+    expect(egressViolations(deployments, [...policies, postgres!], onPostgres)).toEqual([
+      'Deployment/gateway: NetworkPolicy/postgres admits egress to anyone on TCP 5432, which it needs not reach',
+      `Deployment/gateway: cannot reach PostgreSQL (${database} on TCP 5432)`,
+      'Deployment/backend: NetworkPolicy/postgres admits egress to anyone on TCP 5432, which it needs not reach',
+      `Deployment/backend: cannot reach PostgreSQL (${database} on TCP 5432)`,
+    ]);
+    rule.to = [{ ipBlock: { cidr: '10.0.0.0/8' } }];
+    expect(egressViolations(deployments, [...policies, postgres!], onPostgres)).toContain(
+      'Deployment/backend: NetworkPolicy/postgres admits egress to {"ipBlock":{"cidr":"10.0.0.0/8"}} on TCP 5432, ' +
+        'which it needs not reach',
+    );
+    rule.to = [
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'databases' } },
+        podSelector: { matchLabels: { 'cnpg.io/cluster': 'router' } },
+      },
+    ];
+    expect(egressViolations(deployments, [...policies, postgres!], onPostgres)).toEqual([]);
   });
 
   it("reports the gateway's notices shut in: no SMTP port, and webhooks that may reach private addresses", () => {
@@ -202,5 +230,29 @@ describe('egress', () => {
       'Deployment/backend: cannot reach DNS (pods selected by {"k8s-app":"kube-dns"} in the namespace kube-system ' +
         'on UDP 53, TCP 53)',
     );
+  });
+});
+
+describe("the migration Job's pods", () => {
+  const job = (): IJob =>
+    objectsIn('overlays/postgres/migrations.yaml').find((object) => object.kind === 'Job') as IJob;
+  const own = (): INetworkPolicy[] =>
+    objectsIn('overlays/postgres/migrations.yaml').filter(
+      (object) => object.kind === 'NetworkPolicy',
+    ) as INetworkPolicy[];
+
+  it('admit no one', () => {
+    expect(closedToIngressViolations([job()], own())).toEqual([]);
+  });
+
+  it('are reported open without their policy, or with a rule that admits someone', () => {
+    expect(closedToIngressViolations([job()], [])).toEqual([
+      'Job/migrations: no NetworkPolicy isolates its pods for ingress',
+    ]);
+    const [policy] = own();
+    policy!.spec!.ingress = [{ from: [{ podSelector: {} }] }];
+    expect(closedToIngressViolations([job()], [policy!])).toEqual([
+      'Job/migrations: NetworkPolicy/migrations admits ingress',
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IConfigMap } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
-import { container, imageSettings, manifests, objectsIn, setEnv } from './fixtures.js';
+import { IMAGES, container, imageSettings, manifests, objectsIn, setEnv } from './fixtures.js';
 import {
   autoscalingViolations,
   builtImageNames,
@@ -27,19 +27,14 @@ import { readRepoFile } from '../support/repo-file.js';
 describe('image names', () => {
   const built = (): Map<string, string> => builtImageNames(readRepoFile('Dockerfile'));
 
-  it("are the Dockerfile's documented build names, tagged in the base kustomization's images: alone", () => {
+  it("are the Dockerfile's documented build names, tagged in the images component's images: alone", () => {
     expect([...built().entries()]).toEqual([
       ['gateway', 'version-router-gateway'],
       ['backend', 'version-router-backend'],
     ]);
-    expect(
-      imageNamingViolations(
-        manifests().rawDeployments,
-        built(),
-        imageSettings('base/kustomization.yaml'),
-        packageVersion(),
-      ),
-    ).toEqual([]);
+    expect(imageNamingViolations(manifests().rawDeployments, built(), imageSettings(IMAGES), packageVersion())).toEqual(
+      [],
+    );
   });
 
   it('report a name no documented build gives, and a tag in the Deployment', () => {
@@ -47,12 +42,7 @@ describe('image names', () => {
     const [gateway, backend] = rawDeployments;
     container(gateway!).image = 'version-router/gateway:0.1.0';
     container(backend!).image = 'version-router-backend:0.1.0';
-    const violations = imageNamingViolations(
-      rawDeployments,
-      built(),
-      imageSettings('base/kustomization.yaml'),
-      packageVersion(),
-    );
+    const violations = imageNamingViolations(rawDeployments, built(), imageSettings(IMAGES), packageVersion());
     expect(violations).toEqual([
       'Deployment/gateway container gateway: image "version-router/gateway:0.1.0", not version-router-gateway as ' +
         '`docker build --target gateway -t version-router-gateway` names it (tag, registry and digest go in the ' +
@@ -70,7 +60,7 @@ describe('image names', () => {
   it("report a tag other than package.json's version, and a second place setting the image", () => {
     const { rawDeployments } = manifests();
     const images = [
-      ...imageSettings('base/kustomization.yaml'),
+      ...imageSettings(IMAGES),
       { name: 'version-router-backend', newName: 'registry.example.com/backend' },
     ];
     images[0] = { ...images[0]!, newTag: 'latest' };

@@ -10,12 +10,12 @@ import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IConfigMap, IService } from 'kubernetes-models/v1';
-import { envValue, podSpec } from './pod-rules.js';
+import { containersOf, envValue, podSpec, workloadName, type Workload } from './pod-rules.js';
 
 const MIB = 1024 * 1024;
 
-function where(deployment: IDeployment, container?: string): string {
-  return `Deployment/${deployment.metadata?.name}` + (container === undefined ? '' : ` container ${container}`);
+function where(deployment: Workload, container?: string): string {
+  return workloadName(deployment) + (container === undefined ? '' : ` container ${container}`);
 }
 
 /**
@@ -173,9 +173,9 @@ export interface SecretVariable {
 /**
  * Each listed variable comes from its Secret's key (never a literal value in the manifest), optional or not as listed.
  */
-export function secretViolations(deployment: IDeployment, expected: SecretVariable[]): string[] {
+export function secretViolations(deployment: Workload, expected: SecretVariable[]): string[] {
   const found: string[] = [];
-  for (const container of podSpec(deployment).containers) {
+  for (const container of containersOf(deployment)) {
     for (const { variable, secret, key, optional } of expected) {
       const at = `${where(deployment, container.name)}: ${variable}`;
       const entry = container.env?.find((candidate) => candidate.name === variable);

@@ -4,22 +4,32 @@
  * deliberately broken object and see the rule report it.
  */
 import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IJob } from 'kubernetes-models/batch/v1';
 import type { IConfigMap, IContainer, IPodSpec } from 'kubernetes-models/v1';
 
-/** The pod template's spec; a Deployment without one is reported by the schema check. */
-export function podSpec(deployment: IDeployment): IPodSpec {
-  const spec = deployment.spec?.template.spec;
-  if (spec === undefined) throw new Error(`Deployment/${deployment.metadata?.name} has no pod template spec`);
+/** What runs pods from a template: the processes' Deployments and the migration Job. */
+export type Workload = IDeployment | IJob;
+
+/** The pod template's spec; a workload without one is reported by the schema check. */
+export function podSpec(workload: Workload): IPodSpec {
+  const spec = workload.spec?.template.spec;
+  if (spec === undefined) throw new Error(`${workloadName(workload)} has no pod template spec`);
   return spec;
 }
 
-function containersOf(deployment: IDeployment): IContainer[] {
-  const spec = podSpec(deployment);
+/** `Deployment/gateway`, `Job/migrations`. */
+export function workloadName(workload: Workload): string {
+  return `${workload.kind}/${workload.metadata?.name}`;
+}
+
+/** Every container of the pod, its init containers first. */
+export function containersOf(workload: Workload): IContainer[] {
+  const spec = podSpec(workload);
   return [...(spec.initContainers ?? []), ...spec.containers];
 }
 
-function label(deployment: IDeployment, container?: IContainer): string {
-  return `Deployment/${deployment.metadata?.name}` + (container === undefined ? '' : ` container ${container.name}`);
+function label(workload: Workload, container?: IContainer): string {
+  return workloadName(workload) + (container === undefined ? '' : ` container ${container.name}`);
 }
 
 /** A literal `env` value (undefined when unset or taken from a Secret or ConfigMap). */
@@ -36,7 +46,7 @@ function containerPort(container: IContainer, port: number | string): number | u
  * Pod Security Standard "restricted" (non-root with a numeric user the kubelet can verify, no privilege
  * escalation, every capability dropped, RuntimeDefault seccomp, nothing from the host) plus a read-only root.
  */
-export function podSecurityViolations(deployment: IDeployment): string[] {
+export function podSecurityViolations(deployment: Workload): string[] {
   const spec = podSpec(deployment);
   const pod = spec.securityContext ?? {};
   const found: string[] = [];
@@ -113,7 +123,7 @@ export function probeViolations(deployment: IDeployment, admin: AdminListener): 
 }
 
 /** CPU and memory, requested and limited, for every container. */
-export function resourceViolations(deployment: IDeployment): string[] {
+export function resourceViolations(deployment: Workload): string[] {
   const found: string[] = [];
   for (const container of containersOf(deployment)) {
     for (const bound of ['requests', 'limits'] as const) {
@@ -152,7 +162,7 @@ export function shutdownViolations(deployment: IDeployment, drainMs: number): st
 }
 
 /** No subPath mount: the kubelet never updates one. */
-export function subPathViolations(deployment: IDeployment): string[] {
+export function subPathViolations(deployment: Workload): string[] {
   return containersOf(deployment).flatMap((container) =>
     (container.volumeMounts ?? [])
       .filter((mount) => mount.subPath !== undefined || mount.subPathExpr !== undefined)
@@ -161,7 +171,7 @@ export function subPathViolations(deployment: IDeployment): string[] {
 }
 
 /** Every image pinned by a tag other than `latest`, or by digest. */
-export function imageViolations(deployment: IDeployment): string[] {
+export function imageViolations(deployment: Workload): string[] {
   const found: string[] = [];
   for (const container of containersOf(deployment)) {
     const image = container.image ?? '';
@@ -235,12 +245,12 @@ const NODE_VARIABLES = new Set(['NODE_OPTIONS']);
  * own: service links would set `<SERVICE>_PORT=tcp://…` for each Service of the namespace, and the Services
  * `gateway` and `backend` make those GATEWAY_PORT and BACKEND_PORT, variables the processes read.
  */
-export function envViolations(deployment: IDeployment, readNames: ReadonlySet<string>): string[] {
+export function envViolations(deployment: Workload, readNames: ReadonlySet<string>): string[] {
   const found =
     podSpec(deployment).enableServiceLinks === false
       ? []
       : [`${label(deployment)}: enableServiceLinks is not false (it injects <SERVICE>_PORT=tcp://… variables)`];
-  for (const container of podSpec(deployment).containers) {
+  for (const container of containersOf(deployment)) {
     for (const variable of container.env ?? []) {
       if (!readNames.has(variable.name) && !NODE_VARIABLES.has(variable.name))
         found.push(`${label(deployment, container)}: ${variable.name} is not read by the process's config.ts`);

@@ -9,12 +9,15 @@ import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { describe, expect, it } from 'vitest';
 import { syncCommand } from '../../scripts/kubernetes-copies.mjs';
+import { scrapeJobs } from '../ops/scrape-jobs.js';
 import {
   adminServiceViolations,
+  autoscalerBehaviorViolations,
   availabilityViolations,
   copyViolations,
   namespaceViolations,
   ruleGroupViolations,
+  serviceAccountViolations,
   serviceMonitorViolations,
 } from './fleet-rules.js';
 import { container, manifests, setEnv } from './fixtures.js';
@@ -391,8 +394,78 @@ describe('availability', () => {
     const budget = structuredClone(budgets[0]!);
     budget.metadata!.name = 'backend';
     budget.spec!.selector = { matchLabels: { 'app.kubernetes.io/name': 'backend' } };
+    budget.spec!.maxUnavailable = 0;
     expect(check(backend, [], [budget])).toEqual([
       'Deployment/backend: one replica under PodDisruptionBudget/backend can never be evicted (node drains hang)',
+    ]);
+  });
+
+  it('reports a PDB that keeps a fixed number of replicas rather than letting a fixed number go', () => {
+    const { gateway, autoscalers, budgets } = manifests();
+    delete budgets[0]!.spec!.maxUnavailable;
+    budgets[0]!.spec!.minAvailable = 1;
+    expect(check(gateway, autoscalers, budgets)).toEqual([
+      'Deployment/gateway: PodDisruptionBudget/gateway sets minAvailable 1, which lets a drain take all but that ' +
+        'many of 10 replicas (set maxUnavailable)',
+    ]);
+    delete budgets[0]!.spec!.minAvailable;
+    expect(check(gateway, autoscalers, budgets)).toEqual([
+      'Deployment/gateway: PodDisruptionBudget/gateway sets no maxUnavailable',
+    ]);
+  });
+});
+
+describe('autoscaler behavior', () => {
+  it('of the manifests scales down on purpose', () => {
+    const { autoscalers } = manifests();
+    expect(autoscalers.flatMap(autoscalerBehaviorViolations)).toEqual([]);
+  });
+
+  it('reports no scale-down behavior, a short window, and a policy of every few seconds', () => {
+    const { autoscalers } = manifests();
+    const [autoscaler] = autoscalers;
+    const scaleDown = autoscaler!.spec.behavior!.scaleDown!;
+    scaleDown.stabilizationWindowSeconds = 60;
+    scaleDown.policies = [{ type: 'Percent', value: 100, periodSeconds: 15 }];
+    expect(autoscalerBehaviorViolations(autoscaler!)).toEqual([
+      'HorizontalPodAutoscaler/gateway: scales down after a stabilization window of 60 s, less than 300',
+      'HorizontalPodAutoscaler/gateway: a scale-down policy of 100 Percent every 15 s',
+    ]);
+    scaleDown.policies = [];
+    scaleDown.stabilizationWindowSeconds = 300;
+    expect(autoscalerBehaviorViolations(autoscaler!)).toEqual([
+      'HorizontalPodAutoscaler/gateway: no policy bounds how many replicas a scale-down removes at once',
+    ]);
+    delete autoscaler!.spec.behavior;
+    expect(autoscalerBehaviorViolations(autoscaler!)).toEqual([
+      'HorizontalPodAutoscaler/gateway: no behavior.scaleDown',
+    ]);
+  });
+});
+
+describe('ServiceAccounts', () => {
+  it('of the manifests are one per workload, without a token', () => {
+    const { deployments, accounts } = manifests();
+    expect(serviceAccountViolations(deployments, accounts)).toEqual([]);
+  });
+
+  it('report the default account, a shared one, a missing one and a token mounted', () => {
+    const { gateway, backend, accounts } = manifests();
+    delete podSpec(gateway).serviceAccountName;
+    expect(serviceAccountViolations([gateway], accounts)).toEqual([
+      "Deployment/gateway: runs as the namespace's default ServiceAccount",
+    ]);
+    podSpec(gateway).serviceAccountName = 'backend';
+    expect(serviceAccountViolations([gateway, backend], accounts)).toEqual([
+      'ServiceAccount/backend is shared by Deployment/gateway, Deployment/backend',
+    ]);
+    podSpec(gateway).serviceAccountName = 'router';
+    podSpec(backend).automountServiceAccountToken = true;
+    accounts.find((account) => account.metadata?.name === 'backend')!.automountServiceAccountToken = true;
+    expect(serviceAccountViolations([gateway, backend], accounts)).toEqual([
+      'Deployment/gateway: ServiceAccount/router is not among the manifests',
+      'ServiceAccount/backend: automountServiceAccountToken is not false',
+      "Deployment/backend: its pods' automountServiceAccountToken is not false",
     ]);
   });
 });
@@ -413,13 +486,13 @@ describe('namespace', () => {
 describe('ServiceMonitors', () => {
   it('of the manifests scrape the admin ports', () => {
     const { monitors, services, deployments } = manifests();
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([]);
+    expect(serviceMonitorViolations(monitors, services, deployments, scrapeJobs)).toEqual([]);
   });
 
   it('report a missing release label', () => {
     const { monitors, services, deployments } = manifests();
     delete monitors[0]!.metadata!.labels;
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+    expect(serviceMonitorViolations(monitors, services, deployments, scrapeJobs)).toEqual([
       'ServiceMonitor/gateway: no release label (kube-prometheus-stack ignores it)',
     ]);
   });
@@ -427,7 +500,7 @@ describe('ServiceMonitors', () => {
   it('report a port the Service does not name', () => {
     const { monitors, services, deployments } = manifests();
     monitors[1]!.spec.endpoints[0]!.port = 'metrics';
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+    expect(serviceMonitorViolations(monitors, services, deployments, scrapeJobs)).toEqual([
       'ServiceMonitor/backend: Service/backend-admin has no port named "metrics"',
     ]);
   });
@@ -435,17 +508,21 @@ describe('ServiceMonitors', () => {
   it('report a Service port that leads to the API, not the admin port', () => {
     const { monitors, services, deployments } = manifests();
     services.find((service) => service.metadata?.name === 'gateway-admin')!.spec!.ports![0]!.targetPort = 'http';
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+    expect(serviceMonitorViolations(monitors, services, deployments, scrapeJobs)).toEqual([
       'ServiceMonitor/gateway: Service/gateway-admin port admin leads to 8080, not the admin port of ' +
         'Deployment/gateway',
     ]);
   });
 
-  it('report a job named after the Service rather than the process', () => {
+  it("report a job left as the Service's name, or named as any application's gateway may be", () => {
     const { monitors, services, deployments } = manifests();
-    delete monitors[0]!.spec.jobLabel;
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
-      'ServiceMonitor/gateway: jobLabel is undefined, not app.kubernetes.io/name (the job the rules select)',
+    delete monitors[0]!.spec.endpoints[0]!.relabelings;
+    monitors[1]!.spec.endpoints[0]!.relabelings![0]!.replacement = 'backend';
+    expect(serviceMonitorViolations(monitors, services, deployments, scrapeJobs)).toEqual([
+      'ServiceMonitor/gateway endpoint admin: no relabeling sets job to version-router-gateway (the job the rules ' +
+        'select)',
+      'ServiceMonitor/backend endpoint admin: no relabeling sets job to version-router-backend (the job the rules ' +
+        'select)',
     ]);
   });
 });
@@ -472,7 +549,7 @@ describe('the admin ports', () => {
   it('report a selector that matches no Service', () => {
     const { monitors, services, deployments } = manifests();
     monitors[0]!.spec.selector = { matchLabels: { 'app.kubernetes.io/name': 'gatewy' } };
-    expect(serviceMonitorViolations(monitors, services, deployments)).toEqual([
+    expect(serviceMonitorViolations(monitors, services, deployments, scrapeJobs)).toEqual([
       'ServiceMonitor/gateway: selects no Service',
     ]);
   });

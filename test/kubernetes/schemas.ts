@@ -8,9 +8,10 @@ import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
+import { ConfigMap, Namespace, Service, ServiceAccount } from 'kubernetes-models/v1';
 import type { ManifestObject } from './kubectl.js';
 
 interface Model {
@@ -23,7 +24,9 @@ const models: Model[] = [
   Namespace,
   ConfigMap,
   Service,
+  ServiceAccount,
   Deployment,
+  Job,
   HorizontalPodAutoscaler,
   PodDisruptionBudget,
   NetworkPolicy,

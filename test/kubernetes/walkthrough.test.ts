@@ -12,7 +12,16 @@ import { repoRoot } from '../../scripts/paths.mjs';
 import { manifests, objectsIn } from './fixtures.js';
 import { SMTP_PORT } from './network-access.js';
 import { podSpec } from './pod-rules.js';
-import { commandsOf, shellBlocks, walkthroughViolations, type Named } from './walkthrough.js';
+import { describeWithTool } from '../support/tools.js';
+import { render } from './kubectl.js';
+import {
+  commandsOf,
+  shellBlocks,
+  upgradeViolations,
+  walkthroughViolations,
+  type Named,
+  type UpgradeTarget,
+} from './walkthrough.js';
 
 const DOC = 'docs/deployment.md';
 const KIND = '### Kubernetes on kind';
@@ -40,6 +49,7 @@ function named(): Named {
     kustomizations: [
       'deploy/kubernetes/base',
       'deploy/kubernetes/overlays/postgres',
+      'deploy/kubernetes/overlays/production',
       'deploy/kubernetes/monitoring',
       'deploy/kubernetes/exposure/ingress',
       'deploy/kubernetes/exposure/gateway-api',
@@ -122,5 +132,58 @@ kubectl apply -k deploy/kubernetes/staging
     const markdown =
       '### Kubernetes on kind\n```yaml\n# a comment\n```\n```sh\necho in\n```\n### Next\n```sh\necho out\n```\n';
     expect(shellBlocks(markdown, KIND)).toEqual(['echo in']);
+  });
+});
+
+const UPGRADE = '### Upgrading on Kubernetes';
+const POSTGRES = 'deploy/kubernetes/overlays/postgres';
+
+describeWithTool('kubectl', `the upgrade path (${DOC}, "${UPGRADE.slice(4)}")`, () => {
+  const target = (): UpgradeTarget => ({
+    kustomization: POSTGRES,
+    namespace: 'version-router',
+    objects: render(POSTGRES),
+  });
+
+  it('has shell blocks that bash parses', () => {
+    const blocks = shellBlocks(document(), UPGRADE);
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const result = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' });
+      expect(result.stderr, block).toBe('');
+    }
+  });
+
+  it(
+    'deletes the last migration Job, applies the new one alone and waits for it, then rolls out and watches both ' +
+      'Deployments, and rolls them back with kubectl rollout undo, on the rendered overlay',
+    () => {
+      expect(upgradeViolations(commandsOf(shellBlocks(document(), UPGRADE)), target())).toEqual([]);
+    },
+  );
+
+  it('reports a Job applied with the rollout, waited for too briefly, and a rollback of what does not exist', () => {
+    const commands = commandsOf([
+      [
+        'kubectl apply -k deploy/kubernetes/overlays/postgres -l app.kubernetes.io/part-of=version-router',
+        'kubectl -n version-router wait --for=condition=complete job/migrations --timeout=5m',
+        'kubectl apply -k deploy/kubernetes/overlays/postgres',
+        'kubectl -n version-router rollout status deployment/backend --timeout=10m',
+        'kubectl -n default rollout undo deployment/backends',
+      ].join('\n'),
+    ]);
+    expect(upgradeViolations(commands, target())).toEqual([
+      'kubectl -n default rollout undo deployment/backends: in the namespace default, not version-router',
+      'never deletes the last Job migrations (its pod template cannot change)',
+      '-l app.kubernetes.io/part-of=version-router selects Deployment/backend, which rolls out with the rest',
+      '-l app.kubernetes.io/part-of=version-router selects Deployment/gateway, which rolls out with the rest',
+      '-l app.kubernetes.io/part-of=version-router selects HorizontalPodAutoscaler/backend, which rolls out with the rest',
+      '-l app.kubernetes.io/part-of=version-router selects HorizontalPodAutoscaler/gateway, which rolls out with the rest',
+      'waits 5m for the Job, less than its activeDeadlineSeconds 1800',
+      'never shows the rollback of deployment/backend (kubectl rollout undo)',
+      'never watches deployment/gateway roll out after the apply',
+      'never shows the rollback of deployment/gateway (kubectl rollout undo)',
+      'kubectl -n default rollout undo deployment/backends: no Deployment backends',
+    ]);
   });
 });

@@ -2,7 +2,7 @@
  * Deprecation notices from built gateway processes on one PostgreSQL (docs/runbook.md#deprecation-notices):
  * one e-mail per consumer and milestone from two replicas, nothing again after a restart, a sender killed
  * mid-batch leaving the rest to the other, an SMTP server down and then up. The policy is the shipped one
- * (v1 deprecated, sunset 2027-01-01), so the milestone due depends on today's date.
+ * (v1 deprecated, its sunset years ahead): whichever milestone is due today, each consumer gets it once.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,5 +159,32 @@ describe('notices from a fleet of gateways on one PostgreSQL', () => {
     await smtp.listen();
     await eventually('the notice delivered', () => smtp.messages.length > before, { timeoutMs: 30_000 });
     expect(recipientsOf({ ...smtp, messages: smtp.messages.slice(before) })).toEqual(['late-mailbox@example.net']);
+  }, 90_000);
+
+  it('a pin moved by the platform team on one replica is told once, though both replicas send', async () => {
+    const [first] = gateways;
+    const second = await startNoticeGateway();
+    const before = smtp.messages.length;
+    await sql.query(
+      'INSERT INTO gateway.consumers (id, name, contact_email, created_at, seq, pinned_version, pinned_at) ' +
+        "VALUES ('repinned', 'Team repinned', 'repinned@example.net', now(), 0, 1, now())",
+    );
+    const moved = await fetch(`${first!.adminUrl}/consumers/repinned/version`, {
+      method: 'PUT',
+      body: '{"version":2}',
+    });
+    expect(moved.status).toBe(200);
+    await eventually('the notice of the move', () => smtp.messages.length > before, { timeoutMs: 20_000 });
+    // Several more checks on both replicas.
+    await pause(4_000);
+    const sent = smtp.messages.slice(before);
+    expect(sent.map((mail) => mail.subject)).toEqual(['Your API pin was moved from v1 to v2']);
+    expect(recipientsOf({ ...smtp, messages: sent })).toEqual(['repinned@example.net']);
+    const { rows } = await sql.query<{ status: string }>(
+      "SELECT status FROM gateway.notices WHERE consumer_id = 'repinned' AND milestone = 'pin_moved'",
+    );
+    expect(rows).toEqual([{ status: 'sent' }]);
+    await second.stop();
+    gateways.splice(gateways.indexOf(second), 1);
   }, 90_000);
 });

@@ -114,11 +114,11 @@ describe('ops/ PromQL', () => {
     );
     expect(dashboardExprs.map(({ expr }) => expr)).toEqual(
       expect.arrayContaining([
-        `min by (instance) (db_up{job="backend", ${deployment}})`,
-        `min by (instance) (backend_up{job="gateway", ${deployment}})`,
+        `min by (instance) (db_up{job="version-router-backend", ${deployment}})`,
+        `min by (instance) (backend_up{job="version-router-gateway", ${deployment}})`,
       ]),
     );
-    expect(rules.expressions.length).toBe(18);
+    expect(rules.expressions.length).toBe(19);
     expect([...rules.recorded].sort()).toEqual([
       'api:deprecated_version_share:ratio_rate5m',
       'api:version_consumer_requests:rate5m',

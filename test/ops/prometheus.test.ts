@@ -31,6 +31,7 @@ import { dashboardExpressions, loadDashboards, loadRules, rulesFile, substituteG
 import { eventually } from '../support/eventually.mjs';
 import { describeWithTool } from '../support/tools.js';
 import { query, ruleStates, startPrometheus, type RunningPrometheus } from './prometheus-process.js';
+import { scrapeJobs } from './scrape-jobs.js';
 
 /** ≥ 1.1 × the largest increase of one series in MIX (see above). */
 const WARM_UP = 100;
@@ -83,8 +84,8 @@ async function sendMix(gatewayUrl: string, counts: Record<Kind, number>, sent: S
 
 /** Counter values Prometheus holds for api_version_requests_total, by version, with the scrape time. */
 async function scrapedCounts(url: string): Promise<{ counts: Map<string, number>; at: number }> {
-  const result = await query(url, 'sum by (version) (api_version_requests_total{job="gateway"})');
-  const stamps = await query(url, 'max(timestamp(api_version_requests_total{job="gateway"}))');
+  const result = await query(url, `sum by (version) (api_version_requests_total{job="${scrapeJobs.gateway}"})`);
+  const stamps = await query(url, `max(timestamp(api_version_requests_total{job="${scrapeJobs.gateway}"}))`);
   return {
     counts: new Map(result.map((sample) => [sample.metric.version ?? '', Number(sample.value?.[1])])),
     at: Number(stamps[0]?.value?.[1] ?? 0),
@@ -140,7 +141,7 @@ describeWithTool('prometheus', 'real Prometheus scraping the real gateway, evalu
       // 1. Baseline: create every series the mix will increment, then start scraping.
       await sendMix(gatewayUrl, { v1: WARM_UP, v2: WARM_UP, invalid: WARM_UP }, { deprecated: 0, versioned: 0 });
       prometheus = await startPrometheus({
-        targets: { gateway: new URL(gatewayAdminUrl).host },
+        targets: { [scrapeJobs.gateway]: new URL(gatewayAdminUrl).host },
         ruleFiles: [rulesFile],
       });
       const prom = prometheus;

@@ -270,10 +270,10 @@ describe('docker-compose.fleet.yml', () => {
         job.dns_sd_configs?.map(({ names, type, port }) => ({ names, type, port })),
       ]),
     );
-    expect(discovered.gateway).toEqual([
+    expect(discovered['version-router-gateway']).toEqual([
       { names: ['gateway'], type: 'A', port: Number(environment(service(base, 'gateway')).GATEWAY_ADMIN_PORT) },
     ]);
-    expect(discovered.backend).toEqual([
+    expect(discovered['version-router-backend']).toEqual([
       { names: ['backend'], type: 'A', port: Number(environment(service(base, 'backend')).BACKEND_ADMIN_PORT) },
     ]);
     expect(discovered.haproxy).toEqual([{ names: ['haproxy', 'backend-haproxy'], type: 'A', port: 8404 }]);

@@ -17,6 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { realClockEnv } from './faketime.js';
 import { freeLoopbackPort } from './free-port.js';
 import pg from 'pg';
 import { postgresBinaries, type PostgresBinaries } from './postgres-binaries.js';
@@ -61,7 +62,7 @@ function tail(text: string): string {
 function spawnBinary(binaries: PostgresBinaries, command: string, args: string[]): ChildProcess {
   return spawn(command, args, {
     ...binaries.account,
-    env: { ...process.env, LC_ALL: 'C' },
+    env: { ...realClockEnv(process.env), LC_ALL: 'C' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

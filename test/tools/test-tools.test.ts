@@ -46,7 +46,7 @@ const fakeKubectl = (kustomizeVersion = 'v5.5.0'): string =>
   `#!/bin/sh\necho '{"clientVersion":{"gitVersion":"v1.x"},"kustomizeVersion":"${kustomizeVersion}"}'\n`;
 
 function fakeAptGet({ failInstall = false, kustomizeVersion = 'v5.5.0' } = {}): void {
-  const executables = { prometheus: ['promtool', 'prometheus'], 'kubernetes-client': ['kubectl'] };
+  const executables = { prometheus: ['promtool', 'prometheus'], jq: ['jq'], 'kubernetes-client': ['kubectl'] };
   const script =
     `#!${process.execPath}
 const { appendFileSync, writeFileSync } = require('node:fs');
@@ -83,21 +83,25 @@ describe('test/tools/test-tools.mjs', () => {
     expect(stdout).toBe(
       'test tools: prometheus (promtool, prometheus): installed (apt-get install -y --no-install-recommends ' +
         'prometheus)\n' +
+        'test tools: jq (jq): installed (apt-get install -y --no-install-recommends jq)\n' +
         'test tools: kubectl (kubectl): installed (apt-get install -y --no-install-recommends kubernetes-client)\n',
     );
     expect(readFileSync(join(bin, 'apt.log'), 'utf8')).toBe(
-      '-qq update\n-qq install -y --no-install-recommends prometheus\n-qq install -y --no-install-recommends ' +
-        'kubernetes-client\n',
+      '-qq update\n-qq install -y --no-install-recommends prometheus\n-qq install -y --no-install-recommends jq\n' +
+        '-qq install -y --no-install-recommends kubernetes-client\n',
     );
   });
 
   it('finds what is already there and installs nothing', async () => {
     fakeAptGet();
-    for (const name of ['promtool', 'prometheus']) writeFileSync(join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+    for (const name of ['promtool', 'prometheus', 'jq']) writeFileSync(join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(bin, 'kubectl'), fakeKubectl(), { mode: 0o755 });
     const { code, stdout } = await run('test/tools/test-tools.mjs', { TEST_TOOLS_ROOT: '1' });
     expect(code).toBe(0);
-    expect(stdout).toBe('test tools: prometheus (promtool, prometheus): found\ntest tools: kubectl (kubectl): found\n');
+    expect(stdout).toBe(
+      'test tools: prometheus (promtool, prometheus): found\ntest tools: jq (jq): found\n' +
+        'test tools: kubectl (kubectl): found\n',
+    );
     expect(existsSync(join(bin, 'apt.log'))).toBe(false);
   });
 
@@ -110,6 +114,9 @@ describe('test/tools/test-tools.mjs', () => {
         'PATH; to run the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the ' +
         "real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install " +
         '-y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
+      "test tools: jq (jq): skipped (not root): jq not found on PATH; to run the runbook's deprecated-share " +
+        "one-liner, run as written (gateway/test/status/runbook-share.test.ts), install Debian's jq (`sudo apt-get " +
+        'install -y --no-install-recommends jq`) or run `npm test` as root, which installs it',
       'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest ' +
         "checks (kubectl kustomize), install Debian's kubernetes-client (`sudo apt-get install -y " +
         '--no-install-recommends kubernetes-client`) or run `npm test` as root, which installs it',

@@ -1,5 +1,5 @@
 // Types of tools.mjs for the TypeScript tests that import it; the values live there only.
-export type ToolName = 'prometheus' | 'kubectl';
+export type ToolName = 'prometheus' | 'jq' | 'kubectl';
 export interface Tool {
   binaries: string[];
   debianPackage: string;

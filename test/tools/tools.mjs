@@ -15,6 +15,11 @@ export const tools = Object.freeze({
       'the promtool checks (npm run test:ops, test/ops/prometheus-fleet-config.test.ts) and the real-Prometheus ' +
       'test (test/ops/prometheus.test.ts)',
   },
+  jq: {
+    binaries: ['jq'],
+    debianPackage: 'jq',
+    neededBy: "the runbook's deprecated-share one-liner, run as written (gateway/test/status/runbook-share.test.ts)",
+  },
   kubectl: {
     binaries: ['kubectl'],
     debianPackage: 'kubernetes-client',

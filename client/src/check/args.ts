@@ -3,39 +3,73 @@ import { parseArgs } from 'node:util';
 const FORMATS = ['text', 'markdown', 'junit'] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** From when the consumer's calls count: a span back from now, or an instant. */
+export type Since = { daysBack: number } | { hoursBack: number } | { at: number };
+
 export interface CheckArgs {
   /** The gateway's public base URL, without a trailing slash. */
   url: string;
   days: number;
+  since: Since;
   format: Format;
 }
 
-export const USAGE = `Usage: version-router-check --url <gateway> [--days 90] [--format text|markdown|junit]
+export const USAGE = `Usage: version-router-check --url <gateway> [--days 90] [--since 30d] [--format text|markdown|junit]
 
 Reads the gateway's GET /deprecations for the consumer whose key is in the environment variable API_KEY, and fails
-when an operation that consumer called is removed, browned out now, or sunsets within --days days.
+when an operation that consumer still calls is removed, browned out now, or sunsets or is browned out within --days
+days, or when its pin names a version the gateway no longer lists, has removed, or that sunsets or is browned out
+within --days days. A version the consumer moved off (its pin is elsewhere, no call since) is done.
 
   --url <gateway>   the gateway's public base URL, e.g. https://api.example.com
-  --days <n>        a sunset this many days away or closer fails the check (default 90)
+  --days <n>        a sunset or brownout this many days away or closer fails the check (default 90)
+  --since <when>    count the calls made since then: 30d (default), 12h, a date 2026-11-01 or a date-time
+                    2026-11-01T09:00:00Z; the gateway counts from the consumer's last pin move when that is later
   --format <f>      text (default), markdown (for a pull request comment) or junit (a CI test report)
   --help            this text
 
-Exit status: 0 nothing to change within --days; 1 an operation called is removed, browned out now or sunsets
-within --days; 2 the check could not run (a bad flag, no API_KEY, a refused key, an unreachable gateway).
+Exit status: 0 nothing to change within --days; 1 an operation called is removed, browned out now, or sunsets or is
+browned out within --days, or the pin serves no request or will not within --days; 2 the check could not run (a bad
+flag, no API_KEY, a refused key, an unreachable gateway, an answer that stalls, breaks off or is no report), with one
+line on stderr.
 `;
+
+const SINCE_SPAN = /^([0-9]{1,5})([dh])$/;
+const SINCE_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `--since`: `<n>d`, `<n>h`, a date or an RFC 3339 date-time. */
+function parseSince(text: string): Since {
+  const span = SINCE_SPAN.exec(text);
+  if (span !== null) return span[2] === 'd' ? { daysBack: Number(span[1]) } : { hoursBack: Number(span[1]) };
+  const at = SINCE_INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at))
+    throw new UsageError(
+      `--since must be a span back (30d, 12h), a date (2026-11-01) or an RFC 3339 date-time (2026-11-01T09:00:00Z), ` +
+        `not "${text}"`,
+    );
+  return { at };
+}
+
+/** The instant `since` names at `now`. */
+export function sinceInstant(since: Since, now: Date): Date {
+  if ('at' in since) return new Date(since.at);
+  const back = 'daysBack' in since ? since.daysBack * 86_400_000 : since.hoursBack * 3_600_000;
+  return new Date(now.getTime() - back);
+}
 
 /** A command line that cannot be read: its one-line reason. */
 export class UsageError extends Error {}
 
 /** The command line, or 'help'; throws a UsageError naming what is wrong. */
 export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
-  let values: { url?: string; days?: string; format?: string; help?: boolean };
+  let values: { url?: string; days?: string; since?: string; format?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...argv],
       options: {
         url: { type: 'string' },
         days: { type: 'string' },
+        since: { type: 'string' },
         format: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -60,5 +94,6 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   const format = values.format ?? 'text';
   if (!(FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${format}"`);
-  return { url: url.href.replace(/\/+$/, ''), days: Number(days), format: format as Format };
+  const since = parseSince(values.since ?? '30d');
+  return { url: url.href.replace(/\/+$/, ''), days: Number(days), since, format: format as Format };
 }

@@ -1,5 +1,5 @@
 import type { Format } from './args.js';
-import { fails, type CheckResult, type Finding } from './findings.js';
+import { fails, type CheckResult, type Finding, type PinProblem } from './findings.js';
 
 const inDays = (days: number): string =>
   days < 1 ? 'in less than a day' : days === 1 ? 'in 1 day' : `in ${days} days`;
@@ -16,6 +16,12 @@ function statusText(finding: Finding): string {
         `browned out now, until ${finding.brownoutEnd?.toISOString()}: answered 410 Gone; sunsets ${sunset}, ` +
         `${inDays(finding.daysLeft)}`
       );
+    case 'brownout-soon': {
+      const next = finding.nextBrownout;
+      const window =
+        next === null ? 'soon' : `${next.start.toISOString()} to ${next.end.toISOString()}, ${inDays(next.daysLeft)}`;
+      return `browned out ${window}: answered 410 Gone then; sunsets ${sunset}, ${inDays(finding.daysLeft)}`;
+    }
     case 'sunset-soon':
       return `sunsets ${sunset}, ${inDays(finding.daysLeft)}`;
     case 'deprecated':
@@ -30,16 +36,75 @@ function moveTo(finding: Finding): string {
   return `move to v${finding.successor}${instead}: ${finding.guide}`;
 }
 
-const verdict = (result: CheckResult): string =>
-  result.failing === 0
-    ? `nothing to change within ${plural(result.days, 'day', 'days')}`
-    : `${plural(result.failing, 'operation', 'operations')} to change now`;
+/** What a request that names no version gets from the pin's version, now or soon. */
+function pinWhat(pin: PinProblem): string {
+  const removed = pin.removedOn === null ? '' : pin.removedOn.toISOString();
+  const window =
+    pin.brownout === null ? '' : `${pin.brownout.start.toISOString()} to ${pin.brownout.end.toISOString()}`;
+  switch (pin.problem) {
+    case 'unlisted':
+      return (
+        `pinned to v${pin.version}, which the gateway no longer lists: a request that names no version is answered ` +
+        `406 Not Acceptable`
+      );
+    case 'removed':
+      return `pinned to v${pin.version}, removed${removed === '' ? '' : ` on ${removed}`}: a request that names no version is answered 410 Gone`;
+    case 'browned-out':
+      return `pinned to v${pin.version}, browned out now (${window}): a request that names no version is answered 410 Gone`;
+    case 'brownout-soon':
+      return `pinned to v${pin.version}, browned out ${window}: a request that names no version is answered 410 Gone then`;
+    case 'sunset-soon':
+      return `pinned to v${pin.version}, which sunsets ${removed}: a request that names no version is answered 410 Gone from then`;
+  }
+}
+
+/** The pin's problem in words: what a request that names no version gets, and what may be pinned instead. */
+function pinText(pin: PinProblem): string {
+  const what = pinWhat(pin);
+  const choices = pin.pinnable.map((version) => `v${version}`).join(', ');
+  return `${what}; pin ${choices === '' ? 'another version' : `one of ${choices}`} (PUT /consumer/version)`;
+}
+
+/** Operations that fail the check (the pin is counted apart). */
+const failingOperations = (result: CheckResult): number => result.failing - (result.pin === null ? 0 : 1);
+
+function verdict(result: CheckResult): string {
+  if (result.failing === 0) return `nothing to change within ${plural(result.days, 'day', 'days')}`;
+  const operations = failingOperations(result);
+  const parts = operations === 0 ? [] : [plural(operations, 'operation', 'operations')];
+  if (result.pin !== null) parts.push('the pin');
+  return `${parts.join(' and ')} to change now`;
+}
 
 const criterion = (result: CheckResult): string =>
-  `removed, browned out now or sunsets within ${plural(result.days, 'day', 'days')}`;
+  `removed, browned out now, or sunsets or is browned out within ${plural(result.days, 'day', 'days')}`;
+
+/** Since when the calls were counted, as the gateway said (older gateways do not say). */
+const sinceText = (result: CheckResult): string =>
+  result.since === null ? '' : `, calls since ${result.since.toISOString()}`;
+
+/** A version the consumer is done with, in words: `v1: acme made no call of it since …`. */
+function doneText(result: CheckResult, done: CheckResult['done'][number]): string {
+  const since = result.since === null ? '' : ` since ${result.since.toISOString()}`;
+  return (
+    `v${done.version}: ${result.consumer} made no call of it${since}, and its requests that name no version get ` +
+    `another version`
+  );
+}
+
+/** The pin's verdict line: it serves no request now, or will not soon. */
+const pinFailed = (result: CheckResult, pin: PinProblem): string =>
+  pin.problem === 'unlisted' || pin.problem === 'removed' || pin.problem === 'browned-out'
+    ? `FAILED: ${result.consumer} is pinned to a version that serves no request.`
+    : `FAILED: ${result.consumer} is pinned to a version that serves no request within ` +
+      `${plural(result.days, 'day', 'days')}.`;
 
 function text(result: CheckResult): string {
-  const lines = [`version-router-check: consumer ${result.consumer} at ${result.url}, ${result.now.toISOString()}`];
+  const lines = [
+    `version-router-check: consumer ${result.consumer} at ${result.url}, ${result.now.toISOString()}${sinceText(result)}`,
+  ];
+  if (result.pin !== null) lines.push(`FAIL ${pinText(result.pin)}`);
+  for (const done of result.done) lines.push(`done ${doneText(result, done)}`);
   for (const finding of result.findings) {
     const head =
       `${fails(finding) ? 'FAIL' : 'ok  '} ${finding.call} (v${finding.version}, ` +
@@ -47,12 +112,18 @@ function text(result: CheckResult): string {
     lines.push(`${head}: ${statusText(finding)}; ${moveTo(finding)}`);
     if (finding.breaking.length > 0) lines.push(`     breaking: ${finding.breaking.join('; ')}`);
   }
-  if (result.findings.length === 0) lines.push(`OK: ${result.consumer} calls no deprecated or removed version.`);
-  else if (result.failing === 0) lines.push(`OK: no operation ${result.consumer} called is ${criterion(result)}.`);
-  else
+  const operations = failingOperations(result);
+  if (result.pin !== null) lines.push(pinFailed(result, result.pin));
+  if (operations > 0)
     lines.push(
-      `FAILED: ${plural(result.failing, 'operation', 'operations')} ${result.consumer} called ` +
-        `${result.failing === 1 ? 'is' : 'are'} ${criterion(result)}.`,
+      `FAILED: ${plural(operations, 'operation', 'operations')} ${result.consumer} called ` +
+        `${operations === 1 ? 'is' : 'are'} ${criterion(result)}.`,
+    );
+  if (result.failing === 0)
+    lines.push(
+      result.findings.length === 0
+        ? `OK: ${result.consumer} calls no deprecated or removed version.`
+        : `OK: no operation ${result.consumer} called is ${criterion(result)}.`,
     );
   return `${lines.join('\n')}\n`;
 }
@@ -64,9 +135,11 @@ function markdown(result: CheckResult): string {
   const lines = [
     `### ${result.failing === 0 ? '✅' : '❌'} API deprecations: ${verdict(result)}`,
     '',
-    `Consumer \`${result.consumer}\` on ${result.url}, checked ${result.now.toISOString()}. An operation fails the ` +
-      `check when it is ${criterion(result)}.`,
+    `Consumer \`${result.consumer}\` on ${result.url}, checked ${result.now.toISOString()}${sinceText(result)}. An ` +
+      `operation fails the check when it is ${criterion(result)}.`,
   ];
+  if (result.pin !== null) lines.push('', `❌ Pin: ${cell(pinText(result.pin))}`);
+  for (const done of result.done) lines.push('', `✅ Done with ${cell(doneText(result, done))}`);
   if (result.findings.length === 0) lines.push('', `\`${result.consumer}\` calls no deprecated or removed version.`);
   else {
     lines.push('', '| | Call | Version | Status | Move to | Breaking changes |', '|---|---|---|---|---|---|');
@@ -96,7 +169,15 @@ const xml = (value: string): string =>
 
 /** A JUnit XML report: a test case per call made, failed when it fails the check. */
 function junit(result: CheckResult): string {
-  const tests = Math.max(result.findings.length, 1);
+  const tests = Math.max(result.findings.length + result.done.length + (result.pin === null ? 0 : 1), 1);
+  const pin = result.pin;
+  const pinCase =
+    pin === null
+      ? []
+      : [
+          `    <testcase classname="version-router.pin" name="pinned to v${pin.version}">\n      <failure ` +
+            `type="pin-${pin.problem}" message="${xml(pinText(pin))}">${xml(pinText(pin))}</failure>\n    </testcase>`,
+        ];
   const cases = result.findings.map((finding) => {
     const head = `    <testcase classname="version-router.v${finding.version}" name="${xml(finding.call)}">`;
     const details = [
@@ -108,6 +189,12 @@ function junit(result: CheckResult): string {
     const failure = `<failure type="${xml(finding.status)}" message="${xml(statusText(finding))}">${xml(details)}</failure>`;
     return `${head}\n      ${failure}\n    </testcase>`;
   });
+  const doneCases = result.done.map(
+    (done) =>
+      `    <testcase classname="version-router.v${done.version}" name="done with v${done.version}">\n      ` +
+      `<system-out>${xml(`done with ${doneText(result, done)}`)}</system-out>\n    </testcase>`,
+  );
+  cases.unshift(...pinCase, ...doneCases);
   // A report without a test case reads as a broken run in some CI systems: none called is one passed case.
   if (cases.length === 0)
     cases.push(

@@ -4,6 +4,9 @@ export interface BreakingChange {
   change: string;
   kind: string;
   name: string;
+  /** The field's name in the successor (renamed, converted), and the factor of a converted one. */
+  to?: string;
+  factor?: number;
 }
 
 export interface CalledOperation {
@@ -23,11 +26,17 @@ export interface CalledVersion {
   sunset: string;
   successor: number | null;
   changes: string;
+  /** Nothing of the consumer's is on the version any more (its pin is elsewhere, no call since); absent from older gateways. */
+  done?: boolean;
   operations: CalledOperation[];
 }
 
 export interface DeprecationsAnswer {
   consumer: string;
+  /** The version the consumer's requests that name none are served; null: none; absent from older gateways. */
+  pinned_version?: number | null;
+  /** From when the calls are counted (the `since` asked, or the last pin move); absent from older gateways. */
+  requests_since?: string;
   versions: CalledVersion[];
 }
 
@@ -39,24 +48,43 @@ export interface Brownout {
 /** The check could not be made: its one-line reason. */
 export class CheckError extends Error {}
 
-const TIMEOUT_MS = 15_000;
+/** How long one request to the gateway may take, its whole answer read. */
+export const TIMEOUT_MS = 15_000;
 
+/** Why a request failed, in a few words: Node's error code, else its cause's message, else its own. */
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
+const timedOut = (err: unknown): boolean => (err as Error | null)?.name === 'TimeoutError';
+
+/**
+ * GET `url` (with `query`, which the messages leave out) and its body parsed as JSON. Every way this fails is a
+ * CheckError with one line: no connection, no answer or no whole body within `timeoutMs` (a stalled body), a body cut
+ * off (a reset), a body that is not JSON.
+ */
 async function getJson(
   fetchFn: typeof fetch,
   url: string,
   headers: Record<string, string>,
+  timeoutMs: number,
+  query = '',
 ): Promise<{ status: number; body: unknown }> {
+  const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
-    response = await fetchFn(url, {
-      headers: { accept: 'application/json', ...headers },
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    response = await fetchFn(`${url}${query}`, { headers: { accept: 'application/json', ...headers }, signal });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new CheckError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    throw new CheckError(`cannot reach ${url}: ${timedOut(err) ? `no answer within ${timeoutMs} ms` : reasonOf(err)}`);
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (err) {
+    const what = timedOut(err) ? `the body did not arrive whole within ${timeoutMs} ms` : `the body broke off`;
+    throw new CheckError(`GET ${url} answered ${response.status}, but ${what} (${reasonOf(err)})`);
+  }
   try {
     return { status: response.status, body: JSON.parse(text) as unknown };
   } catch {
@@ -71,60 +99,111 @@ function errorText(body: unknown): string {
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isDate = (value: unknown): value is string => isString(value) && !Number.isNaN(Date.parse(value));
+const isVersion = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
-function isDeprecationsAnswer(body: unknown): body is DeprecationsAnswer {
-  const answer = body as DeprecationsAnswer | null;
+function isBreakingChange(change: unknown): change is BreakingChange {
   return (
-    typeof answer === 'object' &&
-    answer !== null &&
-    isString(answer.consumer) &&
-    Array.isArray(answer.versions) &&
-    answer.versions.every(
-      (version) =>
-        Number.isInteger(version.version) &&
-        isString(version.sunset) &&
-        isString(version.changes) &&
-        (version.phase === 'deprecated' || version.phase === 'removed') &&
-        Array.isArray(version.operations) &&
-        version.operations.every(
-          (operation) =>
-            isString(operation.operation) &&
-            (operation.call === undefined || isString(operation.call)) &&
-            (operation.instead === undefined || operation.instead === null || isString(operation.instead)) &&
-            Array.isArray(operation.breaking_changes),
-        ),
-    )
+    isObject(change) &&
+    isString(change.change) &&
+    isString(change.kind) &&
+    isString(change.name) &&
+    (change.to === undefined || isString(change.to)) &&
+    (change.factor === undefined || typeof change.factor === 'number')
   );
 }
 
-/** The consumer's report: `GET /deprecations` with its key. A refused key and any answer but 200 are a CheckError. */
+function isCalledOperation(operation: unknown): operation is CalledOperation {
+  return (
+    isObject(operation) &&
+    isString(operation.operation) &&
+    (operation.call === undefined || isString(operation.call)) &&
+    (operation.instead === undefined || operation.instead === null || isString(operation.instead)) &&
+    Number.isSafeInteger(operation.requests) &&
+    Array.isArray(operation.breaking_changes) &&
+    operation.breaking_changes.every(isBreakingChange)
+  );
+}
+
+function isCalledVersion(version: unknown): version is CalledVersion {
+  return (
+    isObject(version) &&
+    isVersion(version.version) &&
+    (version.phase === 'deprecated' || version.phase === 'removed') &&
+    isDate(version.sunset) &&
+    (version.successor === null || isVersion(version.successor)) &&
+    isString(version.changes) &&
+    (version.done === undefined || typeof version.done === 'boolean') &&
+    Array.isArray(version.operations) &&
+    version.operations.every(isCalledOperation)
+  );
+}
+
+/** Everything the verdict and its formats read, checked: a report that fails here is no report, not a crash. */
+function isDeprecationsAnswer(body: unknown): body is DeprecationsAnswer {
+  return (
+    isObject(body) &&
+    isString(body.consumer) &&
+    (body.pinned_version === undefined || body.pinned_version === null || isVersion(body.pinned_version)) &&
+    (body.requests_since === undefined || isDate(body.requests_since)) &&
+    Array.isArray(body.versions) &&
+    body.versions.every(isCalledVersion)
+  );
+}
+
+/**
+ * The consumer's report of its calls since `since`: `GET /deprecations?since=` with its key. A refused key and any
+ * answer but 200 are a CheckError.
+ */
 export async function readDeprecations(
   fetchFn: typeof fetch,
   base: string,
   apiKey: string,
+  since: Date,
+  timeoutMs = TIMEOUT_MS,
 ): Promise<DeprecationsAnswer> {
   const url = `${base}/deprecations`;
-  const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey });
+  const query = `?since=${encodeURIComponent(since.toISOString())}`;
+  const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey }, timeoutMs, query);
   if (status === 401) throw new CheckError(`the gateway refused the key in API_KEY (401 ${errorText(body)})`);
   if (status !== 200) throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
   if (!isDeprecationsAnswer(body)) throw new CheckError(`GET ${url} answered JSON that is not a deprecation report`);
   return body;
 }
 
-/** Each version's brownout windows: `GET /versions`, public. */
-export async function readBrownouts(fetchFn: typeof fetch, base: string): Promise<Map<number, Brownout[]>> {
+/** A version as `GET /versions` lists it: what the check reads of it. */
+export interface ListedVersion {
+  version: number;
+  /** `current`, `deprecated` or `removed` (a later gateway may know more). */
+  phase: string;
+  /** ISO 8601; null without one. */
+  sunset: string | null;
+  brownouts: Brownout[];
+}
+
+function isListedVersion(entry: unknown): entry is ListedVersion {
+  return (
+    isObject(entry) &&
+    isVersion(entry.version) &&
+    isString(entry.phase) &&
+    (entry.sunset === null || isDate(entry.sunset)) &&
+    Array.isArray(entry.brownouts) &&
+    entry.brownouts.every((window) => isObject(window) && isDate(window.start) && isDate(window.end))
+  );
+}
+
+/** Every version the policy lists, with its phase and brownout windows: `GET /versions`, public. */
+export async function readVersions(
+  fetchFn: typeof fetch,
+  base: string,
+  timeoutMs = TIMEOUT_MS,
+): Promise<Map<number, ListedVersion>> {
   const url = `${base}/versions`;
-  const { status, body } = await getJson(fetchFn, url, {});
-  const versions = (body as { versions?: unknown } | null)?.versions;
-  if (status !== 200 || !Array.isArray(versions))
-    throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
-  const brownouts = new Map<number, Brownout[]>();
-  for (const entry of versions as { version?: unknown; brownouts?: unknown }[]) {
-    if (typeof entry.version !== 'number' || !Array.isArray(entry.brownouts)) continue;
-    brownouts.set(
-      entry.version,
-      (entry.brownouts as Brownout[]).filter((window) => isString(window.start) && isString(window.end)),
-    );
-  }
-  return brownouts;
+  const { status, body } = await getJson(fetchFn, url, {}, timeoutMs);
+  if (status !== 200) throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
+  const versions = isObject(body) ? body.versions : undefined;
+  if (!Array.isArray(versions) || !versions.every(isListedVersion))
+    throw new CheckError(`GET ${url} answered JSON that is not a version list`);
+  return new Map(versions.map((entry) => [entry.version, entry]));
 }

@@ -1,7 +1,7 @@
-import { parseCheckArgs, USAGE, UsageError } from './args.js';
+import { parseCheckArgs, sinceInstant, USAGE, UsageError } from './args.js';
 import { judge } from './findings.js';
 import { formatResult } from './format.js';
-import { CheckError, readBrownouts, readDeprecations } from './gateway.js';
+import { CheckError, readDeprecations, readVersions, TIMEOUT_MS } from './gateway.js';
 
 export interface CheckContext {
   argv: readonly string[];
@@ -10,13 +10,35 @@ export interface CheckContext {
   fetch: typeof fetch;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** How long each request to the gateway may take, its body read whole (default 15 s). */
+  timeoutMs?: number;
 }
 
 /**
- * `version-router-check`: reads the consumer's deprecation report and the brownout windows, writes the verdict in
- * the format asked, and answers the exit status (0 nothing due, 1 something due, 2 the check could not be made).
+ * `version-router-check`: reads the consumer's deprecation report and the versions listed (their brownout windows),
+ * writes the verdict in the format asked, and answers the exit status (0 nothing due, 1 something due, 2 the check
+ * could not be made). It never throws: whatever goes wrong is exit 2 and one line on stderr, never a stack trace.
  */
-export async function runCheck({ argv, env, now, fetch: fetchFn, stdout, stderr }: CheckContext): Promise<number> {
+export async function runCheck(context: CheckContext): Promise<number> {
+  try {
+    return await check(context);
+  } catch (err) {
+    const reason =
+      err instanceof CheckError ? err.message : `unexpected failure: ${String((err as Error)?.message ?? err)}`;
+    context.stderr(`version-router-check: ${reason.split('\n')[0]}\n`);
+    return 2;
+  }
+}
+
+async function check({
+  argv,
+  env,
+  now,
+  fetch: fetchFn,
+  stdout,
+  stderr,
+  timeoutMs = TIMEOUT_MS,
+}: CheckContext): Promise<number> {
   const refuse = (reason: string): number => {
     stderr(`version-router-check: ${reason}\n`);
     return 2;
@@ -35,16 +57,12 @@ export async function runCheck({ argv, env, now, fetch: fetchFn, stdout, stderr 
   const apiKey = env.API_KEY;
   if (apiKey === undefined || apiKey === '')
     return refuse('API_KEY is not set: give the consumer key the gateway issued');
-  try {
-    const [answer, brownouts] = await Promise.all([
-      readDeprecations(fetchFn, args.url, apiKey),
-      readBrownouts(fetchFn, args.url),
-    ]);
-    const result = judge(answer, brownouts, args.url, now(), args.days);
-    stdout(formatResult(result, args.format));
-    return result.failing === 0 ? 0 : 1;
-  } catch (err) {
-    if (err instanceof CheckError) return refuse(err.message);
-    throw err;
-  }
+  const at = now();
+  const [answer, versions] = await Promise.all([
+    readDeprecations(fetchFn, args.url, apiKey, sinceInstant(args.since, at), timeoutMs),
+    readVersions(fetchFn, args.url, timeoutMs),
+  ]);
+  const result = judge(answer, versions, args.url, at, args.days);
+  stdout(formatResult(result, args.format));
+  return result.failing === 0 ? 0 : 1;
 }

@@ -1,8 +1,17 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '@version-router/platform/clock';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
-import { MILESTONES, type MilestoneName } from '../notices/milestones.js';
+import { POLICY_PROBLEM_RULES, type PolicyProblemRule } from '../versions/load-rules.js';
+import { NOTICE_KINDS, type NoticeKind } from '../notices/milestones.js';
 import { CHANNELS, NOTICE_RESULTS, type Channel, type NoticeResult } from '../notices/labels.js';
+
+/** A refused translation as `translation_failures_total` counts it (the translated routes' own type fits it). */
+interface TranslationFailureLabels {
+  readonly version: number;
+  readonly resource: string;
+  readonly direction: string;
+  readonly reason: string;
+}
 
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
@@ -16,7 +25,9 @@ export interface GatewayMetrics {
    * One deprecation notice's outcome on this replica: sent, sent again after a stopped sender (resent), retried,
    * failed, skipped.
    */
-  countNotice(milestone: MilestoneName, channel: Channel, result: NoticeResult): void;
+  countNotice(milestone: NoticeKind, channel: Channel, result: NoticeResult): void;
+  /** One body a version declared as changes did not translate, and why (docs/behaviour.md#metrics). */
+  countTranslationFailure(failure: TranslationFailureLabels): void;
 }
 
 /** The requests of one `api_version_requests_total` series. */
@@ -30,6 +41,8 @@ export interface GatewayMetricsSources {
   policy: () => VersionPolicy;
   /** The short content hash of that policy's file. */
   policySha256: () => string;
+  /** The moment-dependent rules the policy in force breaks now (policy-problems.ts). */
+  policyProblems: () => ReadonlySet<PolicyProblemRule>;
   /** The bounded per-consumer counts of deprecated and removed versions (top-consumers.ts). */
   consumerSeries: () => readonly { version: number; consumer: string; requests: number }[];
   /** Whether the backend answers now: probed at each scrape for `backend_up`. */
@@ -39,7 +52,7 @@ export interface GatewayMetricsSources {
 
 export function createGatewayMetrics(
   registry: Registry,
-  { policy, policySha256, consumerSeries, backendAnswers, clock }: GatewayMetricsSources,
+  { policy, policySha256, policyProblems, consumerSeries, backendAnswers, clock }: GatewayMetricsSources,
 ): GatewayMetrics {
   // Counted per request in plain integers and handed to prom-client at scrape time: prom-client checks and
   // hashes the labels on every inc, which costs each request CPU (bench/README.md#tuning-history-before--after).
@@ -93,8 +106,25 @@ export function createGatewayMetrics(
     collect() {
       this.reset();
       const current = policy();
-      const entry = current.versions.find(({ version }) => version === current.defaultVersion);
-      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, clock()) }, 1);
+      const now = clock();
+      const defaultVersion = current.defaultAt(now);
+      const entry = current.versions.find(({ version }) => version === defaultVersion);
+      if (entry !== undefined) this.set({ version: String(entry.version), phase: current.phaseOf(entry, now) }, 1);
+    },
+  });
+  // A policy served as written although a rule that depends on the moment is broken (a start is never refused for
+  // one): alert VersionPolicyProblem.
+  new Gauge({
+    name: 'api_version_policy_problems',
+    help:
+      '1 while the version policy in force breaks the rule: default_version_removed (requests that name no ' +
+      'version get 410), brownout_notice_late (a brownout window found at start less than 48 h ahead, unnoticed); ' +
+      'else 0.',
+    labelNames: ['rule'] as const,
+    registers: [registry],
+    collect() {
+      const broken = policyProblems();
+      for (const rule of POLICY_PROBLEM_RULES) this.set({ rule }, broken.has(rule) ? 1 : 0);
     },
   });
   // One series per replica, named by the content it serves: replicas of a job that disagree show as
@@ -164,7 +194,16 @@ export function createGatewayMetrics(
     labelNames: ['milestone', 'channel', 'result'] as const,
     registers: [registry],
   });
-  for (const milestone of MILESTONES)
+  // Each label is bounded: versions and resource templates of the policy, two directions, a closed set of reasons.
+  const translationFailures = new Counter({
+    name: 'translation_failures_total',
+    help:
+      'Bodies of versions declared as changes that the gateway did not translate, by requested version, resource ' +
+      'template, direction (request: answered 400/413/415/503; response: answered 502/503) and reason.',
+    labelNames: ['version', 'resource', 'direction', 'reason'] as const,
+    registers: [registry],
+  });
+  for (const milestone of NOTICE_KINDS)
     for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
   reloads.inc({ result: 'failure' }, 0);
@@ -206,6 +245,9 @@ export function createGatewayMetrics(
     },
     countNotice(milestone, channel, result) {
       notices.inc({ milestone, channel, result });
+    },
+    countTranslationFailure({ version, resource, direction, reason }) {
+      translationFailures.inc({ version: String(version), resource, direction, reason });
     },
   };
 }

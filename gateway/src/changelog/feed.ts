@@ -17,6 +17,8 @@ const windowText = ({ start, end }: { start: number; end: number }): string =>
 
 function titleOf(event: LifecycleEvent): string {
   switch (event.kind) {
+    case 'default_version':
+      return `Requests that name no version get v${event.to} from ${readableInstant(event.movesAt)}`;
     case 'deprecated':
       return `v${event.version} deprecated: removed on ${readableInstant(event.sunset)}`;
     case 'brownout':
@@ -34,6 +36,13 @@ function titleOf(event: LifecycleEvent): string {
 
 /** What a person reads: when, what a request gets then, and what to move to. Plain text. */
 function summaryOf(event: LifecycleEvent): string {
+  if (event.kind === 'default_version')
+    return (
+      `From ${readableInstant(event.movesAt)} a request that names no version (a bare path without API-Version) ` +
+      `gets version ${event.to} instead of version ${event.from}. Until then their answers carry ` +
+      `API-Default-Version-Change: ${event.to}. Name version ${event.from} in your requests to keep it; a ` +
+      `consumer pinned with an API key keeps its pin.`
+    );
   const { version, sunset, successor } = event;
   const move = `Its successor is version ${successor}.`;
   switch (event.kind) {
@@ -73,6 +82,19 @@ function summaryOf(event: LifecycleEvent): string {
   }
 }
 
+/** Where an entry links: the migration guide between the versions it is about, else the version list. */
+function linkOf(event: LifecycleEvent, policy: VersionPolicy): { path: string; text: string } {
+  if (event.kind !== 'default_version')
+    return {
+      path: changesPath(event.version),
+      text: `What changes from version ${event.version} to version ${event.successor}`,
+    };
+  const left = policy.versions.find(({ version }) => version === event.from);
+  return left?.successor === event.to
+    ? { path: changesPath(event.from), text: `What changes from version ${event.from} to version ${event.to}` }
+    : { path: '/versions', text: 'The versions and their phases' };
+}
+
 /**
  * The changelog at `nowMs`: one entry per lifecycle event of the policy whose instant has come, newest first.
  * `origin` (`http://host:port`, from the request) makes the links absolute, as Atom readers expect; the ids
@@ -85,7 +107,9 @@ export function renderChangelog(policy: VersionPolicy, nowMs: number, origin: st
   const feed = new Feed({
     id: CHANGELOG_FEED_ID,
     title: 'API versions: changelog',
-    description: 'Deprecations, brownouts and removals of the API versions, from the version policy in force.',
+    description:
+      'Deprecations, brownouts and removals of the API versions, and moves of the default version, from the version ' +
+      'policy in force.',
     // A feed without events has never changed: the epoch, rather than the time of serving.
     updated: new Date(due[0]?.at ?? 0),
     feed: `${origin}${CHANGELOG_PATH}`,
@@ -94,7 +118,8 @@ export function renderChangelog(policy: VersionPolicy, nowMs: number, origin: st
     generator: false,
   });
   for (const event of due) {
-    const guide = `${origin}${changesPath(event.version)}`;
+    const link = linkOf(event, policy);
+    const guide = `${origin}${link.path}`;
     const summary = summaryOf(event);
     feed.addItem({
       id: event.id,
@@ -104,7 +129,7 @@ export function renderChangelog(policy: VersionPolicy, nowMs: number, origin: st
       published: new Date(event.at),
       description: summary,
       content: html`<p>${summary}</p>
-<p><a href="${guide}">What changes from version ${event.version} to version ${event.successor}</a></p>`.toString(),
+<p><a href="${guide}">${link.text}</a></p>`.toString(),
     });
   }
   return { xml: feed.atom1(), nextChangeAt: upcoming?.at };

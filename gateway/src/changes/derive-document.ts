@@ -195,7 +195,7 @@ interface Changes {
   readonly changes: readonly VersionChange[];
   readonly successor: number;
   /** The translation engine's backward step: examples read back as the gateway reads answers back. */
-  readonly backward: (body: unknown) => void;
+  readonly backward: (body: unknown) => unknown;
 }
 
 /** Whether a schema is a response's (this version's client reads it) or a request body's (it sends it). */
@@ -294,12 +294,8 @@ function mediaBackward(media: Json, { changes, successor, backward }: Changes, d
     if (change.op === 'remove') putBack(out.schema, change, direction);
     else schemaBackward(out.schema, change, direction, successor);
   }
-  // The engine changes a body in place: each example gets its own copy, as one value may be shown in several places.
-  const translated = (example: unknown): unknown => {
-    const copy = structuredClone(example);
-    backward(copy);
-    return copy;
-  };
+  // The engine shares what it leaves unchanged and the declared values it puts in: each example gets its own copy.
+  const translated = (example: unknown): unknown => structuredClone(backward(example));
   if ('example' in out) out.example = translated(out.example);
   if (isObject(out.examples)) {
     out.examples = Object.fromEntries(

@@ -120,6 +120,22 @@ const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
   map: 'mapped',
 };
 
+/** What a declared change says when its declaration has no description of its own. */
+export function plainDescription(change: Pick<GuideChange, 'change' | 'name' | 'to' | 'factor'>): string {
+  switch (change.change) {
+    case 'renamed':
+      return `${change.name} is called ${change.to ?? change.name}.`;
+    case 'converted':
+      return `${change.to ?? change.name} is ${change.name} × ${change.factor ?? 1}.`;
+    case 'added':
+      return `${change.name} is new.`;
+    case 'removed':
+      return `${change.name} is gone.`;
+    default:
+      return `${change.name} takes other values.`;
+  }
+}
+
 /**
  * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, removed or converted
  * field and changed enum values break a client; a field added to the successor's responses does not.
@@ -138,7 +154,7 @@ function declaredEntry(change: VersionChange, before: unknown, after: unknown): 
         ...common,
         to: change.to,
         breaking: true,
-        description: change.description ?? `${change.field} is called ${change.to}.`,
+        description: change.description ?? plainDescription({ change: 'renamed', name: change.field, to: change.to }),
       };
     case 'scale': {
       const to = successorField(change);
@@ -151,19 +167,21 @@ function declaredEntry(change: VersionChange, before: unknown, after: unknown): 
         ...(fromType === undefined ? {} : { from_type: fromType }),
         ...(toType === undefined ? {} : { to_type: toType }),
         breaking: true,
-        description: change.description ?? `${to} is ${change.field} × ${change.factor}.`,
+        description:
+          change.description ??
+          plainDescription({ change: 'converted', name: change.field, to, factor: change.factor }),
       };
     }
     case 'add':
-      return { ...common, breaking: false, description: change.description ?? `${change.field} is new.` };
+      return { ...common, breaking: false, description: change.description ?? plainDescription(common) };
     case 'remove':
-      return { ...common, breaking: true, description: change.description ?? `${change.field} is gone.` };
+      return { ...common, breaking: true, description: change.description ?? plainDescription(common) };
     case 'map':
       return {
         ...common,
         values: change.values,
         breaking: true,
-        description: change.description ?? `${change.field} takes other values.`,
+        description: change.description ?? plainDescription(common),
       };
   }
 }

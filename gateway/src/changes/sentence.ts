@@ -1,5 +1,5 @@
 import { html, join, type Html } from '../html/template.js';
-import type { GuideChange } from './guide.js';
+import { plainDescription, type GuideChange } from './guide.js';
 
 const code = (text: string): Html => html`<code>${text}</code>`;
 
@@ -27,4 +27,41 @@ export function declaredSentence(change: GuideChange): Html {
     default:
       return html`${change.change} ${name}`;
   }
+}
+
+/**
+ * A change as plain text naming its fields, for the notices' e-mails and webhooks: `user_id is now customer_id`,
+ * `total is now total_cents (x100)`, `status: "active" is now "enabled"`; a change found between the documents
+ * as the guide lists it (`removed field legacy in response 200 (application/json)`). The declaration's description
+ * is said beside it, never instead (`withDescription`).
+ */
+export function changeText(change: GuideChange): string {
+  const where = change.where === '' ? '' : ` in ${change.where}`;
+  if (change.declared !== true)
+    return [change.change, change.kind, change.name].filter((part) => part !== '').join(' ') + where;
+  switch (change.change) {
+    case 'renamed':
+      return `${change.name} is now ${change.to ?? change.name}`;
+    case 'converted':
+      return `${change.name} is now ${change.to ?? change.name} (x${change.factor ?? 1})`;
+    case 'mapped': {
+      const pairs = Object.entries(change.values ?? {}).map(
+        ([old, successor]) => `${JSON.stringify(old)} is now ${JSON.stringify(successor)}`,
+      );
+      return `${change.name}: ${pairs.join(', ')}`;
+    }
+    case 'added':
+      return `${change.name} is new`;
+    case 'removed':
+      return `${change.name} is gone`;
+    default:
+      return `${change.name} changed${where}`;
+  }
+}
+
+/** `changeText`, and after it the description its declaration gives (none for one it does not, or a found change). */
+export function withDescription(change: GuideChange): string {
+  const text = changeText(change);
+  const own = change.declared === true && change.description !== plainDescription(change);
+  return own ? `${text}: ${change.description}` : text;
 }

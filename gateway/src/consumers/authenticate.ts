@@ -23,8 +23,6 @@ declare module 'fastify' {
 
 /** The request header a consumer's key arrives in (lower case, as Node delivers it). */
 export const API_KEY_HEADER = 'api-key';
-/** The request header the backend learns the authenticated consumer from; never taken from the client. */
-export const API_CONSUMER_HEADER = 'api-consumer';
 
 /**
  * What the request's key says: no key, a key that is malformed, unknown or revoked, or the key cache's entry

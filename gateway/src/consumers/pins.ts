@@ -21,7 +21,7 @@ export function withPin(policy: VersionPolicy, named: VersionAnswer, check: KeyC
 /** The pin a consumer gets at registration without asking for one: the newest current version. */
 export function newestCurrent(policy: VersionPolicy, nowMs: number): number {
   const current = policy.versions.filter((entry) => policy.phaseOf(entry, nowMs) === 'current');
-  return current.at(-1)?.version ?? policy.defaultVersion;
+  return current.at(-1)?.version ?? policy.defaultAt(nowMs);
 }
 
 /**

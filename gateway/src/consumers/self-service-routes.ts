@@ -1,14 +1,16 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '@version-router/platform/clock';
 import { HttpError, sendError } from '@version-router/platform/errors';
+import { TOO_MANY_PIN_CHANGES_ERROR } from '@version-router/platform/pin-document';
 import { storeUnavailableHandler } from '../database/unavailable.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { checkApiKey, refuseKey } from './authenticate.js';
 import type { KeyCache } from './key-cache.js';
 import type { Ledger } from './ledger.js';
 import { ROLLBACK_WINDOW_MS, pinRefusal, pinView, type PinView } from './pins.js';
-import type { ConsumerStore } from './store.js';
+import type { ConsumerRecord, ConsumerStore, PinRecord } from './store.js';
 
 export interface PinRoutesOptions {
   policies: PolicyInForce;
@@ -16,6 +18,63 @@ export interface PinRoutesOptions {
   keys: KeyCache;
   ledger: Ledger;
   clock: Clock;
+}
+
+export interface AdminPinRoutesOptions extends PinRoutesOptions {
+  /**
+   * Tells the consumer of a pin the platform team moved (the notices: e-mail and webhook, once across the fleet);
+   * absent, this gateway sends no notices.
+   */
+  notifyPinMoved?: (consumer: ConsumerRecord, moved: PinRecord) => Promise<void>;
+}
+
+export interface SelfServiceRoutesOptions extends PinRoutesOptions {
+  /** PIN_CHANGES_PER_MINUTE: a consumer's own pin changes this replica takes in a minute; more are 429. */
+  pinChangesPerMinute: number;
+}
+
+/**
+ * Consumers whose pin changes one replica counts at once: past this many, the one least recently counted is
+ * forgotten (its count starts again). A few hundred bytes each: a bound on memory whatever the number of keys.
+ */
+const PIN_CHANGE_COUNTS_KEPT = 10_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * A limit on one consumer's pin changes (`PUT /consumer/version` and the rollback together), counted per consumer
+ * (not per key or address) in a fixed window of a minute, on this replica: past it, 429 `too many requests` with
+ * Retry-After (the seconds until the window ends) before the body is read or the store asked. A request without a
+ * valid key is not counted: it is refused 401 from memory and never reaches the store. The counts are
+ * @fastify/rate-limit's, in a bounded LRU map.
+ */
+async function pinChangeLimit(
+  app: FastifyInstance,
+  { keys, pinChangesPerMinute }: SelfServiceRoutesOptions,
+): Promise<preHandlerAsyncHookHandler> {
+  const only = { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false };
+  await app.register(rateLimit, {
+    global: false,
+    cache: PIN_CHANGE_COUNTS_KEPT,
+    addHeaders: { ...only, 'retry-after': true },
+    addHeadersOnExceeding: only,
+  });
+  const noConsumer = '';
+  return app.rateLimit({
+    max: pinChangesPerMinute,
+    timeWindow: MINUTE_MS,
+    cache: PIN_CHANGE_COUNTS_KEPT,
+    keyGenerator: (request) => {
+      const check = checkApiKey(request, keys);
+      return typeof check === 'object' ? check.consumerId : noConsumer;
+    },
+    allowList: (_request, consumer) => consumer === noConsumer,
+    errorResponseBuilder: (_request, { ttl }) =>
+      new HttpError(
+        429,
+        TOO_MANY_PIN_CHANGES_ERROR,
+        `at most ${pinChangesPerMinute} pin changes a minute per consumer; try again in ${Math.ceil(ttl / 1_000)} s`,
+      ),
+  });
 }
 
 const versionBody = z.strictObject({
@@ -86,12 +145,13 @@ async function movePin(
 /**
  * The consumer's own pin on the API port, with its own key (docs/behaviour.md#pins): `GET /consumer`, `PUT
  * /consumer/version` and `POST /consumer/version/rollback` (back to the version the last move left, within 72
- * h of it). 401 without a valid key, as a versioned request is refused. Answers are one consumer's: never
- * stored by a cache.
+ * h of it). 401 without a valid key, as a versioned request is refused; 429 past PIN_CHANGES_PER_MINUTE changes
+ * of one consumer. Answers are one consumer's: never stored by a cache.
  */
-export async function selfServiceRoutes(app: FastifyInstance, options: PinRoutesOptions): Promise<void> {
+export async function selfServiceRoutes(app: FastifyInstance, options: SelfServiceRoutesOptions): Promise<void> {
   const { policies, store, keys, ledger, clock } = options;
   decodeOwnBodies(app);
+  const limited = { onRequest: await pinChangeLimit(app, options) };
   app.addHook('onSend', async (_request, reply) => {
     void reply.header('cache-control', 'no-store').header('vary', 'API-Key');
   });
@@ -113,14 +173,14 @@ export async function selfServiceRoutes(app: FastifyInstance, options: PinRoutes
     return record === undefined ? refuseKey(reply, 'invalid') : pinView(record);
   });
 
-  app.put('/consumer/version', async (request, reply) => {
+  app.put('/consumer/version', limited, async (request, reply) => {
     const consumerId = consumerOf(request, reply);
     if (consumerId === undefined) return reply;
     const moved = await movePin(options, consumerId, requestedVersion(request.body));
     return moved ?? refuseKey(reply, 'invalid');
   });
 
-  app.post('/consumer/version/rollback', async (request, reply) => {
+  app.post('/consumer/version/rollback', limited, async (request, reply) => {
     const consumerId = consumerOf(request, reply);
     if (consumerId === undefined) return reply;
     const record = await store.pinOf(consumerId);
@@ -149,16 +209,33 @@ export async function selfServiceRoutes(app: FastifyInstance, options: PinRoutes
 
 /**
  * `PUT /consumers/{id}/version` on the admin port: the platform team moves a consumer's pin, under the same rules
- * as the consumer's own move. It is kept like the consumer registry (behind ADMIN_TOKEN, else loopback only).
+ * as the consumer's own move, and the consumer is told (e-mail and webhook, with its rollback window), since its
+ * answers change at once. It is kept like the consumer registry (behind ADMIN_TOKEN, else loopback only), so no
+ * key holder reaches it, and it is not rate-limited: an operator moving many consumers at once is its use.
  */
-export async function adminPinRoutes(admin: FastifyInstance, options: PinRoutesOptions): Promise<void> {
+export async function adminPinRoutes(admin: FastifyInstance, options: AdminPinRoutesOptions): Promise<void> {
   decodeOwnBodies(admin);
   const credentials = { config: { handsOutCredentials: true } };
   admin.put<{ Params: { id: string } }>('/consumers/:id/version', credentials, async (request, reply) => {
     void reply.header('cache-control', 'no-store');
     const { id } = request.params;
     const version = requestedVersion(request.body);
-    const moved = (await options.store.pinOf(id)) === undefined ? undefined : await movePin(options, id, version);
-    return moved ?? sendError(reply, 404, 'consumer not found');
+    const before = await options.store.pinOf(id);
+    const moved = before === undefined ? undefined : await movePin(options, id, version);
+    if (moved === undefined) return sendError(reply, 404, 'consumer not found');
+    if (moved.pinned_at !== before?.pinned_at && options.notifyPinMoved !== undefined) {
+      const consumer = await options.store.consumer(id);
+      // The move stands whatever becomes of its notice; a notice that cannot be recorded is logged.
+      if (consumer !== undefined)
+        await options
+          .notifyPinMoved(consumer, moved)
+          .catch((err: unknown) =>
+            request.log.error(
+              { consumer: id, reason: err instanceof Error ? err.message : String(err) },
+              'the notice of a pin moved by the platform team could not be recorded; tell the consumer yourself',
+            ),
+          );
+    }
+    return moved;
   });
 }

@@ -31,20 +31,33 @@ export interface PinRecord {
   pinned_at: string | null;
 }
 
-/** What the consumer reports read (GET /deprecations, GET /versions/{n}/consumers, the status page). */
+/** One consumer's use of one version, as the per-version lists read it. */
+export interface VersionUse {
+  consumer: ConsumerRecord;
+  /** When its pin last changed (its registration, a move, a rollback); null: never pinned. */
+  pinned_at: string | null;
+  /** Its requests to the version from the UTC day of `sinceMs` on. */
+  requests: number;
+  /** Its last request to the version, ever. */
+  last_seen: string;
+  /** Each operation it called on the version, with its last call ever. */
+  operations: { operation: string; last_seen: string }[];
+}
+
+/** What the consumer reports read (GET /deprecations, GET /versions/{n}/consumers, the status page, the notices). */
 export interface ConsumerUsageReader {
   /**
-   * The consumer's rows summed over days, one per (version, operation); requests = all-time unless sinceMs is given.
+   * The consumer's rows summed over days, one per (version, operation); all of them, or with `sinceMs` only the days'
+   * rows with a request at or after it (a day's row counts whole: the ledger keeps days).
    */
   usageOf(consumerId: string, sinceMs?: number): Promise<UsageRow[]>;
   /**
-   * Every consumer with any use of `version`: the record, requests since `sinceMs`, last_seen (all time); most requests
-   * first, then by id.
+   * Every consumer with any use of `version`: the record and its pin's time, requests since the UTC day of `sinceMs`,
+   * last_seen (all time) and its operations; most requests first, then by id.
    */
-  consumersOf(
-    version: number,
-    sinceMs: number,
-  ): Promise<{ consumer: ConsumerRecord; requests: number; last_seen: string }[]>;
+  consumersOf(version: number, sinceMs: number): Promise<VersionUse[]>;
+  /** The consumer's pin and what a rollback needs; undefined: no such consumer. */
+  pinOf(id: string): Promise<PinRecord | undefined>;
   /**
    * Every consumer refused `version` as closed to new consumers, with how often (all time) and when last; most
    * refusals first, then by id. Refusals are kept apart from uses: none of these is a user of the version.
@@ -129,8 +142,6 @@ export interface ConsumerStore extends ConsumerUsageReader {
   ): Promise<(KeyRecord & { pin: number | null }) | undefined>;
   /** Whether the consumer has that key; revoking a revoked key keeps its first revocation time. */
   revokeKey(consumerId: string, keyId: string, nowMs: number): Promise<boolean>;
-  /** The consumer's pin and what a rollback needs; undefined: no such consumer. */
-  pinOf(id: string): Promise<PinRecord | undefined>;
   /**
    * Pins the consumer to `version`, the pin it leaves becoming `previous_version`; pinning the version it is on
    * changes nothing. undefined: no such consumer.
@@ -409,28 +420,65 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
         'usage_of',
         `SELECT consumer_id, version, operation, sum(requests) AS requests, ${iso('min(first_seen)')} AS ` +
           `first_seen, ${iso('max(last_seen)')} AS last_seen
-         FROM gateway.usage WHERE consumer_id = $1 AND ($2::date IS NULL OR day >= $2::date)
+         FROM gateway.usage WHERE consumer_id = $1 AND ($2::timestamptz IS NULL OR (day >= $2::date AND last_seen >= $2))
          GROUP BY consumer_id, version, operation ORDER BY version, operation`,
-        [consumerId, sinceMs === undefined ? null : dayOf(sinceMs)],
+        [consumerId, sinceMs === undefined ? null : at(sinceMs)],
       );
       return rows.map((row) => ({ ...row, requests: Number(row.requests) }));
     },
 
     async consumersOf(version, sinceMs) {
-      const { rows } = await database.query<ConsumerRecord & { requests: string; last_seen: string }>(
+      // One row per consumer and operation: the reports judge each operation's calls (consumers/reports/activity.ts).
+      const { rows } = await database.query<
+        ConsumerRecord & { pinned_at: string | null; operation: string; requests: string; last_seen: string }
+      >(
         'consumers_of',
         `SELECT c.id, c.name, c.contact_email, c.webhook_url, ${iso('c.created_at')} AS created_at, c.pinned_version,
+                ${iso('c.pinned_at')} AS pinned_at, u.operation,
                 coalesce(sum(u.requests) FILTER (WHERE u.day >= $2::date), 0) AS requests, ` +
           `${iso('max(u.last_seen)')} AS last_seen
          FROM gateway.usage u JOIN gateway.consumers c ON c.id = u.consumer_id
-         WHERE u.version = $1 GROUP BY c.id ORDER BY requests DESC, c.id`,
+         WHERE u.version = $1 GROUP BY c.id, u.operation ORDER BY c.id, u.operation`,
         [version, dayOf(sinceMs)],
       );
-      return rows.map(({ requests, last_seen, ...consumer }) => ({ consumer, requests: Number(requests), last_seen }));
+      return versionUses(
+        rows.map(({ pinned_at, operation, requests, last_seen, ...consumer }) => ({
+          consumer,
+          pinned_at,
+          operation,
+          requests: Number(requests),
+          last_seen,
+        })),
+      );
     },
 
     close,
   };
+}
+
+/**
+ * One consumer's rows of (consumer, operation) summed into its use of the version: most requests first, then by id.
+ * Times are RFC 3339 UTC with ms, so the later of two is the greater string.
+ */
+export function versionUses(
+  rows: readonly {
+    consumer: ConsumerRecord;
+    pinned_at: string | null;
+    operation: string;
+    requests: number;
+    last_seen: string;
+  }[],
+): VersionUse[] {
+  const byConsumer = new Map<string, VersionUse>();
+  for (const { consumer, pinned_at, operation, requests, last_seen } of rows) {
+    let use = byConsumer.get(consumer.id);
+    if (use === undefined)
+      byConsumer.set(consumer.id, (use = { consumer, pinned_at, requests: 0, last_seen, operations: [] }));
+    use.requests += requests;
+    if (last_seen > use.last_seen) use.last_seen = last_seen;
+    use.operations.push({ operation, last_seen });
+  }
+  return [...byConsumer.values()].sort((a, b) => b.requests - a.requests || compare(a.consumer.id, b.consumer.id));
 }
 
 type QueryOnClient = (text: string, values: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }>;

@@ -1,18 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '@version-router/platform/config';
-import { migrate, openDatabase, type Database } from '@version-router/platform/postgres';
+import { openDatabase, type Database } from '@version-router/platform/postgres';
 import { startEmbeddedServer } from './embedded.js';
-
-/** TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either. */
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
-
-/**
- * The gateway's tables and their migration history live here, apart from the backend's (`public`) in a shared database.
- */
-const SCHEMA = 'gateway';
-
-const APPLICATION_NAME = 'gateway';
+import { APPLICATION_NAME, checkGatewaySchema, migrateGatewaySchema } from './migrate.js';
 
 /** The embedded store has no other replica to wait for: this only bounds a migration statement that hangs. */
 const EMBEDDED_MIGRATION_TIMEOUT_MS = 600_000;
@@ -36,8 +26,9 @@ export interface GatewayDatabase {
 
 /**
  * Opens the gateway's database and brings its schema up to this build's: PostgreSQL when DATABASE_URL is
- * set, else the embedded one in GATEWAY_DATA_DIR, through the same pool and migrations. Any failure stops
- * the start (the caller prints it as one line).
+ * set, else the embedded one in GATEWAY_DATA_DIR, through the same pool and migrations. With
+ * DATABASE_MIGRATIONS=check a PostgreSQL schema is only checked (waited for) instead; the embedded store is this
+ * process's own and always migrated. Any failure stops the start (the caller prints it as one line).
  */
 export async function openGatewayDatabase(
   { database, dataDir }: StoreLocation,
@@ -55,16 +46,8 @@ export async function openGatewayDatabase(
     await embedded?.close();
   };
   try {
-    await migrate({
-      url,
-      migrationTimeoutMs,
-      logger,
-      redact: (text) => pool.redact(text),
-      dir: MIGRATIONS_DIR,
-      schema: SCHEMA,
-      applicationName: APPLICATION_NAME,
-      processName: 'gateway',
-    });
+    if (database?.migrations === 'check') await checkGatewaySchema(pool, { migrationTimeoutMs }, logger);
+    else await migrateGatewaySchema({ url, migrationTimeoutMs }, logger, (text) => pool.redact(text));
   } catch (err) {
     await close();
     throw err;

@@ -11,6 +11,13 @@ export const MILESTONES = [
 ] as const;
 export type MilestoneName = (typeof MILESTONES)[number];
 
+/**
+ * Every kind of notice (the metric's `milestone` label values): the milestones of a deprecation, and `pin_moved`, the
+ * consumer's pin moved by the platform team.
+ */
+export const NOTICE_KINDS = [...MILESTONES, 'pin_moved'] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
+
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const BROWNOUT_NOTICE_MS = 48 * HOUR_MS;

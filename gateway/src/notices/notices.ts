@@ -9,7 +9,7 @@ import type { VersionPolicy } from '../versions/policy.js';
 import type { NoticeChannel } from './channel.js';
 import { createEmailChannel } from './email.js';
 import type { Channel, NoticeResult } from './labels.js';
-import type { MilestoneName } from './milestones.js';
+import type { NoticeKind } from './milestones.js';
 import { createNoticeScheduler, type NoticeScheduler } from './scheduler.js';
 import { createNoticeSender } from './sender.js';
 import type { NoticeStore } from './store.js';
@@ -25,7 +25,7 @@ export interface NoticesOptions {
   /** BACKEND_TIMEOUT_MS: composing a notice reads the migration guide's documents from the backend. */
   backendTimeoutMs: number;
   logger: Logger;
-  count: (milestone: MilestoneName, channel: Channel, result: NoticeResult) => void;
+  count: (milestone: NoticeKind, channel: Channel, result: NoticeResult) => void;
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
-import type { ConsumerRecord, ConsumerUsageReader } from '../consumers/store.js';
+import type { ConsumerRecord, ConsumerUsageReader, PinRecord } from '../consumers/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
+import { lastCountedCall, unversionedVersion } from '../consumers/reports/activity.js';
 import { dueNotices, versionsWithNotices, type Recipient } from './due.js';
 import type { Channel, NoticeResult } from './labels.js';
 import type { NoticeSender } from './sender.js';
-import type { MilestoneName } from './milestones.js';
+import type { NoticeKind } from './milestones.js';
 import type { NoticeStore } from './store.js';
 
 export interface NoticeSchedulerOptions {
@@ -20,7 +21,7 @@ export interface NoticeSchedulerOptions {
   /** NOTICES_INTERVAL_MS. */
   intervalMs: number;
   logger: Logger;
-  count: (milestone: MilestoneName, channel: Channel, result: NoticeResult) => void;
+  count: (milestone: NoticeKind, channel: Channel, result: NoticeResult) => void;
 }
 
 export interface NoticeScheduler {
@@ -30,6 +31,11 @@ export interface NoticeScheduler {
   check(): Promise<void>;
   /** No more checks; resolves when the one running has stopped (after the notice it is delivering). */
   stop(): Promise<void>;
+  /**
+   * Records the notice of a pin the platform team moved (`moved`, the pin after the move), on each channel the
+   * consumer has, once across the fleet (the move's instant is its occasion), and starts a check to send it.
+   */
+  pinMoved(consumer: ConsumerRecord, moved: PinRecord): Promise<void>;
 }
 
 /**
@@ -57,13 +63,19 @@ export function createNoticeScheduler(options: NoticeSchedulerOptions): NoticeSc
     const versions = versionsWithNotices(policy, nowMs);
     if (versions.length === 0) return;
     const recipients = new Map<number, Recipient[]>();
+    const defaultVersion = policy.defaultAt(nowMs);
     for (const version of versions) {
       const rows = await consumers.consumersOf(version, nowMs - ACTIVE_WINDOW_MS);
       recipients.set(
         version,
-        rows.map(({ consumer, last_seen }) => ({
+        rows.map(({ consumer, pinned_at, operations }) => ({
           consumerId: consumer.id,
-          lastSeenMs: Date.parse(last_seen),
+          lastSeenMs: lastCountedCall(
+            operations,
+            version,
+            unversionedVersion(consumer.pinned_version, defaultVersion),
+            pinned_at,
+          ),
           channels: channelsOf(consumer),
         })),
       );
@@ -115,6 +127,21 @@ export function createNoticeScheduler(options: NoticeSchedulerOptions): NoticeSc
       stopped = true;
       clearInterval(timer);
       await running;
+    },
+    async pinMoved(consumer, moved) {
+      const { pinned_version: version, pinned_at: occasion } = moved;
+      if (version === null || occasion === null) return;
+      const nowMs = clock();
+      const notices = channelsOf(consumer).map((channel) => ({
+        consumerId: consumer.id,
+        version,
+        milestone: 'pin_moved' as const,
+        occasion,
+        channel,
+        dueAt: nowMs,
+      }));
+      await store.record(notices, [], nowMs);
+      void check();
     },
   };
 }

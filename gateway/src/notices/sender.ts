@@ -1,16 +1,19 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
 import type { MigrationGuides } from '../changes/guides.js';
-import { consumerReports, operationCall } from '../consumers/reports/model.js';
-import type { ConsumerUsageReader } from '../consumers/store.js';
+import { consumerReports } from '../consumers/reports/model.js';
+import { ROLLBACK_WINDOW_MS } from '../consumers/pins.js';
+import type { ConsumerUsageReader, PinRecord } from '../consumers/store.js';
+import { CHANGELOG_PATH } from '../versions/discovery.js';
+import { changesPath } from '../versions/policy.js';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import type { NoticeChannel } from './channel.js';
 import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
 import { currentMilestone } from './due.js';
 import type { Channel, NoticeResult } from './labels.js';
-import { noticeMessage, type NoticeMessage } from './message.js';
-import { milestonesOf, type MilestoneName } from './milestones.js';
+import { noticeMessage, type NoticeMessage, type PinMovedData } from './message.js';
+import { milestonesOf, type NoticeKind } from './milestones.js';
 import { nextAttemptAt } from './retry.js';
 import type { ClaimedNotice, NoticeOutcome, NoticeStore } from './store.js';
 
@@ -35,7 +38,7 @@ export interface NoticeSenderOptions {
   /** PUBLIC_BASE_URL, or '' for links that are paths on the API. */
   baseUrl: string;
   logger: Logger;
-  count: (milestone: MilestoneName, channel: Channel, result: NoticeResult) => void;
+  count: (milestone: NoticeKind, channel: Channel, result: NoticeResult) => void;
 }
 
 export interface NoticeSender {
@@ -55,51 +58,108 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
   const { sender, store, channels, clock, logger, count } = options;
   const available = (Object.keys(channels) as Channel[]).filter((channel) => channels[channel] !== undefined);
 
-  const compose = async (
+  /** A notice no longer worth sending, recorded as skipped with why. */
+  const skip = async (notice: ClaimedNotice, error: string, nowMs: number): Promise<void> => {
+    if (await store.finish(notice, sender, { status: 'skipped', error }, nowMs))
+      count(notice.milestone, notice.channel, 'skipped');
+  };
+
+  /**
+   * A deprecation milestone's message from the consumer's report of the version: what it still calls on it (30 days
+   * back, or since its last pin move; at the announcement, since ever), or undefined when it is done with the
+   * version (it moved after the notice was recorded).
+   */
+  const composeMilestone = async (
     notice: ClaimedNotice,
     entry: VersionEntry & { sunset: number },
     policy: VersionPolicy,
     nowMs: number,
-  ): Promise<NoticeMessage> => {
+  ): Promise<NoticeMessage | undefined> => {
     const reports = await consumerReports({
       consumerId: notice.consumerId,
       reader: options.consumers,
       guides: options.guides,
       policy,
       nowMs,
+      sinceMs: notice.milestone === 'announced' ? undefined : nowMs - ACTIVE_WINDOW_MS,
       requestId: `notice-${notice.messageId}`,
     });
     if (!reports.ok) throw new Error(`the migration guide could not be read: ${reports.reason}`);
-    const recent = await options.consumers.usageOf(notice.consumerId, nowMs - ACTIVE_WINDOW_MS);
-    const successor = entry.successor ?? null;
-    // By the call as the report names it: one ledger row per form of an operation.
-    const recentRequests = new Map(
-      recent
-        .filter((row) => row.version === entry.version)
-        .map((row) => [operationCall(row.operation, entry.version, successor, policy.schemes).call, row.requests]),
-    );
     const report = reports.versions.find((version) => version.version === entry.version);
-    return noticeMessage({ notice, entry, report, recentRequests, nowMs, baseUrl: options.baseUrl });
+    if (report === undefined || report.done) return undefined;
+    return noticeMessage({
+      notice,
+      entry,
+      report,
+      pinnedVersion: reports.pinnedVersion,
+      countedFromMs: reports.countedFromMs,
+      nowMs,
+      baseUrl: options.baseUrl,
+    });
+  };
+
+  /** A pin-moved notice's message from the pin as it is now (`pin`: its move is the notice's occasion). */
+  const composePinMoved = (notice: ClaimedNotice, pin: PinRecord & { pinned_at: string }): NoticeMessage => {
+    const policy = options.policy();
+    const left = policy.versions.find(({ version }) => version === pin.previous_version);
+    const guide = left?.successor === notice.version ? `${options.baseUrl}${changesPath(left.version)}` : null;
+    const data: PinMovedData = {
+      consumer: { id: notice.consumerId, name: notice.consumer.name },
+      milestone: 'pin_moved',
+      pinned_version: notice.version,
+      previous_version: pin.previous_version,
+      pinned_at: pin.pinned_at,
+      rollback_until:
+        pin.previous_version === null ? null : new Date(Date.parse(pin.pinned_at) + ROLLBACK_WINDOW_MS).toISOString(),
+      links: {
+        consumer: `${options.baseUrl}/consumer`,
+        migration_guide: guide,
+        changelog: `${options.baseUrl}${CHANGELOG_PATH}`,
+      },
+    };
+    return { id: notice.messageId, type: 'pin.moved', data };
+  };
+
+  /**
+   * What to send for a claimed notice, or why it is skipped: a milestone no longer the one due (a later one came,
+   * its brownout window ended) or of a consumer done with the version; a pin move superseded by a later change.
+   */
+  const prepare = async (
+    notice: ClaimedNotice,
+    nowMs: number,
+  ): Promise<{ skip: string } | { compose: () => Promise<NoticeMessage | undefined> }> => {
+    if (notice.milestone === 'pin_moved') {
+      const pin = await options.consumers.pinOf(notice.consumerId);
+      if (pin?.pinned_at !== notice.occasion || pin.pinned_at === null)
+        return { skip: 'superseded by a later change of the pin' };
+      const moved = { ...pin, pinned_at: pin.pinned_at };
+      return { compose: async () => composePinMoved(notice, moved) };
+    }
+    const policy = options.policy();
+    const entry = policy.versions.find(({ version }) => version === notice.version);
+    const current = entry === undefined ? undefined : currentMilestone(milestonesOf(entry), nowMs);
+    if (entry?.sunset === undefined || current?.name !== notice.milestone || current.occasion !== notice.occasion)
+      return {
+        skip: current === undefined ? 'no milestone of the version is due any more' : `superseded by ${current.name}`,
+      };
+    const dated = { ...entry, sunset: entry.sunset };
+    return { compose: () => composeMilestone(notice, dated, policy, nowMs) };
   };
 
   const deliverOne = async (notice: ClaimedNotice): Promise<void> => {
-    const policy = options.policy();
     const nowMs = clock();
-    const entry = policy.versions.find(({ version }) => version === notice.version);
-    const current = entry === undefined ? undefined : currentMilestone(milestonesOf(entry), nowMs);
-    if (entry?.sunset === undefined || current?.name !== notice.milestone || current.occasion !== notice.occasion) {
-      const error =
-        current === undefined ? 'no milestone of the version is due any more' : `superseded by ${current.name}`;
-      if (await store.finish(notice, sender, { status: 'skipped', error }, nowMs))
-        count(notice.milestone, notice.channel, 'skipped');
-      return;
-    }
+    const prepared = await prepare(notice, nowMs);
+    if ('skip' in prepared) return skip(notice, prepared.skip, nowMs);
     if (!(await store.begin(notice, sender, nowMs, options.leaseMs))) return;
     let outcome: NoticeOutcome;
     try {
-      const message = await compose(notice, { ...entry, sunset: entry.sunset }, policy, nowMs);
-      await (channels[notice.channel] as NoticeChannel).deliver(message, notice);
-      outcome = { status: 'sent' };
+      const message = await prepared.compose();
+      if (message === undefined) {
+        outcome = { status: 'skipped', error: 'the consumer is done with the version (it moved off it)' };
+      } else {
+        await (channels[notice.channel] as NoticeChannel).deliver(message, notice);
+        outcome = { status: 'sent' };
+      }
     } catch (err) {
       const error = reasonOf(err);
       const next = nextAttemptAt(notice.attempts + 1, notice.firstAttemptMs ?? nowMs, clock(), options.intervalMs);
@@ -113,7 +173,7 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
           : 'sent'
         : outcome.status === 'pending'
           ? 'retried'
-          : 'failed';
+          : outcome.status;
     count(notice.milestone, notice.channel, result);
     const about = {
       consumer: notice.consumerId,
@@ -124,6 +184,7 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
     };
     if (!recorded) logger.warn(about, 'notice claim lapsed during its delivery; another replica may deliver it again');
     if (outcome.status === 'sent') logger.info({ ...about, possiblyTwice: notice.unconfirmed > 0 }, 'notice sent');
+    else if (outcome.status === 'skipped') logger.info({ ...about, reason: outcome.error }, 'notice skipped');
     else if (outcome.status === 'pending')
       logger.warn(
         { ...about, reason: outcome.error, retryAt: new Date(outcome.nextAttemptMs).toISOString() },

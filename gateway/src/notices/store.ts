@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '@version-router/platform/postgres';
 import { noticeKeyText, type DueNotice, type NoticeKey } from './due.js';
 import type { Channel } from './labels.js';
-import type { MilestoneName } from './milestones.js';
+import type { NoticeKind } from './milestones.js';
 
 /** A notice a sender holds the claim of, with what it needs to deliver it. */
 export interface ClaimedNotice extends NoticeKey {
@@ -32,7 +32,7 @@ export interface FailedNotice extends NoticeKey {
 
 /** Who of a version's consumers has been told, and what went wrong. */
 export interface VersionNotices {
-  /** Consumers with at least one notice of the version sent. */
+  /** Consumers with at least one deprecation notice of the version sent (a pin moved to it is no such notice). */
   notified: Set<string>;
   /** Notices given up after 24 h of retries, newest first (at most 20). */
   failed: FailedNotice[];
@@ -43,7 +43,7 @@ export interface VersionNotices {
 /** A notice delivered to its consumer, for the operators' list of a version's consumers. */
 export interface SentNotice {
   consumerId: string;
-  milestone: MilestoneName;
+  milestone: NoticeKind;
   /** The brownout window's start (ISO 8601) of a `brownout_in_48_hours` notice; '' for the other milestones. */
   occasion: string;
   channel: Channel;
@@ -98,7 +98,7 @@ const keyValues = ({ consumerId, version, milestone, occasion, channel }: Notice
 interface ClaimedRow {
   consumer_id: string;
   version: number;
-  milestone: MilestoneName;
+  milestone: NoticeKind;
   occasion: string;
   channel: Channel;
   message_id: string;
@@ -132,7 +132,7 @@ export function createNoticeStore(database: Database): NoticeStore {
       const inserted = await database.query<{
         consumer_id: string;
         version: number;
-        milestone: MilestoneName;
+        milestone: NoticeKind;
         occasion: string;
         channel: Channel;
         status: string;
@@ -248,12 +248,13 @@ export function createNoticeStore(database: Database): NoticeStore {
     async ofVersion(version) {
       const notified = await database.query<{ consumer_id: string }>(
         'notified_consumers',
-        "SELECT DISTINCT consumer_id FROM gateway.notices WHERE version = $1 AND status = 'sent'",
+        "SELECT DISTINCT consumer_id FROM gateway.notices WHERE version = $1 AND status = 'sent' AND milestone <> " +
+          "'pin_moved'",
         [version],
       );
       const failed = await database.query<{
         consumer_id: string;
-        milestone: MilestoneName;
+        milestone: NoticeKind;
         occasion: string;
         channel: Channel;
         attempts: number;
@@ -287,7 +288,7 @@ export function createNoticeStore(database: Database): NoticeStore {
     async sentOf(version) {
       const { rows } = await database.query<{
         consumer_id: string;
-        milestone: MilestoneName;
+        milestone: NoticeKind;
         occasion: string;
         channel: Channel;
         sent_ms: number;

@@ -5,7 +5,8 @@ import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { sendError } from '@version-router/platform/errors';
 import { cutResponse } from '@version-router/platform/http-foundation';
-import { API_CONSUMER_HEADER, API_KEY_HEADER } from '../consumers/authenticate.js';
+import { API_KEY_HEADER } from '../consumers/authenticate.js';
+import { API_CONSUMER_HEADER, GATEWAY_OWNED_REQUEST_HEADERS, forwardedHeader, hopElement } from './owned-headers.js';
 
 /** Connecting is bounded separately and tighter: on a private network a backend that takes longer is down. */
 const CONNECT_TIMEOUT_CAP_MS = 2_000;
@@ -25,11 +26,13 @@ export function createBackendPool(backendUrl: string, timeoutMs: number): Pool {
 }
 
 /**
- * Headers the backend gets: the gateway's request id (the client's own when it is sane), the
- * X-Forwarded-* trio, the authenticated consumer as API-Consumer (never the key, never a client's own
- * API-Consumer), and none that undici refuses to send. undici throws on `Expect` (curl sends
- * `Expect: 100-continue` for larger bodies; Node already answered 100 to the client), on `Keep-Alive`
- * and on `Upgrade`, which would turn an ordinary request into a 502.
+ * Headers the backend gets: the gateway's request id (the client's own when it is sane); the hop as the gateway saw
+ * it, appended to X-Forwarded-For and to Forwarded (RFC 7239), and as X-Forwarded-Proto, X-Forwarded-Host and
+ * X-Real-IP in place of the client's; the authenticated consumer as API-Consumer (never the key); none of the headers
+ * the gateway owns as the client sent them (owned-headers.ts); and none that undici refuses to send. undici throws on
+ * `Expect` (curl sends `Expect: 100-continue` for larger bodies; Node already answered 100 to the client), on
+ * `Keep-Alive` and on `Upgrade`, which would turn an ordinary request into a 502. Options that add a header of the
+ * gateway's own (translated.ts) call this first, then set it.
  */
 const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (request, headers) => {
   const raw = request.raw.headers;
@@ -41,14 +44,20 @@ const rewriteRequestHeaders: FastifyReplyFromHooks['rewriteRequestHeaders'] = (r
   headers['x-forwarded-for'] = forwardedFor === undefined ? clientIp : `${String(forwardedFor)}, ${clientIp}`;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-host'] = raw.host;
+  const hop = hopElement(request.raw.socket, clientIp, raw.host);
+  headers.forwarded = raw.forwarded === undefined ? hop : forwardedHeader(raw.forwarded, hop);
+  headers['x-real-ip'] = clientIp;
   // Written only when present: most requests carry none of these, and each added key is one more for undici to walk.
   if (headers.expect !== undefined) headers.expect = undefined;
   if (headers['keep-alive'] !== undefined) headers['keep-alive'] = undefined;
   if (headers.upgrade !== undefined) headers.upgrade = undefined;
   if (headers[API_KEY_HEADER] !== undefined) headers[API_KEY_HEADER] = undefined;
+  for (let i = 0; i < GATEWAY_OWNED_REQUEST_HEADERS.length; i++) {
+    const name = GATEWAY_OWNED_REQUEST_HEADERS[i] as string;
+    if (headers[name] !== undefined) headers[name] = undefined;
+  }
   const consumer = request.consumer;
   if (consumer !== null) headers[API_CONSUMER_HEADER] = consumer;
-  else if (headers[API_CONSUMER_HEADER] !== undefined) headers[API_CONSUMER_HEADER] = undefined;
   if (request.body === undefined) {
     // Fastify does not read bodies of GET/HEAD; announcing one would make undici fail on the mismatch.
     if (headers['content-length'] !== undefined) headers['content-length'] = undefined;

@@ -6,6 +6,7 @@ import {
   KEY_REQUIRED,
   apiKeySecurityScheme,
 } from '@version-router/platform/api-document';
+import { sendError } from '@version-router/platform/errors';
 import { deriveDocument, translationChain } from '../changes/derive-document.js';
 import { readUpstreamBody, type UpstreamResponse } from '../proxy/backend.js';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
@@ -221,10 +222,16 @@ export function openApiReplyOptions(base: FastifyReplyFromHooks): FastifyReplyFr
       // too.
       const { policy } = (request as FastifyRequest).server.versionPolicies.current;
       readUpstreamBody(ours, stream, (upstream) => {
-        void ours
-          .removeHeader('content-length')
-          .removeHeader('transfer-encoding')
-          .send(annotatedText(answer, policy, upstream.toString()));
+        let text: string;
+        try {
+          text = annotatedText(answer, policy, upstream.toString());
+        } catch (error) {
+          // A document the walks cannot handle (nested deeper than the stack allows): never out of the stream's end.
+          request.log.warn({ err: error }, 'the upstream OpenAPI document could not be annotated');
+          void sendError(ours.removeHeader('content-length').removeHeader('transfer-encoding'), 502, 'bad gateway');
+          return;
+        }
+        void ours.removeHeader('content-length').removeHeader('transfer-encoding').send(text);
       });
     },
   };

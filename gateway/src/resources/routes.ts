@@ -13,7 +13,7 @@ import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
-import { servedTarget, type TranslatedForwarding } from '../proxy/translated.js';
+import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
 import { translationsOf } from '../translation/engine.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
 
@@ -27,7 +27,7 @@ export interface VersionedResourcesOptions {
   keys: KeyCache;
   /** First uses of each version, for closed_to_new. */
   ledger: Ledger;
-  /** How a version declared as changes is served (proxy/translated.ts). */
+  /** How a version declared as changes is served (proxy/translated/forwarding.ts). */
   translated: TranslatedForwarding;
 }
 
@@ -134,12 +134,11 @@ export async function versionedResources(
       traceServed(trace, answer.version as number, translation, policy.versions, match.route.template);
     if (translation !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
-      const { served } = translation;
-      const target = servedTarget(match, query === undefined ? url : path, served);
-      const options = translated.optionsFor(translation, answer.version as number, match.route.template, base);
+      const target = servedTarget(match, query === undefined ? url : path, translation.served);
       const kept = query === undefined ? undefined : schemes.queryWithoutVersion(url, queryAt);
-      translated.withRequestBody(request, reply, options, translation, match.route.template, (withBody) => {
-        void reply.from(target, kept === undefined ? withBody : keepingQuery(withBody, kept));
+      const version = answer.version as number;
+      translated.forward(request, reply, translation, version, match.route.template, base, (options) => {
+        void reply.from(target, kept === undefined ? options : keepingQuery(options, kept));
       });
       return;
     }

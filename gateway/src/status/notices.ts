@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { ACTIVE_WINDOW_MS } from '../consumers/reports/version-consumers.js';
 import { html, join, type Html } from '../html/template.js';
 import type { NoticeStore, VersionNotices } from '../notices/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
@@ -54,13 +53,11 @@ export function noticesSection(
 <p class="note">Unknown: the consumer store cannot be read.</p>`);
       continue;
     }
-    const active = consumers
-      .filter(({ last_seen }) => Date.parse(last_seen) >= nowMs - ACTIVE_WINDOW_MS)
-      .map(({ id }) => id);
+    const active = consumers.filter((consumer) => consumer.active).map(({ id }) => id);
     const notified = active.filter((id) => notices.notified.has(id)).length;
     const lines = [
       heading,
-      html`<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those that called v${version} in the last 30 days).</p>`,
+      html`<p class="notices" data-version="${version}">Notified <strong>${notified}</strong> of <strong>${active.length}</strong> active consumers (those still calling v${version}: a call in the last 30 days, after their last pin move, that would still get v${version}).</p>`,
     ];
     if (notices.possiblyTwice > 0)
       lines.push(

@@ -10,6 +10,7 @@ import { WINDOW_SECONDS } from '../accounting/traffic.js';
 import type { VersionUsage } from '../accounting/usage.js';
 import type { RegisteredConsumers } from './registered.js';
 import type { RefusedConsumer } from '../consumers/reports/version-consumers.js';
+import { previewSection } from './preview.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
 const REFRESH_SECONDS = 10;
@@ -90,17 +91,17 @@ function registeredSection(
   const since = list.requests_since.slice(0, 10);
   const rows = list.consumers.map(
     (row) =>
-      html`<tr><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}</tr>`,
+      html`<tr${row.done ? html` class="done"` : ''}><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td>${row.pinned_version === null ? 'default' : `v${row.pinned_version}`}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}<td>${row.done ? 'done' : row.active ? 'still calling' : 'no recent call'}</td></tr>`,
   );
   const contacts = html`Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
   return html`${heading}
 <table class="registered" data-version="${version}">
-<thead><tr><th>consumer (API-Key)</th><th>name</th><th class="num">requests since ${since}</th><th>last seen</th></tr></thead>
+<thead><tr><th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since ${since}</th><th>last seen</th><th>state</th></tr></thead>
 <tbody>
 ${join(rows)}
 </tbody>
 </table>
-<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. ${contacts}</p>${turnedAway}`;
+<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. "Done": its pin is on another version and it made no call of v${version} since it moved; "still calling": a call in the last 30 days, after its last pin move, that would still get v${version}. ${contacts}</p>${turnedAway}`;
 }
 
 /** The registered consumers the version turned away as closed to new consumers (none of them is one of its users). */
@@ -162,8 +163,12 @@ ${join(rows)}
  * A warning while the default version is deprecated or removed: the requests that name no version get it, and
  * change representation (or keep getting 410) until default_version moves (docs/runbook.md#move-the-default).
  */
-function defaultWarning(policy: VersionPolicy, phase: Phase | undefined, unversioned: number): Html | string {
-  const version = policy.defaultVersion;
+function defaultWarning(
+  policy: VersionPolicy,
+  version: number,
+  phase: Phase | undefined,
+  unversioned: number,
+): Html | string {
   const entry = policy.versions.find((candidate) => candidate.version === version);
   if (entry === undefined || phase === undefined || phase === 'current') return '';
   const recent =
@@ -179,6 +184,19 @@ function defaultWarning(policy: VersionPolicy, phase: Phase | undefined, unversi
   return html`<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v${entry.successor ?? '?'} before the sunset: see the runbook's "Move the default".</p>`;
 }
 
+/**
+ * The move of the default announced and not yet due: when, to which version, and how many recent requests it moves
+ * (docs/behaviour.md#default-version-changes).
+ */
+function defaultChangeNote(policy: VersionPolicy, nowMs: number, unversioned: number): Html | string {
+  const change = policy.upcomingDefaultChange(nowMs);
+  if (change === undefined) return '';
+  const recent =
+    `${unversioned} ${unversioned === 1 ? 'request' : 'requests'} in the last ${WINDOW_SECONDS / 60} minutes named ` +
+    `no version and got v${change.from}`;
+  return html`<p class="note default-change" id="default-version-change">The default version moves from v${change.from} to v${change.to} on ${readableInstant(change.at)} (in ${span(change.at - nowMs)}; announced ${readableInstant(change.announced)}): from then on a request that names no version gets v${change.to}. ${recent}; their answers carry <code>API-Default-Version-Change</code> until then. Consumers pinned with a key keep their pin.</p>`;
+}
+
 export interface StatusPageInput {
   policy: VersionPolicy;
   usage: VersionUsage;
@@ -191,6 +209,11 @@ export interface StatusPageInput {
   noticeSections?: Html;
   /** Consumers holding a valid key per pinned version, fleet-wide (the key cache's last poll). */
   pinned?: ReadonlyMap<number, number>;
+  /**
+   * The instant a preview (`?at=`) asks for: the lifecycle (phases, days left, brownouts, key rules) as of then, and
+   * what it does to today's consumers; the traffic and the consumers stay those of `nowMs`.
+   */
+  atMs?: number;
 }
 
 interface VersionCounts {
@@ -210,9 +233,10 @@ function versionRow(
   counts: VersionCounts,
   nowMs: number,
 ): Html {
+  const defaultVersion = policy.defaultAt(nowMs);
   const share = counts.versioned === 0 ? 0 : counts.requests / counts.versioned;
   const brownoutNow = phase === 'deprecated' && policy.brownoutAt(entry, nowMs) !== undefined;
-  const isDefault = entry.version === policy.defaultVersion ? html` <small>(default)</small>` : '';
+  const isDefault = entry.version === defaultVersion ? html` <small>(default)</small>` : '';
   const whatChanges = phase === 'current' ? '' : html` · <a href="${changesPath(entry.version)}">what changes</a>`;
   const successor = entry.successor === undefined ? '—' : html`v${entry.successor}${whatChanges}`;
   const cells = [
@@ -237,18 +261,26 @@ function versionRow(
  */
 export function renderStatusPage(input: StatusPageInput): string {
   const { policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map<number, number>() } = input;
+  const { atMs } = input;
+  // The lifecycle's instant: a preview's, else now.
+  const lifecycleMs = atMs ?? nowMs;
   const recent = usage.traffic.recent(nowMs);
   const unversioned = usage.unversioned.recent(nowMs).byVersion;
   const versioned = policy.versions.reduce((sum, { version }) => sum + (recent.byVersion.get(version) ?? 0), 0);
-  const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, nowMs)]));
+  const phases = new Map(policy.versions.map((entry) => [entry.version, policy.phaseOf(entry, lifecycleMs)]));
+  // The default of the lifecycle shown (a preview's), and how many of the last minutes' requests it served.
+  const defaultVersion = policy.defaultAt(lifecycleMs);
+  const defaultUnversioned = unversioned.get(defaultVersion) ?? 0;
 
   const versionRows = policy.versions.map((entry) => {
     const requests = recent.byVersion.get(entry.version) ?? 0;
     const counts = { requests, unversioned: unversioned.get(entry.version) ?? 0, versioned };
-    return versionRow(entry, phases.get(entry.version) as Phase, policy, counts, nowMs);
+    return versionRow(entry, phases.get(entry.version) as Phase, policy, counts, lifecycleMs);
   });
 
-  const consumerSections = usage.consumers.report(consumerVersions(policy, usage.consumers, nowMs)).map((list) => {
+  const reports = usage.consumers.report(consumerVersions(policy, usage.consumers, lifecycleMs));
+  const preview = atMs === undefined ? '' : previewSection({ policy, nowMs, atMs, registered, anonymous: reports });
+  const consumerSections = reports.map((list) => {
     const phase = phases.get(list.version);
     const registeredPart = registeredSection(list.version, phase, registered, nowMs);
     const anonymousPart = consumersSection(list, phase, usage.consumers, nowMs);
@@ -256,6 +288,10 @@ export function renderStatusPage(input: StatusPageInput): string {
   });
 
   const asOf = new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ');
+  const previewing =
+    atMs === undefined
+      ? html` · preview a date: <code>?at=2030-01-01</code>`
+      : html` · <strong>lifecycle previewed at ${readableInstant(atMs)}</strong> (<a href="#preview">what it does</a>)`;
   const windowMinutes = WINDOW_SECONDS / 60;
   const invalid = recent.unversioned === 0 ? '' : `, and ${recent.unversioned} that named no valid version (406, 400)`;
   return html`<!doctype html>
@@ -269,9 +305,10 @@ ${STYLE.element}
 </head>
 <body>
 <h1>API versions</h1>
-<p class="meta">As of ${asOf} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)</p>
+<p class="meta">As of ${asOf} UTC · refreshes every ${REFRESH_SECONDS} s · consumers as <a href="/consumers">JSON</a> · <a href="/metrics">metrics</a> · <a href="${CHANGELOG_PATH}" type="${ATOM_MEDIA_TYPE}">changelog</a> (Atom)${previewing}</p>
 <p class="note" id="replica">Replica <strong>${replica}</strong>: every figure on this page but the registered consumers (read from the store every replica shares) is this gateway replica's own, since it started. With several replicas, Prometheus and the Grafana dashboard "API versions" sum them all.</p>
-${defaultWarning(policy, phases.get(policy.defaultVersion), unversioned.get(policy.defaultVersion) ?? 0)}
+${defaultWarning(policy, defaultVersion, phases.get(defaultVersion), defaultUnversioned)}
+${defaultChangeNote(policy, lifecycleMs, defaultUnversioned)}
 <div class="wide">
 <table id="versions">
 <caption>Requests and share over the last ${windowMinutes} minutes, among requests a version answered (named in the request, or chosen by a pin or the default).</caption>
@@ -281,7 +318,8 @@ ${join(versionRows)}
 </tbody>
 </table>
 </div>
-<p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultVersion}: they change version when <code>default_version</code> moves.</p>
+<p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultAt(nowMs)}: they change version when <code>default_version</code> moves.</p>
+${preview}
 ${join(consumerSections)}
 ${noticeSections}
 </body>

@@ -49,11 +49,12 @@ export async function withinStoreWait<T>(
 export async function readRegisteredConsumers(
   reader: ConsumerUsageReader,
   versions: readonly number[],
+  defaultVersion: number,
   nowMs: number,
   log: FastifyBaseLogger,
 ): Promise<RegisteredConsumers> {
   const lists = await withinStoreWait(
-    Promise.all(versions.map((version) => versionConsumers(reader, version, nowMs))),
+    Promise.all(versions.map((version) => versionConsumers(reader, version, defaultVersion, nowMs))),
     log,
     'registered consumers are',
   );

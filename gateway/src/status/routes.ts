@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { sendError } from '@version-router/platform/errors';
 import { asPage } from '../html/self-contained.js';
+import { INVALID_AT, previewInstant } from '../versions/discovery.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { STATUS_PAGE_CSP, consumerVersions, renderStatusPage } from './page.js';
 import type { VersionUsage } from '../accounting/usage.js';
@@ -41,15 +43,28 @@ export async function statusRoutes(
   admin.get('/', async (request, reply) => {
     const { policy } = policies.current;
     const nowMs = usage.clock();
+    // `?at=`: the lifecycle previewed at that instant (docs/behaviour.md#discovery), for today's consumers.
+    const atMs = previewInstant(request.query);
+    if (atMs === 'invalid') return sendError(reply, 400, 'invalid date', INVALID_AT);
+    const listed = consumerVersions(policy, usage.consumers, atMs ?? nowMs);
     // Both reads at once, each bounded by the page's wait for the store: a slow store holds the page that long at most.
     const [registered, noticeFigures] = await Promise.all([
-      readRegisteredConsumers(reader, consumerVersions(policy, usage.consumers, nowMs), nowMs, request.log),
+      readRegisteredConsumers(reader, listed, policy.defaultAt(nowMs), nowMs, request.log),
       notices === undefined ? undefined : readNoticeFigures(notices, policy, nowMs, request.log),
     ]);
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
     const noticeSections =
       noticeFigures === undefined ? undefined : noticesSection(policy, nowMs, registered, noticeFigures);
-    return renderStatusPage({ policy, usage, replica, registered, nowMs, noticeSections, pinned: pinnedConsumers?.() });
+    return renderStatusPage({
+      policy,
+      usage,
+      replica,
+      registered,
+      nowMs,
+      noticeSections,
+      pinned: pinnedConsumers?.(),
+      atMs,
+    });
   });
 }

@@ -1,34 +1,70 @@
 import { createHash } from 'node:crypto';
-import { fieldSegments, leafName, type FieldSegment } from './field-path.js';
+import { fieldSegments, leafName } from './field-path.js';
+import { declaredJson, isRawNumber, markedString, numericValue, unmarkedString } from './json-text.js';
+import { TranslationRefusal, refusedWithin } from './refusal.js';
 import type { VersionChange } from '../versions/changes.js';
 
 /**
  * The translation of JSON bodies between a version declared as changes and the version that serves it
- * (docs/behaviour.md "Versions declared as changes"). Compiled once per policy: a request walks closures,
- * never the declarations. Bodies are parsed JSON, changed in place; anything that is not where a change
- * expects it (a missing field, a missing array, a value of another type) is left as it is, never an error.
- * The derived OpenAPI documents translate their examples with the same walk (`stepBackward`).
+ * (docs/behaviour.md "Versions declared as changes", "Translation that fails closed"). Compiled once per policy
+ * into a plan per version step, resource and direction: a tree of the objects a body's changes reach, each with
+ * what happens to its keys. Applying a plan visits only the objects it names and rebuilds each changed one once,
+ * its keys in their order, so the cost is linear in the body; nothing is changed in place, and an object (or the
+ * whole body) no change applies to comes back as the same object. Anything that is not where a change expects it
+ * (a missing field, a missing array, a value of another type) is left as it is. What cannot be translated
+ * exactly is refused (TranslationRefusal): a scaled value that is no finite number, two fields under one name.
+ * The derived OpenAPI documents translate their examples with the same plans (`stepBackward`).
  */
 
 type JsonObject = Record<string, unknown>;
-/** Changes one parsed body in place. */
-type Apply = (body: unknown) => void;
+/** A body, translated: the same value when no change applied. Throws TranslationRefusal. */
+type Apply = (body: unknown) => unknown;
+/** One value's change (a scale, a map); throws TranslationRefusal when the result cannot be written exactly. */
+type ValueChange = (value: unknown) => unknown;
 
+/** A parsed object, not an array. */
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Calls `visit` with every object the path's parents lead to; a missing or mistyped step ends that branch. */
-function walk(value: unknown, parents: readonly FieldSegment[], at: number, visit: (object: JsonObject) => void): void {
-  if (!isObject(value)) return;
-  if (at === parents.length) {
-    visit(value);
-    return;
-  }
-  const { name, array } = parents[at] as FieldSegment;
-  if (!Object.hasOwn(value, name)) return;
-  const child = value[name];
-  if (!array) walk(child, parents, at + 1, visit);
-  else if (Array.isArray(child)) for (const item of child) walk(item, parents, at + 1, visit);
+/** What happens to one key of an object, found under the name the body being translated has. */
+interface KeyPlan {
+  /** The name it leaves under; null: dropped. */
+  readonly to: string | null;
+  /** A change of the value itself. */
+  readonly value: ValueChange | undefined;
+  /** A change of each item, when the value is an array (`amounts[]`). */
+  readonly itemValue: ValueChange | undefined;
+  /** The plan of the value, when it is an object (`customer.id`). */
+  readonly object: ObjectPlan | undefined;
+  /** The plan of each object item, when the value is an array (`lines[].sku`). */
+  readonly itemObjects: ObjectPlan | undefined;
+}
+
+/** A field put in where an object lacks it: a request's default, a removed field put back into an answer. */
+interface Fill {
+  readonly name: string;
+  /** Shared by every body: nothing here changes a value in place. */
+  readonly value: unknown;
+  /** Already there: kept (a request that sends the field), or refused as a collision (an answer that has it). */
+  readonly whenPresent: 'keep' | 'refuse';
+}
+
+/**
+ * A name of an object's keys that a plan knows: what happens to a key under it (if anything), and which key a
+ * change leaves under it (if any), so a key of the body may not take it too.
+ */
+interface NamePlan {
+  readonly key: KeyPlan | undefined;
+  readonly producedFrom: string | undefined;
+}
+
+/** What happens to one object: its keys by the name they have in the body being translated, then the fills. */
+interface ObjectPlan {
+  /** One look-up per key of a body's object: most keys are no name of the plan's. */
+  readonly names: ReadonlyMap<string, NamePlan>;
+  /** The names a key plan is found under, for the quick look at whether an object has any of them. */
+  readonly keyNames: readonly string[];
+  readonly fills: readonly Fill[];
 }
 
 /** Sets an own property, `__proto__` included (a plain assignment of that name would change the prototype). */
@@ -37,56 +73,105 @@ function setOwn(object: JsonObject, key: string, value: unknown): void {
   else Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Renames a key where it stands: the keys after it are moved behind it again, so the order is kept. */
-function renameKey(object: JsonObject, from: string, to: string): void {
-  let moving = false;
-  for (const key of Object.keys(object)) {
-    if (key === from) moving = true;
-    if (!moving) continue;
-    const value = object[key];
-    delete object[key];
-    setOwn(object, key === from ? to : key, value);
-  }
+function collision(name: string, from: string | undefined): TranslationRefusal {
+  const what =
+    from === undefined
+      ? `"${name}" is already in the body, where a removed field is put back`
+      : `"${from}" becomes "${name}", which the body already has`;
+  return new TranslationRefusal('collision', what);
 }
 
-/** A copy of a declared JSON value for each body, so a later change in a chain never edits the declaration. */
-function copier(value: unknown): () => unknown {
-  if (typeof value !== 'object' || value === null) return () => value;
-  const text = JSON.stringify(value);
-  return () => JSON.parse(text) as unknown;
+/** Whether `plan` has anything to do in `object`: one of its keys is there, or a fill is missing or refused. */
+function reaches(plan: ObjectPlan, object: JsonObject): boolean {
+  for (const name of plan.keyNames) if (Object.hasOwn(object, name)) return true;
+  for (const fill of plan.fills) if (fill.whenPresent === 'refuse' || !Object.hasOwn(object, fill.name)) return true;
+  return false;
+}
+
+/** One object translated: rebuilt once, keys in their order and fills after them, or the same object unchanged. */
+function applyObject(plan: ObjectPlan, object: JsonObject): JsonObject {
+  if (!reaches(plan, object)) return object;
+  const out: JsonObject = {};
+  let changed = false;
+  // for…in: an object from JSON.parse (or rebuilt here) has no enumerable inherited keys.
+  for (const key in object) {
+    const value = object[key];
+    const named = plan.names.get(key);
+    if (named === undefined) {
+      setOwn(out, key, value);
+      continue;
+    }
+    const keyPlan = named.key;
+    if (keyPlan === undefined) {
+      // A name some change produces, here untouched: the change's key may not take it too.
+      if (Object.hasOwn(out, key)) throw collision(key, named.producedFrom);
+      setOwn(out, key, value);
+      continue;
+    }
+    const to = keyPlan.to;
+    if (to === null) {
+      changed = true;
+      continue;
+    }
+    let after: unknown;
+    try {
+      after = applyKey(keyPlan, value);
+    } catch (error) {
+      throw refusedWithin(error, key);
+    }
+    if (after !== value || to !== key) changed = true;
+    if (Object.hasOwn(out, to)) throw collision(to, key);
+    setOwn(out, to, after);
+  }
+  for (const fill of plan.fills) {
+    if (Object.hasOwn(out, fill.name)) {
+      if (fill.whenPresent === 'refuse') throw collision(fill.name, undefined);
+      continue;
+    }
+    setOwn(out, fill.name, fill.value);
+    changed = true;
+  }
+  return changed ? out : object;
+}
+
+function applyKey(plan: KeyPlan, value: unknown): unknown {
+  const after = plan.value === undefined ? value : plan.value(value);
+  if (Array.isArray(after))
+    return plan.itemValue !== undefined || plan.itemObjects !== undefined ? applyItems(plan, after) : after;
+  return plan.object !== undefined && isObject(after) ? applyObject(plan.object, after) : after;
+}
+
+/** An array's items translated: a copy once the first item changes, else the same array. */
+function applyItems({ itemValue, itemObjects }: KeyPlan, items: readonly unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    let after = item;
+    try {
+      if (itemValue !== undefined) after = itemValue(after);
+      if (itemObjects !== undefined && isObject(after)) after = applyObject(itemObjects, after);
+    } catch (error) {
+      throw refusedWithin(error, i);
+    }
+    if (after !== item) (out ??= items.slice())[i] = after;
+  }
+  return out ?? (items as unknown[]);
 }
 
 /** Float noise (`19.99 * 100 = 1998.9999999999998`) cut at 15 significant digits, which every double holds. */
 const tidy = (value: number): number => (Number.isInteger(value) ? value : Number(value.toPrecision(15)));
 const roundHalfAwayFromZero = (value: number): number => (value < 0 ? -Math.round(-value) : Math.round(value));
 
-interface Compiled {
-  forward: Apply;
-  backward: Apply;
-}
-
-/** One change of a field's value (`leaf`), applied to every object the field's parents lead to. */
-function onLeaf(field: string, change: (object: JsonObject, leaf: FieldSegment) => void): Apply {
-  const segments = fieldSegments(field);
-  const parents = segments.slice(0, -1);
-  const leaf = segments[segments.length - 1] as FieldSegment;
-  return (body) => walk(body, parents, 0, (object) => change(object, leaf));
-}
-
-/** A value change of a leaf: the value itself, or each item of an array leaf (`amounts[]`). */
-function valueChange(transform: (value: unknown) => unknown): (object: JsonObject, leaf: FieldSegment) => void {
-  return (object, { name, array }) => {
-    if (!Object.hasOwn(object, name)) return;
-    const value = object[name];
-    if (!array) object[name] = transform(value);
-    else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = transform(value[i]);
-  };
-}
-
 type MapValues = Readonly<Record<string, string | number | boolean>>;
 
-const isScalar = (value: unknown): value is string | number | boolean =>
-  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+/** A scalar as a map compares it: a number kept as its text by its value, a string as the body says it. */
+function scalarOf(value: unknown): string | number | boolean | undefined {
+  if (typeof value === 'string') return isRawNumber(value) ? numericValue(value) : unmarkedString(value);
+  return typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
+
+/** A value a map puts into a body, as a body holds it. */
+const asBodyValue = (value: unknown): unknown => (typeof value === 'string' ? markedString(value) : value);
 
 /** A scaled field's value in the successor as this version's: divided by the factor; any other type as it is. */
 export const scaledBack =
@@ -96,103 +181,219 @@ export const scaledBack =
 
 /** A mapped field's value in the successor as this version's: the map read backwards; other values as they are. */
 export function mappedBack(values: MapValues): (value: unknown) => unknown {
-  // One-to-one (checked with the policy), so the inverse is a map too; keyed by type, as `1` is not `"1"`.
-  const backward = new Map<string, unknown>(
-    Object.entries(values).map(([from, to]) => [`${typeof to}:${String(to)}`, from]),
-  );
+  // One-to-one (checked with the policy), so the inverse is a map too; a Map tells `1` from `"1"`.
+  const backward = new Map<unknown, string>(Object.entries(values).map(([from, to]) => [to, from]));
   return (value) => {
-    if (!isScalar(value)) return value;
-    const key = `${typeof value}:${String(value)}`;
-    return backward.has(key) ? backward.get(key) : value;
+    const from = backward.get(value);
+    return from === undefined ? value : from;
   };
 }
 
-function compileScale(field: string, to: string, factor: number): Compiled {
-  const [from, into] = [leafName(field), leafName(to)];
+/** Both ways of a map in bodies: mapped values as a body holds them (mappedBack alone also reads documents). */
+function mapChanges(values: MapValues): ValueChanges {
+  // This version's values are the keys: a number is looked up as its text, as the policy writes it.
+  const forward = new Map<string, unknown>(Object.entries(values).map(([from, to]) => [from, asBodyValue(to)]));
+  const back = mappedBack(values);
+  return {
+    forward: (value) => {
+      const scalar = scalarOf(value);
+      if (scalar === undefined) return value;
+      const to = forward.get(typeof scalar === 'string' ? scalar : String(scalar));
+      return to === undefined ? value : to;
+    },
+    backward: (value) => {
+      const scalar = scalarOf(value);
+      if (scalar === undefined) return value;
+      const from = back(scalar);
+      return from === scalar ? value : asBodyValue(from);
+    },
+  };
+}
+
+/** A number scaled by `scale`, refused when the result is no finite number (JSON has none to write). */
+function scaling(scale: (value: number) => number, how: string): ValueChange {
+  return (value) => {
+    const number = numericValue(value);
+    if (number === undefined) return value;
+    const scaled = scale(number);
+    if (!Number.isFinite(scaled)) throw new TranslationRefusal('not_finite', `not a finite number when ${how}`);
+    return scaled;
+  };
+}
+
+interface ValueChanges {
+  readonly forward: ValueChange;
+  readonly backward: ValueChange;
+}
+
+/** Below this, an integer times or divided by a power of ten is written as the decimal it is (no noise to cut). */
+const EXACT_DIGITS_BELOW = 1e15;
+
+function scaleChanges(factor: number): ValueChanges {
+  const whole = Number.isInteger(factor);
+  const powerOfTen = whole && /^10*$/.test(String(factor));
+  const exact = (value: number): boolean => Number.isInteger(value) && Math.abs(value) < EXACT_DIGITS_BELOW;
   // A whole factor turns a decimal into a count of smaller units (euros into cents): an integer in the successor.
-  const forward = Number.isInteger(factor)
-    ? (value: unknown) => (typeof value === 'number' ? roundHalfAwayFromZero(tidy(value * factor)) : value)
-    : (value: unknown) => (typeof value === 'number' ? tidy(value * factor) : value);
-  const scaleForward = valueChange(forward);
-  const scaleBackward = valueChange(scaledBack(factor));
+  const forward = whole
+    ? (value: number) => (exact(value) ? value * factor : roundHalfAwayFromZero(tidy(value * factor)))
+    : (value: number) => tidy(value * factor);
+  const backward = (value: number) => (powerOfTen && exact(value) ? value / factor : tidy(value / factor));
   return {
-    forward: onLeaf(field, (object, leaf) => {
-      scaleForward(object, leaf);
-      if (into !== from && Object.hasOwn(object, from)) renameKey(object, from, into);
-    }),
-    backward: onLeaf(field, (object, leaf) => {
-      if (into !== from && Object.hasOwn(object, into)) renameKey(object, into, from);
-      scaleBackward(object, leaf);
-    }),
+    forward: scaling(forward, `multiplied by ${factor}`),
+    backward: scaling(backward, `divided by ${factor}`),
   };
 }
 
-function compileMap(field: string, values: MapValues): Compiled {
-  const forward = new Map<string, unknown>(Object.entries(values));
-  return {
-    forward: onLeaf(
-      field,
-      valueChange((value) => (isScalar(value) && forward.has(String(value)) ? forward.get(String(value)) : value)),
-    ),
-    backward: onLeaf(field, valueChange(mappedBack(values))),
-  };
+/**
+ * A field of one version step as this version names it, with everything its changes say: the declarations read
+ * once, then turned into the plan of each direction.
+ */
+interface FieldNode {
+  readonly name: string;
+  /** Its name in the successor (`to` of a rename or a scale). */
+  successor: string;
+  /** `add`: only the successor has it; a request body lacking it gets `fill` when one is declared. */
+  added: { readonly fill: boolean; readonly value: unknown } | undefined;
+  /** `remove`: only this version has it; an answer gets it back with `value`. */
+  removed: { readonly value: unknown } | undefined;
+  /** A scale or map of the value itself, and of each item of an array (`amounts[]`). */
+  value: ValueChanges | undefined;
+  itemValue: ValueChanges | undefined;
+  /** The fields below it: of its object (`customer.id`), of each of its items (`lines[].sku`). */
+  readonly object: Map<string, FieldNode>;
+  readonly items: Map<string, FieldNode>;
 }
 
-function compileChange(change: VersionChange): Compiled {
-  const key = leafName(change.field);
-  switch (change.op) {
-    case 'rename': {
-      const to = leafName(change.to);
-      return {
-        forward: onLeaf(change.field, (object) => Object.hasOwn(object, key) && renameKey(object, key, to)),
-        backward: onLeaf(change.field, (object) => Object.hasOwn(object, to) && renameKey(object, to, key)),
-      };
-    }
-    case 'scale':
-      return compileScale(change.field, change.to ?? change.field, change.factor);
-    case 'map':
-      return compileMap(change.field, change.values);
-    case 'add': {
-      const fill = change.default === undefined ? undefined : copier(change.default);
-      return {
-        forward: onLeaf(change.field, (object) => {
-          if (fill !== undefined && !Object.hasOwn(object, key)) setOwn(object, key, fill());
-        }),
-        backward: onLeaf(change.field, (object) => delete object[key]),
-      };
-    }
-    case 'remove': {
-      // Put back as declared; without a value, as null: the field is there, as the old version promised.
-      const value = copier(change.value ?? null);
-      return {
-        forward: onLeaf(change.field, (object) => delete object[key]),
-        backward: onLeaf(change.field, (object) => !Object.hasOwn(object, key) && setOwn(object, key, value())),
-      };
+function nodeIn(level: Map<string, FieldNode>, name: string): FieldNode {
+  let node = level.get(name);
+  if (node === undefined) {
+    node = {
+      name,
+      successor: name,
+      added: undefined,
+      removed: undefined,
+      value: undefined,
+      itemValue: undefined,
+      object: new Map(),
+      items: new Map(),
+    };
+    level.set(name, node);
+  }
+  return node;
+}
+
+/** One step's changes of one resource as a tree of fields (the policy file has refused contradicting changes). */
+function fieldTree(changes: readonly VersionChange[]): Map<string, FieldNode> {
+  const root = new Map<string, FieldNode>();
+  for (const change of changes) {
+    const segments = fieldSegments(change.field);
+    const leaf = segments.pop() as { name: string; array: boolean };
+    let level = root;
+    for (const { name, array } of segments) level = array ? nodeIn(level, name).items : nodeIn(level, name).object;
+    const node = nodeIn(level, leaf.name);
+    const setValue = (changes: ValueChanges) => {
+      if (leaf.array) node.itemValue = changes;
+      else node.value = changes;
+    };
+    switch (change.op) {
+      case 'rename':
+        node.successor = leafName(change.to);
+        break;
+      case 'scale':
+        node.successor = leafName(change.to ?? change.field);
+        setValue(scaleChanges(change.factor));
+        break;
+      case 'map':
+        setValue(mapChanges(change.values));
+        break;
+      case 'add':
+        node.added =
+          change.default === undefined
+            ? { fill: false, value: undefined }
+            : { fill: true, value: declaredJson(change.default) };
+        break;
+      case 'remove':
+        // Put back as declared; without a value, as null: the field is there, as the old version promised.
+        node.removed = { value: declaredJson(change.value ?? null) };
+        break;
     }
   }
+  return root;
+}
+
+function objectPlan(keys: Map<string, KeyPlan>, fills: Fill[]): ObjectPlan | undefined {
+  if (keys.size === 0 && fills.length === 0) return undefined;
+  const producedFrom = new Map<string, string>();
+  for (const [name, { to }] of keys) if (to !== null) producedFrom.set(to, name);
+  const names = new Map<string, NamePlan>();
+  for (const name of new Set([...keys.keys(), ...producedFrom.keys()])) {
+    names.set(name, { key: keys.get(name), producedFrom: producedFrom.get(name) });
+  }
+  return { names, keyNames: [...keys.keys()], fills };
+}
+
+/** This version's body into the successor's: keys by this version's names. */
+function forwardPlan(level: ReadonlyMap<string, FieldNode>): ObjectPlan | undefined {
+  const keys = new Map<string, KeyPlan>();
+  const fills: Fill[] = [];
+  for (const node of level.values()) {
+    if (node.added !== undefined) {
+      if (node.added.fill) fills.push({ name: node.name, value: node.added.value, whenPresent: 'keep' });
+      continue;
+    }
+    keys.set(node.name, {
+      to: node.removed === undefined ? node.successor : null,
+      value: node.value?.forward,
+      itemValue: node.itemValue?.forward,
+      object: forwardPlan(node.object),
+      itemObjects: forwardPlan(node.items),
+    });
+  }
+  return objectPlan(keys, fills);
+}
+
+/** The successor's body into this version's: keys by the successor's names. */
+function backwardPlan(level: ReadonlyMap<string, FieldNode>): ObjectPlan | undefined {
+  const keys = new Map<string, KeyPlan>();
+  const fills: Fill[] = [];
+  for (const node of level.values()) {
+    if (node.removed !== undefined) {
+      fills.push({ name: node.name, value: node.removed.value, whenPresent: 'refuse' });
+      continue;
+    }
+    keys.set(node.successor, {
+      to: node.added === undefined ? node.name : null,
+      value: node.value?.backward,
+      itemValue: node.itemValue?.backward,
+      object: backwardPlan(node.object),
+      itemObjects: backwardPlan(node.items),
+    });
+  }
+  return objectPlan(keys, fills);
+}
+
+const unchanged: Apply = (body) => body;
+const applying = (plan: ObjectPlan | undefined): Apply =>
+  plan === undefined ? unchanged : (body) => (isObject(body) ? applyObject(plan, body) : body);
+
+/** One version step of one resource, both ways. */
+function stepOf(changes: readonly VersionChange[]): { forward: Apply; backward: Apply } {
+  const tree = fieldTree(changes);
+  return { forward: applying(forwardPlan(tree)), backward: applying(backwardPlan(tree)) };
 }
 
 /** How deep a change's field lies (`items[].id`: 2). */
 const depthOf = (change: VersionChange): number => change.field.split('.').length;
 
 /**
- * One version's changes in the order forward (this version → successor) applies them, whatever order they were
- * declared in. Fields are named as this version names them, so the deepest fields change first, before their
- * parents are renamed, and a map before the rename of its field. Backward applies them the other way round: the
- * bodies here, the schemas and examples of the derived OpenAPI documents (changes/derive-document.ts).
+ * One version's changes in the order the derived documents apply them to schemas forward (this version →
+ * successor), whatever order they were declared in: fields are named as this version names them, so the deepest
+ * fields change first, before their parents are renamed, and a map before the rename of its field. Backward is
+ * the other way round (changes/derive-document.ts). Bodies need no order: a plan applies a step's changes at once.
  */
 export function inForwardOrder(changes: readonly VersionChange[]): VersionChange[] {
   const rank = (change: VersionChange): number => depthOf(change) * 2 + (change.op === 'map' ? 1 : 0);
   return [...changes].sort((a, b) => rank(b) - rank(a));
-}
-
-/** One version's changes of one resource, compiled in the order each direction needs. */
-function stepOf(changes: readonly VersionChange[]): { forward: Apply[]; backward: Apply[] } {
-  const ordered = inForwardOrder(changes).map(compileChange);
-  return {
-    forward: ordered.map(({ forward }) => forward),
-    backward: ordered.reverse().map(({ backward }) => backward),
-  };
 }
 
 /** The body translation of one resource between a version and the version serving it. */
@@ -213,18 +414,22 @@ export interface VersionTranslation {
   readonly digest: string;
 }
 
-const inOrder =
-  (applies: readonly Apply[]): Apply =>
-  (body) => {
-    for (const apply of applies) apply(body);
+const inOrder = (applies: readonly Apply[]): Apply => {
+  const steps = applies.filter((apply) => apply !== unchanged);
+  if (steps.length <= 1) return steps[0] ?? unchanged;
+  return (body) => {
+    let translated = body;
+    for (const apply of steps) translated = apply(translated);
+    return translated;
   };
+};
 
 /**
- * One version step's changes (of one resource) read backward: a body of the successor as this version's,
- * changed in place. A translated answer goes through these steps newest first; a derived OpenAPI document's
- * examples go through them the same way (gateway/src/changes/derive-document.ts).
+ * One version step's changes (of one resource) read backward: a body of the successor as this version's. A
+ * translated answer goes through these steps newest first; a derived OpenAPI document's examples go through them
+ * the same way (gateway/src/changes/derive-document.ts).
  */
-export const stepBackward = (changes: readonly VersionChange[]): Apply => inOrder(stepOf(changes).backward);
+export const stepBackward = (changes: readonly VersionChange[]): Apply => stepOf(changes).backward;
 
 interface TranslatedEntry {
   readonly version: number;
@@ -268,8 +473,8 @@ export function compileTranslations(versions: readonly TranslatedEntry[]): Reado
     for (const template of templates) {
       const steps = chain.map((link) => stepOf((link.changes ?? []).filter((change) => change.resource === template)));
       resources.set(template, {
-        forward: inOrder(steps.flatMap(({ forward }) => forward)),
-        backward: inOrder(steps.reverse().flatMap(({ backward }) => backward)),
+        forward: inOrder(steps.map(({ forward }) => forward)),
+        backward: inOrder(steps.reverse().map(({ backward }) => backward)),
       });
     }
     const declared = JSON.stringify(chain.map((link) => link.changes));

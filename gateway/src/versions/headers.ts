@@ -23,9 +23,21 @@ export const POLICY_HEADERS = [
   'api-version',
   'api-supported-versions',
   'api-deprecated-versions',
+  'api-default-version-change',
 ] as const;
 
 export type PolicyHeader = (typeof POLICY_HEADERS)[number] | 'vary' | 'retry-after';
+
+/**
+ * On an answer to a request that named no version and got default_version, while a move of the default is
+ * announced and not yet due: `API-Default-Version-Change: 2; at=@1798761600`, a Structured Field (RFC 9651)
+ * integer, the version such requests get from then, with the instant as a Date parameter (the form RFC 9745's
+ * `Deprecation` uses). docs/behaviour.md#default-version-changes.
+ */
+export const DEFAULT_CHANGE_HEADER = 'api-default-version-change';
+
+/** The header's value for a move to `to` at `atMs`. */
+export const defaultChangeValue = (to: number, atMs: number): string => `${to}; at=@${Math.floor(atMs / 1000)}`;
 
 /** HTTP's IMF-fixdate (RFC 9110 §5.6.7), e.g. "Thu, 01 Jan 2099 00:00:00 GMT". */
 export function imfFixdate(epochMs: number): string {

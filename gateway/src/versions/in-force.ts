@@ -1,5 +1,5 @@
 import type { Clock } from '@version-router/platform/clock';
-import { problemAtLoad } from './load-rules.js';
+import { problemAtReload } from './load-rules.js';
 import type { PolicySource } from './policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from './policy.js';
 import { createResourceRouter, type ResourceRouter } from './router.js';
@@ -21,9 +21,12 @@ export interface PolicyInForce {
   /**
    * Re-reads the policy file; an invalid one changes nothing and says why. SIGHUP, `POST /-/reload` and the
    * file watch (watch.ts) all come through here. Beyond the file's own rules, the moment matters
-   * (load-rules.ts): a removed default_version, or a new brownout window too soon for its notice, is refused.
+   * (load-rules.ts): a removed default_version, a new brownout window too soon for its notice, a backdated
+   * announcement or move of the default is refused.
    */
   reload(): ReloadResult;
+  /** Reads the policy file and says whether a reload would apply it: nothing is changed, logged or counted. */
+  validate(): ReloadResult;
 }
 
 function activate({ file, sha256 }: PolicySource): PolicyInForce['current'] {
@@ -42,6 +45,17 @@ export function createPolicyInForce(
   clock: Clock,
 ): PolicyInForce {
   let current = activate(initial);
+  /** The file's content, validated against the rules of the moment and the policy in force; throws why not. */
+  const readValid = (): PolicySource => {
+    const source = read();
+    const problem = problemAtReload(source.file, clock(), current.policy);
+    if (problem !== undefined) throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
+    return source;
+  };
+  const refusal = (err: unknown): ReloadResult => ({
+    ok: false,
+    reason: err instanceof Error ? err.message : String(err),
+  });
   return {
     get current() {
       return current;
@@ -49,17 +63,21 @@ export function createPolicyInForce(
     reload() {
       let result: ReloadResult;
       try {
-        const source = read();
-        const problem = problemAtLoad(source.file, clock(), current.policy.versions);
-        if (problem !== undefined)
-          throw new Error(`API_VERSIONS_FILE is invalid at ${problem.path}: ${problem.message}`);
-        current = activate(source);
+        current = activate(readValid());
         result = { ok: true };
       } catch (err) {
-        result = { ok: false, reason: err instanceof Error ? err.message : String(err) };
+        result = refusal(err);
       }
       onReload(result);
       return result;
+    },
+    validate() {
+      try {
+        readValid();
+        return { ok: true };
+      } catch (err) {
+        return refusal(err);
+      }
     },
   };
 }

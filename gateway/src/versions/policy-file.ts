@@ -7,7 +7,7 @@ import { checkChainsEnd, checkVersionChanges } from './changes-rules.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
 
 /** The announcement comes at least this many calendar months before removal. */
-const MIN_NOTICE_MONTHS = 6;
+export const MIN_NOTICE_MONTHS = 6;
 /** A brownout is a reminder, not an outage: one window lasts a day at most. */
 const MAX_BROWNOUT_MS = 24 * 60 * 60 * 1000;
 
@@ -16,11 +16,15 @@ const versionNumber = z
   .int('must be an integer')
   .min(1, 'must be 1 or higher');
 
-/** A calendar date (midnight UTC) or an RFC 3339 date-time with offset, kept as epoch milliseconds. */
-const instant = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: 'must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
-  })
+/** What an instant must be, as a refusal says it. */
+export const instantRule = 'must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)';
+
+/**
+ * A calendar date (midnight UTC) or an RFC 3339 date-time with offset, kept as epoch milliseconds: the policy's
+ * instants, and the dates a preview (`GET /versions?at=`) or a moved clock (GATEWAY_CLOCK_START) is asked for.
+ */
+export const instant = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: instantRule })
   .transform((text) => Date.parse(text));
 
 /** Links in headers are followed by clients and people: absolute, and https only. */
@@ -54,6 +58,12 @@ const versionEntry = z.strictObject({
   changes: z.array(versionChange).optional(),
 });
 
+/**
+ * A scheduled move of default_version (docs/behaviour.md#default-version-changes): from `at` on, a request that names
+ * no version gets `to`. From `announced` until `at` the answers that move carry the header announcing it.
+ */
+const defaultVersionChange = z.strictObject({ at: instant, to: versionNumber, announced: instant });
+
 const resourceTemplate = z.string().superRefine((template, ctx) => {
   const problem = templateProblem(template);
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
@@ -61,6 +71,20 @@ const resourceTemplate = z.string().superRefine((template, ctx) => {
 
 export type VersionEntry = z.output<typeof versionEntry>;
 export type PolicyFile = z.output<typeof versionPolicyFileSchema>;
+export type DefaultVersionChange = z.output<typeof defaultVersionChange>;
+
+/**
+ * The version a request that names none gets at `nowMs`: default_version, or the `to` of the last change whose
+ * instant has come (the changes are in ascending order; the file refuses any other).
+ */
+export function defaultVersionAt(
+  file: Pick<PolicyFile, 'default_version' | 'default_version_changes'>,
+  nowMs: number,
+): number {
+  let version = file.default_version;
+  for (const change of file.default_version_changes ?? []) if (change.at <= nowMs) version = change.to;
+  return version;
+}
 
 /** Adds calendar months in UTC, clamping to the month's last day (2026-08-31 + 6 → 2027-02-28). */
 export function addCalendarMonths(epochMs: number, months: number): number {
@@ -163,12 +187,43 @@ function checkBrownouts(
 }
 
 /**
+ * Each scheduled default move names a listed version that is current at its instant (a default moves to a version
+ * that will stay, never onto a deprecated or removed one), differs from the default it replaces, is announced
+ * before it applies, and comes after the move before it.
+ */
+function checkDefaultChanges(
+  file: Pick<PolicyFile, 'default_version' | 'default_version_changes' | 'versions'>,
+  fail: (index: number, key: 'at' | 'to' | 'announced', message: string) => void,
+): void {
+  let before = file.default_version;
+  let previousAt = Number.NEGATIVE_INFINITY;
+  (file.default_version_changes ?? []).forEach(({ at, to, announced }, index) => {
+    const move = `default move to v${to} at ${iso(at)}`;
+    const entry = file.versions.find(({ version }) => version === to);
+    if (at <= previousAt) fail(index, 'at', `${move} is not after the move before it`);
+    if (announced >= at) fail(index, 'announced', `${move} must be announced before it applies, not ${iso(announced)}`);
+    if (entry === undefined) fail(index, 'to', `${move}: version ${to} is not a listed version`);
+    else if (to === before) fail(index, 'to', `${move}: v${to} is already the default then`);
+    else if (entry.status === 'deprecated' && entry.announced !== undefined && entry.announced <= at)
+      fail(
+        index,
+        'to',
+        `${move}: v${to} is deprecated then (announced ${iso(entry.announced)}); move the default to a current version`,
+      );
+    before = to;
+    previousAt = at;
+  });
+}
+
+/**
  * The file behind API_VERSIONS_FILE: its shape, and every lifecycle rule, so the gateway refuses (at
  * start, or at a reload) a policy it could not honour. Each issue's path names the offending key.
  */
 export const versionPolicyFileSchema = z
   .strictObject({
     default_version: versionNumber,
+    /** Later moves of the default, in ascending order of `at`; absent: default_version stays. */
+    default_version_changes: z.array(defaultVersionChange).optional(),
     /** `true` (the original header form) or `date` (RFC 9745: `@<epoch seconds>` of the announcement). */
     deprecation_header: z.enum(['true', 'date'], { error: 'must be "true" or "date"' }).default('true'),
     resources: z
@@ -231,6 +286,9 @@ export const versionPolicyFileSchema = z
         message: `default_version ${file.default_version} is not a listed version`,
       });
     }
+    checkDefaultChanges(file, (index, key, message) =>
+      ctx.addIssue({ code: 'custom', path: ['default_version_changes', index, key], message }),
+    );
     file.schemes.forEach((scheme, index) => {
       if (file.schemes.indexOf(scheme) !== index)
         ctx.addIssue({ code: 'custom', path: ['schemes', index], message: `"${scheme}" is listed twice` });

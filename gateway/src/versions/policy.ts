@@ -1,5 +1,11 @@
-import { API_KEY_VARY, imfFixdate, type PolicyHeader } from './headers.js';
-import { keysRequiredFrom, type PolicyFile, type VersionEntry } from './policy-file.js';
+import { API_KEY_VARY, DEFAULT_CHANGE_HEADER, defaultChangeValue, imfFixdate, type PolicyHeader } from './headers.js';
+import {
+  defaultVersionAt,
+  keysRequiredFrom,
+  type DefaultVersionChange,
+  type PolicyFile,
+  type VersionEntry,
+} from './policy-file.js';
 import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
 
 /** How the request chose its version (a metric label): a scheme, its consumer's pin, or none (default_version). */
@@ -90,8 +96,19 @@ interface VersionSummary {
   changes?: string;
 }
 
+/** A move of the default announced and not yet due, as the status page and the default watch tell it. */
+export interface UpcomingDefaultChange extends DefaultVersionChange {
+  /** The default it replaces. */
+  readonly from: number;
+}
+
 export interface VersionPolicy {
-  readonly defaultVersion: number;
+  /** The version a request that names none gets at `nowMs`: default_version, moved by its scheduled changes. */
+  defaultAt(nowMs: number): number;
+  /** The scheduled moves of the default, ascending (none: default_version stays). */
+  readonly defaultChanges: readonly DefaultVersionChange[];
+  /** The next move of the default when it is announced at `nowMs` and not yet due; undefined otherwise. */
+  upcomingDefaultChange(nowMs: number): UpcomingDefaultChange | undefined;
   /** Listed versions, ascending. */
   readonly versions: readonly VersionEntry[];
   /** Path templates of the versioned resources (`/orders/:id`). */
@@ -121,7 +138,11 @@ export interface VersionPolicy {
   /** The brownout window a version is in at `nowMs`, if any. */
   brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: number } | undefined;
   /** The policy as `GET /versions` shows it at `nowMs`. */
-  describe(nowMs: number): { default_version: number; versions: VersionSummary[] };
+  describe(nowMs: number): {
+    default_version: number;
+    default_version_changes: { at: string; to: number; announced: string }[];
+    versions: VersionSummary[];
+  };
 }
 
 const iso = (epochMs: number | undefined): string | null =>
@@ -151,8 +172,9 @@ function brownoutAt(entry: VersionEntry, nowMs: number): { start: number; end: n
 }
 
 /** Every instant at which some answer changes, ascending. */
-function lifecycleInstants(versions: readonly VersionEntry[]): number[] {
+function lifecycleInstants(versions: readonly VersionEntry[], changes: readonly DefaultVersionChange[]): number[] {
   const instants = new Set<number>();
+  for (const { at, announced } of changes) instants.add(at).add(announced);
   for (const entry of versions) {
     if (entry.announced !== undefined) instants.add(entry.announced);
     if (entry.sunset !== undefined) instants.add(entry.sunset);
@@ -203,6 +225,17 @@ interface PeriodContext {
    * one consumer's answer from another (and from requests without a key).
    */
   readonly keyVary: string;
+  /** The header announcing the next move of the default, on the answers it moves; undefined while none is announced. */
+  readonly defaultChange: readonly [PolicyHeader, string] | undefined;
+}
+
+/** The next move of the default that is announced and not yet due at `nowMs`, with the default it replaces. */
+function upcomingChange(file: PolicyFile, nowMs: number): UpcomingDefaultChange | undefined {
+  const changes = file.default_version_changes ?? [];
+  const next = changes.findIndex(({ at }) => at > nowMs);
+  const change = changes[next];
+  if (change === undefined || change.announced > nowMs) return undefined;
+  return { ...change, from: next === 0 ? file.default_version : (changes[next - 1] as DefaultVersionChange).to };
 }
 
 function versionStates(versions: readonly VersionEntry[], nowMs: number): VersionState[] {
@@ -314,6 +347,8 @@ function answersOf(context: PeriodContext, state: VersionState): AnswersOfVersio
   const extraLinks = warned
     ? `${linkTo(entry.deprecation_link, 'deprecation', 'text/html')}${linkTo(entry.sunset_link, 'sunset')}`
     : '';
+  // Only the requests the default serves move with it; a consumer's pin keeps its version.
+  const byDefault = context.defaultChange === undefined ? unnamed : [...unnamed, context.defaultChange];
   const answer = (selectedBy: SelectedBy): VersionAnswer => {
     const namesNone = selectedBy === 'default' || selectedBy === 'pin';
     return {
@@ -321,7 +356,7 @@ function answersOf(context: PeriodContext, state: VersionState): AnswersOfVersio
       selectedBy,
       phase,
       failure,
-      headers: namesNone ? unnamed : headers,
+      headers: selectedBy === 'default' ? byDefault : namesNone ? unnamed : headers,
       sunset: entry.sunset ?? null,
       successor: warned ? (entry.successor ?? null) : null,
       extraLinks,
@@ -356,6 +391,7 @@ function buildPeriod(
   nowMs: number,
 ): Period {
   const states = versionStates(versions, nowMs);
+  const change = upcomingChange(file, nowMs);
   const context: PeriodContext = {
     file,
     schemes,
@@ -363,6 +399,7 @@ function buildPeriod(
     nowMs,
     discovery: discoveryHeaders(states, schemes),
     keyVary: schemes.vary === '' ? API_KEY_VARY : `${schemes.vary}, ${API_KEY_VARY}`,
+    defaultChange: change === undefined ? undefined : [DEFAULT_CHANGE_HEADER, defaultChangeValue(change.to, change.at)],
   };
   const byLabel = new Map(states.map((state) => [state.label, answersOf(context, state)]));
   const live = states.filter((state) => state.phase !== 'removed').map((state) => state.label);
@@ -374,7 +411,7 @@ function buildPeriod(
     });
   return {
     byLabel,
-    fallback: byLabel.get(String(file.default_version)) as AnswersOfVersion,
+    fallback: byLabel.get(String(defaultVersionAt(file, nowMs))) as AnswersOfVersion,
     unsupported: Object.fromEntries(VERSION_SCHEMES.map((scheme) => [scheme, unsupported(scheme)])) as Record<
       VersionScheme,
       VersionAnswer
@@ -424,7 +461,8 @@ function settle(
 export function createVersionPolicy(file: PolicyFile): VersionPolicy {
   const versions = [...file.versions].sort((a, b) => a.version - b.version);
   const schemes = createRequestSchemes(file);
-  const instants = lifecycleInstants(versions);
+  const changes = file.default_version_changes ?? [];
+  const instants = lifecycleInstants(versions, changes);
   // periods[i] holds between instants[i - 1] (inclusive) and instants[i] (exclusive).
   const periods = [
     buildPeriod(file, versions, schemes, Number.NEGATIVE_INFINITY),
@@ -442,7 +480,9 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
   };
 
   return {
-    defaultVersion: file.default_version,
+    defaultAt: (nowMs) => defaultVersionAt(file, nowMs),
+    defaultChanges: changes,
+    upcomingDefaultChange: (nowMs) => upcomingChange(file, nowMs),
     versions,
     resources: file.resources,
     schemes,
@@ -467,7 +507,12 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
     brownoutAt,
     describe(nowMs) {
       return {
-        default_version: file.default_version,
+        default_version: defaultVersionAt(file, nowMs),
+        default_version_changes: changes.map(({ at, to, announced }) => ({
+          at: iso(at) as string,
+          to,
+          announced: iso(announced) as string,
+        })),
         versions: versions.map((entry) => ({
           version: entry.version,
           phase: phaseOf(entry, nowMs),

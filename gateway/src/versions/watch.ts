@@ -10,6 +10,12 @@ const CHECK_INTERVAL_MS = 30_000;
  * writes, each an event, and reading between them would see a half-written file.
  */
 const SETTLE_MS = 150;
+/**
+ * Content that a reload would refuse is read again this long after, and refused (logged and counted, once) only if
+ * it is still the same: a file still being written (a `cp` or an editor on a slow or network file system, a
+ * periodic check that lands mid-write) is applied once complete, without a failed reload before it.
+ */
+const CONFIRM_MS = 1_000;
 
 export interface PolicyWatchOptions {
   /** API_VERSIONS_FILE. */
@@ -17,6 +23,8 @@ export interface PolicyWatchOptions {
   policies: PolicyInForce;
   /** Injected so a test need not wait half a minute. */
   checkIntervalMs?: number;
+  /** Injected so a test can tell a refusal from a file still being written; CONFIRM_MS by default. */
+  confirmMs?: number;
 }
 
 export interface PolicyWatch {
@@ -28,20 +36,25 @@ export interface PolicyWatch {
  * file's directory, not the file: a rename over the file, and the swap of a Kubernetes ConfigMap's
  * `..data` symlink, replace the file's inode, which a watch on the file never reports. Any event in the
  * directory only asks for a check; the check hashes the content, and only content that is neither the
- * policy in force nor the content last refused goes through `reload()`, the path SIGHUP takes. A
- * periodic check covers the events that never come, and re-arms the watch when the directory was
- * removed or replaced.
+ * policy in force nor the content last refused goes through `reload()`, the path SIGHUP takes: at once
+ * when a reload would apply it, else once it has stayed the same for CONFIRM_MS (validate, then retry), so
+ * a refusal is logged and counted once, for a complete file. A periodic check covers the events that
+ * never come, and re-arms the watch when the directory was removed or replaced.
  */
 export function watchPolicyFile({
   path,
   policies,
   checkIntervalMs = CHECK_INTERVAL_MS,
+  confirmMs = CONFIRM_MS,
 }: PolicyWatchOptions): PolicyWatch {
   const directory = dirname(path);
   let watcher: FSWatcher | undefined;
   let watchedInode: number | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
+  let confirmTimer: NodeJS.Timeout | undefined;
   let lastRefused: string | undefined;
+  /** Content a reload would refuse, first read at `since`: refused only if still the same CONFIRM_MS later. */
+  let suspect: { digest: string; since: number } | undefined;
 
   const check = (): void => {
     let digest: string;
@@ -51,8 +64,28 @@ export function watchPolicyFile({
       // Missing or unreadable for a moment while it is replaced: the next event or periodic check reads it again.
       return;
     }
-    if (digest === policies.current.sha256 || digest === lastRefused) return;
+    if (digest === policies.current.sha256 || digest === lastRefused) {
+      suspect = undefined;
+      return;
+    }
+    if (suspect?.digest !== digest) {
+      if (!policies.validate().ok) {
+        suspect = { digest, since: Date.now() };
+        scheduleConfirm();
+        return;
+      }
+    } else if (Date.now() - suspect.since < confirmMs) return;
+    suspect = undefined;
     lastRefused = policies.reload().ok ? undefined : digest;
+  };
+
+  const scheduleConfirm = (): void => {
+    if (confirmTimer !== undefined) clearTimeout(confirmTimer);
+    confirmTimer = setTimeout(() => {
+      confirmTimer = undefined;
+      check();
+    }, confirmMs);
+    confirmTimer.unref();
   };
 
   const scheduleCheck = (): void => {
@@ -100,6 +133,7 @@ export function watchPolicyFile({
     close() {
       clearInterval(interval);
       if (settleTimer !== undefined) clearTimeout(settleTimer);
+      if (confirmTimer !== undefined) clearTimeout(confirmTimer);
       disarm();
     },
   };

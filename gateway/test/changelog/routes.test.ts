@@ -123,6 +123,43 @@ describe('GET /changelog', () => {
     },
   );
 
+  it(
+    'lists a scheduled move of the default from its announcement, dated then, before it applies; its id names the ' +
+      'instant and the version it moves to',
+    async () => {
+      const DAY = 86_400_000;
+      const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+      const moveAt = Date.parse(iso(TODAY + 10 * DAY).slice(0, 10));
+      const announced = Date.parse(iso(TODAY - DAY).slice(0, 10));
+      const gateway = await gatewayWith(
+        {
+          ...designPolicyFile,
+          default_version_changes: [{ at: iso(moveAt), to: 2, announced: iso(announced) }],
+        },
+        announced - 1,
+      );
+      const id = `tag:version-router,2026:default_version/${iso(moveAt)}/2`;
+      expect(await idsOf(gateway)).toEqual([ID.v1Deprecated]);
+      gateway.setNow(TODAY);
+      const summary =
+        `From ${iso(moveAt).slice(0, 10)} a request that names no version (a bare path without API-Version) gets ` +
+        'version 2 instead of version 1. Until then their answers carry API-Default-Version-Change: 2. Name ' +
+        'version 1 in your requests to keep it; a consumer pinned with an API key keeps its pin.';
+      const { entries } = await readFeed(gateway);
+      expect(entries[0]).toEqual({
+        id,
+        title: `Requests that name no version get v2 from ${iso(moveAt).slice(0, 10)}`,
+        updated: iso(announced),
+        url: V1_GUIDE,
+        description: summary,
+        content: `<p>${summary}</p>\n<p><a href="${V1_GUIDE}">What changes from version 1 to version 2</a></p>`,
+      });
+      expect(entries.map((entry) => entry.id)).toEqual([id, ID.v1Deprecated]);
+      gateway.setNow(moveAt + DAY);
+      expect(await idsOf(gateway)).toEqual([id, ID.v1Deprecated]);
+    },
+  );
+
   it('gives an empty feed the epoch as updated, not the time of serving', async () => {
     const { feed, entries } = await readFeed(await gatewayWith(lifecyclePolicyFile, at('2026-01-01T00:00:00Z')));
     expect(entries).toEqual([]);

@@ -11,6 +11,7 @@ import {
   type Refused,
   type UsageDelta,
   type UsageRow,
+  versionUses,
 } from '../../src/consumers/store.js';
 
 /**
@@ -208,7 +209,8 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
       check();
       const byOperation = new Map<string, UsageRow>();
       for (const row of usage.values()) {
-        if (row.consumerId !== consumerId || (sinceMs !== undefined && row.day < dayOf(sinceMs))) continue;
+        if (row.consumerId !== consumerId) continue;
+        if (sinceMs !== undefined && (row.day < dayOf(sinceMs) || row.lastSeenMs < sinceMs)) continue;
         const key = `${row.version} ${row.operation}`;
         const known = byOperation.get(key);
         byOperation.set(key, {
@@ -224,20 +226,38 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     },
     async consumersOf(version, sinceMs) {
       check();
-      const byConsumer = new Map<string, { requests: number; lastSeenMs: number }>();
+      const byOperation = new Map<
+        string,
+        { consumerId: string; operation: string; requests: number; lastSeenMs: number }
+      >();
       for (const row of usage.values()) {
         if (row.version !== version) continue;
-        const known = byConsumer.get(row.consumerId) ?? { requests: 0, lastSeenMs: 0 };
-        byConsumer.set(row.consumerId, {
+        const key = `${row.consumerId}\n${row.operation}`;
+        const known = byOperation.get(key) ?? {
+          consumerId: row.consumerId,
+          operation: row.operation,
+          requests: 0,
+          lastSeenMs: 0,
+        };
+        byOperation.set(key, {
+          ...known,
           requests: known.requests + (row.day >= dayOf(sinceMs) ? row.requests : 0),
           lastSeenMs: Math.max(known.lastSeenMs, row.lastSeenMs),
         });
       }
-      return [...byConsumer.entries()]
-        .map(([id, { requests, lastSeenMs }]) => {
-          return { consumer: recordOf(consumers.get(id) as ConsumerRecord), requests, last_seen: iso(lastSeenMs) };
-        })
-        .sort((a, b) => b.requests - a.requests || (a.consumer.id < b.consumer.id ? -1 : 1));
+      return versionUses(
+        [...byOperation.values()]
+          .sort((a, b) =>
+            a.consumerId < b.consumerId ? -1 : a.consumerId > b.consumerId ? 1 : a.operation < b.operation ? -1 : 1,
+          )
+          .map(({ consumerId, operation, requests, lastSeenMs }) => ({
+            consumer: recordOf(consumers.get(consumerId) as ConsumerRecord),
+            pinned_at: consumers.get(consumerId)?.pinned_at ?? null,
+            operation,
+            requests,
+            last_seen: iso(lastSeenMs),
+          })),
+      );
     },
     async close() {},
   };

@@ -143,6 +143,7 @@ describe('every page shows hostile texts escaped, its markup intact', () => {
       sunset: new Date(TODAY + 30 * 86_400_000).toISOString(),
       successor: 2,
       changes: texts('guide link'),
+      done: false,
       operations: [
         {
           operation: texts('operation'),
@@ -156,7 +157,16 @@ describe('every page shows hostile texts escaped, its markup intact', () => {
       ],
     });
     expectEscaped(
-      (texts) => renderDeprecationsPage(texts('consumer id'), [report(texts)], TODAY),
+      (texts) =>
+        renderDeprecationsPage(
+          {
+            consumer: texts('consumer id'),
+            pinned_version: 1,
+            requests_since: new Date(TODAY - 30 * 86_400_000).toISOString(),
+            versions: [report(texts)],
+          },
+          TODAY,
+        ),
       [
         'consumer id',
         'guide link',
@@ -189,7 +199,9 @@ describe('every page shows hostile texts escaped, its markup intact', () => {
             1,
             {
               requests_since: new Date(TODAY - 30 * 86_400_000).toISOString(),
-              consumers: [{ ...consumer, requests: 7, last_seen: new Date(TODAY).toISOString() }],
+              consumers: [
+                { ...consumer, requests: 7, last_seen: new Date(TODAY).toISOString(), active: true, done: false },
+              ],
               refused: [
                 {
                   ...consumer,
@@ -226,6 +238,8 @@ describe('every page shows hostile texts escaped, its markup intact', () => {
           nowMs: TODAY,
           noticeSections: noticesSection(policy, TODAY, registered, new Map([[1, notices]])),
           pinned: new Map([[1, 2]]),
+          // A preview lists the same consumers once more, in its own table.
+          atMs: TODAY + 86_400_000,
         });
       };
       expectEscaped(page, [

@@ -12,7 +12,7 @@ import type { NoticesConfig } from '../../src/config.js';
 import { dayOf } from '../../src/consumers/store.js';
 import { openStores, type OpenStores } from '../database/open-stores.js';
 import type { Channel, NoticeResult } from '../../src/notices/labels.js';
-import type { MilestoneName } from '../../src/notices/milestones.js';
+import type { NoticeKind } from '../../src/notices/milestones.js';
 import { createNotices } from '../../src/notices/notices.js';
 import { createNoticeStore, type NoticeStore } from '../../src/notices/store.js';
 import type { NoticeScheduler } from '../../src/notices/scheduler.js';
@@ -31,13 +31,17 @@ export const INTERVAL_MS = 60_000;
 /** backendTimeoutMs + 2 × sendTimeoutMs (notices.ts). */
 export const LEASE_MS = BACKEND_TIMEOUT_MS + 2 * SEND_TIMEOUT_MS;
 
-/** The guide from the test documents: v1 → v2 removes user_id and total from GET /v1/orders/{id}'s 200. */
+/**
+ * The guide from the test documents: v1 → v2 removes user_id and total from GET /v1/orders/{id}'s 200; with the
+ * changes the policy declares for the version (renamed, converted), as the gateway's guide reads them.
+ */
 const guides: MigrationGuides = {
-  async get(_policy, version) {
+  async get(policy, version) {
+    const declared = policy.versions.find((entry) => entry.version === version)?.changes ?? [];
     return {
       ok: true,
       rendered: {
-        guide: buildMigrationGuide(version, version + 1, ordersDocument(1), ordersDocument(2)),
+        guide: buildMigrationGuide(version, version + 1, ordersDocument(1), ordersDocument(2), declared),
         json: '',
         html: '',
       },
@@ -51,7 +55,7 @@ export interface NoticeFixture {
   sql: pg.Client;
   clock: { now: number };
   policy: { current: VersionPolicy };
-  counts: { milestone: MilestoneName; channel: Channel; result: NoticeResult }[];
+  counts: { milestone: NoticeKind; channel: Channel; result: NoticeResult }[];
   /** A replica's notices (its own sender id), sending to `smtpUrl` when given. */
   replica(smtpUrl: string | undefined): NoticeScheduler;
   /**
@@ -60,7 +64,16 @@ export interface NoticeFixture {
    */
   consumer(
     id: string,
-    options: { email?: string | null; webhookUrl?: string | null; lastSeenMs?: number; requests?: number },
+    options: {
+      email?: string | null;
+      webhookUrl?: string | null;
+      lastSeenMs?: number;
+      requests?: number;
+      /** Its pin from registration on (null: none, it follows default_version). */
+      pinnedVersion?: number | null;
+      /** The ledger operation of its calls (GET /v1/orders/{id} by default). */
+      operation?: string;
+    },
   ): Promise<string>;
   close(): Promise<void>;
 }
@@ -104,7 +117,17 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
       replicas.push(scheduler);
       return scheduler;
     },
-    async consumer(id, { email = `${id}@example.net`, webhookUrl = null, lastSeenMs = NOW - DAY, requests = 42 }) {
+    async consumer(
+      id,
+      {
+        email = `${id}@example.net`,
+        webhookUrl = null,
+        lastSeenMs = NOW - DAY,
+        requests = 42,
+        pinnedVersion = null,
+        operation = 'GET /v1/orders/{id}',
+      },
+    ) {
       const secret = `whsec_${randomBytes(32).toString('base64')}`;
       await opened.store.createConsumer(
         {
@@ -113,7 +136,7 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
           contact_email: email,
           webhook_url: webhookUrl,
           webhook_secret: webhookUrl === null ? null : secret,
-          pinned_version: null,
+          pinned_version: pinnedVersion,
         },
         NOW - 100 * DAY,
       );
@@ -121,7 +144,7 @@ export async function noticeFixture(postgres: TestPostgres): Promise<NoticeFixtu
         {
           consumerId: id,
           version: 1,
-          operation: 'GET /v1/orders/{id}',
+          operation,
           day: dayOf(lastSeenMs),
           requests,
           firstSeenMs: lastSeenMs - 1_000,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../scripts/paths.mjs';
 import { eventually } from '../../../test/support/eventually.mjs';
+import { movedClockEnv } from '../../../test/support/faketime.js';
 import type { NoticeMessage } from '../../src/notices/message.js';
 import type { ClaimedNotice } from '../../src/notices/store.js';
 import { createWebhookChannel } from '../../src/notices/webhook.js';
@@ -43,8 +44,11 @@ const message: NoticeMessage = {
     sunset: '2027-01-01T00:00:00.000Z',
     days_left: 35,
     successor: 2,
+    pinned_version: 1,
     api_key_required_from: null,
     brownout: null,
+    brownouts: [],
+    requests_since: '2026-10-23T12:00:00.000Z',
     operations: [],
     links: { migration_guide: '/versions/1/changes', deprecations: '/deprecations', changelog: '/changelog' },
   },
@@ -77,7 +81,8 @@ describe("the runbook's local webhook receiver", () => {
     const port = await freePort();
     receiver = spawn(process.execPath, ['-e', runbookReceiver().replaceAll('8099', String(port))], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret },
+      // On the test's clock (moved by faketime, when it is): the receiver checks the signature's timestamp.
+      env: { ...movedClockEnv(), PATH: process.env.PATH, WEBHOOK_SECRET: secret },
     });
     let output = '';
     receiver.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -136,7 +136,8 @@ describe('the API-Key scheme in the OpenAPI documents the gateway serves', () =>
     name: 'API-Key',
     description:
       "A consumer key (`vr_<key id>_<secret>`) from the gateway's consumer registry. A key that is malformed, " +
-      'unknown or revoked is answered 401 on every route.',
+      'unknown or revoked is answered 401 on every route; a key sent in the query string instead (`api_key`, ' +
+      '`apiKey`, `key`, `token`) is answered 400 `API key belongs in the API-Key header`.',
   };
 
   let backend: DocumentBackend;

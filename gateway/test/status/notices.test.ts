@@ -25,7 +25,7 @@ async function section(
   return noticesSection(
     policy,
     nowMs,
-    await readRegisteredConsumers(consumers, versions, nowMs, log),
+    await readRegisteredConsumers(consumers, versions, policy.defaultAt(nowMs), nowMs, log),
     await readNoticeFigures(opened.notices, policy, nowMs, log),
   ).toString();
 }
@@ -50,7 +50,8 @@ describe("the status page's notices", () => {
       await record('failing', 'failed', 'SMTP: 550 <failing@example.net> mailbox unavailable');
       const html = await section(fixture, NOW);
       expect(text(html)).toContain(
-        'Notices about v1 Notified 1 of 3 active consumers (those that called v1 in the last 30 days).',
+        'Notices about v1 Notified 1 of 3 active consumers (those still calling v1: a call in the last 30 days, after ' +
+          'their last pin move, that would still get v1).',
       );
       expect(html).toContain('<td class="wrap">SMTP: 550 &lt;failing@example.net&gt; mailbox unavailable</td>');
       expect(text(html)).toContain('failing sunset_in_90_days email 27 SMTP: 550');

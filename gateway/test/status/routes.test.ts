@@ -289,6 +289,38 @@ describe('GET / on the admin port: the status page', () => {
     expect(cells(await page(), 2)[1]).toBe('current');
   });
 
+  it(
+    'announces a scheduled move of the default: from which version to which, when, and how many recent requests ' +
+      'it moves',
+    async () => {
+      const DAY = 86_400_000;
+      await gateway.app.close();
+      gateway = await buildTestGateway(stub.url, {
+        policy: {
+          ...designPolicyFile,
+          default_version_changes: [
+            { at: new Date(TODAY + 10 * DAY).toISOString(), to: 2, announced: new Date(TODAY - DAY).toISOString() },
+          ],
+        },
+      });
+      admin = await gateway.admin();
+      await get('/orders/ord-1001');
+      const before = await page();
+      expect(before).toContain(
+        '<p class="note default-change" id="default-version-change">The default version moves from v1 to v2 on ' +
+          '2026-12-02 12:00 UTC (in 10 d; announced 2026-11-21 12:00 UTC): from then on a request that names no ' +
+          'version gets v2. 1 request in the last 5 minutes named no version and got v1; their answers carry ' +
+          '<code>API-Default-Version-Change</code> until then. Consumers pinned with a key keep their pin.</p>',
+      );
+      expect(cells(before, 1)[0]).toBe('v1 (default)');
+      gateway.setNow(TODAY + 10 * DAY);
+      const after = await page();
+      expect(after).not.toContain('default-version-change');
+      expect(cells(after, 2)[0]).toBe('v2 (default)');
+      expect(cells(after, 1)[0]).toBe('v1');
+    },
+  );
+
   it('marks a running brownout and a removed version', async () => {
     gateway.setNow(BROWNOUT);
     let row = cells(await page(), 1);
@@ -332,8 +364,10 @@ describe("the status page's registered consumers", () => {
     notices?: NoticeStore,
   ): Promise<string> {
     store = consumerStore;
-    const { key } = await consumerWithKey(store, 'acme', { name: 'Acme <Billing>' });
-    await consumerWithKey(store, 'beta', { name: 'Beta' });
+    // Registered before their calls: a registration sets the pin, and calls count after it.
+    const registered = TODAY - 10 * 86_400_000;
+    const { key } = await consumerWithKey(store, 'acme', { name: 'Acme <Billing>', nowMs: registered });
+    await consumerWithKey(store, 'beta', { name: 'Beta', nowMs: registered });
     await store.addUsage([
       {
         consumerId: 'beta',
@@ -368,11 +402,11 @@ describe("the status page's registered consumers", () => {
       new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 10_000).unref()),
     ]);
 
-  /** The rows of the registered table of v`version`: [consumer, name, requests, last seen]. */
+  /** The rows of the registered table of v`version`: [consumer, name, pin, requests, last seen, state]. */
   function registeredRows(html: string, version: number): string[][] {
     const table =
       new RegExp(`<table class="registered" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
-    return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
+    return [...table.matchAll(/<tr[^>]*><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
       [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) =>
         (cell[1] as string).replace(/<[^>]+>/g, ''),
       ),
@@ -392,16 +426,18 @@ describe("the status page's registered consumers", () => {
       gateway.setNow(TODAY + 120_000);
       const html = await page();
       expect(registeredRows(html, 1)).toEqual([
-        ['beta', 'Beta', '7', '1 d ago'],
-        ['acme', 'Acme &lt;Billing&gt;', '3', '2 min ago'],
+        ['beta', 'Beta', 'default', '7', '1 d ago', 'still calling'],
+        ['acme', 'Acme &lt;Billing&gt;', 'default', '3', '2 min ago', 'still calling'],
       ]);
       expect(html).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>');
       expect(html).toContain(
-        '<th>consumer (API-Key)</th><th>name</th><th class="num">requests since 2026-10-23</th><th>last seen</th>',
+        '<th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since 2026-10-23</th><th>last ' +
+          'seen</th><th>state</th>',
       );
       expect(html).toContain(
-        '<p class="note">2 authenticated by their API keys, counted by every replica, by requests. Their contacts: ' +
-          '<a ' +
+        '<p class="note">2 authenticated by their API keys, counted by every replica, by requests. "Done": its pin is ' +
+          'on another version and it made no call of v1 since it moved; "still calling": a call in the last 30 days, ' +
+          'after its last pin move, that would still get v1. Their contacts: <a ' +
           'href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>',
       );
       expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
@@ -409,6 +445,109 @@ describe("the status page's registered consumers", () => {
       expect(consumerRows(html, 1)).toEqual([]);
       await get('/v1/orders/ord-1001', { 'x-client-id': 'anonymous-one' });
       expect(consumerRows(await page(), 1).map((row) => row.slice(1, 3))).toEqual([['anonymous-one', '1']]);
+    },
+  );
+
+  it('marks a consumer done once its pin moved off the version and it has not called it since', async () => {
+    await withConsumers();
+    await store.movePin('beta', 2, TODAY - 3_600_000);
+    const html = await page();
+    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', 'v2', '7', '1 d ago', 'done']]);
+    expect(html).toContain('<tr class="done"><td class="consumer">beta</td>');
+  });
+
+  /** The rows of the preview's table of v`version`: [consumer, calls with, at that instant]. */
+  function previewRows(html: string, version: number): string[][] {
+    const table =
+      new RegExp(`<table class="preview" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
+    return [...table.matchAll(/<tr><td[^>]*>(.*?)<\/tr>/g)].map((match) =>
+      [...`<td>${match[1]}`.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => cell[1] as string),
+    );
+  }
+  const noticesDue = (html: string) => /<p class="note notices-due" data-version="1">(.*?)<\/p>/.exec(html)?.[1];
+
+  it(
+    "previews a date with ?at=: the lifecycle then, what it does to today's consumers and the notices due by " +
+      'then, read-only',
+    async () => {
+      await withConsumers();
+      expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'anon-app' })).statusCode).toBe(200);
+      const inBrownout = (await admin.inject({ url: '/?at=2026-12-01T11:00:00Z' })).body;
+      expect(cells(inBrownout, 1).slice(1, 7)).toEqual([
+        'deprecated · browned out',
+        '2026-06-01',
+        '2027-01-01',
+        '31',
+        'v2 · what changes',
+        'now, until 2026-12-01 12:00 UTC',
+      ]);
+      expect(inBrownout).toContain('<strong>lifecycle previewed at 2026-12-01 11:00 UTC</strong>');
+      expect(inBrownout).toContain(
+        '<h2 id="preview">At 2026-12-01 11:00 UTC: what the policy does to today\'s consumers</h2>',
+      );
+      expect(previewRows(inBrownout, 1)).toEqual([
+        ['beta', 'API key', 'refused: browned out until 2026-12-01 12:00 UTC (410 version_brownout)'],
+        ['anon-app', 'no key', 'refused: browned out until 2026-12-01 12:00 UTC (410 version_brownout)'],
+      ]);
+      expect(noticesDue(inBrownout)).toBe(
+        'Notices due from now until then: brownout_in_48_hours (2026-11-29 10:00 UTC).',
+      );
+
+      const removed = (await admin.inject({ url: '/?at=2027-01-01' })).body;
+      expect(cells(removed, 1)[1]).toBe('removed');
+      expect(previewRows(removed, 1).map((row) => row[2])).toEqual([
+        'refused: v1 removed (410 version_removed)',
+        'refused: v1 removed (410 version_removed)',
+      ]);
+      expect(noticesDue(removed)).toBe(
+        'Notices due from now until then: brownout_in_48_hours (2026-11-29 10:00 UTC), sunset_in_30_days ' +
+          '(2026-12-02), brownout_in_48_hours (2026-12-06 10:00 UTC), sunset_in_7_days (2026-12-25), removed ' +
+          '(2027-01-01).',
+      );
+
+      // Nothing moved: the page without ?at= and the API answer at the clock's own instant.
+      const now = await page();
+      expect(cells(now, 1)[1]).toBe('deprecated');
+      expect(now).not.toContain('id="preview"');
+      expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+    },
+  );
+
+  it('previews who a key requirement and closed_to_new turn away, and says when every version is current', async () => {
+    await withConsumers();
+    gateway.setNextPolicy({
+      ...designPolicyFile,
+      versions: [
+        { ...designPolicyFile.versions[0], consumer_key: { required_from: '2026-12-15' }, closed_to_new: '2026-12-18' },
+        designPolicyFile.versions[1],
+      ],
+    });
+    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'anon-app' })).statusCode).toBe(200);
+    const html = (await admin.inject({ url: '/?at=2026-12-20' })).body;
+    expect(previewRows(html, 1)).toEqual([
+      ['beta', 'API key', 'served, with the deprecation headers'],
+      ['anon-app', 'no key', 'refused: API key required (401)'],
+    ]);
+    expect(html).toContain(
+      'Closed to new consumers since 2026-12-18: a registered consumer that had not called v1 before then is ' +
+        'refused (403 closed to new consumers); those listed have.',
+    );
+    expect((await admin.inject({ url: '/?at=2026-05-01' })).body).toContain(
+      '<p class="note">Every version is current then.</p>',
+    );
+  });
+
+  it.each(['tomorrow', '', '2027-02-30'])(
+    'answers ?at=%j with 400 invalid date in the error envelope',
+    async (value) => {
+      const res = await admin.inject({ url: `/?at=${encodeURIComponent(value)}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        error: 'invalid date',
+        code: 400,
+        details: 'at must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
+      });
     },
   );
 
@@ -428,7 +567,7 @@ describe("the status page's registered consumers", () => {
       { ...refusal, consumerId: 'acme', requests: 1, firstSeenMs: TODAY - 60_000, lastSeenMs: TODAY - 60_000 },
     ]);
     const html = await page();
-    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', '7', '1 d ago']]);
+    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', 'default', '7', '1 d ago', 'still calling']]);
     expect(html).toContain(
       '<p class="note refused">Turned away as closed to new consumers: newcomer (3 requests, last 2 min ago), acme ' +
         '(1 request, last 1 min ago).</p>',

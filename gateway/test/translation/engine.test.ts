@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { VersionChange } from '../../src/versions/changes.js';
 import { compileTranslations, type ResourceTranslation } from '../../src/translation/engine.js';
+import { readJson, writeJson } from '../../src/translation/json-text.js';
+import { TranslationRefusal } from '../../src/translation/refusal.js';
 
 const ORDER = '/orders/:id';
 
@@ -17,11 +19,12 @@ function translationOf(changes: VersionChange[], resource = ORDER): ResourceTran
   return translations.get(1)?.resources.get(resource) as ResourceTranslation;
 }
 
-/** A copy of `body` as `apply` leaves it. */
-function through(apply: (body: unknown) => void, body: unknown): unknown {
-  const copy = JSON.parse(JSON.stringify(body)) as unknown;
-  apply(copy);
-  return copy;
+/** `body` as `apply` translates it; `body` itself is left as it was. */
+function through(apply: (body: unknown) => unknown, body: unknown): unknown {
+  const before = JSON.stringify(body);
+  const translated = apply(body);
+  expect(JSON.stringify(body)).toBe(before);
+  return translated;
 }
 
 describe('translation engine', () => {
@@ -72,7 +75,8 @@ describe('translation engine', () => {
       expect(through(backward, { id: 'a', currency: 'EUR', note: 'n' })).toEqual({ id: 'a' });
       const filled = through(forward, { id: 'a' }) as { currency: { code: string } };
       expect(filled).toEqual({ id: 'a', currency: { code: 'EUR' } });
-      filled.currency.code = 'changed';
+      // Shared by every body, so frozen: nobody can change the declaration through one body.
+      expect(() => (filled.currency.code = 'changed')).toThrow(TypeError);
       expect(through(forward, { id: 'b' })).toEqual({ id: 'b', currency: { code: 'EUR' } });
     },
   );
@@ -82,8 +86,7 @@ describe('translation engine', () => {
       { resource: ORDER, op: 'remove', field: 'legacy', value: false },
       { resource: ORDER, op: 'remove', field: 'fax' },
     ]);
-    expect(through(backward, { id: 'a' })).toEqual({ id: 'a', legacy: false, fax: null });
-    expect(through(backward, { id: 'a', legacy: true })).toEqual({ id: 'a', legacy: true, fax: null });
+    expect(JSON.stringify(through(backward, { id: 'a' }))).toBe('{"id":"a","legacy":false,"fax":null}');
     expect(through(forward, { id: 'a', legacy: true, fax: '1' })).toEqual({ id: 'a' });
   });
 
@@ -155,8 +158,80 @@ describe('translation engine', () => {
   it('keeps a body key named __proto__ as data when moving keys', () => {
     const { backward } = translationOf([{ resource: ORDER, op: 'rename', field: 'a', to: 'b' }]);
     const body = JSON.parse('{"b":1,"__proto__":{"polluted":true},"c":2}') as Record<string, unknown>;
-    backward(body);
-    expect(JSON.stringify(body)).toBe('{"a":1,"__proto__":{"polluted":true},"c":2}');
+    expect(JSON.stringify(backward(body))).toBe('{"a":1,"__proto__":{"polluted":true},"c":2}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('applies the renames of one step at once: two fields may swap their names', () => {
+    const { forward, backward } = translationOf([
+      { resource: ORDER, op: 'rename', field: 'a', to: 'b' },
+      { resource: ORDER, op: 'rename', field: 'b', to: 'a' },
+    ]);
+    expect(JSON.stringify(through(forward, { a: 1, b: 2, c: 3 }))).toBe('{"b":1,"a":2,"c":3}');
+    expect(JSON.stringify(through(backward, { b: 1, a: 2, c: 3 }))).toBe('{"a":1,"b":2,"c":3}');
+  });
+
+  it('returns the very body when no change applies, and shares what it leaves unchanged', () => {
+    const { backward } = translationOf(SPEC_V1);
+    const untouched = { id: 'x', nested: { customer_id: 'not this one' } };
+    expect(backward(untouched)).toBe(untouched);
+    const body = { customer_id: 'u', nested: { deep: true }, lines: [1, 2] };
+    const translated = backward(body) as typeof body;
+    expect(translated).not.toBe(body);
+    expect(translated.nested).toBe(body.nested);
+    expect(translated.lines).toBe(body.lines);
+  });
+
+  it('keeps the text of a number it does not change, and scales one kept as text by its value', () => {
+    const { backward } = translationOf(SPEC_V1);
+    const read = readJson('{"id":123456789012345678,"customer_id":-0,"total_cents":1E3,"x":1e400}', 64);
+    expect(writeJson(backward(read?.value))).toBe('{"id":123456789012345678,"user_id":-0,"total":10,"x":1e400}');
+  });
+});
+
+describe('what the translation engine refuses', () => {
+  const nested: VersionChange[] = [
+    { resource: ORDER, op: 'scale', field: 'lines[].price', to: 'lines[].price_cents', factor: 100 },
+    { resource: ORDER, op: 'rename', field: 'lines[].sku', to: 'lines[].article' },
+    { resource: ORDER, op: 'remove', field: 'lines[].gift', value: false },
+    { resource: ORDER, op: 'rename', field: 'lines', to: 'items' },
+  ];
+
+  function refusalOf(apply: (body: unknown) => unknown, text: string): { reason: string; details: string } {
+    try {
+      apply(readJson(text, 64)?.value);
+    } catch (error) {
+      if (error instanceof TranslationRefusal) return { reason: error.reason, details: error.details };
+      throw error;
+    }
+    throw new Error(`${text} was translated`);
+  }
+
+  it('a scaled value that is no finite number, naming where it is', () => {
+    const { forward, backward } = translationOf(nested);
+    expect(refusalOf(forward, '{"lines":[{"price":1},{"price":1e307}]}')).toEqual({
+      reason: 'not_finite',
+      details: '$.lines[1].price: not a finite number when multiplied by 100',
+    });
+    expect(refusalOf(backward, '{"items":[{"price_cents":1e400}]}')).toEqual({
+      reason: 'not_finite',
+      details: '$.items[0].price_cents: not a finite number when divided by 100',
+    });
+  });
+
+  it('two fields that would have one name, whichever comes first', () => {
+    const { forward, backward } = translationOf(nested);
+    expect(refusalOf(forward, '{"lines":[{"article":"a","sku":"b"}]}')).toEqual({
+      reason: 'collision',
+      details: '$.lines[0]: "sku" becomes "article", which the body already has',
+    });
+    expect(refusalOf(backward, '{"items":[],"lines":[]}')).toEqual({
+      reason: 'collision',
+      details: '$: "items" becomes "lines", which the body already has',
+    });
+    expect(refusalOf(backward, '{"items":[{"gift":true}]}')).toEqual({
+      reason: 'collision',
+      details: '$.items[0]: "gift" is already in the body, where a removed field is put back',
+    });
   });
 });

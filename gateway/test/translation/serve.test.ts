@@ -251,11 +251,9 @@ describe('a version declared as changes', () => {
     expect(backend.seen).toEqual([]);
   });
 
-  it("sends a body that is not JSON as it came, for the backend's own answer", async () => {
+  it("sends a JSON-typed body that is not JSON as it came, for the backend's own answer", async () => {
     await inject('POST', '/v1/orders/ord-1001', { 'content-type': 'application/json' }, '{"user_id":');
     expect(backend.seen[0]?.body).toBe('{"user_id":');
-    await inject('POST', '/v1/orders/ord-1001', { 'content-type': 'text/plain' }, 'user_id');
-    expect(backend.seen[1]?.body).toBe('user_id');
   });
 
   it('forwards the OpenAPI document to the serving version, telling the backend which was asked for', async () => {

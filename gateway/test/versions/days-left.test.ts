@@ -20,7 +20,8 @@ function noticeAt(nowMs: number) {
     },
     entry: { version: 1, status: 'deprecated', announced: at('2026-06-01'), sunset: SUNSET, successor: 2 },
     report: undefined,
-    recentRequests: new Map(),
+    pinnedVersion: null,
+    countedFromMs: Number.NEGATIVE_INFINITY,
     nowMs,
     baseUrl: '',
   } as unknown as MessageInput;
@@ -72,7 +73,8 @@ describe('a scheduled key requirement in a notice', () => {
         consumer_key: { required_from: at('2026-10-01') },
       },
       report: undefined,
-      recentRequests: new Map(),
+      pinnedVersion: null,
+      countedFromMs: Number.NEGATIVE_INFINITY,
       nowMs: at('2026-06-01'),
       baseUrl: '',
     } as unknown as MessageInput;

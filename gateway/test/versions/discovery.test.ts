@@ -83,6 +83,7 @@ describe('discovery', () => {
     ];
     expect(await versionsAt(TODAY)).toEqual({
       default_version: 1,
+      default_version_changes: [],
       changelog: '/changelog',
       policy_sha256: expect.stringMatching(/^[0-9a-f]{12}$/) as string,
       versions: [
@@ -116,5 +117,40 @@ describe('discovery', () => {
       'current',
     ]);
     expect((await versionsAt(V1_SUNSET)).versions.map(({ phase }) => phase)).toEqual(['removed', 'current']);
+  });
+
+  it('previews the policy at another instant with ?at=, read-only: phases and key rules then, `at` echoed', async () => {
+    const preview = await get('/versions?at=2027-01-01');
+    expect(preview.statusCode).toBe(200);
+    const body = preview.json<{ at: string; default_version: number; versions: { phase: string }[] }>();
+    expect(body.at).toBe('2027-01-01T00:00:00.000Z');
+    expect(body.versions.map(({ phase }) => phase)).toEqual(['removed', 'current']);
+    const before = (await get('/versions?at=2026-05-31T23:00:00-02:00')).json<{ at: string; versions: unknown[] }>();
+    expect(before.at).toBe('2026-06-01T01:00:00.000Z');
+    // Nothing moved: the policy still answers at the clock's own instant, and without ?at= the body has no `at`.
+    const now = (await get('/versions')).json<Record<string, unknown> & { versions: { phase: string }[] }>();
+    expect(now).not.toHaveProperty('at');
+    expect(now.versions.map(({ phase }) => phase)).toEqual(['deprecated', 'current']);
+    expect((await get('/v1/orders/ord-1001')).statusCode).toBe(200);
+  });
+
+  it.each(['tomorrow', '', '2027-13-01', '2027-02-30', '2027-01-01T00:00:00', '1798761600', 'x'.repeat(4_000)])(
+    'answers ?at=%j with 400 invalid date in the error envelope',
+    async (value) => {
+      const res = await get(`/versions?at=${encodeURIComponent(value)}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json()).toEqual({
+        error: 'invalid date',
+        code: 400,
+        details: 'at must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
+      });
+    },
+  );
+
+  it('answers ?at= given twice with 400 invalid date', async () => {
+    const res = await get('/versions?at=2027-01-01&at=2026-01-01');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid date', code: 400 });
   });
 });

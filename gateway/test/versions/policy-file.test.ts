@@ -31,25 +31,30 @@ const deprecated = (overrides: Record<string, unknown>) => ({
 
 describe('version policy file', () => {
   it(
-    "accepts the example policy, and ops/versions.json as shipped: the example's v1 and v2 lifecycle plus any " +
-      'version or resource added since',
+    'accepts the example policy, and ops/versions.json as shipped: v1 deprecated in favour of v2, the default a ' +
+      'current version, plus any version or resource added since',
     () => {
       expect(problem(designPolicyFile)).toBe('valid');
       const shipped = JSON.parse(readFileSync(new URL('../../../ops/versions.json', import.meta.url), 'utf8')) as {
+        default_version: number;
         resources?: unknown;
+        versions: { version: number; status: string; successor?: number }[];
       };
       expect(problem(shipped)).toBe('valid');
-      // A new version is one more entry (docs/architecture.md "Adding a version 3"); v1's and v2's stay as they are.
-      // A new resource is one more template beside the defaults ("Adding a resource"), which stay listed.
-      // v1 is also declared as changes to v2 (docs/behaviour.md "Versions declared as changes").
-      const { resources, ...rest } = shipped as { resources?: unknown; versions: Record<string, unknown>[] };
-      const lifecycles = rest.versions.map(({ changes: _changes, ...lifecycle }) => lifecycle);
-      expect({ ...rest, versions: lifecycles }).toEqual({
-        ...designPolicyFile,
-        versions: expect.arrayContaining(designPolicyFile.versions) as unknown,
-      });
-      if (resources !== undefined)
-        expect(resources).toEqual(expect.arrayContaining(versionPolicyFileSchema.parse(designPolicyFile).resources));
+      // A new version is one more entry (docs/architecture.md "Adding a version 3"); v1's and v2's stay listed.
+      // A new resource is one more template beside the defaults ("Adding a resource"), which stay listed. Its dates
+      // are the shipped-dates guard's (test/static/shipped-dates.test.ts).
+      expect(shipped.versions).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ version: 1, status: 'deprecated', successor: 2 }),
+          expect.objectContaining({ version: 2 }),
+        ]),
+      );
+      expect(shipped.versions.find(({ version }) => version === shipped.default_version)?.status).toBe('current');
+      if (shipped.resources !== undefined)
+        expect(shipped.resources).toEqual(
+          expect.arrayContaining(versionPolicyFileSchema.parse(designPolicyFile).resources),
+        );
     },
   );
 
@@ -337,10 +342,16 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
     const listed = (
       JSON.parse(readFileSync('ops/versions.json', 'utf8')) as { versions: { version: number }[] }
     ).versions.map(({ version }) => version);
-    expect(file.default_version).toBe(1);
+    const shipped = JSON.parse(readFileSync('ops/versions.json', 'utf8')) as {
+      default_version: number;
+      versions: { version: number; sunset?: string }[];
+    };
+    expect(file.default_version).toBe(shipped.default_version);
     expect(file.versions.map(({ version }) => version)).toEqual(listed);
     expect(listed).toEqual(expect.arrayContaining([1, 2]));
-    expect(file.versions.find(({ version }) => version === 1)?.sunset).toBe(Date.parse('2027-01-01T00:00:00Z'));
+    expect(file.versions.find(({ version }) => version === 1)?.sunset).toBe(
+      Date.parse(shipped.versions.find(({ version }) => version === 1)?.sunset ?? ''),
+    );
   });
 
   it('names the variable, the file and the problem when it is missing, not JSON, or breaks a lifecycle rule', () => {
@@ -419,6 +430,77 @@ describe('readPolicyFile (API_VERSIONS_FILE, at start and on a reload)', () => {
     const unknown = policyFile('unknown-scheme.json', { ...designPolicyFile, schemes: ['path', 'header', 'accept'] });
     expect(errorOf(unknown)).toBe(
       `API_VERSIONS_FILE: ${unknown} is invalid at schemes.2: must be one of "path", "header", "query", "media_type"`,
+    );
+  });
+});
+
+describe('default_version_changes (scheduled moves of the default)', () => {
+  /** The shipped v1 and v2 (default 1), plus v3 current and v4 deprecated from 2026-09-01, with these moves. */
+  const moves = (...changes: unknown[]) => ({
+    default_version: 1,
+    default_version_changes: changes,
+    versions: [
+      ...designPolicyFile.versions,
+      { version: 3, status: 'current' },
+      {
+        version: 4,
+        status: 'deprecated',
+        announced: '2026-09-01',
+        sunset: '2027-03-01T00:00:00Z',
+        successor: 3,
+      },
+    ],
+  });
+
+  it('accepts moves in order, each to a current version, announced before it applies', () => {
+    expect(
+      problem(
+        moves(
+          { at: '2026-12-15T00:00:00Z', to: 2, announced: '2026-11-01' },
+          { at: '2027-06-01', to: 3, announced: '2027-01-01' },
+        ),
+      ),
+    ).toBe('valid');
+    expect(
+      problem({ ...designPolicyFile, default_version_changes: [{ at: '2026-12-15', to: 2, announced: '2026-12-01' }] }),
+    ).toBe('valid');
+  });
+
+  it('refuses a move to a version not listed, already the default, or deprecated then, naming the JSON path', () => {
+    expect(problem(moves({ at: '2026-12-15', to: 7, announced: '2026-11-01' }))).toBe(
+      'default_version_changes.0.to: default move to v7 at 2026-12-15T00:00:00.000Z: version 7 is not a listed version',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 1, announced: '2026-11-01' }))).toBe(
+      'default_version_changes.0.to: default move to v1 at 2026-12-15T00:00:00.000Z: v1 is already the default then',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 4, announced: '2026-11-01' }))).toBe(
+      'default_version_changes.0.to: default move to v4 at 2026-12-15T00:00:00.000Z: v4 is deprecated then ' +
+        '(announced 2026-09-01T00:00:00.000Z); move the default to a current version',
+    );
+    // Before v4's announcement it is current: a move to it then is a move to a current version.
+    expect(problem(moves({ at: '2026-08-01', to: 4, announced: '2026-07-01' }))).toBe('valid');
+  });
+
+  it('refuses a move out of order, or not announced before it applies; unknown keys and missing ones', () => {
+    expect(
+      problem(
+        moves(
+          { at: '2027-01-15', to: 2, announced: '2026-11-01' },
+          { at: '2026-12-15', to: 3, announced: '2026-11-01' },
+        ),
+      ),
+    ).toBe(
+      'default_version_changes.1.at: default move to v3 at 2026-12-15T00:00:00.000Z is not after the move before it',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 2, announced: '2026-12-15' }))).toBe(
+      'default_version_changes.0.announced: default move to v2 at 2026-12-15T00:00:00.000Z must be announced before ' +
+        'it applies, not 2026-12-15T00:00:00.000Z',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 2 }))).toBe(
+      'default_version_changes.0.announced: must be a date (2026-06-01) or an RFC 3339 date-time (2027-01-01T00:00:00Z)',
+    );
+    expect(problem(moves({ at: '2026-12-15', to: 2, announced: '2026-11-01', why: 'x' }))).toMatch(
+      /^default_version_changes\.0: Unrecognized key/,
     );
   });
 });

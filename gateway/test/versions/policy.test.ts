@@ -295,6 +295,7 @@ describe('version policy: describe (GET /versions)', () => {
   it('shows each version with its phase at the given instant', () => {
     expect(policy.describe(TODAY)).toEqual({
       default_version: 1,
+      default_version_changes: [],
       versions: [
         {
           version: 1,
@@ -392,5 +393,95 @@ describe('brownouts', () => {
       'api_version_brownout_active{version="1"} 0',
       'api_version_brownout_active{version="2"} 0',
     ]);
+  });
+});
+
+describe('version policy: scheduled moves of the default (default_version_changes)', () => {
+  const DAY = 86_400_000;
+  const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+  const MOVE_AT = TODAY + 10 * DAY;
+  const scheduled = policyFrom({
+    ...designPolicyFile,
+    default_version_changes: [{ at: iso(MOVE_AT), to: 2, announced: iso(TODAY - DAY) }],
+  });
+  const HEADER = `2; at=@${MOVE_AT / 1000}`;
+
+  it('serves default_version until the move and its target from the move on', () => {
+    expect(scheduled.defaultAt(MOVE_AT - 1)).toBe(1);
+    expect(resolveHeader(scheduled, undefined, MOVE_AT - 1)).toMatchObject({ version: 1, selectedBy: 'default' });
+    expect(scheduled.defaultAt(MOVE_AT)).toBe(2);
+    expect(resolveHeader(scheduled, undefined, MOVE_AT)).toMatchObject({
+      version: 2,
+      selectedBy: 'default',
+      phase: 'current',
+    });
+  });
+
+  it(
+    'announces the move on the answers it moves, from its announcement until it applies: ' +
+      'API-Default-Version-Change: <to>; at=@<epoch seconds>',
+    () => {
+      expect(headersOf(resolveHeader(scheduled, undefined, TODAY - DAY - 1))).not.toHaveProperty(
+        'api-default-version-change',
+      );
+      expect(headersOf(resolveHeader(scheduled, undefined, TODAY))).toEqual({
+        vary: 'API-Version, API-Key',
+        'api-version': '1',
+        'api-supported-versions': '2',
+        'api-deprecated-versions': '1',
+        deprecation: 'true',
+        sunset: V1_SUNSET_HTTP,
+        'api-default-version-change': HEADER,
+      });
+      expect(headersOf(resolveHeader(scheduled, undefined, MOVE_AT - 1))['api-default-version-change']).toBe(HEADER);
+      expect(headersOf(resolveHeader(scheduled, undefined, MOVE_AT))).not.toHaveProperty('api-default-version-change');
+      // Requests that name a version, and a consumer's pin, do not move with the default.
+      expect(headersOf(resolveHeader(scheduled, '1', TODAY))).not.toHaveProperty('api-default-version-change');
+      expect(headersOf(resolvePath(scheduled, '1', undefined, TODAY))).not.toHaveProperty('api-default-version-change');
+      expect(headersOf(scheduled.resolvePin(1, TODAY))).not.toHaveProperty('api-default-version-change');
+    },
+  );
+
+  it('names the next move announced and not yet due, with the default it replaces', () => {
+    expect(scheduled.upcomingDefaultChange(TODAY - DAY - 1)).toBeUndefined();
+    expect(scheduled.upcomingDefaultChange(TODAY)).toEqual({
+      at: MOVE_AT,
+      to: 2,
+      announced: TODAY - DAY,
+      from: 1,
+    });
+    expect(scheduled.upcomingDefaultChange(MOVE_AT)).toBeUndefined();
+  });
+
+  it('shows the default in force and every scheduled move in GET /versions', () => {
+    expect(scheduled.describe(TODAY)).toMatchObject({
+      default_version: 1,
+      default_version_changes: [{ at: iso(MOVE_AT), to: 2, announced: iso(TODAY - DAY) }],
+    });
+    expect(scheduled.describe(MOVE_AT).default_version).toBe(2);
+  });
+
+  describe('on a live gateway', () => {
+    const current = stubbedGatewayPerTest((stubUrl) =>
+      buildTestGateway(stubUrl, {
+        policy: {
+          ...designPolicyFile,
+          default_version_changes: [{ at: iso(MOVE_AT), to: 2, announced: iso(TODAY - DAY) }],
+        },
+      }),
+    );
+
+    it('carries the header on an unversioned answer, never on one that names a version', async () => {
+      const { app } = current.gateway;
+      const bare = await app.inject({ url: '/orders/ord-1001' });
+      expect(bare.headers['api-default-version-change']).toBe(HEADER);
+      expect(bare.headers['api-version']).toBe('1');
+      const named = await app.inject({ url: '/orders/ord-1001', headers: { 'api-version': '1' } });
+      expect(named.headers['api-default-version-change']).toBeUndefined();
+      current.gateway.setNow(MOVE_AT);
+      const moved = await app.inject({ url: '/orders/ord-1001' });
+      expect(moved.headers['api-version']).toBe('2');
+      expect(moved.headers['api-default-version-change']).toBeUndefined();
+    });
   });
 });

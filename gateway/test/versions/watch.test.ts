@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { designPolicyFile } from '../helpers.js';
@@ -101,6 +101,12 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     const watched = await start(path);
     writeFileSync(path, textOf({ ...designPolicyFile, default_version: 7 }));
     await expect.poll(() => watched.reloads(), { timeout: APPLIED_WITHIN_MS }).toEqual({ success: 0, failure: 1 });
+    // Once: one log line and one count, also after the confirmation and the periodic checks.
+    await sleep(1_500);
+    expect(await watched.reloads()).toEqual({ success: 0, failure: 1 });
+    expect(
+      watched.logs.filter((line) => line.msg === 'version policy reload failed; the previous policy stays in force'),
+    ).toHaveLength(1);
     expect(
       watched.logs.find((line) => line.msg === 'version policy reload failed; the previous policy stays in force'),
     ).toMatchObject({
@@ -115,6 +121,28 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     writeFileSync(path, textOf(laterSunsetPolicy));
     await expect.poll(() => watched.servedSha256(), { timeout: APPLIED_WITHIN_MS }).toBe(digestOf(laterSunsetPolicy));
   });
+
+  it(
+    'applies a file still being written (a cp on a slow disk) once it is complete, without a failed reload before ' +
+      'it',
+    async () => {
+      const { path } = policyDirectory();
+      const watched = await start(path);
+      const text = textOf(laterSunsetPolicy);
+      // Truncated, half written, and read half written: the settle after the last event has passed.
+      const file = openSync(path, 'w');
+      writeSync(file, text.slice(0, 40));
+      await sleep(600);
+      writeSync(file, text.slice(40));
+      closeSync(file);
+      await expect.poll(() => watched.servedSha256(), { timeout: APPLIED_WITHIN_MS }).toBe(digestOf(laterSunsetPolicy));
+      await sleep(1_500);
+      expect(await watched.reloads()).toEqual({ success: 1, failure: 0 });
+      expect(
+        watched.logs.filter((line) => line.msg === 'version policy reload failed; the previous policy stays in force'),
+      ).toEqual([]);
+    },
+  );
 
   it(
     'does not reload content that did not change (the same bytes written again, other files in the ' + 'directory)',

@@ -10,10 +10,21 @@ export const requestGuardsHttpOptions: Pick<ServerOptions, 'requireHostHeader'> 
 };
 
 /**
- * Fields a proxy in front sets or replaces (the gateway does, on the way to the backend). They are not
- * counted, so a request within the gateway's field limit is also within the backend's.
+ * Fields a proxy in front sets or replaces (the gateway does, on the way to the backend: the hop it saw, the request
+ * id, and the headers it owns). They are not counted, so a request within the gateway's field limit is also within
+ * the backend's.
  */
-const PROXY_SET_FIELDS = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-request-id']);
+const PROXY_SET_FIELDS = new Set([
+  'host',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'forwarded',
+  'x-real-ip',
+  'x-request-id',
+  'api-consumer',
+  'api-version-requested',
+]);
 
 function tooManyHeaderFields(rawHeaders: readonly string[]): boolean {
   // Names and values alternate; most requests are far below the limit and need no counting.

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { redactQueryKeys, type QueryKeyNames } from '../query-keys.js';
 import { routeLabelOf } from './route-label.js';
 
 declare module 'fastify' {
@@ -15,13 +16,15 @@ declare module 'fastify' {
 /**
  * The one log line per request, written when its response has finished. Called from the log controller's
  * requestCompleted (see http-foundation.ts), which Fastify calls after the onResponse hooks, so the fields
- * those hooks set are on the line. One line, not one more per fact: a second line per request on a deprecated
+ * those hooks set are on the line; the URL without the values of the query parameters that may hold a key
+ * (`queryKeys`). One line, not one more per fact: a second line per request on a deprecated
  * version cost the gateway measurably more CPU per request (bench/README.md#tuning-history-before--after).
  */
-export function logRequestCompleted(request: FastifyRequest, reply: FastifyReply): void {
+export function logRequestCompleted(request: FastifyRequest, reply: FastifyReply, queryKeys: QueryKeyNames): void {
   const line: Record<string, unknown> = {
     method: request.method,
-    url: request.url,
+    // Credentials never reach the log: a key a client put in the query string is shown as [redacted].
+    url: redactQueryKeys(request.url, queryKeys),
     route: routeLabelOf(request),
     statusCode: reply.statusCode,
     responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,

@@ -96,7 +96,7 @@ class ReadTimeoutError extends Error {
 }
 
 /** The password of a postgres:// URL ('' when it has none or does not parse), to be masked in every message. */
-function passwordRedactor(url: string): (text: string) => string {
+export function passwordRedactor(url: string): (text: string) => string {
   let password = '';
   try {
     password = decodeURIComponent(new URL(url).password);

@@ -8,4 +8,5 @@ export {
   type DatabaseOptions,
   type StatementTimer,
 } from './database.js';
-export { migrate, type MigrationOptions } from './migrate.js';
+export { checkSchema, migrate, type MigrationOptions, type SchemaCheckOptions } from './migrate.js';
+export { loadMigrationCommandConfig, runMigrationCommand } from './migration-command.js';

@@ -4,7 +4,7 @@ import { basename, extname } from 'node:path';
 import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { clientConfig } from './database.js';
+import { clientConfig, passwordRedactor, type Database } from './database.js';
 
 /** Dot files, source maps and declarations beside the compiled migrations are not migrations. */
 const IGNORED_FILES = '(?:\\..*|.*\\.map|.*\\.d\\.ts)';
@@ -34,7 +34,8 @@ export interface MigrationOptions {
    */
   migrationTimeoutMs: number;
   logger: Logger;
-  redact: (text: string) => string;
+  /** Masks the URL's password in a message; unset: the password of `url`. */
+  redact?: (text: string) => string;
   /** The migration files (TypeScript under the tests, compiled JavaScript in dist/: node-pg-migrate loads either). */
   dir: string;
   /**
@@ -68,7 +69,7 @@ export async function migrate({
   url,
   migrationTimeoutMs,
   logger,
-  redact,
+  redact = passwordRedactor(url),
   dir,
   schema,
   applicationName,
@@ -126,10 +127,7 @@ export async function migrate({
         await sleep(LOCK_RETRY_PAUSE_MS);
       }
     }
-    const table = schema === undefined ? MIGRATIONS_TABLE : `${client.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
-    const { rows } = await client.query<{ name: string; run_on: string }>(
-      `SELECT name, run_on::text FROM ${table} ORDER BY run_on, id`,
-    );
+    const { rows } = await client.query<AppliedMigration>(appliedMigrationsQuery(schema));
     checkSchemaAge(rows, knownMigrations(dir), processName, log);
   } catch (err) {
     if (err instanceof SchemaNewerError || err instanceof MigrationLockTimeout) throw err;
@@ -165,6 +163,20 @@ async function lockMigrations(client: pg.Client, log: Logger, timeoutMs: number)
   log.info("another replica's schema migration finished");
 }
 
+/** A row of node-pg-migrate's history: the migration's name and when the run that applied it began. */
+interface AppliedMigration {
+  name: string;
+  run_on: string;
+}
+
+/** The applied migrations in the order they were applied, from the history table in `schema` (unset: `public`). */
+function appliedMigrationsQuery(schema: string | undefined): string {
+  const table = schema === undefined ? MIGRATIONS_TABLE : `${escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
+  return `SELECT name, run_on::text FROM ${table} ORDER BY run_on, id`;
+}
+
+const escapeIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
 /**
  * A build runs on a schema one release newer than it knows, so that an operator can roll back a release whose
  * migration has run (docs/runbook.md "Rolling back a release with a migration"): a release only adds what its
@@ -172,12 +184,7 @@ async function lockMigrations(client: pg.Client, log: Logger, timeoutMs: number)
  * docs/decisions.md). One release's migrations are applied by one run, in one transaction, so they share their
  * `run_on`: unknown migrations with one `run_on` are one release newer, logged with a warning; more are refused.
  */
-function checkSchemaAge(
-  applied: { name: string; run_on: string }[],
-  known: Set<string>,
-  processName: string,
-  log: Logger,
-): void {
+function checkSchemaAge(applied: AppliedMigration[], known: Set<string>, processName: string, log: Logger): void {
   const unknown = applied.filter(({ name }) => !known.has(name));
   const [first] = unknown;
   if (first === undefined) return;
@@ -209,5 +216,78 @@ class MigrationLockTimeout extends Error {
         `giving it up every ${LOCK_TIMEOUT_MS} ms (lock_timeout) to let requests through`,
       options,
     );
+  }
+}
+
+/** SQLSTATE undefined_table: no migration history yet (nor, for the gateway, its schema). */
+const UNDEFINED_TABLE = '42P01';
+/** How often a start in `check` mode reads the migration history again while this build's migrations are missing. */
+const CHECK_INTERVAL_MS = 1_000;
+
+export interface SchemaCheckOptions {
+  /** The process's own pool: the check takes one of its connections, never one more. */
+  database: Database;
+  /** DATABASE_MIGRATION_TIMEOUT_MS: how long to wait for this build's migrations to be applied. */
+  migrationTimeoutMs: number;
+  logger: Logger;
+  dir: string;
+  schema?: string;
+  processName: string;
+  /** The command that applies this build's migrations, as the refusal names it. */
+  migrateCommand: string;
+}
+
+/**
+ * For a process that never changes the schema (DATABASE_MIGRATIONS=check): resolves once the schema holds every
+ * migration this build ships and is at most one release newer (checkSchemaAge), reading the history through the
+ * process's pool, as a role that may not change the schema may. While some of this build's migrations are missing
+ * (its migration command, run before the rollout, has not finished) it waits, up to `migrationTimeoutMs`, then
+ * refuses with one line naming them. A schema newer by two releases or more is refused at once.
+ */
+export async function checkSchema({
+  database,
+  migrationTimeoutMs,
+  logger,
+  dir,
+  schema,
+  processName,
+  migrateCommand,
+}: SchemaCheckOptions): Promise<void> {
+  const log = logger.child({ component: 'migrations' });
+  const known = knownMigrations(dir);
+  const giveUpAt = Date.now() + migrationTimeoutMs;
+  let waiting = false;
+  for (;;) {
+    let applied: AppliedMigration[];
+    try {
+      applied = (await database.query<AppliedMigration>('schema_check', appliedMigrationsQuery(schema), [])).rows;
+    } catch (err) {
+      if (!(err instanceof pg.DatabaseError && err.code === UNDEFINED_TABLE)) {
+        const reason = database.redact(err instanceof Error ? err.message : String(err)).split('\n')[0];
+        throw new Error(`PostgreSQL schema check failed: ${reason}`, { cause: err });
+      }
+      applied = [];
+    }
+    const present = new Set(applied.map(({ name }) => name));
+    const missing = [...known].filter((name) => !present.has(name)).sort();
+    if (missing.length === 0) {
+      checkSchemaAge(applied, known, processName, log);
+      if (waiting) log.info("this build's schema migrations are applied");
+      return;
+    }
+    if (Date.now() + CHECK_INTERVAL_MS >= giveUpAt) {
+      throw new Error(
+        `the PostgreSQL schema lacks this ${processName}'s migrations ${missing.join(', ')} after waiting ` +
+          `DATABASE_MIGRATION_TIMEOUT_MS (${migrationTimeoutMs} ms); with DATABASE_MIGRATIONS=check it never applies ` +
+          `them: run \`${migrateCommand}\` first`,
+      );
+    }
+    if (!waiting)
+      log.info(
+        { migrations: missing, timeoutMs: migrationTimeoutMs },
+        `waiting for this ${processName}'s schema migrations to be applied (\`${migrateCommand}\`)`,
+      );
+    waiting = true;
+    await sleep(CHECK_INTERVAL_MS);
   }
 }

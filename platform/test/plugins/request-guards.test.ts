@@ -14,7 +14,11 @@ describe('request guards', () => {
       'x-forwarded-for': '10.0.0.1',
       'x-forwarded-proto': 'http',
       'x-forwarded-host': 'api',
+      forwarded: 'for=10.0.0.1;proto=http',
+      'x-real-ip': '10.0.0.1',
       'x-request-id': 'r-1',
+      'api-consumer': 'acme',
+      'api-version-requested': '1',
     };
     const refused = await app.inject({ method: 'GET', url: '/things/1', headers: fields(101) });
     expect(refused.statusCode).toBe(431);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
   tracing = (await startTracing(config, logger)) as Tracing;
   const registry = createRegistry({ exemplars: true });
-  const app = Fastify(baseServerOptions(logger, tracing));
+  const app = Fastify(baseServerOptions(logger, { tracing }));
   await app.register(httpFoundation);
   await app.register(httpMetrics, { registry });
   app.get('/things/:id', async () => ({ ok: true }));

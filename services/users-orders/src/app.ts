@@ -42,7 +42,7 @@ export async function buildApp({
   presenters = orderPresenters,
   tracing,
 }: BuildAppOptions): Promise<FastifyInstance> {
-  const app = Fastify(baseServerOptions(logger, tracing));
+  const app = Fastify(baseServerOptions(logger, { tracing }));
   // Registered first, so it runs last: the spans of the last requests are sent after everything else has closed.
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
   // First, so its onRoute mirror sees every route (405 + Allow).

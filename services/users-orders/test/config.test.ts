@@ -22,23 +22,27 @@ describe('loadConfig', () => {
   it.each([
     [
       { DATABASE_URL: 'postgres://app:s3cret@db:5432/users' },
-      { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10, migrationTimeoutMs: 600_000 },
+      { url: 'postgres://app:s3cret@db:5432/users', poolMax: 10, migrationTimeoutMs: 600_000, migrations: 'apply' },
     ],
     [
       { DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_MAX: '100' },
-      { url: 'postgresql://db/users', poolMax: 100, migrationTimeoutMs: 600_000 },
+      { url: 'postgresql://db/users', poolMax: 100, migrationTimeoutMs: 600_000, migrations: 'apply' },
     ],
     [
       { DATABASE_URL: 'postgres:///users?host=/run/postgresql', DATABASE_POOL_MAX: '1' },
-      { url: 'postgres:///users?host=/run/postgresql', poolMax: 1, migrationTimeoutMs: 600_000 },
+      { url: 'postgres:///users?host=/run/postgresql', poolMax: 1, migrationTimeoutMs: 600_000, migrations: 'apply' },
     ],
     [
       { DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATION_TIMEOUT_MS: '1000' },
-      { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 1_000 },
+      { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 1_000, migrations: 'apply' },
+    ],
+    [
+      { DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATIONS: 'check' },
+      { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 600_000, migrations: 'check' },
     ],
     [
       { DATABASE_URL: 'postgres://db/users', DATABASE_MIGRATION_TIMEOUT_MS: '86400000' },
-      { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 86_400_000 },
+      { url: 'postgres://db/users', poolMax: 10, migrationTimeoutMs: 86_400_000, migrations: 'apply' },
     ],
   ])('reads the users database from %j', (env, database) => {
     expect(loadConfig(env).database).toEqual(database);
@@ -76,6 +80,12 @@ describe('loadConfig', () => {
       );
     },
   );
+
+  it.each(['migrate', 'CHECK', ''])('throws a ConfigError naming DATABASE_MIGRATIONS for %j', (value) => {
+    expect(() => loadConfig({ DATABASE_MIGRATIONS: value })).toThrow(
+      new ConfigError(`DATABASE_MIGRATIONS: must be apply or check (got ${JSON.stringify(value)})`),
+    );
+  });
 
   it.each([
     [

@@ -30,6 +30,7 @@ import { repoRoot } from '../../../scripts/paths.mjs';
 import { eventually } from '../../support/eventually.mjs';
 import { ComposeProject, docker, healthy, inspect, waitForContainer } from '../docker.js';
 import { findEngine } from '../engine.js';
+import { scrapeJobs } from '../../ops/scrape-jobs.js';
 import { promQuery } from '../prometheus-api.js';
 import { sectionTotals, serverStats, type SectionTotals } from './haproxy.js';
 import { keyedCreates, mixedRequest, startLoad, type KeyedCreates, type LoadReport, type LoadRequest } from './load.js';
@@ -197,8 +198,8 @@ describe.skipIf(!engine.reachable)(
           async () => {
             const samples = await promQuery(prometheusUrl, 'up == 1');
             const byJob = (job: string) => samples.filter((sample) => sample.metric.job === job).length;
-            return byJob('gateway') === GATEWAYS && byJob('backend') === BACKENDS
-              ? { gateway: byJob('gateway'), backend: byJob('backend') }
+            return byJob(scrapeJobs.gateway) === GATEWAYS && byJob(scrapeJobs.backend) === BACKENDS
+              ? { gateway: byJob(scrapeJobs.gateway), backend: byJob(scrapeJobs.backend) }
               : undefined;
           },
           { timeoutMs: 60_000, intervalMs: 500 },

@@ -6,6 +6,7 @@ import { changesPath, type VersionPolicy } from '../../versions/policy.js';
 import type { RequestSchemes } from '../../versions/schemes.js';
 import { operationParts } from '../ledger.js';
 import type { ConsumerUsageReader, UsageRow } from '../store.js';
+import { countedFrom, doneWith, stillCallsVersion, unversionedVersion } from './activity.js';
 
 /** One operation a consumer called on a version, and what of the migration guide concerns it. */
 export interface OperationReport {
@@ -31,6 +32,12 @@ export interface VersionReport {
   successor: number | null;
   /** Where the whole migration guide is: `/versions/{n}/changes`. */
   changes: string;
+  /**
+   * Nothing of the consumer's is on the version any more: its requests that name no version get another one, and it
+   * made no call of the version since the report counts from (activity.ts).
+   */
+  done: boolean;
+  /** Its calls of the version since the report counts from, by operation; none when it is done. */
   operations: OperationReport[];
 }
 
@@ -81,7 +88,7 @@ function breakingChangesOf(
  * A ledger operation of `version` as the reports name it: the method and path the requests used, how they named
  * the version, the call in that form, and what to send instead for `successor` in the same form.
  */
-export function operationCall(
+function operationCall(
   operation: string,
   version: number,
   successor: number | null,
@@ -91,6 +98,16 @@ export function operationCall(
   const own = new RegExp(`^(/api)?/v${version}(?=/|$)`).exec(path);
   const bare = { method, template: own === null ? path : path.slice(own[0].length), prefix: own?.[1] ?? '' };
   return { operation: `${method} ${path}`, ...callOfForm(form, bare, version, successor, schemes) };
+}
+
+/** `GET /deprecations`: one consumer's report as JSON (and the page's content). */
+export interface DeprecationsReport {
+  consumer: string;
+  /** Its pin (null: none, it follows default_version). */
+  pinned_version: number | null;
+  /** From when its calls are counted (RFC 3339): `?since=` (30 days back by default), or its last move when later. */
+  requests_since: string;
+  versions: VersionReport[];
 }
 
 /** A version the report covers: listed in the policy, deprecated or removed now. */
@@ -108,6 +125,7 @@ function versionReport(
   rows: readonly UsageRow[],
   guide: MigrationGuide | null,
   schemes: RequestSchemes,
+  unversioned: number,
 ): VersionReport {
   const byOperation = guide === null ? new Map<string, Map<string, GuideChange>>() : breakingChangesByOperation(guide);
   const successor = entry.successor ?? null;
@@ -130,21 +148,28 @@ function versionReport(
     sunset: new Date(entry.sunset).toISOString(),
     successor: entry.successor ?? null,
     changes: changesPath(entry.version),
+    done: doneWith(entry.version, unversioned, operations.length),
     operations,
   };
 }
 
 /**
- * The versions of `rows` that the policy lists as deprecated or removed at `nowMs`, ascending. A version no longer
- * listed has no phase to report.
+ * The versions the policy lists as deprecated or removed at `nowMs` that the consumer ever called (`rows`: all its
+ * rows) or is pinned to, ascending. A version no longer listed has no phase to report.
  */
-function reportedVersions(policy: VersionPolicy, rows: readonly UsageRow[], nowMs: number): ReportedVersion[] {
+function reportedVersions(
+  policy: VersionPolicy,
+  rows: readonly UsageRow[],
+  pin: number | null,
+  nowMs: number,
+): ReportedVersion[] {
   const called = new Set(rows.map((row) => row.version));
   const reported: ReportedVersion[] = [];
   for (const entry of policy.versions) {
     const phase = policy.phaseOf(entry, nowMs);
     // A deprecated version always has a sunset (the policy file refuses one without).
-    if (phase === 'current' || entry.sunset === undefined || !called.has(entry.version)) continue;
+    if (phase === 'current' || entry.sunset === undefined) continue;
+    if (!called.has(entry.version) && pin !== entry.version) continue;
     reported.push({ entry: { ...entry, sunset: entry.sunset }, phase });
   }
   return reported;
@@ -156,7 +181,10 @@ export interface ConsumerReportsInput {
   guides: MigrationGuides;
   policy: VersionPolicy;
   nowMs: number;
-  /** Count requests from this instant on (by UTC day, as the ledger keeps them); all of them when absent. */
+  /**
+   * Count calls from this instant on (by the ledger's days: a day's row with a call since counts whole), or from the
+   * consumer's last move when later; all of them up to that move when absent.
+   */
   sinceMs?: number;
   /** Sent with the guides' document requests to the backend. */
   requestId: string;
@@ -164,12 +192,21 @@ export interface ConsumerReportsInput {
 
 /** The reports, or why the guides' documents could not be had (as the migration guide's route answers it). */
 export type ConsumerReports =
-  { ok: true; versions: VersionReport[] } | { ok: false; status: 502 | 504; reason: string };
+  | {
+      ok: true;
+      /** The consumer's pin (null: none, it follows default_version). */
+      pinnedVersion: number | null;
+      /** From when calls are counted: the window asked, or the consumer's last move when later (epoch ms). */
+      countedFromMs: number;
+      versions: VersionReport[];
+    }
+  | { ok: false; status: 502 | 504; reason: string };
 
 /**
- * Everything one consumer must change: for each deprecated or removed version it called, the operations it
- * called with the breaking changes of the migration guide that touch each. The one place that joins the
- * ledger, the policy and the guides: `GET /deprecations` answers it, the notices say it.
+ * Everything one consumer must change: for each deprecated or removed version it called (or is pinned to), the
+ * operations it still calls (activity.ts) with the breaking changes of the migration guide that touch each, or that
+ * it is done with the version. The one place that joins the ledger, the pins, the policy and the guides: `GET
+ * /deprecations` answers it, the notices say it.
  */
 export async function consumerReports({
   consumerId,
@@ -180,13 +217,25 @@ export async function consumerReports({
   sinceMs,
   requestId,
 }: ConsumerReportsInput): Promise<ConsumerReports> {
-  const rows = await reader.usageOf(consumerId, sinceMs);
+  const pinRecord = await reader.pinOf(consumerId);
+  const pin = pinRecord?.pinned_version ?? null;
+  const fromMs = countedFrom(sinceMs ?? Number.NEGATIVE_INFINITY, pinRecord?.pinned_at ?? null);
+  const unversioned = unversionedVersion(pin, policy.defaultAt(nowMs));
+  const [everRows, countedRows] = await Promise.all([
+    reader.usageOf(consumerId),
+    Number.isFinite(fromMs) ? reader.usageOf(consumerId, fromMs) : reader.usageOf(consumerId),
+  ]);
   const versions: VersionReport[] = [];
-  for (const reported of reportedVersions(policy, rows, nowMs)) {
-    const outcome = await guides.get(policy, reported.entry.version, requestId);
+  for (const reported of reportedVersions(policy, everRows, pin, nowMs)) {
+    const { version } = reported.entry;
+    const outcome = await guides.get(policy, version, requestId);
     if (!outcome.ok && outcome.status !== 404) return { ok: false, status: outcome.status, reason: outcome.reason };
-    const own = rows.filter((row) => row.version === reported.entry.version);
-    versions.push(versionReport(reported, own, outcome.ok ? outcome.rendered.guide : null, policy.schemes));
+    const own = countedRows.filter(
+      (row) => row.version === version && stillCallsVersion(row.operation, version, unversioned),
+    );
+    versions.push(
+      versionReport(reported, own, outcome.ok ? outcome.rendered.guide : null, policy.schemes, unversioned),
+    );
   }
-  return { ok: true, versions };
+  return { ok: true, pinnedVersion: pin, countedFromMs: fromMs, versions };
 }

@@ -42,7 +42,7 @@ export async function versionConsumersRoutes(
       void reply.header('cache-control', 'no-store');
       const nowMs = clock();
       const [list, delivered] = await Promise.all([
-        versionConsumers(reader, entry.version, nowMs),
+        versionConsumers(reader, entry.version, policy.defaultAt(nowMs), nowMs),
         noticesSentFor(entry.version),
       ]);
       return {

@@ -1,4 +1,5 @@
 import { dayOf, type ConsumerUsageReader, type Refused } from '../store.js';
+import { countedFrom, countedOperations, doneWith, unversionedVersion } from './activity.js';
 
 /**
  * "Active" is a use in the last 30 days: the operators' list counts requests from midnight UTC that many days
@@ -19,6 +20,13 @@ export interface VersionConsumer {
   requests: number;
   /** Its last request to the version, ever. */
   last_seen: string;
+  /**
+   * It still calls the version: a call in the last 30 days, after its last move, that would still get the version
+   * (activity.ts). The notices go to these.
+   */
+  active: boolean;
+  /** Nothing of it is on the version any more: not active, and its requests naming no version get another one. */
+  done: boolean;
 }
 
 /** A deprecation notice about the version that reached the consumer: which one, how, and when. */
@@ -79,21 +87,29 @@ export interface ConsumersOfVersion {
 export async function versionConsumers(
   reader: ConsumerUsageReader,
   version: number,
+  defaultVersion: number,
   nowMs: number,
 ): Promise<ConsumersOfVersion> {
   const sinceMs = Date.parse(dayOf(nowMs - ACTIVE_WINDOW_MS));
   const [rows, refused] = await Promise.all([reader.consumersOf(version, sinceMs), reader.refusedOf(version)]);
   return {
     requests_since: new Date(sinceMs).toISOString(),
-    consumers: rows.map(({ consumer, requests, last_seen }) => ({
-      id: consumer.id,
-      name: consumer.name,
-      contact_email: consumer.contact_email,
-      webhook_url: consumer.webhook_url,
-      pinned_version: consumer.pinned_version,
-      requests,
-      last_seen,
-    })),
+    consumers: rows.map(({ consumer, pinned_at, requests, last_seen, operations }) => {
+      const unversioned = unversionedVersion(consumer.pinned_version, defaultVersion);
+      const from = countedFrom(nowMs - ACTIVE_WINDOW_MS, pinned_at);
+      const counted = countedOperations(operations, version, unversioned, from).length;
+      return {
+        id: consumer.id,
+        name: consumer.name,
+        contact_email: consumer.contact_email,
+        webhook_url: consumer.webhook_url,
+        pinned_version: consumer.pinned_version,
+        requests,
+        last_seen,
+        active: counted > 0,
+        done: doneWith(version, unversioned, counted),
+      };
+    }),
     refused: refused.map(({ consumer, refused: counted }) => ({
       id: consumer.id,
       name: consumer.name,
@@ -119,7 +135,7 @@ export function withNoticesSent(
     if (sent === undefined) byConsumer.set(consumerId, (sent = []));
     sent.push({
       milestone,
-      brownout_start: occasion === '' ? null : occasion,
+      brownout_start: milestone === 'brownout_in_48_hours' ? occasion : null,
       channel,
       sent_at: new Date(sentMs).toISOString(),
     });

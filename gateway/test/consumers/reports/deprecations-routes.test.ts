@@ -69,6 +69,8 @@ describe('GET /deprecations', () => {
     expect(res.json()).toEqual({
       consumer: 'acme',
       pinned_version: null,
+      // 30 days back, or its registration (which set its pin) when later.
+      requests_since: at,
       versions: [
         {
           version: 1,
@@ -76,6 +78,7 @@ describe('GET /deprecations', () => {
           sunset: '2027-01-01T00:00:00.000Z',
           successor: 2,
           changes: '/versions/1/changes',
+          done: false,
           operations: [
             {
               operation: 'GET /api/v1/orders/{id}',
@@ -179,6 +182,7 @@ describe('GET /deprecations', () => {
     expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({
       consumer: 'fresh',
       pinned_version: null,
+      requests_since: new Date(TODAY).toISOString(),
       versions: [],
     });
     await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } });
@@ -186,6 +190,7 @@ describe('GET /deprecations', () => {
     expect((await app.inject({ url: '/deprecations', headers: { 'api-key': key } })).json()).toEqual({
       consumer: 'fresh',
       pinned_version: null,
+      requests_since: new Date(TODAY).toISOString(),
       versions: [],
     });
   });
@@ -299,5 +304,128 @@ describe('GET /deprecations', () => {
     expect(page.body).toContain(
       '<li>converted <code>total</code> (decimal) → <code>total_cents</code> (integer, × 100)</li>',
     );
+  });
+
+  describe('what counts: the calls since 30 days back or the last pin move, naming a version the consumer still gets', () => {
+    const DAY = 86_400_000;
+    const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+    const reportOf = async (key: string, query = '') =>
+      (await gateway!.app.inject({ url: `/deprecations${query}`, headers: { 'api-key': key } })).json<{
+        pinned_version: number | null;
+        requests_since: string;
+        versions: { version: number; done: boolean; operations: { form: string; requests: number }[] }[];
+      }>();
+    const call = async (key: string, url: string, headers: Record<string, string> = {}) => {
+      expect((await gateway!.app.inject({ url, headers: { 'api-key': key, ...headers } })).statusCode, url).toBe(200);
+    };
+
+    it(
+      'tells a consumer that moved its pin off v1 and calls it no more that it is done, in the JSON and on the ' +
+        'page; a call naming v1 after the move counts again',
+      async () => {
+        const store = createMemoryConsumerStore();
+        const { key } = await consumerWithKey(store, 'mover', { nowMs: TODAY - 40 * DAY, pinned_version: 1 });
+        const { app } = await start(store);
+        gateway!.setNow(TODAY - 5 * DAY);
+        await call(key, '/orders/ord-1');
+        await call(key, '/orders/ord-1', { 'api-version': '1' });
+        await app.consumers.ledger.flush();
+        expect((await reportOf(key)).versions).toMatchObject([
+          { version: 1, done: false, operations: [{ form: 'header' }, { form: 'pin' }] },
+        ]);
+
+        gateway!.setNow(TODAY - DAY);
+        const moved = await app.inject({
+          method: 'PUT',
+          url: '/consumer/version',
+          headers: { 'api-key': key },
+          payload: '{"version":2}',
+        });
+        expect(moved.statusCode).toBe(200);
+        gateway!.setNow(TODAY);
+        expect(await reportOf(key)).toEqual({
+          consumer: 'mover',
+          pinned_version: 2,
+          requests_since: iso(TODAY - DAY),
+          versions: [
+            {
+              version: 1,
+              phase: 'deprecated',
+              sunset: '2027-01-01T00:00:00.000Z',
+              successor: 2,
+              changes: '/versions/1/changes',
+              done: true,
+              operations: [],
+            },
+          ],
+        });
+        const page = await app.inject({ url: '/deprecations', headers: { 'api-key': key, accept: 'text/html' } });
+        expect(page.body).toContain(
+          '<h2>v1 <span class="phase phase-deprecated">deprecated</span> <span class="done">done</span></h2>',
+        );
+        expect(page.body).toContain('<p>Nothing of yours is on v1 any more: nothing to change.</p>');
+        expect(page.body).toContain(
+          '<p class="summary">You are done: nothing of yours is on a deprecated or removed version any more (1 version left).</p>',
+        );
+        expect(page.body).toContain('<p class="pin">Your pin is v2: your requests that name no version get it.</p>');
+        expect(page.body).not.toContain('your pin: v1');
+
+        await call(key, '/v1/orders/ord-2');
+        await app.consumers.ledger.flush();
+        expect((await reportOf(key)).versions).toMatchObject([
+          { version: 1, done: false, operations: [{ form: 'path', requests: 1 }] },
+        ]);
+      },
+    );
+
+    it('counts from ?since= (or the last move when later), and answers 400 for a since that is no instant', async () => {
+      const store = createMemoryConsumerStore();
+      const { key } = await consumerWithKey(store, 'acme', { nowMs: TODAY - 60 * DAY });
+      const { app } = await start(store);
+      gateway!.setNow(TODAY - 20 * DAY);
+      await call(key, '/v1/orders/ord-1');
+      gateway!.setNow(TODAY - 2 * DAY);
+      await call(key, '/orders/ord-1', { 'api-version': '1' });
+      await app.consumers.ledger.flush();
+      gateway!.setNow(TODAY);
+      const forms = (report: Awaited<ReturnType<typeof reportOf>>) =>
+        report.versions.map(({ operations }) => operations.map(({ form }) => form));
+      // 30 days back by default.
+      expect(await reportOf(key)).toMatchObject({ requests_since: iso(TODAY - 30 * DAY) });
+      expect(forms(await reportOf(key))).toEqual([['header', 'path']]);
+      const narrow = await reportOf(key, `?since=${iso(TODAY - 10 * DAY)}`);
+      expect(narrow.requests_since).toBe(iso(TODAY - 10 * DAY));
+      expect(forms(narrow)).toEqual([['header']]);
+      // Nothing since: not done, its requests naming no version still get v1 (the default, no pin).
+      expect((await reportOf(key, `?since=${iso(TODAY - DAY).slice(0, 10)}`)).versions).toMatchObject([
+        { version: 1, done: false, operations: [] },
+      ]);
+      for (const since of ['yesterday', '2026-13-45x', '']) {
+        const res = await app.inject({ url: `/deprecations?since=${since}`, headers: { 'api-key': key } });
+        expect(res.statusCode, since).toBe(400);
+        expect(res.json()).toEqual({
+          error: 'bad request',
+          code: 400,
+          details: 'since must be a date (2026-11-01) or an RFC 3339 date-time (2026-11-01T09:00:00Z)',
+        });
+      }
+    });
+
+    it('drops the calls that named no version once the default they got has moved (a consumer without a pin)', async () => {
+      const store = createMemoryConsumerStore();
+      const { key } = await consumerWithKey(store, 'legacy', { nowMs: TODAY - 40 * DAY });
+      await start(store, {
+        ...designPolicyFile,
+        default_version_changes: [{ at: iso(TODAY - DAY), to: 2, announced: iso(TODAY - 20 * DAY) }],
+      });
+      gateway!.setNow(TODAY - 5 * DAY);
+      await call(key, '/orders/ord-1');
+      await gateway!.app.consumers.ledger.flush();
+      expect((await reportOf(key)).versions).toMatchObject([
+        { version: 1, done: false, operations: [{ form: 'default' }] },
+      ]);
+      gateway!.setNow(TODAY);
+      expect((await reportOf(key)).versions).toMatchObject([{ version: 1, done: true, operations: [] }]);
+    });
   });
 });

@@ -34,6 +34,9 @@ function readerOf(rows: UsageRow[]): ConsumerUsageReader & { asked: (number | un
     async refusedOf() {
       return [];
     },
+    async pinOf() {
+      return undefined;
+    },
   };
 }
 
@@ -85,6 +88,7 @@ describe("a consumer's version reports", () => {
         sunset: '2027-01-01T00:00:00.000Z',
         successor: 2,
         changes: '/versions/1/changes',
+        done: false,
         operations: [
           {
             operation: 'GET /v1/orders/{id}',
@@ -114,7 +118,12 @@ describe("a consumer's version reports", () => {
       nowMs: TODAY,
       requestId: 'r',
     });
-    expect(outcome).toEqual({ ok: true, versions: [] });
+    expect(outcome).toEqual({
+      ok: true,
+      pinnedVersion: null,
+      countedFromMs: Number.NEGATIVE_INFINITY,
+      versions: [],
+    });
     expect(guides.asked).toEqual([]);
   });
 
@@ -286,8 +295,8 @@ describe("a consumer's version reports", () => {
   );
 
   it(
-    'reads the ledger in the window asked for (all of it by default) and answers a guide failure as the guide ' +
-      'route does',
+    'reads the ledger all time (which versions it called) and in the window asked for (all of it by default), and ' +
+      'answers a guide failure as the guide route does',
     async () => {
       const reader = readerOf([row(1, 'GET /v1/orders/{id}')]);
       const sinceMs = TODAY - 30 * 86_400_000;
@@ -308,7 +317,7 @@ describe("a consumer's version reports", () => {
         sinceMs,
         requestId: 'r',
       });
-      expect(reader.asked).toEqual([undefined, sinceMs]);
+      expect(reader.asked).toEqual([undefined, undefined, undefined, sinceMs]);
       const failed = await consumerReports({
         consumerId: 'acme',
         reader,

@@ -47,14 +47,17 @@ const use = (
  */
 async function ledger(): Promise<MemoryConsumerStore> {
   const store = createMemoryConsumerStore();
+  // Registered before their calls, as consumers are: a registration sets the pin, and calls count after it.
+  const registered = TODAY - 100 * 86_400_000;
   await consumerWithKey(store, 'acme', {
     name: 'Acme Billing',
     contact_email: 'billing@acme.example',
     pinned_version: 1,
+    nowMs: registered,
   });
-  await consumerWithKey(store, 'beta', { name: 'Beta' });
-  await consumerWithKey(store, 'gamma', { name: 'Gamma' });
-  await consumerWithKey(store, 'delta', { name: 'Delta' });
+  await consumerWithKey(store, 'beta', { name: 'Beta', nowMs: registered });
+  await consumerWithKey(store, 'gamma', { name: 'Gamma', nowMs: registered });
+  await consumerWithKey(store, 'delta', { name: 'Delta', nowMs: registered });
   await store.createConsumer(
     {
       id: 'hooked',
@@ -64,7 +67,7 @@ async function ledger(): Promise<MemoryConsumerStore> {
       webhook_secret: 'whsec_AAAA',
       pinned_version: null,
     },
-    TODAY,
+    registered,
   );
   await store.addUsage([
     use('acme', 1, '2026-11-22', 5, '2026-11-22T11:59:00Z'),
@@ -99,6 +102,8 @@ describe('GET /versions/{n}/consumers', () => {
             pinned_version: 1,
             requests: 5,
             last_seen: '2026-11-22T11:59:00.000Z',
+            active: true,
+            done: false,
             notices_sent: [],
           },
           {
@@ -109,6 +114,9 @@ describe('GET /versions/{n}/consumers', () => {
             pinned_version: null,
             requests: 3,
             last_seen: '2026-10-23T09:30:00.000Z',
+            // Its requests are counted from midnight 30 days back, its activity from 30 days back to the minute.
+            active: false,
+            done: false,
             notices_sent: [],
           },
           {
@@ -119,6 +127,8 @@ describe('GET /versions/{n}/consumers', () => {
             pinned_version: null,
             requests: 3,
             last_seen: '2026-11-20T09:30:00.000Z',
+            active: true,
+            done: false,
             notices_sent: [],
           },
           {
@@ -129,6 +139,8 @@ describe('GET /versions/{n}/consumers', () => {
             pinned_version: null,
             requests: 0,
             last_seen: '2026-09-01T09:30:00.000Z',
+            active: false,
+            done: false,
             notices_sent: [],
           },
         ],
@@ -159,6 +171,33 @@ describe('GET /versions/{n}/consumers', () => {
         expect(res.statusCode, url).toBe(404);
         expect(res.json(), url).toEqual({ error: 'not found', code: 404 });
       }
+    },
+  );
+
+  it(
+    'says which consumers are done with the version: pin moved off it and no call since, whatever they called ' +
+      'before the move',
+    async () => {
+      const store = createMemoryConsumerStore();
+      await consumerWithKey(store, 'moved', { pinned_version: 1, nowMs: TODAY - 100 * DAY });
+      await consumerWithKey(store, 'still', { pinned_version: 1, nowMs: TODAY - 100 * DAY });
+      await store.addUsage([
+        { ...use('moved', 1, '2026-11-21', 4), operation: 'GET /orders/{id} pin' },
+        use('moved', 1, '2026-11-21', 2),
+        { ...use('still', 1, '2026-11-21', 4), operation: 'GET /orders/{id} pin' },
+      ]);
+      await store.movePin('moved', 2, at('2026-11-21T10:00:00Z'));
+      const app = await admin(store);
+      const rows = (await app.inject({ url: '/versions/1/consumers' })).json<{
+        consumers: { id: string; pinned_version: number; requests: number; active: boolean; done: boolean }[];
+      }>().consumers;
+      expect(
+        rows.map(({ id, pinned_version, requests, active, done }) => [id, pinned_version, requests, active, done]),
+      ).toEqual([
+        // Its 6 requests of the last 30 days were all before it moved to v2 at 10:00.
+        ['moved', 2, 6, false, true],
+        ['still', 1, 4, true, false],
+      ]);
     },
   );
 
@@ -271,6 +310,7 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
             };
           },
           reload: () => ({ ok: true }),
+          validate: () => ({ ok: true }),
         },
         reader: opened.opened.store,
         noticesSentFor: (version) => opened.notices.sentOf(version),

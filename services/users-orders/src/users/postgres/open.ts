@@ -4,7 +4,7 @@ import type { Clock } from '@version-router/platform/clock';
 import type { DatabaseConfig } from '@version-router/platform/config';
 import { openDatabase } from './database.js';
 import { startKeySweep } from './key-sweep.js';
-import { migrate } from './migrate.js';
+import { checkUsersSchema, migrate } from './migrate.js';
 import { PostgresUserStore } from './store.js';
 
 /** The users in PostgreSQL as a process holds them: the store, and what to stop on close. */
@@ -17,7 +17,8 @@ export interface PostgresUsers {
 }
 
 /**
- * Opens the pool and applies the schema; a database that cannot be reached or migrated stops the start. Then
+ * Opens the pool and applies the schema, or with DATABASE_MIGRATIONS=check waits for it to be one this build
+ * accepts; a database that cannot be reached, migrated or accepted stops the start. Then
  * expired Idempotency-Keys are deleted in the background, by the `clock` the keys were written with.
  */
 export async function openPostgresUsers(
@@ -28,7 +29,8 @@ export async function openPostgresUsers(
 ): Promise<PostgresUsers> {
   const database = openDatabase({ url: config.url, poolMax: config.poolMax, logger, registry });
   try {
-    await migrate(config, logger, (text) => database.redact(text));
+    if (config.migrations === 'check') await checkUsersSchema(database, config, logger);
+    else await migrate(config, logger, (text) => database.redact(text));
   } catch (err) {
     await database.close();
     throw err;
