@@ -6,7 +6,7 @@ export const SpanKind = { server: 2, client: 3 } as const;
 type SpanKindValue = (typeof SpanKind)[keyof typeof SpanKind];
 
 /** OTLP's Status.code: unset, or error. A span that has an error says so; nothing here sets ok. */
-export const StatusCode = { unset: 0, error: 2 } as const;
+const StatusCode = { unset: 0, error: 2 } as const;
 
 /**
  * OTLP's span flags: the W3C trace flags in the low byte, then whether the parent's remoteness is known (always,

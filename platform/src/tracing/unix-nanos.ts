@@ -1,7 +1,8 @@
 /**
  * A span's time as OTLP carries it, nanoseconds since the Unix epoch (a 64-bit integer), from a Date.now() reading
  * and a monotonic offset in milliseconds. The product does not fit a double's 53 bits, so it is computed as seconds
- * and nanoseconds, then written either as the two 32-bit halves of a fixed64 or as decimal digits.
+ * and nanoseconds, then written as the two 32-bit halves of a fixed64 (otlp-protobuf.ts) or as decimal digits
+ * (otlp-json.ts).
  */
 export interface UnixNanos {
   seconds: number;
@@ -41,11 +42,4 @@ export function writeNanosLE(buffer: Buffer, at: number, { seconds, nanos }: Uni
   buffer[at + 5] = (high32 >>> 8) & 0xff;
   buffer[at + 6] = (high32 >>> 16) & 0xff;
   buffer[at + 7] = high32 >>> 24;
-}
-
-/** seconds × 10⁹ + nanos in decimal digits, as OTLP/JSON writes a 64-bit integer. */
-export function decimalNanos({ seconds, nanos }: UnixNanos): string {
-  if (seconds === 0) return String(nanos);
-  const digits = String(nanos);
-  return `${seconds}${'000000000'.slice(digits.length)}${digits}`;
 }
