@@ -14,7 +14,7 @@ import type { Span } from './span.js';
  * URL), the response's status, the end of its body or the failure. Only observed: the traceparent was written by
  * the proxy's own header rewrite (RequestTrace.forward), and nothing here adds a header. undici's OpenTelemetry
  * instrumentation injects its own on `undici:request:create` by appending, which in a proxy that forwards the
- * client's headers sends two (docs/decisions.md#traces-our-own-spans-on-the-sdk).
+ * client's headers sends two (docs/decisions.md#traces-spans-of-our-own-the-sdks-transport).
  *
  * A call is recognised by the traceparent it carries, which names its client span: the span waits here from the
  * header rewrite until undici creates the request, then follows the request object. undici creates the request
