@@ -1,4 +1,4 @@
-import type { RequestTrace } from '@version-router/platform/tracing';
+import { AttributeSet, type RequestTrace } from '@version-router/platform/tracing';
 import type { RouteTranslation } from '../translation/compile.js';
 import type { VersionAnswer } from '../versions/policy.js';
 
@@ -17,11 +17,28 @@ const ATTRIBUTES = {
   changes: 'api.translation.changes',
 } as const;
 
+/**
+ * The attributes of each answer, built on its first traced request: the policy builds its answers once per period
+ * (versions/policy.ts), so the set is too.
+ */
+const answerSets = new WeakMap<VersionAnswer, AttributeSet>();
+
+function answerSetOf(answer: VersionAnswer): AttributeSet {
+  let set = answerSets.get(answer);
+  if (set === undefined) {
+    set = new AttributeSet({
+      [ATTRIBUTES.requested]: answer.labels.version,
+      [ATTRIBUTES.selectedBy]: answer.selectedBy,
+      ...(answer.phase === null ? {} : { [ATTRIBUTES.phase]: answer.phase }),
+    });
+    answerSets.set(answer, set);
+  }
+  return set;
+}
+
 /** The policy's answer for the request: its version (`invalid` when it named none), how chosen, its phase, the consumer. */
 export function traceVersion(trace: RequestTrace, answer: VersionAnswer, consumer: string | null): void {
-  trace.setAttribute(ATTRIBUTES.requested, answer.labels.version);
-  trace.setAttribute(ATTRIBUTES.selectedBy, answer.selectedBy);
-  if (answer.phase !== null) trace.setAttribute(ATTRIBUTES.phase, answer.phase);
+  trace.setAttributes(answerSetOf(answer));
   traceConsumer(trace, consumer);
 }
 
@@ -36,10 +53,29 @@ export function traceConsumer(trace: RequestTrace, consumer: string | null): voi
  * customer_id`, oldest step first), described when the policy was compiled.
  */
 export function traceServed(trace: RequestTrace, version: number, translation: RouteTranslation | undefined): void {
-  if (translation === undefined) {
-    trace.setAttribute(ATTRIBUTES.served, String(version));
-    return;
+  trace.setAttributes(translation === undefined ? servedSetOf(version) : translatedSetOf(translation));
+}
+
+/** A version served as itself, by version. */
+const servedSets = new Map<number, AttributeSet>();
+
+function servedSetOf(version: number): AttributeSet {
+  let set = servedSets.get(version);
+  if (set === undefined) servedSets.set(version, (set = new AttributeSet({ [ATTRIBUTES.served]: String(version) })));
+  return set;
+}
+
+/** By route translation (one per policy activated, version and resource): built on its first traced request. */
+const translatedSets = new WeakMap<RouteTranslation, AttributeSet>();
+
+function translatedSetOf(translation: RouteTranslation): AttributeSet {
+  let set = translatedSets.get(translation);
+  if (set === undefined) {
+    set = new AttributeSet({
+      [ATTRIBUTES.served]: String(translation.served),
+      ...(translation.described.length === 0 ? {} : { [ATTRIBUTES.changes]: translation.described }),
+    });
+    translatedSets.set(translation, set);
   }
-  trace.setAttribute(ATTRIBUTES.served, String(translation.served));
-  if (translation.described.length > 0) trace.setAttribute(ATTRIBUTES.changes, translation.described);
+  return set;
 }
