@@ -264,7 +264,9 @@ describe('version-router-check reads what the consumer still calls', () => {
     const before = await check(['--url', live.url], { apiKey });
     expect(before.code).toBe(1);
     expect(before.stdout).toContain('FAIL GET /orders/{id} naming no version (your pin: v1) (v1, 1 request)');
-    expect(before.stdout).toContain('FAILED: mover is pinned to a version that stops serving requests within 90 days (a brownout or its sunset).');
+    expect(before.stdout).toContain(
+      'FAILED: mover is pinned to a version that stops serving requests within 90 days (a brownout or its sunset).',
+    );
 
     live.gateway.setNow(TODAY + 60_000);
     const moved = await fetch(`${live.url}/consumer/version`, {
@@ -443,7 +445,9 @@ describe("version-router-check and the consumer's pin", () => {
       'FAIL pinned to v1, browned out 2026-12-01T10:00:00.000Z to 2026-12-01T12:00:00.000Z: a request that names no ' +
         'version is answered 410 Gone then; pin one of v2 (PUT /consumer/version)',
     ]);
-    expect(soon.stdout).toContain('FAILED: pinned-to-1 is pinned to a version that stops serving requests within 30 days (a brownout or its sunset).');
+    expect(soon.stdout).toContain(
+      'FAILED: pinned-to-1 is pinned to a version that stops serving requests within 30 days (a brownout or its sunset).',
+    );
     const removed = await check(['--url', live.url, '--days', '0'], { apiKey, now: V1_SUNSET });
     expect(removed.code).toBe(1);
     expect(removed.stdout.split('\n')[1]).toBe(
