@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareDocuments } from '@version-router/platform/compatibility';
 import { deriveDocument, translationChain, type DerivationStep } from '../../src/changes/derive-document.js';
 import type { VersionChange } from '../../src/versions/changes.js';
-import { committedDocument } from './documents.js';
+import { ordersDocument } from './documents.js';
 import { V1_CHANGES } from './v1-changes.js';
 
 type Json = Record<string, unknown>;
@@ -32,7 +32,7 @@ const answering = (path: string, media: Json) => ({
 });
 
 describe("deriving a translated version's OpenAPI document from its successor's", () => {
-  const v2 = committedDocument(2);
+  const v2 = ordersDocument(2);
   const v1 = deriveDocument(v2, [step(1, 2, V1_CHANGES)]) as Json;
 
   it("moves the version's paths, info.version and prose; unversioned paths stay", () => {
@@ -74,13 +74,13 @@ describe("deriving a translated version's OpenAPI document from its successor's"
     "says nothing a client depends on that the backend's own version 1 document does not (the declarations are " +
       "SPEC's v1)",
     () => {
-      const backendV1 = committedDocument(1);
+      const backendV1 = ordersDocument(1);
       expect(compareDocuments(backendV1, v1).filter((change) => !change.documentation)).toEqual([]);
     },
   );
 
   it('leaves its input unchanged', () => {
-    expect(v2).toEqual(committedDocument(2));
+    expect(v2).toEqual(ordersDocument(2));
   });
 
   it('follows a chain newest first: v3 → v2 → v1', () => {
@@ -179,7 +179,7 @@ describe("deriving a translated version's OpenAPI document from its successor's"
   });
 
   it('in a response: a removed field without a value is back as the null the gateway puts there, required', () => {
-    const derived = deriveDocument(committedDocument(2), [
+    const derived = deriveDocument(ordersDocument(2), [
       step(1, 2, [{ resource: '/orders/:id', op: 'remove', field: 'fax', description: 'Always null.' }]),
     ]);
     const schema = orderSchema(derived, '/v1/orders/{id}');
