@@ -8,7 +8,7 @@ import type { VersionChange } from '../../gateway/src/versions/changes.js';
 import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 
-// The contract gate for versions declared as changes (docs/behaviour.md#contract-guard): their committed
+// The contract gate for versions declared as changes (docs/client-documents.md#contract-guard): their committed
 // document must be what the declarations derive from the newest one. Run as `npm run openapi:update` runs
 // (npm test has built dist/ already), on copies of the snapshots and of the policy file.
 

@@ -5,7 +5,7 @@ import { fieldSegments, leafName, successorField, type FieldSegment } from '../t
 /**
  * The OpenAPI document of a version declared as changes, derived from its successor's document: what the
  * gateway serves at `/v{n}/openapi.json` of a translated version, and what the contract gate proves the
- * committed `openapi/v{n}.json` against (docs/behaviour.md#openapi-documents). Pure: the same inputs give
+ * committed `openapi/v{n}.json` against (docs/client-documents.md#openapi-documents). Pure: the same inputs give
  * the same document, and the inputs are never changed.
  */
 

@@ -6,7 +6,7 @@ import type { VersionChange } from '../versions/changes.js';
 
 /**
  * The translation of JSON bodies between a version declared as changes and the version that serves it
- * (docs/behaviour.md "Versions declared as changes", "Translation that fails closed"). Compiled once per policy
+ * (docs/declared-versions.md "Versions declared as changes", "Translation that fails closed"). Compiled once per policy
  * into a plan per version step, resource and direction: a tree of the objects a body's changes reach, each with
  * what happens to its keys. Applying a plan visits only the objects it names and rebuilds each changed one once,
  * its keys in their order, so the cost is linear in the body; nothing is changed in place, and an object (or the

@@ -36,7 +36,7 @@ function successorName(change: VersionChange): string | undefined {
 }
 
 /**
- * The rules of one version's `changes` beyond their shape (docs/behaviour.md "Versions declared as changes"):
+ * The rules of one version's `changes` beyond their shape (docs/declared-versions.md "Versions declared as changes"):
  * a successor to change into, listed resources, fields that are names (not `[]`) where a name is changed,
  * a rename within one object, a one-to-one map, and no two changes of one field that contradict. A map and a
  * rename of one field go together (the map names the field as this version does); any other pair contradicts,

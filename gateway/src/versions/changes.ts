@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * A version's `changes`: what changed between it and its successor, one entry per field, on one resource
- * template (docs/behaviour.md "Versions declared as changes"). A closed set of operations; `field` is a
+ * template (docs/declared-versions.md "Versions declared as changes"). A closed set of operations; `field` is a
  * dotted path with `[]` for the items of an array (`items[].user_id`).
  */
 const fieldPath = z

@@ -1,6 +1,6 @@
 /**
  * Resource templates of the version policy (`/orders/:id`): their syntax, and whether two of the
- * gateway's routes could answer the same path (docs/behaviour.md#resource-templates).
+ * gateway's routes could answer the same path (docs/routing.md#resource-templates).
  */
 
 /** What a resource is served at when the policy file names none. */

@@ -15,7 +15,7 @@ import type { ResourceTranslation, VersionTranslation } from '../../translation/
 import type { ResourceMatch } from '../../versions/router.js';
 
 /**
- * Serving a version declared as changes from the version that serves it (docs/behaviour.md "Versions declared as
+ * Serving a version declared as changes from the version that serves it (docs/declared-versions.md "Versions declared as
  * changes", "Translation that fails closed"): the backend is told which version was asked for; on a resource whose
  * bodies change, JSON request bodies go forward (requests.ts) and 2xx JSON answers go backward (answers.ts), or
  * are refused, never passed on untranslated. The upstream's ETag, encodings, ranges and locations are made to fit
