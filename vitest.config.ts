@@ -15,6 +15,7 @@ import { gatewayStoreSetup, platformFromSource } from './test/vitest-shared.js';
 const COPY_AND_BUILD = [
   'test/e2e/adding-version-3.test.ts',
   'test/e2e/adding-a-resource.test.ts',
+  'test/e2e/both-recipes.test.ts',
   'test/e2e/npm-start-progress.test.ts',
 ];
 

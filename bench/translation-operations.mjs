@@ -1,4 +1,4 @@
-// What each operation of the change language costs on one 10 KiB order (docs/behaviour.md "Versions declared as
+// What each operation of the change language costs on one 10 KiB order (docs/declared-versions.md "Versions declared as
 // changes"): one declared change at a time, its answer translated back (the engine's own work on the parsed body,
 // what a change adds to reading and writing it), against the first edition's five operations. Target: every
 // operation ≤ 50 µs per change on a 10 KiB body, within the first five's cost.

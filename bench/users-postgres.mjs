@@ -1,4 +1,4 @@
-// Users on PostgreSQL against users in memory, through the gateway (docs/behaviour.md#users-in-postgresql):
+// Users on PostgreSQL against users in memory, through the gateway (docs/backend.md#users-in-postgresql):
 // GET /api/users/{id} with wrk at 16 connections, POST /api/users at 1, 16 and 64 (the backend's memory while
 // GET /api/users streams is bench/users-stream-memory.mjs). Runs the built processes (npm run build first) on
 // the Node the Docker image ships (BENCH_NODE as in bench/ab.mjs), the servers pinned to one core and wrk to

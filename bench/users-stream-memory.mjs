@@ -1,5 +1,5 @@
 // The backend's memory while GET /api/users streams 1,000,000 users from PostgreSQL
-// (docs/behaviour.md#users-in-postgresql): each round starts a fresh backend on the same database, waits
+// (docs/backend.md#users-in-postgresql): each round starts a fresh backend on the same database, waits
 // for it to settle, then reads the whole array as fast as it can while sampling the backend's RSS every
 // 20 ms. Runs the built backend
 // (npm run build first) pinned to one core, on the Node the image ships unless BENCH_NODE says otherwise

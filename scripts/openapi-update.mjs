@@ -1,7 +1,7 @@
 // `npm run openapi:update`: rewrites openapi/v{n}.json from the backend's generated documents, and the documents
 // of the versions the policy file declares as changes from the newest one, as the gateway derives them. It refuses
 // (exit 1) when a difference is breaking for the clients of a version, unless --allow-breaking is given:
-// a breaking change belongs in a new major version (docs/behaviour.md#contract-guard).
+// a breaking change belongs in a new major version (docs/client-documents.md#contract-guard).
 // Runs the built backend (the npm script builds first), from the repository root as npm runs scripts;
 // `--snapshots <dir>` compares with and writes another directory, `--policy <file>` reads another policy file
 // (the tests use both).

@@ -1,6 +1,6 @@
 // `npm start`: runs the backend and the gateway as two processes with the defaults of
 // docs/configuration.md#environment-variables; `node scripts/start.mjs backend` (npm run start:backend)
-// runs one of them. Signals (docs/behaviour.md#signals-to-npm-start): SIGINT and SIGTERM stop them front to
+// runs one of them. Signals (docs/http.md#signals-to-npm-start): SIGINT and SIGTERM stop them front to
 // back, the gateway with its drain first and the backend once the gateway has exited, so a request the gateway
 // is still draining (an upload still arriving) reaches a backend that still serves; SIGHUP makes the gateway
 // re-read its version policy while the backend keeps running.

@@ -63,7 +63,7 @@ export interface GatewayAdminOptions {
   replica: string;
   /**
    * ADMIN_TOKEN, and the address the listener binds: who may use the admin routes
-   * (docs/behaviour.md#admin-authentication).
+   * (docs/consumers.md#admin-authentication).
    */
   adminToken: string | undefined;
   host: string;

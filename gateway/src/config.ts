@@ -40,7 +40,7 @@ export interface GatewayConfig {
   /** GATEWAY_DATA_DIR: where the embedded store keeps them when DATABASE_URL is unset. */
   dataDir: string;
   notices: NoticesConfig;
-  /** TRANSLATION_MAX_BYTES: the largest body read whole to be translated (docs/behaviour.md). */
+  /** TRANSLATION_MAX_BYTES: the largest body read whole to be translated (docs/declared-versions.md#translation-that-fails-closed). */
   translationMaxBytes: number;
   /** TRANSLATION_MAX_DEPTH: the deepest nesting of a JSON body translated. */
   translationMaxDepth: number;
@@ -70,7 +70,7 @@ export interface Mailbox {
   address: string;
 }
 
-/** How the deprecation notices go out (docs/behaviour.md#notices). */
+/** How the deprecation notices go out (docs/client-documents.md#notices). */
 export interface NoticesConfig {
   /** SMTP_URL and NOTICE_FROM: the e-mail channel; undefined without SMTP_URL (no e-mail notices). */
   email: { smtpUrl: string; from: Mailbox } | undefined;

@@ -7,10 +7,10 @@
 /** The name the documents give the gateway's key scheme (`components.securitySchemes`). */
 export const API_KEY_SCHEME = 'ApiKey';
 
-/** The 400 of a key sent in the query string (docs/behaviour.md#api-keys-in-the-query-string). */
+/** The 400 of a key sent in the query string (docs/consumers.md#api-keys-in-the-query-string). */
 export const KEY_IN_QUERY_ERROR = 'API key belongs in the API-Key header';
 
-/** A key in the `API-Key` request header (docs/behaviour.md#keys-on-requests). */
+/** A key in the `API-Key` request header (docs/consumers.md#keys-on-requests). */
 export const apiKeySecurityScheme = {
   type: 'apiKey',
   in: 'header',

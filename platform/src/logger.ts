@@ -44,7 +44,7 @@ export function createLogger(
       name,
       base: { service: name },
       // Credentials never reach the log, whoever logs a request or its headers: a consumer's API key, an
-      // admin token (docs/behaviour.md#consumers-and-api-keys).
+      // admin token (docs/consumers.md#consumers-and-api-keys).
       redact: { paths: CREDENTIAL_PATHS, censor: '[redacted]' },
       hooks: {
         // Libraries (the proxy) warn when a request fails because its client hung up; that is the client's

@@ -2,7 +2,7 @@ import { KEY_REQUIRED, UNAUTHORIZED_RESPONSE } from './api-document.js';
 
 /**
  * The gateway's own operations on the API port, as the API's OpenAPI documents describe them: a consumer reads,
- * moves and rolls back its pin with its own key (docs/behaviour.md#pins). The gateway answers them, not the
+ * moves and rolls back its pin with its own key (docs/consumers.md#pins). The gateway answers them, not the
  * backend, so the backend's generator adds these parts to each version's document beside the other gateway parts
  * (@version-router/platform/api-document); the pin is the same in every version, so is this part. The prose names
  * no version number: a derived document rewords "version 2" into its own.

@@ -1,5 +1,5 @@
 /**
- * Query parameters that may hold a credential (docs/behaviour.md#api-keys-in-the-query-string). Their values never
+ * Query parameters that may hold a credential (docs/consumers.md#api-keys-in-the-query-string). Their values never
  * reach the log: the request log line shows them as `[redacted]`. The gateway also refuses a request whose such
  * parameter holds an API key.
  */

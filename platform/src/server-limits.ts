@@ -1,4 +1,4 @@
-/** The limits both processes enforce, in one place (docs/behaviour.md#server-limits lists them). */
+/** The limits both processes enforce, in one place (docs/http.md#server-limits lists them). */
 export const serverLimits = {
   /** Whole request, headers and body. */
   readTimeoutMs: 5_000,

@@ -29,7 +29,7 @@ const screenshotCopy = process.env.DEPRECATIONS_PAGE_SCREENSHOT;
 const dir = mkdtempSync(join(tmpdir(), 'deprecations-browser-'));
 
 /**
- * What the migration guide from v1 to v2 says breaks in an order (docs/behaviour.md#migration-guide): the policy's
+ * What the migration guide from v1 to v2 says breaks in an order (docs/client-documents.md#migration-guide): the policy's
  * declarations, as ops/versions.json declares them.
  */
 const ORDER_BREAKING = ['renamed user_id → customer_id', 'converted total (decimal) → total_cents (integer, × 100)'];

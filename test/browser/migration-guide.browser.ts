@@ -21,7 +21,7 @@ import {
  * its own CSP, and load nothing else. The status page's link leads to it on the admin port.
  *
  * `MIGRATION_GUIDE_SCREENSHOT=docs/migration-guide.png npm run test:browser` also writes the screenshot
- * there (the picture of docs/behaviour.md#migration-guide).
+ * there (the picture of docs/client-documents.md#migration-guide).
  */
 const screenshotCopy = process.env.MIGRATION_GUIDE_SCREENSHOT;
 

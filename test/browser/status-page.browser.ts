@@ -113,7 +113,7 @@ describe('the status page in Chromium, JavaScript off', () => {
         'deprecated',
         dateOf(announced),
         dateOf(sunset),
-        // Rounded up, as every place that counts days left does (docs/behaviour.md#days-left).
+        // Rounded up, as every place that counts days left does (docs/versions.md#days-left).
         String(Math.ceil((sunset - renderedAt) / DAY_MS)),
         'v2 · what changes',
         `${dateOf(brownoutStart)} 10:00 UTC for 2 h (in ${Math.floor((brownoutStart - renderedAt) / DAY_MS)} d)`,

@@ -1,6 +1,6 @@
 /**
  * Two built gateway processes on one PostgreSQL, as replicas of a fleet share it
- * (docs/behaviour.md#consumers-and-api-keys):
+ * (docs/consumers.md#consumers-and-api-keys):
  * keys issued or revoked on one apply on the other within 5 s, and both add to one ledger.
  */
 import pg from 'pg';

@@ -1,5 +1,5 @@
 /**
- * Gateway and backend given one PostgreSQL database (docs/behaviour.md#consumers-and-api-keys): the backend's
+ * Gateway and backend given one PostgreSQL database (docs/consumers.md#consumers-and-api-keys): the backend's
  * tables and migration history in `public`, the gateway's in `gateway`, so both start, both work, and each
  * sees only its own migrations, across restarts too.
  */

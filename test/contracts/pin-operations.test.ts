@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TODAY, V1_SUNSET, buildTestGateway, designPolicyFile, type TestGateway } from '../../gateway/test/helpers.js';
 import { startStubBackend, type StubBackend } from '../../gateway/test/stub-backend.js';
 
-// The consumer's pin operations (docs/behaviour.md#pins) as the committed documents describe them, and every answer
+// The consumer's pin operations (docs/consumers.md#pins) as the committed documents describe them, and every answer
 // the gateway gives them, refusals included, held against that description: its status is one the operation lists,
 // its body matches the schema documented for that status, and its documented headers are there. The linters'
 // verdict on the same documents is test/contracts/openapi-lint.test.ts's.

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { isDeepStrictEqual, promisify, stripVTControlCharacters } from 'node:util';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { startProcessStack, type ProcessStack } from './process-stack.js';
-import { copyRepository, sectionCodeBlocks } from './repository-copy.js';
+import { addResource, kubernetesSync, newResourceTests, openapiUpdate, RESOURCE_FILES } from './recipes.js';
+import { copyRepository } from './repository-copy.js';
 import { registerScenarios } from './scenarios.js';
 
 /**
@@ -19,116 +20,27 @@ import { registerScenarios } from './scenarios.js';
  * that.
  */
 
-const SECTION = '## Adding a resource';
-const ROUTES = 'services/users-orders/src/invoices/routes.ts';
-const APP = 'services/users-orders/src/app.ts';
-const SEED = 'ops/seed/invoices.json';
 const POLICY = 'ops/versions.json';
-const NEW_TEST = 'services/users-orders/test/invoices/routes.test.ts';
-/** The registration goes below this one: after the contract plugin, with the other routes. */
-const ORDER_ROUTES_REGISTRATION = 'await app.register(orderRoutes';
+const { routes: ROUTES, app: APP, test: NEW_TEST } = RESOURCE_FILES;
 
 /**
- * What a resource touches, run in the copy as they are: the backend's configuration, document and seed
- * tests, the contract checks of the updated documents, the migration guide's tests (they read the committed
- * documents), the shipped policy's test, and the Kubernetes manifests (they compare the policy's copy).
+ * What a resource touches, run in the copy as they are: the list docs/testing.md gives for a new resource (the
+ * backend's configuration, document and seed tests, the contract checks of the updated documents, the migration
+ * guide's tests, the shipped policy's test, the Kubernetes manifests), the section's new test among them.
  */
-const TOUCHED_TESTS = [
-  'services/users-orders/test/config.test.ts',
-  'services/users-orders/test/contract/openapi.test.ts',
-  'services/users-orders/test/resources/seeds.test.ts',
-  'test/contracts/snapshots.test.ts',
-  'test/contracts/openapi-valid.test.ts',
-  'gateway/test/changes/guide.test.ts',
-  'gateway/test/changes/routes.test.ts',
-  'gateway/test/versions/policy-file.test.ts',
-  'test/kubernetes/manifests.test.ts',
-];
+const TOUCHED_TESTS = newResourceTests('invoices');
 
 const V1_INVOICE = { id: 'inv-1001', order_id: 'ord-1001', amount: 19.99 };
 const V2_INVOICE = { id: 'inv-1001', order_id: 'ord-1001', amount_cents: 1999, currency: 'EUR' };
 
 const run = promisify(execFile);
 
-interface SectionBlocks {
-  routes: string;
-  importLine: string;
-  registration: string;
-  seed: string;
-  policyKeys: string;
-  v1Changes: string;
-  test: string;
-}
-
-/**
- * The section's code blocks, in order: the routes file, the import, the registration, the seed file, the policy keys,
- * version 1's changes of the resource, the new test.
- */
-function sectionBlocks(): SectionBlocks {
-  const code = sectionCodeBlocks(SECTION);
-  expect(
-    code.map(({ lang }) => lang),
-    'the section shows the routes file, the import, the registration, the seed file, the policy keys, version ' +
-      "1's changes and the test",
-  ).toEqual(['ts', 'ts', 'ts', 'json', 'json', 'json', 'ts']);
-  const [routes, importLine, registration, seed, policyKeys, v1Changes, test] = code.map(({ body }) => body) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  return { routes, importLine, registration, seed, policyKeys, v1Changes, test };
-}
-
-function writeFile(copy: string, path: string, text: string): void {
-  mkdirSync(dirname(join(copy, path)), { recursive: true });
-  writeFileSync(join(copy, path), text);
-}
-
-/**
- * Steps 1 to 4 and the test of step 8: the new files as the blocks give them; the import after app.ts's last
- * import and the registration below the order routes', the policy keys and version 1's changes of the resource,
- * unless they are there already.
- */
-function applySection(copy: string, blocks: SectionBlocks): void {
-  writeFile(copy, ROUTES, blocks.routes);
-  writeFile(copy, SEED, blocks.seed);
-  writeFile(copy, NEW_TEST, blocks.test);
-
-  const appFile = join(copy, APP);
-  const lines = readFileSync(appFile, 'utf8').split('\n');
-  const has = (block: string) => lines.some((line) => line === block.trimEnd());
-  if (!has(blocks.importLine))
-    lines.splice(lines.findLastIndex((line) => line.startsWith('import ')) + 1, 0, blocks.importLine.trimEnd());
-  if (!has(blocks.registration)) {
-    const orderRoutes = lines.findIndex((line) => line.includes(ORDER_ROUTES_REGISTRATION));
-    expect(orderRoutes, `${APP} registers the order routes`).toBeGreaterThan(-1);
-    lines.splice(orderRoutes + 1, 0, blocks.registration.trimEnd());
-  }
-  writeFileSync(appFile, lines.join('\n'));
-
-  const policyFile = join(copy, POLICY);
-  const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as Record<string, unknown>;
-  const added = JSON.parse(blocks.v1Changes) as unknown[];
-  policy.versions = (policy.versions as { version: number; changes?: unknown[] }[]).map((entry) => {
-    if (entry.version !== 1) return entry;
-    const changes = entry.changes ?? [];
-    const missing = added.filter((change) => !changes.some((listed) => isDeepStrictEqual(listed, change)));
-    return { ...entry, changes: [...changes, ...missing] };
-  });
-  const keys = JSON.parse(blocks.policyKeys) as Record<string, unknown>;
-  writeFileSync(policyFile, `${JSON.stringify({ ...policy, ...keys }, null, 2)}\n`);
-}
-
 /** The repository already has the resource: the section was followed here, and the commands' output is committed. */
 const committed = readFileSync(join(repoRoot, 'openapi/v2.json'), 'utf8').includes('"/v2/invoices/{id}"');
 
 let copy: string;
-let openapiUpdate: string;
-let kubernetesSync: string;
+let openapiUpdateOutput: string;
+let kubernetesSyncOutput: string;
 let stack: ProcessStack;
 
 beforeAll(async () => {
@@ -142,12 +54,17 @@ beforeAll(async () => {
     'bench/results/kubernetes-sizing.json',
     'vitest.config.ts',
     'eslint.config.js',
+    // The contract tests lint the documents; the Kubernetes tests read the Dockerfile and their docs pages.
+    '.spectral.yaml',
+    'redocly.yaml',
+    'Dockerfile',
+    'docs',
   ]);
-  applySection(copy, sectionBlocks());
+  addResource(copy);
   // Steps 5 and 6, as documented: builds, then writes the snapshots (exit 1 on a breaking difference); then the
   // Kubernetes copy.
-  openapiUpdate = (await run('npm', ['run', '--silent', 'openapi:update'], { cwd: copy, encoding: 'utf8' })).stdout;
-  kubernetesSync = (await run('npm', ['run', '--silent', 'k8s:sync'], { cwd: copy, encoding: 'utf8' })).stdout;
+  openapiUpdateOutput = await openapiUpdate(copy);
+  kubernetesSyncOutput = await kubernetesSync(copy);
   stack = await startProcessStack({ root: copy });
 }, 300_000);
 
@@ -161,10 +78,10 @@ describe('"Adding a resource" in docs/architecture.md', () => {
     'npm run openapi:update adds the invoice paths and tag to v2 and to v1 derived from it, as non-breaking changes ' +
       '(or finds them committed)',
     () => {
-      expect(openapiUpdate).not.toContain('BREAKING');
+      expect(openapiUpdateOutput).not.toContain('BREAKING');
       for (const version of [1, 2]) {
         // Version 1's document is derived from version 2's by the policy's changes, and says so.
-        expect(openapiUpdate).toMatch(
+        expect(openapiUpdateOutput).toMatch(
           committed
             ? /^Snapshots are up to date\.$/m
             : new RegExp(
@@ -192,7 +109,7 @@ describe('"Adding a resource" in docs/architecture.md', () => {
     'npm run k8s:sync writes the Kubernetes copy of the policy (or finds it up to date), equal to ' +
       'ops/versions.json',
     () => {
-      expect(kubernetesSync).toContain(
+      expect(kubernetesSyncOutput).toContain(
         `deploy/kubernetes/base/policy/versions.json: ${committed ? 'up to date with' : 'written from'} ` +
           `ops/versions.json`,
       );
@@ -206,18 +123,12 @@ describe('"Adding a resource" in docs/architecture.md', () => {
     "leaves the tests as they are: the tests a resource touches pass on the copy, and so does the section's new " +
       'test',
     async () => {
-      const vitest = await run(
-        process.execPath,
-        ['node_modules/vitest/vitest.mjs', 'run', ...TOUCHED_TESTS, NEW_TEST],
-        {
-          cwd: copy,
-          encoding: 'utf8',
-        },
-      );
-      const files = TOUCHED_TESTS.length + 1;
-      expect(stripVTControlCharacters(vitest.stdout)).toMatch(
-        new RegExp(`Test Files {2}${files} passed \\(${files}\\)`),
-      );
+      const vitest = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...TOUCHED_TESTS], {
+        cwd: copy,
+        encoding: 'utf8',
+      });
+      expect(stripVTControlCharacters(vitest.stdout)).toMatch(/Test Files {2}(\d+) passed \(\1\)/);
+      expect(stripVTControlCharacters(vitest.stdout)).toContain(NEW_TEST);
     },
     300_000,
   );

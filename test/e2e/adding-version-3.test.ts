@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDeepStrictEqual, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
 import { startProcessStack, type ProcessStack } from './process-stack.js';
-import { copyRepository, sectionCodeBlocks } from './repository-copy.js';
+import { followVersion3, version3Blocks, version3ClockStart } from './recipes.js';
+import { copyRepository } from './repository-copy.js';
 
 /**
  * docs/architecture.md "Adding a version 3", followed literally: its code blocks are applied to a copy of
@@ -16,95 +15,10 @@ import { copyRepository, sectionCodeBlocks } from './repository-copy.js';
  * fails.
  */
 
-const SECTION = '## Adding a version 3';
-const PRESENTERS = 'services/users-orders/src/orders/presenters.ts';
-const POLICY = 'ops/versions.json';
-/** Where the section puts the schema (below `orderV2Schema`) and the presenter (last entry of orderPresenters). */
-const PREVIOUS_SCHEMA = '/** Order, version 2 representation';
-const PREVIOUS_SCHEMA_DECLARATION = 'export const orderV2Schema';
-const PRESENTERS_MAP = 'export const orderPresenters';
-
 const DEMO_ORDER = 'ord-1001';
 const V1_ORDER = { id: DEMO_ORDER, user_id: 'user-1', total: 19.99 };
 const V2_ORDER = { id: DEMO_ORDER, customer_id: 'user-1', total_cents: 1999, currency: 'EUR' };
 const V3_ORDER = { data: { id: DEMO_ORDER, customer: { id: 'user-1' }, amount_cents: 1999, currency: 'EUR' } };
-
-interface SectionBlocks {
-  schema: string;
-  presenter: string;
-  v2Entry: string;
-  v3Entry: string;
-}
-
-/** The section's code blocks: two `ts` (schema, presenter entry), two `json` (v2's new entry, v3's), in order. */
-function sectionBlocks(): SectionBlocks {
-  const code = sectionCodeBlocks(SECTION);
-  expect(
-    code.map(({ lang }) => lang),
-    'the section shows the schema, the presenter entry and the two policy entries',
-  ).toEqual(['ts', 'ts', 'json', 'json']);
-  const [schema, presenter, v2Entry, v3Entry] = code.map(({ body }) => body) as [string, string, string, string];
-  return { schema, presenter, v2Entry, v3Entry };
-}
-
-/**
- * Step 1: the schema after the statement that declares orderV2Schema, the presenter before the `]);` that
- * closes orderPresenters. A block the file already holds word for word stays as it is: once a version 3 has
- * been added by this section, the copy is the repository itself, and the test checks that.
- */
-function addPresenter(copy: string, { schema, presenter }: SectionBlocks): void {
-  const file = join(copy, PRESENTERS);
-  let text = readFileSync(file, 'utf8');
-  if (!text.includes(schema)) {
-    const previous = text.indexOf(PREVIOUS_SCHEMA_DECLARATION);
-    const previousEnd = text.indexOf(';\n', previous);
-    expect(previous > -1 && previousEnd > -1, `${PRESENTERS} declares orderV2Schema in one statement`).toBe(true);
-    text = `${text.slice(0, previousEnd + 2)}\n${schema}${text.slice(previousEnd + 2)}`;
-  }
-  if (!text.includes(presenter)) {
-    const map = text.indexOf(PRESENTERS_MAP);
-    const close = text.indexOf('\n]);', map);
-    expect(map > -1 && close > -1, 'orderPresenters is a Map literal closed by "]);"').toBe(true);
-    text = `${text.slice(0, close + 1)}${presenter}${text.slice(close + 1)}`;
-  }
-  writeFileSync(file, text);
-}
-
-/** Step 2: version 2's entry replaced, version 3's appended, unless the policy lists them already (as for step 1). */
-function declareVersion2(copy: string, { v2Entry, v3Entry }: SectionBlocks): void {
-  const file = join(copy, POLICY);
-  const policy = JSON.parse(readFileSync(file, 'utf8')) as { versions: { version: number }[] };
-  const [v2, v3] = [JSON.parse(v2Entry), JSON.parse(v3Entry)] as [{ version: number }, { version: number }];
-  policy.versions = policy.versions.map((entry) => (entry.version === 2 ? v2 : entry));
-  if (!policy.versions.some((entry) => isDeepStrictEqual(entry, v3))) policy.versions.push(v3);
-  writeFileSync(file, `${JSON.stringify(policy, null, 2)}\n`);
-}
-
-/**
- * Step 5: orderV2Schema (with its doc comment) and its entry of orderPresenters deleted, when the file still has
- * them.
- */
-function deleteVersion2Presenter(copy: string): void {
-  const file = join(copy, PRESENTERS);
-  let text = readFileSync(file, 'utf8');
-  const start = text.indexOf(PREVIOUS_SCHEMA);
-  if (start > -1) {
-    const end = text.indexOf(';\n', text.indexOf(PREVIOUS_SCHEMA_DECLARATION, start));
-    text = `${text.slice(0, start)}${text.slice(end + 3)}`;
-  }
-  const entry = /\n {2}\[\n {4}2,\n[\s\S]*?\n {2}\],\n/.exec(text);
-  if (entry !== null) text = `${text.slice(0, entry.index + 1)}${text.slice(entry.index + entry[0].length)}`;
-  expect(text, `${PRESENTERS} keeps no version 2 presenter`).not.toMatch(/orderV2Schema|\[\s*2,/);
-  writeFileSync(file, text);
-}
-
-const run = promisify(execFile);
-/** What `npm run openapi:update` says of the snapshots (the build it starts with says what it compiles first). */
-const openapiUpdate = async (cwd: string) =>
-  (await run('npm', ['run', '--silent', 'openapi:update'], { cwd, encoding: 'utf8' })).stdout
-    .split('\n')
-    .filter((line) => !line.startsWith('build: '))
-    .join('\n');
 
 let copy: string;
 /** What `npm run openapi:update` printed after steps 1 and 2, and after step 5. */
@@ -116,18 +30,14 @@ let v2Sunset: string;
 
 beforeAll(async () => {
   copy = copyRepository('adding-version-3-');
-  const blocks = sectionBlocks();
-  addPresenter(copy, blocks);
-  declareVersion2(copy, blocks);
-  // Step 3, as documented: builds, then writes the snapshots (exit 1 on a breaking difference).
-  firstUpdate = await openapiUpdate(copy);
-  deleteVersion2Presenter(copy);
-  secondUpdate = await openapiUpdate(copy);
-  // On the section's dates, whatever today is: the clock starts the day after version 2's announcement.
-  const v2 = JSON.parse(blocks.v2Entry) as { announced: string; sunset: string };
+  const blocks = version3Blocks();
+  // Steps 1 and 2, step 3's contract (builds, then writes the snapshots; exit 1 on a breaking difference), step 5's
+  // deletion and the contract again.
+  ({ firstUpdate, secondUpdate } = await followVersion3(copy, blocks));
+  const v2 = JSON.parse(blocks.v2Entry) as { sunset: string };
   v2Sunset = new Date(Date.parse(v2.sunset)).toUTCString();
-  const clockStart = new Date(Date.parse(v2.announced) + 86_400_000).toISOString();
-  stack = await startProcessStack({ root: copy, gatewayEnv: { GATEWAY_CLOCK_START: clockStart } });
+  // On the section's dates, whatever today is.
+  stack = await startProcessStack({ root: copy, gatewayEnv: { GATEWAY_CLOCK_START: version3ClockStart(blocks) } });
 }, 300_000);
 
 afterAll(async () => {

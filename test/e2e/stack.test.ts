@@ -23,7 +23,7 @@ afterAll(async () => {
 
 /**
  * How long, and how often, a test here looks for a line a process logged (`eventually`): info lines leave in
- * batches, at least every 100 ms (docs/behaviour.md#logging).
+ * batches, at least every 100 ms (docs/observability.md#logging).
  */
 const LOGGED = { timeoutMs: 5_000, intervalMs: 50 };
 

@@ -83,7 +83,7 @@ describe.each(processes)('SHUTDOWN_DELAY_MS on the %s', (_name, start, apiPath) 
       );
       expect(await fetchOnce(`${service.apiUrl}${apiPath}`)).toEqual({ status: 200, connection: 'close' });
       expect(performance.now() - signalAt).toBeLessThan(DELAY_MS);
-      // An info line leaves within 100 ms (docs/behaviour.md#logging).
+      // An info line leaves within 100 ms (docs/observability.md#logging).
       const notReady = () =>
         service.logs.find((line) => line.msg === 'not ready; serving on before closing the listener');
       await eventually('the not-ready log line', notReady, { timeoutMs: 2_000, intervalMs: FAULT_POLL_MS });

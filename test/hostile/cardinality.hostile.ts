@@ -116,7 +116,7 @@ it(
     expect(seriesOf(gatewayAfter).length - seriesOf(gatewayBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
     expect(seriesOf(backendAfter).length - seriesOf(backendBefore).length).toBeLessThanOrEqual(MAX_NEW_SERIES);
     // No client-chosen value appears on /metrics, except the consumers of deprecated versions, which are
-    // bounded: at most 20 named and "other" per version (docs/behaviour.md#consumer-series).
+    // bounded: at most 20 named and "other" per version (docs/replicas.md#consumer-series).
     const consumerSeries = (text: string) =>
       text.split('\n').filter((line) => line.startsWith('api_version_consumer_requests_total{'));
     const otherLines = (text: string) =>

@@ -22,7 +22,7 @@ const postHead = (length: number, path = '/api/users', requestId = 'hostile-slow
 
 /**
  * A declared body the gateway streams to the backend as it arrives; one of 16 KiB or less it reads whole
- * before forwarding (docs/behaviour.md#forwarding).
+ * before forwarding (docs/routing.md#forwarding).
  */
 const STREAMED_BODY_BYTES = 64 * 1024;
 
@@ -90,8 +90,8 @@ describe.concurrent('a body that stops arriving', () => {
     expectRequestTimeout(stalled, 'gateway');
     await expectServes(targets.stack.gatewayUrl);
     // The backend let go of the half-received upload too (whichever of the two deadlines struck first).
-    // Its request line counts the gateway's hang-up as 499 (docs/behaviour.md#aborted-requests).
-    // Info lines leave in batches, at least every 100 ms (docs/behaviour.md#logging).
+    // Its request line counts the gateway's hang-up as 499 (docs/replicas.md#aborted-requests).
+    // Info lines leave in batches, at least every 100 ms (docs/observability.md#logging).
     const backendLines = () => targets.stack.backend.logs.filter((line) => line.reqId === 'slow-via-gateway');
     await eventually('two backend lines about the request', () => backendLines().length >= 2, {
       timeoutMs: 2_000,

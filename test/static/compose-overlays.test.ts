@@ -25,7 +25,7 @@ const base = readCompose(paths.compose);
 const postgresOverlay = readCompose(paths.composePostgres);
 const fleet = readCompose(paths.composeFleet);
 /**
- * Node's drain after the listener closes (docs/behaviour.md#draining-and-shutdown): stop_grace_period must cover delay
+ * Node's drain after the listener closes (docs/http.md#draining-and-shutdown): stop_grace_period must cover delay
  * + drain.
  */
 const DRAIN_MS = 10_000;

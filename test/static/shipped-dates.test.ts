@@ -1,7 +1,7 @@
 /**
  * The shipped policy keeps the README's curls true for years: this fails a year before any shipped date would make
  * one of them false, naming the date to move, so a date is moved on a working day and never breaks a start or an
- * example (docs/behaviour.md#the-policy-file). It is the one test meant to depend on today's date; with v1's sunset
+ * example (docs/policy-file.md#the-policy-file). It is the one test meant to depend on today's date; with v1's sunset
  * shipped on 2030-01-01 it starts failing on 2029-01-01, so it still passes with the clock two years ahead.
  */
 import { readFileSync } from 'node:fs';

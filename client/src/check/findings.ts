@@ -12,7 +12,7 @@ export interface Finding {
   requests: number;
   status: Status;
   sunset: Date;
-  /** Days from now to the sunset rounded up, as the gateway counts them (docs/behaviour.md#days-left). */
+  /** Days from now to the sunset rounded up, as the gateway counts them (docs/versions.md#days-left). */
   daysLeft: number;
   /** The end of the brownout window in force now, when browned out. */
   brownoutEnd: Date | null;

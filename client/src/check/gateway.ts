@@ -1,4 +1,4 @@
-/** What the CLI reads from the gateway (docs/behaviour.md#each-consumers-deprecation-report, #discovery). */
+/** What the CLI reads from the gateway (docs/consumers.md#each-consumers-deprecation-report, #discovery). */
 
 export interface BreakingChange {
   change: string;

@@ -26,7 +26,7 @@ export interface GatewayMetrics {
    * failed, skipped.
    */
   countNotice(milestone: NoticeKind, channel: Channel, result: NoticeResult): void;
-  /** One body a version declared as changes did not translate, and why (docs/behaviour.md#metrics). */
+  /** One body a version declared as changes did not translate, and why (docs/observability.md#metrics). */
   countTranslationFailure(failure: TranslationFailureLabels): void;
 }
 

@@ -49,7 +49,7 @@ async function requestAccountingPlugin(
       }
       if (answer.labels.deprecated === 'true') {
         // Names the consumers who still have to migrate: whom to tell before the sunset. On the request's
-        // one `request completed` line, not a line of its own (docs/behaviour.md#logging).
+        // one `request completed` line, not a line of its own (docs/observability.md#logging).
         request.completionLogFields = {
           deprecated: true,
           version: answer.version,

@@ -61,7 +61,7 @@ export interface ConsumerTable {
   report(versions: Iterable<number>): VersionConsumers[];
   /**
    * Every version's metric series, read at each scrape: at most 20 named consumers and `other`
-   * (docs/behaviour.md#consumer-series).
+   * (docs/replicas.md#consumer-series).
    */
   series(): ConsumerSeries[];
 }
@@ -75,7 +75,7 @@ export interface ConsumerTable {
  * requests. The first 20 consumers get the names; at each scrape a consumer that the top-k table shows
  * with at least twice the requests of the weakest named one (and at least 2) takes that name's place:
  * the weakest one's series ends and its count moves into `other`, and the newcomer's series starts at 0.
- * So the names follow the heavy consumers, and change seldom (docs/behaviour.md#consumer-series).
+ * So the names follow the heavy consumers, and change seldom (docs/replicas.md#consumer-series).
  */
 interface NamedCounts {
   named: Map<string, number>;

@@ -22,7 +22,7 @@ const MAX_AGE_SECONDS = 300;
 const HOST_HEADER = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /**
- * `GET /changelog`: the Atom feed of the policy's lifecycle events (docs/behaviour.md#changelog). It carries a
+ * `GET /changelog`: the Atom feed of the policy's lifecycle events (docs/client-documents.md#changelog). It carries a
  * strong ETag of its bytes and answers 304 to a reader that sends it back in If-None-Match; no Last-Modified,
  * since a reload can change an entry's text without changing any date in the feed.
  */

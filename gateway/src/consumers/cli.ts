@@ -89,7 +89,7 @@ function callOf(args: string[]): AdminCall {
 }
 
 /**
- * What to change when the admin listener refuses the caller itself (docs/behaviour.md#admin-authentication): every
+ * What to change when the admin listener refuses the caller itself (docs/consumers.md#admin-authentication): every
  * 401 there is the token's; a 403 is only when it names the loopback rule (a pin's 403 is the version's).
  */
 function fixFor(status: number, error: string | undefined, withToken: boolean): string {

@@ -9,7 +9,7 @@ import type { PinRecord } from './store.js';
 export const ROLLBACK_WINDOW_MS = 72 * 3_600_000;
 
 /**
- * The version a request is served (docs/behaviour.md#pins): a version it names wins; else, with a valid key,
+ * The version a request is served (docs/consumers.md#pins): a version it names wins; else, with a valid key,
  * its consumer's pin; else default_version (`named`, as the policy resolved it). The pin is a field of the key
  * entry the key check already found: no store round trip per request.
  */

@@ -143,7 +143,7 @@ async function movePin(
 }
 
 /**
- * The consumer's own pin on the API port, with its own key (docs/behaviour.md#pins): `GET /consumer`, `PUT
+ * The consumer's own pin on the API port, with its own key (docs/consumers.md#pins): `GET /consumer`, `PUT
  * /consumer/version` and `POST /consumer/version/rollback` (back to the version the last move left, within 72
  * h of it). 401 without a valid key, as a versioned request is refused; 429 past PIN_CHANGES_PER_MINUTE changes
  * of one consumer. Answers are one consumer's: never stored by a cache.

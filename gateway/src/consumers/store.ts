@@ -20,7 +20,7 @@ export interface ConsumerRecord {
   pinned_version: number | null;
 }
 
-/** A consumer's pin as the consumer and the platform team move it (docs/behaviour.md#pins). */
+/** A consumer's pin as the consumer and the platform team move it (docs/consumers.md#pins). */
 export interface PinRecord {
   id: string;
   name: string;

@@ -55,7 +55,7 @@ export interface NoticeData {
   links: { migration_guide: string; deprecations: string; changelog: string };
 }
 
-/** What a notice of a pin the platform team moved says (docs/behaviour.md#pins): from where, to where, until when back. */
+/** What a notice of a pin the platform team moved says (docs/consumers.md#pins): from where, to where, until when back. */
 export interface PinMovedData {
   consumer: { id: string; name: string };
   milestone: 'pin_moved';

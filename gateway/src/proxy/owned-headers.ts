@@ -1,5 +1,5 @@
 /**
- * Request headers the gateway owns (docs/behaviour.md#headers-the-gateway-owns): the backend learns facts from them
+ * Request headers the gateway owns (docs/routing.md#headers-the-gateway-owns): the backend learns facts from them
  * that only the gateway can vouch for, so a client's own copy never reaches it, on any route. The base forwarding
  * options (backend.ts) remove every one of them from each forwarded request; the gateway then sets its own where it
  * has one: the authenticated consumer, the version a translated request asked for.

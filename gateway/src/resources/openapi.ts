@@ -15,7 +15,7 @@ import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
  * The one resource whose body the gateway changes: the backend's OpenAPI document of a version knows
  * nothing of the policy, so the gateway adds what the policy says of the version: the API-Key scheme it
  * checks and a deprecated version's lifecycle; for a version declared as changes it derives the whole
- * document from the successor's that the backend served (docs/behaviour.md#openapi-documents).
+ * document from the successor's that the backend served (docs/client-documents.md#openapi-documents).
  */
 export const OPENAPI_RESOURCE = '/openapi.json';
 

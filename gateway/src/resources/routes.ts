@@ -63,12 +63,12 @@ const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyRepl
 /**
  * Every resource the policy lists, in each of its forms: `/v{n}{resource}` and `/api/v{n}{resource}`
  * forwarded as requested, and `{resource}` (named by `API-Version`, a query parameter or a media type,
- * docs/behaviour.md#version-schemes) forwarded to `/v{chosen}{resource}`.
+ * docs/versions.md#version-schemes) forwarded to `/v{chosen}{resource}`.
  * One catch-all route matches them by pattern against the policy in force, so a reload can add a
  * version or a resource. Every method is forwarded; the backend's own 404/405 come back with the
  * version headers. Paths that are no versioned resource get the ordinary 404/405.
  * An API-Key that is no valid key is a 401 before anything else; the version's own refusals (400, 406, 410)
- * come next, then its consumer rules (docs/behaviour.md#consumers-and-api-keys); every answer carries the
+ * come next, then its consumer rules (docs/consumers.md#consumers-and-api-keys); every answer carries the
  * version's headers.
  */
 export async function versionedResources(
@@ -140,7 +140,7 @@ export async function versionedResources(
         : translatedRoutes.get(answer.version as number)?.get(match.route.template);
     if (trace !== null) traceServed(trace, answer.version as number, translatedRoute?.translation);
     if (translatedRoute !== undefined) {
-      // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
+      // A version declared as changes: its serving version answers (docs/declared-versions.md#versions-declared-as-changes).
       const target = servedTarget(match, query === undefined ? url : path, translatedRoute.translation);
       const kept = query === undefined ? undefined : schemes.queryWithoutVersion(url, queryAt);
       translated.forward(request, reply, translatedRoute, (options) => {

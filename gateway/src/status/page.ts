@@ -187,7 +187,7 @@ function defaultWarning(
 
 /**
  * The move of the default announced and not yet due: when, to which version, and how many recent requests it moves
- * (docs/behaviour.md#default-version-changes).
+ * (docs/policy-file.md#default-version-changes).
  */
 function defaultChangeNote(policy: VersionPolicy, nowMs: number, unversioned: number): Html | string {
   const change = policy.upcomingDefaultChange(nowMs);

@@ -43,7 +43,7 @@ export async function statusRoutes(
   admin.get('/', async (request, reply) => {
     const { policy } = policies.current;
     const nowMs = usage.clock();
-    // `?at=`: the lifecycle previewed at that instant (docs/behaviour.md#discovery), for today's consumers.
+    // `?at=`: the lifecycle previewed at that instant (docs/versions.md#discovery), for today's consumers.
     const atMs = previewInstant(request.query);
     if (atMs === 'invalid') return sendError(reply, 400, 'invalid date', INVALID_AT);
     const listed = consumerVersions(policy, usage.consumers, atMs ?? nowMs);

@@ -7,7 +7,7 @@ import { linkChanges, mapChanges, scaleChanges, type ValueChange, type ValueChan
 
 /**
  * The translation of the JSON bodies of one resource between a version declared as changes and its successor
- * (docs/behaviour.md "Versions declared as changes", "Translation that fails closed"). Compiled once per policy
+ * (docs/declared-versions.md "Versions declared as changes", "Translation that fails closed"). Compiled once per policy
  * into a plan per direction: a tree of the objects a body's changes reach, each with what happens to its keys and
  * which fields move out of it or into it. Applying a plan visits only the objects it names and rebuilds each
  * changed one once, its keys in their order, so the cost is linear in the body; nothing is changed in place, and an

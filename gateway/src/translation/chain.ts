@@ -1,7 +1,7 @@
 import type { VersionChange } from './changes.js';
 
 /**
- * Who serves a version (docs/behaviour.md "Versions declared as changes"), the one rule the engine, the derived
+ * Who serves a version (docs/declared-versions.md "Versions declared as changes"), the one rule the engine, the derived
  * documents, the migration guide, the contract gate and the policy file's loop check all follow: a version that
  * has `changes` (an empty list too: "nothing changed") is declared as changes and served by its successor, down the
  * chain to the first version without `changes`, which the backend serves.

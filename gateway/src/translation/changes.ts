@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * A version's `changes`: what changed between it and its successor, one entry per change, on one resource
- * template (docs/behaviour.md "Versions declared as changes"). A closed set of operations: the first edition's
+ * template (docs/declared-versions.md "Versions declared as changes"). A closed set of operations: the first edition's
  * field edits (rename, scale, add, remove, map), and what else real APIs change (move, envelope, status, header,
  * path, link) with `module` as the escape hatch. A `field` is a dotted path with `[]` for the items of an array
  * (`items[].user_id`), as this version names it.

@@ -17,7 +17,7 @@ import { mappedBack, scaledBack } from './values.js';
  * The OpenAPI document of a version declared as changes, derived from its successor's by the same compiled steps
  * the gateway translates bodies with (compile.ts): what the gateway serves at `/v{n}/openapi.json` of a translated
  * version, and what the contract gate proves the committed `openapi/v{n}.json` against
- * (docs/behaviour.md#openapi-documents). Pure: the same inputs give the same document, and the inputs are never
+ * (docs/client-documents.md#openapi-documents). Pure: the same inputs give the same document, and the inputs are never
  * changed.
  */
 

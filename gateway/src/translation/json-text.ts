@@ -1,7 +1,7 @@
 import { TranslationRefusal } from './refusal.js';
 
 /**
- * JSON bodies read and written by the translation (docs/behaviour.md "Translation that fails closed") so that
+ * JSON bodies read and written by the translation (docs/declared-versions.md "Translation that fails closed") so that
  * what no change touches comes out as it came in:
  * - a number whose text `JSON.stringify` would not give back (`123456789012345678`, `-0`, `1e400`, `1E5`, `1.50`)
  *   is read as a marked string holding its text (`"\u0000#1e400"`), which the engine reads as the number it is

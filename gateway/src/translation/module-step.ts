@@ -5,7 +5,7 @@ import { declaredJson, isRawNumber, markedString, numericValue, unmarkedString, 
 import { TranslationRefusal } from './refusal.js';
 
 /**
- * A `module` change run under the translation's rules (docs/behaviour.md "Versions declared as changes", the
+ * A `module` change run under the translation's rules (docs/declared-versions.md "Versions declared as changes", the
  * escape hatch): the module's `forward(body)` and `backward(body)` get a plain, frozen copy of the body (numbers as
  * numbers, strings as they are), so a module cannot change the body it is given, only return another. What it
  * returns is read back as the engine's own bodies are: no deeper than TRANSLATION_MAX_DEPTH, no larger than

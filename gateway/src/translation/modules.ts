@@ -6,7 +6,7 @@ import type { VersionChange } from './changes.js';
 import { roundTripProblem, type ChangeModule, type TranslationLimits } from './module-step.js';
 
 /**
- * Loading the `module` changes of a policy (docs/behaviour.md "Versions declared as changes", the escape hatch), at
+ * Loading the `module` changes of a policy (docs/declared-versions.md "Versions declared as changes", the escape hatch), at
  * start and at every reload, before the policy is activated: each file is read, imported (a file whose bytes changed
  * since the last load is imported anew: its URL names its content), checked to export `forward` and `backward`
  * functions and `examples` (bodies of the successor), and its round trip checked on those examples (module-step.ts).

@@ -1,5 +1,5 @@
 /**
- * Paths of this API between two versions (docs/behaviour.md "Versions declared as changes"): a request's path as
+ * Paths of this API between two versions (docs/declared-versions.md "Versions declared as changes"): a request's path as
  * the serving version's (`/v1/orders/x` → `/v2/orders/x`, or where a `path` change moved the resource), and a path
  * the serving version names (Location, a `link` field or the Link header) as the requested version's.
  */

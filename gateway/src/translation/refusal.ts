@@ -1,5 +1,5 @@
 /**
- * Why a body is not translated (docs/behaviour.md "Translation that fails closed"): the label `reason` of
+ * Why a body is not translated (docs/declared-versions.md "Translation that fails closed"): the label `reason` of
  * `translation_failures_total`, a closed set so the series stay bounded.
  */
 export type RefusalReason =

@@ -101,7 +101,7 @@ const goTogether = (a: ChangeOperation, b: ChangeOperation): boolean =>
   (a === 'rename' && (b === 'map' || b === 'link')) || (b === 'rename' && (a === 'map' || a === 'link'));
 
 /**
- * The rules of one version's `changes` beyond their shape (docs/behaviour.md "Versions declared as changes"):
+ * The rules of one version's `changes` beyond their shape (docs/declared-versions.md "Versions declared as changes"):
  * a successor to change into, listed resources, the shape of each operation's names, no two changes that
  * contradict, and every resource of the version served by the successor (at the same path or a declared one).
  */

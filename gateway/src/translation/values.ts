@@ -3,7 +3,7 @@ import type { StepPaths } from './paths.js';
 import { TranslationRefusal } from './refusal.js';
 
 /**
- * The changes of one value of a body, both ways (docs/behaviour.md "Versions declared as changes"): a `scale`, a
+ * The changes of one value of a body, both ways (docs/declared-versions.md "Versions declared as changes"): a `scale`, a
  * `map`, a `link`. Each reads a value as a body from readJson holds it (numbers kept as text, marked strings) and
  * gives back one a body holds; a value of another type is left as it is.
  */

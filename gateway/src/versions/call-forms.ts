@@ -1,7 +1,7 @@
 import type { RequestSchemes } from './schemes.js';
 
 /**
- * How a request named its version (docs/behaviour.md#version-schemes): a scheme, its consumer's pin, or none
+ * How a request named its version (docs/versions.md#version-schemes): a scheme, its consumer's pin, or none
  * (default_version); the ledger records it for a request on a bare path.
  */
 export const CALL_FORMS = ['path', 'header', 'query', 'media_type', 'pin', 'default'] as const;

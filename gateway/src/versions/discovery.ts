@@ -31,8 +31,8 @@ export const INVALID_AT = `at ${instantRule}`;
 /**
  * `GET /versions` on the public port: every listed version with its phase now, announcement, sunset,
  * successor and brownout windows (RFC 3339 UTC, milliseconds), so a client can find out before it breaks;
- * `policy_sha256` names the policy file content this replica serves (docs/behaviour.md#which-policy-is-served).
- * `?at=<date>` previews the policy in force at another instant, read-only (docs/behaviour.md#discovery): the phases
+ * `policy_sha256` names the policy file content this replica serves (docs/replicas.md#which-policy-is-served).
+ * `?at=<date>` previews the policy in force at another instant, read-only (docs/versions.md#discovery): the phases
  * and key rules then, and `at` echoed as RFC 3339.
  * The changelog is linked twice: a `changelog` field for clients that read the body, and a `Link` header
  * (`rel="alternate"`, the Atom media type) for those that discover feeds by header.

@@ -7,7 +7,7 @@ export const VERSION_REQUEST_HEADER = 'api-version';
  */
 export const API_VERSION_VARY = 'API-Version';
 export const MEDIA_TYPE_VARY = 'Accept';
-/** A request naming no version is served its consumer's pin: those answers vary on the key (docs/behaviour.md#pins). */
+/** A request naming no version is served its consumer's pin: those answers vary on the key (docs/consumers.md#pins). */
 export const API_KEY_VARY = 'API-Key';
 
 /**
@@ -32,7 +32,7 @@ export type PolicyHeader = (typeof POLICY_HEADERS)[number] | 'vary' | 'retry-aft
  * On an answer to a request that named no version and got default_version, while a move of the default is
  * announced and not yet due: `API-Default-Version-Change: 2; at=@1798761600`, a Structured Field (RFC 9651)
  * integer, the version such requests get from then, with the instant as a Date parameter (the form RFC 9745's
- * `Deprecation` uses). docs/behaviour.md#default-version-changes.
+ * `Deprecation` uses). docs/policy-file.md#default-version-changes.
  */
 export const DEFAULT_CHANGE_HEADER = 'api-default-version-change';
 

@@ -12,7 +12,7 @@ export const BROWNOUT_NOTICE_MS = 48 * 3_600_000;
 
 /**
  * The rules that depend on the moment, not on the file: a reload is refused on one, a start never is (the policy is
- * served as written, and the gauge `api_version_policy_problems{rule}` says which is broken; docs/behaviour.md).
+ * served as written, and the gauge `api_version_policy_problems{rule}` says which is broken; docs/policy-file.md#the-moment-of-a-load).
  */
 export const POLICY_PROBLEM_RULES = ['default_version_removed', 'brownout_notice_late'] as const;
 export type PolicyProblemRule = (typeof POLICY_PROBLEM_RULES)[number];
@@ -164,7 +164,7 @@ function defaultMoveBackdated(
  * reload announces must not be backdated, nor a move of the default it schedules. `inForce`: the policy being
  * replaced. A start checks none (an outage for a date is worse than any): the gateway says so instead of the first
  * two (default-watch.ts, policy-problems.ts), and nothing at start tells which announcement or move is new
- * (docs/behaviour.md#the-moment-of-a-load).
+ * (docs/policy-file.md#the-moment-of-a-load).
  */
 export function problemAtReload(
   file: PolicyFile,

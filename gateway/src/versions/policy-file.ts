@@ -47,7 +47,7 @@ const versionEntry = z.strictObject({
   sunset_link: httpsUrl.optional(),
   brownouts: z.array(brownoutWindow).optional(),
   /**
-   * Whether a request to this version needs an API-Key (docs/behaviour.md#consumers-and-api-keys); absent: optional.
+   * Whether a request to this version needs an API-Key (docs/consumers.md#consumers-and-api-keys); absent: optional.
    * `{"required_from": <instant>}` schedules the requirement, so it can be announced before it applies.
    */
   consumer_key: z
@@ -85,7 +85,7 @@ const listedResource = z
   );
 
 /**
- * A scheduled move of default_version (docs/behaviour.md#default-version-changes): from `at` on, a request that names
+ * A scheduled move of default_version (docs/policy-file.md#default-version-changes): from `at` on, a request that names
  * no version gets `to`. From `announced` until `at` the answers that move carry the header announcing it.
  */
 const defaultVersionChange = z.strictObject({ at: instant, to: versionNumber, announced: instant });
@@ -252,7 +252,7 @@ export const versionPolicyFileSchema = z
       .min(1, 'must list at least one resource')
       .default(() => DEFAULT_RESOURCES.map((path) => ({ path, versions: undefined }))),
     versions: z.array(versionEntry).min(1, 'must list at least one version'),
-    /** How requests may name a version (docs/behaviour.md#version-schemes). */
+    /** How requests may name a version (docs/versions.md#version-schemes). */
     schemes: z
       .array(
         z.enum(VERSION_SCHEMES, {

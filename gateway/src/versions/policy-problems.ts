@@ -28,7 +28,7 @@ export interface PolicyProblems {
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 
 /**
- * The policy problems that never refuse a start (docs/behaviour.md#the-policy-file). `noticedWindows` answers which
+ * The policy problems that never refuse a start (docs/policy-file.md#the-policy-file). `noticedWindows` answers which
  * windows of these versions some replica recorded a notice of (the notice store, shared by the fleet), as
  * `<version> <window start, ISO 8601>`; absent (an app that sends no notices), none is.
  */

@@ -1,7 +1,7 @@
 import { API_VERSION_VARY, MEDIA_TYPE_VARY } from './headers.js';
 
 /**
- * The ways a request may name its version (docs/behaviour.md#version-schemes): in the path
+ * The ways a request may name its version (docs/versions.md#version-schemes): in the path
  * (`/v2/orders/x`), the `API-Version` header, a query parameter (`?version=2`) and a vendor media type
  * (`Accept: application/vnd.version-router.v2+json`). When a request names its version more than once,
  * this order decides which one the others must agree with.

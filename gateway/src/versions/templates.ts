@@ -1,6 +1,6 @@
 /**
  * Resource templates of the version policy (`/orders/:id`): their syntax, and whether two of the
- * gateway's routes could answer the same path (docs/behaviour.md#resource-templates).
+ * gateway's routes could answer the same path (docs/routing.md#resource-templates).
  */
 
 /** What a resource is served at when the policy file names none. */
@@ -8,7 +8,7 @@ export const DEFAULT_RESOURCES: readonly string[] = ['/orders/:id', '/openapi.js
 
 /**
  * A resource the policy lists: its template, and the versions that have it (`{"path": "/clients/:id", "versions":
- * [1]}`); a plain string in the file is in every version (docs/behaviour.md#resource-templates).
+ * [1]}`); a plain string in the file is in every version (docs/routing.md#resource-templates).
  */
 export interface ListedResource {
   readonly path: string;

@@ -32,7 +32,7 @@ export interface PolicyWatch {
 }
 
 /**
- * Applies a changed policy file without a signal (docs/behaviour.md#policy-file-watch). It watches the
+ * Applies a changed policy file without a signal (docs/replicas.md#policy-file-watch). It watches the
  * file's directory, not the file: a rename over the file, and the swap of a Kubernetes ConfigMap's
  * `..data` symlink, replace the file's inode, which a watch on the file never reports. Any event in the
  * directory only asks for a check; the check hashes the content, and only content that is neither the

@@ -24,7 +24,21 @@ export function ordersDocument(version: number): Json {
   const paths = Object.entries(document.paths as Json).filter(
     ([path]) => !VERSIONED_PATH.test(path) || ORDER_PATH.test(path),
   );
-  return { ...document, paths: Object.fromEntries(paths) };
+  // The description and tags name what the document holds, as the backend writes them for these paths alone.
+  const used = new Set(
+    paths.flatMap(([, item]) => Object.values(item as Json).flatMap((operation) => (operation as Json).tags ?? [])),
+  );
+  return {
+    ...document,
+    info: {
+      ...(document.info as Json),
+      description:
+        `Major version ${version}: users (unversioned, the same in every version) and the version ${version} ` +
+        `representation of orders at /v${version}/orders/{id} and /api/v${version}/orders/{id}.`,
+    },
+    paths: Object.fromEntries(paths),
+    tags: (document.tags as { name: string }[]).filter(({ name }) => used.has(name)),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Two gateway apps on one PostgreSQL, as two replicas of a fleet (docs/behaviour.md#pins): a pin moved on one is
+ * Two gateway apps on one PostgreSQL, as two replicas of a fleet (docs/consumers.md#pins): a pin moved on one is
  * served by the other within 5 s, with no restart and no request to the store per request; with the database
  * stopped, both keep serving the pins they know and a move answers 503.
  */
@@ -57,7 +57,7 @@ async function register(gateway: TestGateway, name: string, version: number): Pr
   return (await admin.inject({ method: 'POST', url: `/consumers/${id}/keys` })).json<{ key: string }>().key;
 }
 
-/** A replica serves a change made on the other within this long (docs/behaviour.md, pins). */
+/** A replica serves a change made on the other within this long (docs/consumers.md#pins). */
 const FLEET_MS = { timeoutMs: 5_000 };
 
 describe('pins on two replicas of one PostgreSQL', () => {

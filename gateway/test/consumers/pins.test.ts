@@ -1,5 +1,5 @@
 /**
- * Each consumer on its own version (docs/behaviour.md#pins): a request with a valid key that names no version
+ * Each consumer on its own version (docs/consumers.md#pins): a request with a valid key that names no version
  * is served its consumer's pin; the consumer moves and rolls back its pin with its own key, the platform team
  * on the admin port. Every rule runs on the three stores a gateway may be given: the tests' memory store,
  * PostgreSQL (DATABASE_URL) and the embedded one (GATEWAY_DATA_DIR), through the same SQL.

@@ -40,7 +40,7 @@ describe('POST /consumers', () => {
       contact_email: 'billing@acme.example',
       webhook_url: null,
       created_at: '2026-11-22T12:00:00.000Z',
-      // Without "version": the newest current one (docs/behaviour.md#pins).
+      // Without "version": the newest current one (docs/consumers.md#pins).
       pinned_version: 2,
       keys: [],
     });

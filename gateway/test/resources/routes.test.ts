@@ -48,7 +48,7 @@ describe('orders: the three forms', () => {
       '</v2/orders/ord-1001>; rel="successor-version"',
       'API-Version',
     ],
-    // Naming no version, the answer depends on the key (a consumer's pin): docs/behaviour.md#pins.
+    // Naming no version, the answer depends on the key (a consumer's pin): docs/consumers.md#pins.
     [
       '/orders/ord-1001',
       {},

@@ -3,7 +3,7 @@ import { compareDocuments } from '@version-router/platform/compatibility';
 import type { VersionChange } from '../../src/translation/changes.js';
 import { compileTranslations } from '../../src/translation/compile.js';
 import { deriveDocument } from '../../src/translation/derive-document.js';
-import { committedDocument } from '../changes/documents.js';
+import { ordersDocument } from '../changes/documents.js';
 import { ORDERS, ORDERS_V1_CHANGES, stepsOf } from './orders-v1.js';
 
 type Json = Record<string, unknown>;
@@ -30,7 +30,7 @@ const answering = (path: string, media: Json) => ({
 });
 
 describe("deriving a translated version's OpenAPI document from its successor's (SPEC's order v1)", () => {
-  const v2 = committedDocument(2);
+  const v2 = ordersDocument(2);
   const v1 = deriveDocument(v2, step(ORDERS_V1_CHANGES)) as Json;
 
   it("moves the version's paths, info.version and prose; unversioned paths stay", () => {
@@ -72,13 +72,13 @@ describe("deriving a translated version's OpenAPI document from its successor's 
     "says nothing a client depends on that the backend's own version 1 document does not (the declarations are " +
       "SPEC's v1)",
     () => {
-      const backendV1 = committedDocument(1);
+      const backendV1 = ordersDocument(1);
       expect(compareDocuments(backendV1, v1).filter((change) => !change.documentation)).toEqual([]);
     },
   );
 
   it('leaves its input unchanged', () => {
-    expect(v2).toEqual(committedDocument(2));
+    expect(v2).toEqual(ordersDocument(2));
   });
 
   it('follows a chain newest first: v3 → v2 → v1', () => {
@@ -196,7 +196,7 @@ describe("deriving a translated version's OpenAPI document from its successor's 
 
   it('in a response: a removed field without a value is back as the null the gateway puts there, required', () => {
     const derived = deriveDocument(
-      committedDocument(2),
+      ordersDocument(2),
       step([{ resource: ORDERS, op: 'remove', field: 'fax', description: 'Always null.' }]),
     );
     const schema = orderSchema(derived, '/v1/orders/{id}');

@@ -13,7 +13,7 @@ const cutByServer = new WeakSet<ServerResponse>();
 
 /**
  * Makes a request whose connection closes before its answer is complete count as answered with 499
- * (docs/behaviour.md#aborted-requests). Fastify runs the onResponse hooks (the request metrics of
+ * (docs/replicas.md#aborted-requests). Fastify runs the onResponse hooks (the request metrics of
  * both processes, the gateway's version counters and consumers) and then the log line when the
  * response emits 'finish' or 'error'; a response whose connection closed first emits neither, so such
  * a request was forwarded but never counted. Its 'close' is turned into that 'error'. A response the

@@ -1,4 +1,5 @@
-import type { SpanAttributeValue } from './types.js';
+/** A span attribute's value, as OpenTelemetry takes it. */
+export type SpanAttributeValue = string | number | boolean | readonly string[];
 
 /**
  * Attributes that go onto many spans together and unchanged (a version answer's, a route's, an upstream's), built

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AttributeSet } from './attribute-set.js';
+import type { AttributeSet, SpanAttributeValue } from './attribute-set.js';
 
-/** A span attribute's value, as OpenTelemetry takes it. */
-export type SpanAttributeValue = string | number | boolean | readonly string[];
+export type { SpanAttributeValue };
 
 /**
  * One request's place in its trace: this process's server span, continuing the caller's trace when the request

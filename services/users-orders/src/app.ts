@@ -26,7 +26,10 @@ export interface BuildAppOptions {
    */
   seeds?: Seeds;
   clock: Clock;
-  /** The order representation of each API major version served (the newest); its keys are the versions documented. */
+  /**
+   * The order representation of each API major version served (the newest); its keys are the versions the backend
+   * serves, documents, and serves every other resource in.
+   */
   presenters?: ReadonlyMap<number, OrderPresenter>;
   /** The process's tracer (docs/tracing.md): a server span per request; shut down with the app. Absent: no traces. */
   tracing?: Tracing;
@@ -42,6 +45,8 @@ export async function buildApp({
   presenters = orderPresenters,
   tracing,
 }: BuildAppOptions): Promise<FastifyInstance> {
+  // Every resource is served in each of these (docs/architecture.md "Adding a resource").
+  const versions = [...presenters.keys()].sort((a, b) => a - b);
   const app = Fastify(baseServerOptions(logger, { tracing }));
   // Registered first, so it runs last: the spans of the last requests are sent after everything else has closed.
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
@@ -50,7 +55,7 @@ export async function buildApp({
   await app.register(httpMetrics, { registry });
   await app.register(bodyReader);
   // Before the routes: it documents every route registered after it.
-  await app.register(apiContract, { versions: [...presenters.keys()].sort((a, b) => a - b) });
+  await app.register(apiContract, { versions });
   await app.register(userRoutes, { store, clock });
   await app.register(orderRoutes, { orders: new OrderService(seeds.read('orders', orderSchema)), presenters });
   return app;

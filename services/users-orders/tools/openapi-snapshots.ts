@@ -44,7 +44,7 @@ export async function generateDocuments(
 type GateChange = Pick<ContractChange, 'compatibility' | 'description' | 'path'>;
 
 /**
- * The versions the policy declares as changes (docs/behaviour.md#contract-guard): the backend does not serve
+ * The versions the policy declares as changes (docs/client-documents.md#contract-guard): the backend does not serve
  * their documents, the gateway derives them from a successor's. The gate derives them the same way and
  * holds the committed snapshot to that. Built from the policy file by the caller (the gateway's derivation).
  */

@@ -1,7 +1,7 @@
 import { operationParts } from '../ledger.js';
 
 /**
- * What each consumer is told about a deprecated version is what is true for it now (docs/behaviour.md#what-counts):
+ * What each consumer is told about a deprecated version is what is true for it now (docs/consumers.md#what-counts):
  * its calls count from its last move on, within the window asked (30 days by default), and a call that named no
  * version counts only while such a request of it would still get that version. The reports, the notices, the
  * operators' list and the status page all judge a consumer's calls by these rules.

@@ -35,7 +35,7 @@ function sinceOf(query: unknown): number | undefined {
 
 /**
  * `GET /deprecations` (API port): the calling consumer's own report, for the consumer its API-Key names
- * (docs/behaviour.md#each-consumers-deprecation-report): the deprecated or removed versions it called or is pinned
+ * (docs/consumers.md#each-consumers-deprecation-report): the deprecated or removed versions it called or is pinned
  * to, each with the operations it still calls (counted since `?since=`, 30 days back by default, or its last move
  * when later; activity.ts), their last call and the breaking changes that touch them, or that it is done with the
  * version. JSON, or a page for `Accept: text/html`. It is one consumer's and changes with every request: never

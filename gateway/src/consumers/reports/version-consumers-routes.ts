@@ -21,7 +21,7 @@ const noneSent = async (): Promise<readonly DeliveredNotice[]> => [];
  * `GET /versions/{n}/consumers` (admin port): who to reach about version n, every authenticated consumer of it
  * across the fleet with its contact, its requests in the last 30 days, its last call and the notices about
  * the version that reached it, and apart from them the consumers it turned away as closed to new consumers
- * (docs/behaviour.md#who-calls-a-version). 404 `not found` for a version the policy does
+ * (docs/consumers.md#who-calls-a-version). 404 `not found` for a version the policy does
  * not list; 503 while
  * the store cannot be read. It hands out people's addresses, so it is kept like the consumer registry: behind
  * ADMIN_TOKEN, and without one on a loopback admin listener only.

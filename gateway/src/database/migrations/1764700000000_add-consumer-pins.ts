@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Each consumer's pin: the version its requests that name none are served with (docs/behaviour.md#pins), the
+ * Each consumer's pin: the version its requests that name none are served with (docs/consumers.md#pins), the
  * one it moved from (a rollback's target), and when it last moved. A consumer registered before pins existed
  * has none (NULL) and keeps following `default_version` until it pins one. A pin change renumbers the
  * consumer's row (`seq`), and replicas re-read the keys of consumers renumbered past the value they know,

@@ -10,7 +10,7 @@ import { TranslationRefusal, type RefusalReason } from '../../translation/refusa
 import { POLICY_HEADERS } from '../../versions/headers.js';
 
 /**
- * A translated route's answer whose body changes (a 2xx, or an error envelope; docs/behaviour.md "Translation that
+ * A translated route's answer whose body changes (a 2xx, or an error envelope; docs/declared-versions.md "Translation that
  * fails closed"): read whole within TRANSLATION_MAX_BYTES and the held-bytes budget, translated backward, and sent
  * with its own length; or replaced by the gateway's own 502 (or 503), never passed on untranslated.
  */

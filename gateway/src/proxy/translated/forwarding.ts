@@ -17,7 +17,7 @@ import { TranslationRefusal } from '../../translation/refusal.js';
 import { pathBelowVersion, type ResourceMatch } from '../../versions/router.js';
 
 /**
- * Serving a version declared as changes from the version that serves it (docs/behaviour.md "Versions declared as
+ * Serving a version declared as changes from the version that serves it (docs/declared-versions.md "Versions declared as
  * changes", "Translation that fails closed"): the backend is told which version was asked for, at the path the
  * serving version has the resource; request headers and JSON request bodies go forward (requests.ts); answers come
  * back with this version's status, headers and links, their JSON bodies translated backward (answers.ts) or

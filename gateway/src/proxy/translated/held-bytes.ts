@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { serverLimits } from '@version-router/platform/server-limits';
 
 /**
- * The bytes the gateway holds to translate bodies (docs/behaviour.md "Translation that fails closed"): each body
+ * The bytes the gateway holds to translate bodies (docs/declared-versions.md "Translation that fails closed"): each body
  * is read whole up to TRANSLATION_MAX_BYTES, and all of them together stay under TRANSLATION_MAX_INFLIGHT_BYTES.
  */
 

@@ -16,7 +16,7 @@ import { readJson, writeJson } from '../../translation/json-text.js';
 import { TranslationRefusal, type RefusalReason } from '../../translation/refusal.js';
 
 /**
- * A request body to a resource whose bodies change (docs/behaviour.md "Translation that fails closed"): JSON only,
+ * A request body to a resource whose bodies change (docs/declared-versions.md "Translation that fails closed"): JSON only,
  * unencoded, read whole within TRANSLATION_MAX_BYTES and the held-bytes budget, translated forward and handed to
  * reply-from; or refused with 400, 413, 415 or 503, answered once the rest of the upload has arrived.
  */

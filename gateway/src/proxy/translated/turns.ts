@@ -1,5 +1,5 @@
 /**
- * Large bodies are translated one per turn of the event loop (docs/behaviour.md "Translation that fails closed"):
+ * Large bodies are translated one per turn of the event loop (docs/declared-versions.md "Translation that fails closed"):
  * parsing, changing and writing a mebibyte takes milliseconds of one core, and bodies that arrive together would
  * otherwise be translated back to back while every other request waits. Between two of them the loop reads and
  * writes sockets, so an untranslated request waits for at most one. A small body is translated at once: its cost is

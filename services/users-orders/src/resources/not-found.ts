@@ -9,7 +9,7 @@ export const RESOURCE_PREFIXES = ['', '/api'] as const;
 export type ResourcePrefix = (typeof RESOURCE_PREFIXES)[number];
 
 /**
- * A read-only resource's answer to an unknown id (docs/behaviour.md#orders): 404 with the JSON ErrorResponse
+ * A read-only resource's answer to an unknown id (docs/backend.md#orders): 404 with the JSON ErrorResponse
  * on the bare form, the text alone as text/plain under /api. `response` is what its routes document, `send`
  * what they answer, so the two cannot differ. `noSuch` says it in a sentence: "No order has this id".
  */

@@ -11,7 +11,7 @@ function undecodable(details: string): HttpError {
 }
 
 /**
- * Strict decoding of CreateUserRequest / UpdateUserRequest (docs/behaviour.md#users-api); anything else is 400 `invalid
+ * Strict decoding of CreateUserRequest / UpdateUserRequest (docs/backend.md#users-api); anything else is 400 `invalid
  * JSON`:
  * one JSON object, nothing after it but whitespace, only `name` and `email`, each a string when present.
  * Absent fields stay absent, so a PUT leaves them unchanged. Duplicate keys: the last one wins, as with

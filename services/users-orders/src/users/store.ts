@@ -27,7 +27,7 @@ export type UserListing = User[] | AsyncIterable<Uint8Array>;
 /**
  * The database behind a store could not be reached in time (refused, unreachable, timed out, shutting
  * down). The user routes answer it 503 `storage unavailable` with Retry-After, the listing routes 500
- * `listing users` with this text (docs/behaviour.md#users-in-postgresql).
+ * `listing users` with this text (docs/backend.md#users-in-postgresql).
  */
 export { StorageUnavailableError } from '@version-router/platform/postgres';
 

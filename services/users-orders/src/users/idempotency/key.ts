@@ -4,7 +4,7 @@ import { HttpError } from '@version-router/platform/errors';
 import type { User, UserFields } from '../schemas.js';
 
 /**
- * How long a key is remembered after the create it was first sent with (docs/behaviour.md#retries-and-idempotency-key).
+ * How long a key is remembered after the create it was first sent with (docs/backend.md#retries-and-idempotency-key).
  */
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 

@@ -41,7 +41,7 @@ function toUser(row: UserRow): User {
 }
 
 /**
- * Users in PostgreSQL, shared by every replica on the same database (docs/behaviour.md#users-in-postgresql).
+ * Users in PostgreSQL, shared by every replica on the same database (docs/backend.md#users-in-postgresql).
  * Each method is one statement, but a keyed create, whose key and user are written in one transaction.
  * Creates without a key are batched (./create-batch.ts): the creates a replica holds at once share one
  * statement and one commit, where one at a time each would wait for the previous one's commit on the counter

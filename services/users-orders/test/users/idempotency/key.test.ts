@@ -1,5 +1,5 @@
 /**
- * POST /api/users with an Idempotency-Key on both stores (docs/behaviour.md#retries-and-idempotency-key):
+ * POST /api/users with an Idempotency-Key on both stores (docs/backend.md#retries-and-idempotency-key):
  * the replay, the refusals, the key's grammar and lifetime, and the in-memory bound. What needs two
  * processes (409 while the first runs, a crash mid-create, a race across replicas) is in
  * ../postgres/idempotency.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Creates batched by each replica (docs/behaviour.md#users-in-postgresql): the creates a replica holds at once
+ * Creates batched by each replica (docs/backend.md#users-in-postgresql): the creates a replica holds at once
  * share one statement, and the id rules hold as for one create at a time: numbers 1..N across replicas without
  * gaps or repeats, in the order each replica was asked, none consumed by a create or a batch that failed, and
  * a create asked for before the replica closes is answered.

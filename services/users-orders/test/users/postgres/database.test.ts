@@ -1,5 +1,5 @@
 /**
- * A built backend on PostgreSQL while the database fails (docs/behaviour.md#users-in-postgresql): stopped,
+ * A built backend on PostgreSQL while the database fails (docs/backend.md#users-in-postgresql): stopped,
  * restarted under a stream of writes, holding a lock past the statement timeout, or gone silent.
  */
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';

@@ -1,6 +1,6 @@
 /**
  * Idempotency-Key across built backend processes on one PostgreSQL database
- * (docs/behaviour.md#retries-and-idempotency-key):
+ * (docs/backend.md#retries-and-idempotency-key):
  * a key is shared by every replica, a second send while the first still runs is 409, concurrent sends create
  * one user, a replica killed in the middle of a keyed create leaves neither the key nor the user behind, and
  * the cleanup of expired keys never waits for a request.

@@ -2,7 +2,7 @@
  * A built backend applying its schema while something else holds what the migration needs: another replica's
  * migration (the advisory lock), or a lock on a table a migration statement reads. A migration may take
  * minutes, so neither wait is bound by the requests' 3 s statement timeout, only by
- * DATABASE_MIGRATION_TIMEOUT_MS (docs/behaviour.md#users-in-postgresql). A table lock is waited for 2 s at a
+ * DATABASE_MIGRATION_TIMEOUT_MS (docs/backend.md#users-in-postgresql). A table lock is waited for 2 s at a
  * time (lock_timeout), then given up and tried again, so requests queued behind the migration get through.
  */
 import { execFile } from 'node:child_process';

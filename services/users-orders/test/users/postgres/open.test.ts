@@ -1,5 +1,5 @@
 /**
- * What a built backend does at start with the PostgreSQL database it is given (docs/behaviour.md#users-in-postgresql):
+ * What a built backend does at start with the PostgreSQL database it is given (docs/backend.md#users-in-postgresql):
  * it brings the schema up to its own, runs on a schema one release newer (a rollback) with a warning, and refuses,
  * with one line, a schema two or more releases newer than it knows or a database it cannot reach.
  */

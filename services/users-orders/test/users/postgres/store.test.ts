@@ -1,6 +1,6 @@
 /**
  * Several built backend processes on one PostgreSQL database, as a fleet runs them
- * (docs/behaviour.md#users-in-postgresql): ids, visibility, cursors, updates and deletes across replicas.
+ * (docs/backend.md#users-in-postgresql): ids, visibility, cursors, updates and deletes across replicas.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
