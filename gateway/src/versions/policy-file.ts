@@ -5,6 +5,7 @@ import { DEFAULT_RESOURCES, collisionOf, templateProblem } from './templates.js'
 import { versionChange } from './changes.js';
 import { checkChainsEnd, checkVersionChanges } from './changes-rules.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
+import { checkCompare, compareSettings } from './compare.js';
 
 /** The announcement comes at least this many calendar months before removal. */
 export const MIN_NOTICE_MONTHS = 6;
@@ -56,6 +57,8 @@ const versionEntry = z.strictObject({
   closed_to_new: instant.optional(),
   /** What changed from this version to its successor; a version with changes is presented by the gateway. */
   changes: z.array(versionChange).optional(),
+  /** Served by the backend's own route, a share of its answers compared with the successor's translated by `changes`. */
+  compare: compareSettings.optional(),
 });
 
 /**
@@ -263,6 +266,7 @@ export const versionPolicyFileSchema = z
       listed.add(entry.version);
       checkLifecycle(entry, fail);
       checkVersionChanges(entry, file.resources, fail);
+      checkCompare(entry, fail);
     });
     checkChainsEnd(file, (index, message) =>
       ctx.addIssue({ code: 'custom', path: ['versions', index, 'changes'], message }),
