@@ -1,6 +1,7 @@
 import type { Pool } from 'undici';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
+import { servedVersions } from '../comparison/declarations.js';
 import { deriveDocument, translationChain } from './derive-document.js';
 import { buildMigrationGuide, withCallForms, type MigrationGuide } from './guide.js';
 import { renderGuidePage } from './page.js';
@@ -94,7 +95,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     } catch {
       throw new DocumentUnavailable(502, 'an OpenAPI document is not JSON');
     }
-    return deriveDocument(parsed, translationChain(policy.versions, version).steps);
+    return deriveDocument(parsed, translationChain(servedVersions(policy.versions), version).steps);
   };
 
   const render = (
@@ -118,7 +119,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
         return { ok: false, status: 404, reason: `version ${version} has no successor` };
       try {
         // A version declared as changes has no document at the backend: the one its chain ends at is fetched.
-        const served = (listed: number) => translationChain(policy.versions, listed).served;
+        const served = (listed: number) => translationChain(servedVersions(policy.versions), listed).served;
         const [before, after] = await Promise.all([
           fetchDocument(served(version), requestId),
           fetchDocument(served(successor), requestId),

@@ -8,6 +8,7 @@ import {
 } from '@version-router/platform/api-document';
 import { sendError } from '@version-router/platform/errors';
 import { deriveDocument, translationChain } from '../changes/derive-document.js';
+import { servedVersions } from '../comparison/declarations.js';
 import { readUpstreamBody, type UpstreamResponse } from '../proxy/backend.js';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 
@@ -166,7 +167,7 @@ function annotate(document: OpenApiDocument, { version, keyRequired, deprecation
  * derived back down the chain. A backend that still serves the version's own document is taken at its word.
  */
 function ownDocument(upstream: OpenApiDocument, version: number, policy: VersionPolicy): OpenApiDocument {
-  const { served, steps } = translationChain(policy.versions, version);
+  const { served, steps } = translationChain(servedVersions(policy.versions), version);
   if (steps.length === 0 || upstream.info?.version !== String(served)) return upstream;
   return deriveDocument(upstream, steps) as OpenApiDocument;
 }

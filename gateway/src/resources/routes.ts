@@ -14,8 +14,12 @@ import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
 import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
+import { isJsonType } from '../proxy/translated/context.js';
 import { translationsOf } from '../translation/engine.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
+import type { Comparisons } from '../comparison/comparisons.js';
+import { servedVersions } from '../comparison/declarations.js';
+import type { RequestFields } from '../consumers/request-fields.js';
 
 export interface VersionedResourcesOptions {
   policies: PolicyInForce;
@@ -29,6 +33,10 @@ export interface VersionedResourcesOptions {
   ledger: Ledger;
   /** How a version declared as changes is served (proxy/translated/forwarding.ts). */
   translated: TranslatedForwarding;
+  /** The comparison of compared versions' answers with their successors' (comparison/comparisons.ts). */
+  comparisons: Comparisons;
+  /** The field paths of authenticated requests' JSON bodies, per consumer and operation. */
+  requestFields: RequestFields;
 }
 
 const BACKEND_HEADERS_NOT_PASSED: ReadonlySet<string> = new Set(POLICY_HEADERS);
@@ -45,6 +53,9 @@ const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeade
 };
 
 const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
+
+/** A path with a query (`kept`, no "?"), or the path alone when nothing is kept. */
+const withQuery = (path: string, kept: string): string => (kept === '' ? path : `${path}?${kept}`);
 const documentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
 /**
@@ -70,11 +81,22 @@ const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyRepl
  */
 export async function versionedResources(
   app: FastifyInstance,
-  { policies, clock, backendUrl, pool, keys, ledger, translated }: VersionedResourcesOptions,
+  {
+    policies,
+    clock,
+    backendUrl,
+    pool,
+    keys,
+    ledger,
+    translated,
+    comparisons,
+    requestFields,
+  }: VersionedResourcesOptions,
 ): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
+  comparisons.register(app);
   // Compiled now for the policy at start; a reloaded policy's on its first request.
-  translationsOf(policies.current.policy.versions);
+  translationsOf(servedVersions(policies.current.policy.versions));
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
@@ -128,10 +150,21 @@ export async function versionedResources(
     }
     if (refusedByConsumerRules(request, reply, answer, check, ledger)) return;
     const base = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
-    const translations = translationsOf(policy.versions);
+    // A version with `compare` is served by its own route (comparison/declarations.ts).
+    const served = servedVersions(policy.versions);
+    const translations = translationsOf(served);
     const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
-    if (trace !== null)
-      traceServed(trace, answer.version as number, translation, policy.versions, match.route.template);
+    if (trace !== null) traceServed(trace, answer.version as number, translation, served, match.route.template);
+    // An authenticated request's JSON body held whole: its field paths, unless its translation reads them.
+    const body = request.body;
+    if (
+      request.consumer !== null &&
+      Buffer.isBuffer(body) &&
+      translation?.resources.has(match.route.template) !== true
+    ) {
+      const type = request.raw.headers['content-type'];
+      if (type !== undefined && isJsonType(type)) requestFields.sentBytes(request, body);
+    }
     if (translation !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
       const target = servedTarget(match, query === undefined ? url : path, translation.served);
@@ -142,10 +175,19 @@ export async function versionedResources(
       });
       return;
     }
+    let options = withRequestBody(request, base);
+    if (base === versionedReplyOptions) {
+      // Where a translated route would forward the request for the version serving it, the query as kept.
+      const successorTarget = (servedBy: number): string =>
+        query === undefined
+          ? servedTarget(match, url, servedBy)
+          : withQuery(servedTarget(match, path, servedBy), schemes.queryWithoutVersion(url, queryAt));
+      const version = answer.version as number;
+      options = comparisons.watch(request, policy.versions, version, match.route.template, options, successorTarget);
+    }
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const options = withRequestBody(request, base);
     if (query !== undefined) {
       void reply.from(
         match.route.form === 'path' ? path : `/v${answer.version}${path}`,

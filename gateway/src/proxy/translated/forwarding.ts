@@ -105,11 +105,14 @@ interface Route extends RouteLabels {
 export function createTranslatedForwarding({
   limits,
   countFailure,
+  sentBody,
 }: {
   limits: TranslationLimits;
   countFailure: (failure: TranslationFailure) => void;
+  /** Each request body read as JSON before it goes forward (the field paths an authenticated consumer sends). */
+  sentBody?: (request: FastifyRequest, body: unknown) => void;
 }): TranslatedForwarding {
-  const context = createTranslationContext(limits, countFailure);
+  const context = createTranslationContext(limits, countFailure, sentBody);
   const cache = new WeakMap<VersionTranslation, Map<string, Route>>();
 
   function build(
