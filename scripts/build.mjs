@@ -9,7 +9,8 @@ import { repoRoot } from './paths.mjs';
 
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
-const say = (line) => console.log(`build: ${line}`);
+// Progress is diagnostics, on stderr: a script that builds first (`npm run openapi:update`) keeps stdout its own.
+const say = (line) => console.error(`build: ${line}`);
 
 const pretty = process.stdout.isTTY === true;
 const host = ts.createSolutionBuilderHost(ts.sys, undefined, ts.createDiagnosticReporter(ts.sys, pretty));

@@ -476,7 +476,9 @@ describe.skipIf(!engine.reachable)(
           expect(notice.messageId).toMatch(/^msg_[\w-]{24}@example\.com$/);
           expect(notice.text).toContain(`Hello Notice Team ${tag},`);
           expect(notice.text).toContain('- GET /v1/orders/{id}: 1 request, last on ');
-          expect(notice.text).toMatch(/breaking: The customer identifier under its old name\./);
+          expect(notice.text).toMatch(
+            /breaking: user_id is now customer_id: The customer identifier under its old name\./,
+          );
           expect(notice.text).toContain('The migration guide: /versions/1/changes');
         },
       );
