@@ -40,7 +40,10 @@ const policies = {
   off: { default_version: 2, versions: [v1, { version: 2, status: 'current' }] },
   on: {
     default_version: 2,
-    versions: [{ ...v1, changes, compare: { sample: Number(share) } }, { version: 2, status: 'current' }],
+    versions: [
+      { ...v1, changes, compare: { sample: Number(share) } },
+      { version: 2, status: 'current' },
+    ],
   },
 };
 

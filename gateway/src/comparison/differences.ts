@@ -8,7 +8,7 @@ import { nameOf, numberText, stringOf } from './declarations.js';
  */
 
 /** A value one side has and the other has not. */
-export const ABSENT: unique symbol = Symbol('absent');
+const ABSENT: unique symbol = Symbol('absent');
 
 export interface Difference {
   readonly path: string;

@@ -78,13 +78,21 @@ describe('judging a preview on the fields a consumer sent', () => {
     method: 'POST',
     path: `/v${from}/orders/{id}`,
     key: 'POST /orders/{}',
-    change: { change: to === undefined ? 'removed' : 'renamed', kind: 'field', name, to, where: '', breaking },
+    change: {
+      change: to === undefined ? 'removed' : 'renamed',
+      kind: 'field',
+      name,
+      ...(to === undefined ? {} : { to }),
+      where: '',
+      breaking,
+      description: '',
+    },
     removal: false,
   });
-  const head = (fieldsSent: string[]) => ({
-    operation: 'HEAD /v1/orders/{id}',
+  const postCall = (fieldsSent: string[]) => ({
+    operation: 'POST /v1/orders/{id}',
     form: 'path' as const,
-    call: 'HEAD /v1/orders/{id}',
+    call: 'POST /v1/orders/{id}',
     instead: null,
     requests: 1,
     last_seen: '2026-11-22T12:00:00.000Z',
@@ -92,7 +100,7 @@ describe('judging a preview on the fields a consumer sent', () => {
   });
 
   it('follows a sent field through a rename to the next step, under its own name', () => {
-    const post = { ...head(['user_id.kind']), operation: 'POST /v1/orders/{id}', call: 'POST /v1/orders/{id}' };
+    const post = postCall(['user_id.kind']);
     const judged = judgePreview(
       1,
       [step(1, 'user_id', 'customer_id', true), step(2, 'customer_id', undefined, true)],

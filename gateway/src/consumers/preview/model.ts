@@ -152,7 +152,7 @@ export function judgePreview(
 }
 
 /** The consumer's calls of `version` counted from `sinceMs` (activity.ts), each with the fields it sent. */
-export function previewCalls(
+function previewCalls(
   rows: readonly UsageRow[],
   fields: readonly RequestFieldRow[],
   version: number,
@@ -203,7 +203,7 @@ export type PreviewOutcome =
   | { ok: false; status: 502 | 504; reason: string };
 
 /** The versions a preview from `from` may name: `from` and those after it along the successors, not removed. */
-export function previewableVersions(policy: VersionPolicy, from: number, nowMs: number): number[] {
+function previewableVersions(policy: VersionPolicy, from: number, nowMs: number): number[] {
   const versions: number[] = [];
   for (const entry of policy.versions) {
     if (policy.phaseOf(entry, nowMs) === 'removed') continue;
