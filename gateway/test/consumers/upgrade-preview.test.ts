@@ -144,6 +144,16 @@ describe('GET /consumer/upgrade-preview?to=N', () => {
     });
   });
 
+  it('answers 503 storage unavailable while the store cannot be read', async () => {
+    const key = await consumer('asker');
+    gateway.consumerStore.down = true;
+    const res = await preview(key, '?to=2');
+    gateway.consumerStore.down = false;
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.json()).toMatchObject({ error: 'storage unavailable', code: 503 });
+  });
+
   it('answers 401 without a key and with a key it does not know', async () => {
     for (const key of [undefined, 'vr_not-a-key']) {
       const res = await preview(key, '?to=2');
