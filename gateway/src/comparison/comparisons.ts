@@ -1,6 +1,7 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
+import { Transform } from 'node:stream';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import type { Clock } from '@version-router/platform/clock';
@@ -324,22 +325,32 @@ export function createComparisons({
           state: 'reading',
         };
         watch.own = own;
-        res.stream.on('data', (chunk: Buffer) => {
-          if (own.state !== 'reading') return;
-          own.bytes += chunk.length;
-          if (own.bytes > maxBytes) {
-            own.state = 'too_large';
-            own.chunks = [];
-          } else own.chunks.push(chunk);
+        // A copy is taken as each chunk passes on to the client: a 'data' listener on the backend's stream would
+        // start it flowing before the client's pipe is in place, and chunks would be lost to the client.
+        const tee = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            if (own.state === 'reading') {
+              own.bytes += chunk.length;
+              if (own.bytes > maxBytes) {
+                own.state = 'too_large';
+                own.chunks = [];
+              } else own.chunks.push(chunk);
+            }
+            done(null, chunk);
+          },
+          flush(done) {
+            if (own.state === 'reading') own.state = 'whole';
+            done();
+          },
         });
-        res.stream.once('end', () => {
-          if (own.state === 'reading') own.state = 'whole';
-        });
-        res.stream.once('error', () => {
+        res.stream.once('error', (error) => {
           own.state = 'failed';
+          tee.destroy(error);
         });
-        if (onResponse !== undefined) onResponse(request, reply, raw);
-        else void (reply as FastifyReply).send(res.stream);
+        res.stream.pipe(tee);
+        const passed = { statusCode: res.statusCode, headers: res.headers, stream: tee } as unknown as typeof raw;
+        if (onResponse !== undefined) onResponse(request, reply, passed);
+        else void (reply as FastifyReply).send(tee);
       },
     };
   };

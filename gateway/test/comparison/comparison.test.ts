@@ -23,6 +23,14 @@ function answer(path: string): { status: number; body: unknown } | 'stall' | und
           body: { updated_at: 'later', status: 'paid', currency: 'EUR', total_cents: 1250, customer_id: 'u-1', id },
         };
   }
+  if (path === '/v1/widgets/big' || path === '/v2/widgets/big') {
+    // 64 KiB: streamed to the client, not collected whole.
+    const items = Array.from({ length: 1_000 }, (_, i) => ({ n: i, text: 'x'.repeat(50) }));
+    return {
+      status: 200,
+      body: path.startsWith('/v1') ? { id: 'big', name: 'Big', items } : { id: 'big', title: 'Big', items },
+    };
+  }
   const widget = /^\/v([12])\/widgets\/(w-[0-9]+)$/.exec(path);
   if (widget !== null)
     return widget[1] === '1'
@@ -170,6 +178,20 @@ describe('compare on a version entry', () => {
       expect(page.body).toContain('<strong>v1 declarations: 1,003 compared, 3 differ</strong>');
     },
   );
+
+  it('passes a large answer to the client whole while it keeps a copy to compare', async () => {
+    await start();
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${url}/v1/widgets/big`);
+      const body = (await res.json()) as { name: string; items: unknown[] };
+      expect([res.status, body.name, body.items.length]).toEqual([200, 'Big', 1000]);
+    }
+    const figures = await until((found) => found.compared >= 20);
+    expect(figures.resources.find((resource) => resource.resource === '/widgets/:id')).toMatchObject({
+      match: 20,
+      differ: 0,
+    });
+  });
 
   it('shows the values of an example with show_values', async () => {
     await start({ show_values: true });
