@@ -223,6 +223,15 @@ describe('compare on a version entry', () => {
     expect(figures.resources[0]).toMatchObject({ skipped: 1, reasons: { busy: 1 } });
   });
 
+  it('compares a HEAD by its status', async () => {
+    await start();
+    const res = await fetch(`${url}/v1/orders/ord-1001`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    const figures = await until((found) => found.compared >= 1);
+    expect(figures).toMatchObject({ compared: 1, match: 1, differ: 0 });
+    expect(backend.seen.get('/v2/orders/ord-1001')).toBe(1);
+  });
+
   it('compares no request that is not GET or HEAD', async () => {
     await start();
     await fetch(`${url}/v1/orders/ord-1`, { method: 'DELETE' });
