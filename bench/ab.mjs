@@ -15,6 +15,13 @@
 // Environment:
 //   BENCH_PAIRS      pairs to run (default 1); odd pairs swap the two builds' places (start order, ports),
 //                    so each build runs in both orders; ends with the median of B/A over the pairs.
+//   BENCH_TURNS      "true": the two gateways of a pair are loaded in turns, each with the servers' core to
+//                    itself as in `npm run bench`, instead of at once. Where B costs much more than A, sharing a
+//                    core gives B fewer requests a second, and a gateway serving fewer pays more per request for
+//                    the same work (fewer requests per event-loop turn and system call): at once measures that as
+//                    B's cost too, in turns does not. In turns the host's drift between the two is not shared:
+//   BENCH_ROUNDS     with BENCH_TURNS, rounds of turns per pair (default 1), A B then B A and so on, each a B/A
+//                    ratio of its own: many short rounds (seconds 2) keep each ratio's two turns close in time.
 //   BENCH_NODE       the Node both builds run on: a major ("24", the npm package node@24 through `npm exec`),
 //                    "path" (the node running this script) or a binary; default the Docker image's major.
 //   BENCH_NODE_A, BENCH_NODE_B                  the same for one build (e.g. A on 20, B on 24).
@@ -112,7 +119,10 @@ for (const build of builds) {
   ].filter((part) => part !== '');
   build.label = `${build.name.toUpperCase()} ${build.entry} (${details.join(', ')})`;
 }
-process.stdout.write(`${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)\n`);
+process.stdout.write(
+  `${builds.map((build) => build.label).join('\n')}\n${path}, ${seconds} s, ${pairs} pair(s)` +
+    `${env.BENCH_TURNS === 'true' ? ', in turns' : ''}\n`,
+);
 
 /** One pair: both builds loaded at once; resolves with { a, b } figures. */
 async function runPair(order) {
@@ -164,18 +174,30 @@ async function runPair(order) {
     };
     const gateways = [];
     for (const build of order) gateways.push(await start(build));
-    const loadAll = (duration) =>
-      Promise.all(gateways.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)));
-
-    await loadAll(2); // warm-up: JIT, pool connections
-    const before = gateways.map((gateway) => cpuMicros(gateway.child.pid));
-    const results = await loadAll(Number(seconds));
-    const figures = {};
-    gateways.forEach((gateway, i) => {
-      const cpuUs = (cpuMicros(gateway.child.pid) - before[i]) / results[i].requests;
-      figures[gateway.build.name] = { rps: results[i].rps, cpuUs, errors: results[i].errors };
-    });
-    return figures;
+    /** Loads `some` of the gateways at once; returns each one's figures by build name. */
+    const measure = async (some, duration) => {
+      const before = some.map((gateway) => cpuMicros(gateway.child.pid));
+      const results = await Promise.all(
+        some.map((gateway) => load(gateway.url, gateway.script, CONNECTIONS, duration)),
+      );
+      const figures = {};
+      some.forEach((gateway, i) => {
+        const cpuUs = (cpuMicros(gateway.child.pid) - before[i]) / results[i].requests;
+        figures[gateway.build.name] = { rps: results[i].rps, cpuUs, errors: results[i].errors };
+      });
+      return figures;
+    };
+    const turns = env.BENCH_TURNS === 'true' ? gateways.map((gateway) => [gateway]) : [gateways];
+    for (const turn of turns) await measure(turn, 2); // warm-up: JIT, pool connections
+    const rounds = [];
+    for (let round = 0; round < (env.BENCH_TURNS === 'true' ? Number(env.BENCH_ROUNDS ?? 1) : 1); round++) {
+      const figures = {};
+      for (const turn of round % 2 === 0 ? turns : [...turns].reverse()) {
+        Object.assign(figures, await measure(turn, Number(seconds)));
+      }
+      rounds.push(figures);
+    }
+    return rounds;
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
     await sleep(300);
@@ -184,26 +206,34 @@ async function runPair(order) {
 }
 
 const ratios = [];
+let measured = 0;
 for (let pair = 0; pair < pairs; pair++) {
   const order = pair % 2 === 0 ? builds : [...builds].reverse();
-  const { a, b } = await runPair(order);
-  const ratio = b.cpuUs / a.cpuUs;
-  // A pair in which a gateway served nothing (the host stalled) says nothing about either build.
-  if (Number.isFinite(ratio)) ratios.push(ratio);
-  const show = (name, f) =>
-    `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
-  process.stdout.write(
-    `pair ${pair + 1} (${order.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} ` +
-      `| ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`,
-  );
+  const rounds = await runPair(order);
+  rounds.forEach(({ a, b }, round) => {
+    measured++;
+    const ratio = b.cpuUs / a.cpuUs;
+    // A pair in which a gateway served nothing (the host stalled) says nothing about either build.
+    if (Number.isFinite(ratio)) ratios.push(ratio);
+    const show = (name, f) =>
+      `${name.toUpperCase()} ${f.rps.toFixed(0)} req/s ${f.cpuUs.toFixed(0)} µs CPU/req errors ${f.errors}`;
+    const first = round % 2 === 0 ? order : [...order].reverse();
+    process.stdout.write(
+      `pair ${pair + 1}${rounds.length > 1 ? ` round ${round + 1}` : ''} ` +
+        `(${first.map((build) => build.name.toUpperCase()).join(' first, ')} second): ${show('a', a)} ` +
+        `| ${show('b', b)} | B/A ${ratio.toFixed(3)}\n`,
+    );
+  });
 }
 if (ratios.length > 1) {
   const medianRatio = median(ratios);
   const lower = ratios.filter((ratio) => ratio < 1).length;
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const quartiles = `${sorted[Math.floor(sorted.length / 4)].toFixed(3)}–${sorted[Math.floor((3 * sorted.length) / 4)].toFixed(3)}`;
   process.stdout.write(
-    `median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %), B lower in ` +
-      `${lower} of ${ratios.length} pairs${
-        ratios.length < pairs ? ` (${pairs - ratios.length} without requests ` + `left out)` : ''
+    `median B/A CPU per request ${medianRatio.toFixed(3)} (${((medianRatio - 1) * 100).toFixed(1)} %, quartiles ` +
+      `${quartiles}), B lower in ${lower} of ${ratios.length}${
+        ratios.length < measured ? ` (${measured - ratios.length} without requests left out)` : ''
       }\n`,
   );
 }

@@ -11,7 +11,7 @@
 // (`npm run build` first).
 //
 // Environment: BENCH_ROUNDS; BENCH_BATCH (16 KiB bodies per batch, default 500; 1 MiB batches are a fiftieth).
-import { compileTranslations } from '../gateway/dist/src/translation/engine.js';
+import { compileTranslations } from '../gateway/dist/src/translation/compile.js';
 import { readJson, writeJson } from '../gateway/dist/src/translation/json-text.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -50,9 +50,14 @@ function servedBody(bytes, id = (i) => `"line-${i}"`) {
   return `${head}${lines.join(',')}]}`;
 }
 
-const { backward, forward } = compileTranslations([{ version: 1, successor: 2, changes }, { version: 2 }])
-  .get(1)
-  .resources.get(ORDER);
+const route = compileTranslations({
+  versions: [{ version: 1, successor: 2, changes }, { version: 2 }],
+  resources: [{ path: ORDER, versions: undefined }],
+})
+  .versions.get(1)
+  .routes.get(ORDER);
+const forward = route.requestBody;
+const backward = route.answer(200).body;
 
 const translateBack = (text) => writeJson(backward(readJson(text, MAX_DEPTH).value));
 const translateForward = (text) => writeJson(forward(readJson(text, MAX_DEPTH).value));

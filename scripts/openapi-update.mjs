@@ -6,8 +6,9 @@
 // `--snapshots <dir>` compares with and writes another directory, `--policy <file>` reads another policy file
 // (the tests use both).
 import { parseArgs } from 'node:util';
-import { translatedVersions } from '../gateway/dist/src/changes/derive-document.js';
-import { readPolicyFile } from '../gateway/dist/src/versions/policy-file.js';
+import { compileTranslations } from '../gateway/dist/src/translation/compile.js';
+import { translatedVersions } from '../gateway/dist/src/translation/derive-document.js';
+import { loadPolicyFile } from '../gateway/dist/src/versions/policy-file.js';
 import {
   describeDiffs,
   diffSnapshots,
@@ -31,12 +32,14 @@ try {
 
 let policy;
 try {
-  policy = readPolicyFile(options.policy).file;
+  // As the gateway loads it: the modules its changes name too, each checked on its own examples.
+  policy = await loadPolicyFile(options.policy);
 } catch (err) {
   console.error(err.message);
   process.exit(2);
 }
-const diffs = await diffSnapshots(options.snapshots, undefined, translatedVersions(policy.versions));
+const compiled = compileTranslations(policy.file, policy.modules);
+const diffs = await diffSnapshots(options.snapshots, undefined, translatedVersions(compiled));
 const report = describeDiffs(diffs);
 if (report !== '') console.log(report);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersDocument } from '../../gateway/test/changes/documents.js';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
 import { designPolicyFile, TODAY } from '../../gateway/test/helpers.js';
 import { runCheck } from '../src/check/run.js';
 import { startLiveGateway, type LiveGateway } from './live-gateway.js';
@@ -8,7 +8,7 @@ import { startLiveGateway, type LiveGateway } from './live-gateway.js';
 /** v1 declared as what changed to v2: the orders' user_id renamed, total converted, currency added. */
 const DECLARED_POLICY = {
   ...designPolicyFile,
-  versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+  versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
 };
 const SINCE = new Date(TODAY - 30 * 86_400_000).toISOString();
 

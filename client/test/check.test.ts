@@ -36,19 +36,22 @@ interface Outcome {
   stderr: string;
 }
 
-/** version-router-check with these arguments and API_KEY (acme's unless given), at `now` (the gateway's clock too). */
+/**
+ * version-router-check with these arguments and API_KEY (acme's unless given), the gateway's clock at `now`, the
+ * check's machine's at `machineNow` (`now` unless given).
+ */
 async function check(
   argv: string[],
-  options: { apiKey?: string | undefined; now?: number; timeoutMs?: number } = {},
+  options: { apiKey?: string | undefined; now?: number; machineNow?: number; timeoutMs?: number } = {},
 ): Promise<Outcome> {
-  const { now = TODAY, timeoutMs } = options;
+  const { now = TODAY, machineNow = now, timeoutMs } = options;
   const apiKey = 'apiKey' in options ? options.apiKey : live.key;
   live.gateway.setNow(now);
   const outcome = { code: -1, stdout: '', stderr: '' };
   outcome.code = await runCheck({
     argv,
     env: apiKey === undefined ? {} : { API_KEY: apiKey },
-    now: () => new Date(now),
+    now: () => new Date(machineNow),
     fetch: globalThis.fetch,
     stdout: (text) => void (outcome.stdout += text),
     stderr: (text) => void (outcome.stderr += text),
@@ -231,6 +234,23 @@ describe('version-router-check reads what the consumer still calls', () => {
     ).toBe(1);
   });
 
+  it("judges on the gateway's clock, not the machine's: a rehearsal's removal fails a check run today", async () => {
+    const moved = await check(['--url', live.url, '--days', '0', '--since', '60d'], {
+      now: V1_SUNSET + DAY,
+      machineNow: TODAY,
+    });
+    expect(moved.code).toBe(1);
+    expect(moved.stdout).toContain(
+      `version-router-check: consumer acme at ${live.url}, ${new Date(V1_SUNSET + DAY).toISOString()}, calls since ` +
+        `${new Date(V1_SUNSET + DAY - 60 * DAY).toISOString()}\n`,
+    );
+    expect(moved.stdout).toContain('FAIL GET /v1/orders/{id} (v1, 2 requests): removed on 2027-01-01T00:00:00.000Z');
+    // The default window is the gateway's own 30 days back on its clock: nothing called since, the check passes.
+    const window = await check(['--url', live.url, '--days', '0'], { now: V1_SUNSET + DAY, machineNow: TODAY });
+    expect(window.code).toBe(0);
+    expect(window.stdout).toContain(`calls since ${new Date(V1_SUNSET + DAY - 30 * DAY).toISOString()}\n`);
+  });
+
   it('says a consumer that moved its pin off v1 and calls it no more is done, and passes', async () => {
     const { key: apiKey } = await consumerWithKey(live.gateway.consumerStore, 'mover', {
       pinned_version: 1,
@@ -244,7 +264,9 @@ describe('version-router-check reads what the consumer still calls', () => {
     const before = await check(['--url', live.url], { apiKey });
     expect(before.code).toBe(1);
     expect(before.stdout).toContain('FAIL GET /orders/{id} naming no version (your pin: v1) (v1, 1 request)');
-    expect(before.stdout).toContain('FAILED: mover is pinned to a version that serves no request within 90 days.');
+    expect(before.stdout).toContain(
+      'FAILED: mover is pinned to a version that stops serving requests within 90 days (a brownout or its sunset).',
+    );
 
     live.gateway.setNow(TODAY + 60_000);
     const moved = await fetch(`${live.url}/consumer/version`, {
@@ -421,9 +443,11 @@ describe("version-router-check and the consumer's pin", () => {
     expect(soon.code).toBe(1);
     expect(soon.stdout.split('\n').slice(1, 2)).toEqual([
       'FAIL pinned to v1, browned out 2026-12-01T10:00:00.000Z to 2026-12-01T12:00:00.000Z: a request that names no ' +
-        'version is answered 410 Gone then; pin one of v1, v2 (PUT /consumer/version)',
+        'version is answered 410 Gone then; pin one of v2 (PUT /consumer/version)',
     ]);
-    expect(soon.stdout).toContain('FAILED: pinned-to-1 is pinned to a version that serves no request within 30 days.');
+    expect(soon.stdout).toContain(
+      'FAILED: pinned-to-1 is pinned to a version that stops serving requests within 30 days (a brownout or its sunset).',
+    );
     const removed = await check(['--url', live.url, '--days', '0'], { apiKey, now: V1_SUNSET });
     expect(removed.code).toBe(1);
     expect(removed.stdout.split('\n')[1]).toBe(

@@ -22,7 +22,7 @@ import { statusRoutes } from './status/routes.js';
 function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
     admin.post('/-/reload', async (_request, reply) => {
-      const result = app.versionPolicies.reload();
+      const result = await app.versionPolicies.reload();
       if (!result.ok) return sendError(reply, 400, 'invalid version policy', result.reason);
       return { reloaded: true };
     });

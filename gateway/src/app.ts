@@ -27,8 +27,6 @@ import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerRecord, ConsumerStore, PinRecord } from './consumers/store.js';
 import {
   DEFAULT_PIN_CHANGES_PER_MINUTE,
-  DEFAULT_TRANSLATION_MAX_BYTES,
-  DEFAULT_TRANSLATION_MAX_DEPTH,
   DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES,
   type NoticesConfig,
 } from './config.js';
@@ -39,9 +37,10 @@ import type { NoticeStore } from './notices/store.js';
 import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
-import { versionedResources } from './resources/routes.js';
+import { replyOptionsFor, versionedResources } from './resources/routes.js';
 import { createTranslatedForwarding } from './proxy/translated/forwarding.js';
 import { HeldBytes } from './proxy/translated/held-bytes.js';
+import { defaultTranslationLimits } from './translation/compile.js';
 import { discoveryRoutes } from './versions/discovery.js';
 import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
@@ -85,8 +84,8 @@ export interface GatewayAppOptions {
   };
   /** The policy file main.ts read and validated at start. */
   policy: PolicySource;
-  /** Reads and validates the policy file again (a reload); throws with the reason when it is invalid. */
-  readPolicy: () => PolicySource;
+  /** Reads and validates the policy file again, its modules loaded (a reload); rejects with the reason. */
+  readPolicy: () => Promise<PolicySource>;
   /** Watch this policy file and reload it when its content changes (API_VERSIONS_WATCH); stopped on close. */
   watchPolicy?: { path: string; checkIntervalMs?: number };
   clock: Clock;
@@ -143,10 +142,24 @@ export async function buildApp({
     clock,
   });
   let notices: NoticeScheduler | undefined;
-  const policies: PolicyInForce = createPolicyInForce(
-    policy,
-    readPolicy,
-    (result) => {
+  const translationLimits = {
+    maxBytes: config.translationMaxBytes ?? defaultTranslationLimits().maxBytes,
+    maxDepth: config.translationMaxDepth ?? defaultTranslationLimits().maxDepth,
+  };
+  const translated = createTranslatedForwarding({
+    limits: {
+      ...translationLimits,
+      held: new HeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
+    },
+    countFailure: (failure) => metrics.countTranslationFailure(failure),
+    baseFor: replyOptionsFor,
+    // The request fields' recorder is made with the consumer store's, below; no request arrives before.
+    sentBody: (request, body) => requestFields.sent(request, body),
+  });
+  const policies: PolicyInForce = createPolicyInForce({
+    initial: policy,
+    read: readPolicy,
+    onReload: (result) => {
       metrics.countReload(result.ok);
       if (result.ok) {
         const { policy: reloaded, sha256 } = policies.current;
@@ -158,7 +171,9 @@ export async function buildApp({
         logger.error({ reason: result.reason }, 'version policy reload failed; the previous policy stays in force');
     },
     clock,
-  );
+    limits: translationLimits,
+    prepare: (translations) => translated.prepare(translations),
+  });
   const defaultWatch = watchDefaultVersion({ policies, clock, logger });
   defaultWatch.check(true);
   const noticeStore = noticesOptions?.store;
@@ -250,23 +265,11 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  const maxBytes = config.translationMaxBytes ?? DEFAULT_TRANSLATION_MAX_BYTES;
-  const maxDepth = config.translationMaxDepth ?? DEFAULT_TRANSLATION_MAX_DEPTH;
-  const translated = createTranslatedForwarding({
-    limits: {
-      maxBytes,
-      maxDepth,
-      held: new HeldBytes(config.translationMaxInflightBytes ?? DEFAULT_TRANSLATION_MAX_INFLIGHT_BYTES),
-    },
-    countFailure: (failure) => metrics.countTranslationFailure(failure),
-    sentBody: (request, body) => requestFields.sent(request, body),
-  });
   const comparisons = createComparisons({
     backendUrl,
     clock,
     logger,
-    maxBytes,
-    maxDepth,
+    ...translationLimits,
     count: (version, resource, result) => metrics.countComparison(version, resource, result),
     ...(sampling === undefined ? {} : { random: sampling }),
   });

@@ -15,6 +15,7 @@ import {
 import { DEFAULT_QUERY_KEY_PARAMETERS } from '@version-router/platform/http-foundation';
 import { serverLimits } from '@version-router/platform/server-limits';
 import { readTracingConfig, type TracingConfig } from '@version-router/platform/tracing';
+import { DEFAULT_TRANSLATION_MAX_BYTES, DEFAULT_TRANSLATION_MAX_DEPTH } from './translation/limits.js';
 import { instant, instantRule } from './versions/policy-file.js';
 
 export interface GatewayConfig {
@@ -216,8 +217,6 @@ function readNoticesConfig(env: NodeJS.ProcessEnv): NoticesConfig {
 /** PIN_CHANGES_PER_MINUTE when unset. */
 export const DEFAULT_PIN_CHANGES_PER_MINUTE = 10;
 
-/** TRANSLATION_MAX_BYTES when unset: the largest body read whole to be translated. */
-export const DEFAULT_TRANSLATION_MAX_BYTES = 1024 * 1024;
 /** A body below a kibibyte is no order; above 64 MiB, one translated answer would hold a process's memory hostage. */
 const MIN_TRANSLATION_BYTES = 1024;
 const MAX_TRANSLATION_BYTES = 64 * 1024 * 1024;
@@ -229,8 +228,6 @@ const translationMaxBytesSchema = z
     (bytes) => bytes >= MIN_TRANSLATION_BYTES && bytes <= MAX_TRANSLATION_BYTES,
     `must be between ${MIN_TRANSLATION_BYTES} and ${MAX_TRANSLATION_BYTES} bytes`,
   );
-/** TRANSLATION_MAX_DEPTH when unset. */
-export const DEFAULT_TRANSLATION_MAX_DEPTH = 64;
 /** Deeper than this, JSON.stringify itself could run out of stack on a translated body. */
 const MAX_TRANSLATION_DEPTH = 1000;
 const translationMaxDepthSchema = z

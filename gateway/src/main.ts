@@ -10,13 +10,15 @@ import { loadProcessConfig } from './config.js';
 import { createConsumerStore } from './consumers/store.js';
 import { openGatewayDatabase } from './database/open.js';
 import { createNoticeStore } from './notices/store.js';
-import { readPolicyFile } from './versions/policy-file.js';
+import { loadPolicyFile } from './versions/policy-file.js';
 
 await runProcess(async () => {
   const config = loadProcessConfig();
-  const readPolicy = () => readPolicyFile(config.policyPath);
+  const limits = { maxBytes: config.translationMaxBytes, maxDepth: config.translationMaxDepth };
+  // The policy's modules are loaded with it, at start and at every reload, before it is activated.
+  const readPolicy = () => loadPolicyFile(config.policyPath, limits);
   // The file's own rules refuse a start; those that depend on the date never do (the app says so instead).
-  const policy = readPolicy();
+  const policy = await readPolicy();
   const logger = createLogger(config.logLevel, 'gateway', { pretty: process.stdout.isTTY === true });
   const tracing = await startTracing(config.tracing, logger);
   const clock = config.clockStartMs === undefined ? Date.now : clockStartingAt(config.clockStartMs);
@@ -85,6 +87,8 @@ await runProcess(async () => {
     adminPort: config.adminPort,
     shutdownDelayMs: config.shutdownDelayMs,
     // `docker compose kill -s HUP gateway` re-reads the version policy; the outcome is logged.
-    onHangup: () => app.versionPolicies.reload(),
+    onHangup: () => {
+      void app.versionPolicies.reload();
+    },
   };
 });

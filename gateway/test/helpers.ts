@@ -7,8 +7,15 @@ import { createRegistry } from '@version-router/platform/metrics';
 import { capturedLog } from '../../test/support/captured-log.js';
 import { buildGatewayAdmin } from '../src/admin.js';
 import { buildApp, type GatewayAppOptions } from '../src/app.js';
-import { policyDigest, versionPolicyFileSchema, type PolicyFile } from '../src/versions/policy-file.js';
+import {
+  loadPolicyFile,
+  policyDigest,
+  versionPolicyFileSchema,
+  type PolicyFile,
+  type PolicySource,
+} from '../src/versions/policy-file.js';
 import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
+import { defaultTranslationLimits } from '../src/translation/compile.js';
 import { createMemoryConsumerStore, type MemoryConsumerStore } from './consumers/memory-store.js';
 import { startStubBackend, type StubBackend } from './stub-backend.js';
 
@@ -102,6 +109,12 @@ export interface TestGateway {
   metricLines(name: string): Promise<string[]>;
 }
 
+/** The translation limits a test gateway runs with: the defaults where the test gives none. */
+const limitsOf = (maxBytes: number | undefined, maxDepth: number | undefined) => ({
+  maxBytes: maxBytes ?? defaultTranslationLimits().maxBytes,
+  maxDepth: maxDepth ?? defaultTranslationLimits().maxDepth,
+});
+
 export async function buildTestGateway(
   backendUrl: string,
   {
@@ -111,6 +124,7 @@ export async function buildTestGateway(
     translationMaxDepth,
     translationMaxInflightBytes,
     policy = designPolicyFile,
+    policyPath,
     consumerStore = createMemoryConsumerStore(),
     adminToken,
     adminHost = '127.0.0.1',
@@ -130,6 +144,8 @@ export async function buildTestGateway(
     /** TRANSLATION_MAX_INFLIGHT_BYTES; the default when not given. */
     translationMaxInflightBytes?: number;
     policy?: unknown;
+    /** A policy file to read instead, at start and at every reload, with the modules its changes name. */
+    policyPath?: string;
     consumerStore?: MemoryConsumerStore;
     adminToken?: string;
     adminHost?: string;
@@ -155,8 +171,13 @@ export async function buildTestGateway(
       queryKeyParameters,
       pinChangesPerMinute,
     },
-    policy: { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) },
-    readPolicy: () => {
+    policy:
+      policyPath === undefined
+        ? { file: policyFileFrom(policy), sha256: policyDigest(Buffer.from(JSON.stringify(policy))) }
+        : await loadPolicyFile(policyPath, limitsOf(translationMaxBytes, translationMaxDepth)),
+    readPolicy: async (): Promise<PolicySource> => {
+      if (policyPath !== undefined)
+        return loadPolicyFile(policyPath, limitsOf(translationMaxBytes, translationMaxDepth));
       const parsed = versionPolicyFileSchema.safeParse(nextPolicy);
       if (!parsed.success)
         throw new Error(`invalid at ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);

@@ -19,7 +19,7 @@ import { echoRequestId, requestIdOptions } from './plugins/request-id.js';
 import { requestGuards, requestGuardsHttpOptions } from './plugins/request-guards.js';
 import { logRequestCompleted, requestLog } from './plugins/request-log.js';
 import { routeLabel } from './plugins/route-label.js';
-import { requestTrace, startRequestTrace } from './plugins/request-trace.js';
+import { RequestTraces, requestTrace } from './plugins/request-trace.js';
 import { writeDeadline } from './plugins/write-deadline.js';
 import type { Tracing } from './tracing/types.js';
 
@@ -42,7 +42,7 @@ export { routeLabelOf } from './plugins/route-label.js';
 class FoundationLogController extends LogController {
   constructor(
     private readonly queryKeys: QueryKeyNames,
-    private readonly tracing: Tracing | undefined,
+    private readonly traces: RequestTraces | undefined,
   ) {
     super({ disableRequestLogging: true });
   }
@@ -50,7 +50,7 @@ class FoundationLogController extends LogController {
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     echoRequestId(request, reply);
     reportClientAbort(reply);
-    if (this.tracing !== undefined) startRequestTrace(this.tracing, request);
+    if (this.traces !== undefined) this.traces.attach(request);
   }
 
   override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -75,9 +75,11 @@ export function baseServerOptions(
   logger: Logger,
   { queryKeyParameters = DEFAULT_QUERY_KEY_PARAMETERS, tracing }: BaseServerOptions = {},
 ): FastifyHttpOptions<Server, FastifyBaseLogger> {
+  const traces = tracing === undefined ? undefined : new RequestTraces(tracing);
   return {
     loggerInstance: logger,
-    logController: new FoundationLogController(queryKeyNames(queryKeyParameters), tracing),
+    logController: new FoundationLogController(queryKeyNames(queryKeyParameters), traces),
+    ...(traces === undefined ? {} : { childLoggerFactory: traces.childLoggerFactory }),
     ...requestIdOptions,
     ...drainingOptions,
     ...errorServerOptions,

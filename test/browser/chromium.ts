@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
 
 /**
  * Debian's Chromium (`apt-get install -y chromium`), headless, driven by playwright-core, which downloads
@@ -96,7 +96,7 @@ export function writeDeprecatedV1Policy(dir: string): string {
         sunset: `${dateOf(V1_SUNSET)}T00:00:00Z`,
         successor: 2,
         // As ops/versions.json declares it: the backend serves only version 2, the gateway presents version 1.
-        changes: V1_CHANGES,
+        changes: ORDERS_V1_CHANGES,
       },
       { version: 2, status: 'current' },
     ],

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
 import { DAY_MS, dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from './chromium.js';
 
@@ -35,7 +35,7 @@ const policy = {
       sunset: `${dateOf(sunset)}T00:00:00Z`,
       successor: 2,
       // As ops/versions.json declares it: the backend serves only version 2, the gateway presents version 1.
-      changes: V1_CHANGES,
+      changes: ORDERS_V1_CHANGES,
       brownouts: [
         { start: new Date(brownoutStart).toISOString(), end: new Date(brownoutStart + 2 * 3_600_000).toISOString() },
       ],

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
 import { startService, type ServiceProcess } from '../e2e/process-stack.js';
 import { deprecatedAroundNow } from '../support/dates.js';
@@ -33,7 +33,7 @@ const closingPolicy = (closedAt: Date) => ({
       successor: 2,
       consumer_key: 'required',
       closed_to_new: closedAt.toISOString(),
-      changes: V1_CHANGES,
+      changes: ORDERS_V1_CHANGES,
     },
     { version: 2, status: 'current' },
   ],

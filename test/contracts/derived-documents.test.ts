@@ -3,9 +3,9 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deriveDocument } from '../../gateway/src/changes/derive-document.js';
-import type { VersionChange } from '../../gateway/src/versions/changes.js';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import type { VersionChange } from '../../gateway/src/translation/changes.js';
+import { deriveDocument } from '../../gateway/src/translation/derive-document.js';
+import { ORDERS_V1_CHANGES, stepsOf } from '../../gateway/test/translation/orders-v1.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 
 // The contract gate for versions declared as changes (docs/behaviour.md#contract-guard): their committed
@@ -23,10 +23,7 @@ function snapshotsDerivedRight(): string {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-derived-'));
   cpSync(join(repoRoot, 'openapi'), dir, { recursive: true });
   const v2 = JSON.parse(readFileSync(join(dir, 'v2.json'), 'utf8')) as object;
-  writeFileSync(
-    join(dir, 'v1.json'),
-    `${JSON.stringify(deriveDocument(v2, [{ version: 1, successor: 2, changes: V1_CHANGES }]), null, 2)}\n`,
-  );
+  writeFileSync(join(dir, 'v1.json'), `${JSON.stringify(deriveDocument(v2, stepsOf(ORDERS_V1_CHANGES)), null, 2)}\n`);
   return dir;
 }
 
@@ -57,7 +54,7 @@ function runGate(
 
 describe('the contract gate on a version declared as changes', () => {
   it('accepts the committed document the declarations derive from the newest one', async () => {
-    const run = await runGate(snapshotsDerivedRight(), policyWith(V1_CHANGES));
+    const run = await runGate(snapshotsDerivedRight(), policyWith(ORDERS_V1_CHANGES));
     expect(run).toEqual({ code: 0, stdout: 'Snapshots are up to date.\n', stderr: '' });
   });
 
@@ -67,11 +64,11 @@ describe('the contract gate on a version declared as changes', () => {
     const document = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     const reordered = Object.fromEntries(Object.entries(document).reverse());
     writeFileSync(file, JSON.stringify(reordered));
-    expect((await runGate(dir, policyWith(V1_CHANGES))).stdout).toBe('Snapshots are up to date.\n');
+    expect((await runGate(dir, policyWith(ORDERS_V1_CHANGES))).stdout).toBe('Snapshots are up to date.\n');
   });
 
   it('refuses a declaration that renames to the wrong field, naming each difference', async () => {
-    const wrong = V1_CHANGES.map((change) => (change.op === 'rename' ? { ...change, to: 'client_id' } : change));
+    const wrong = ORDERS_V1_CHANGES.map((change) => (change.op === 'rename' ? { ...change, to: 'client_id' } : change));
     const dir = snapshotsDerivedRight();
     const before = readFileSync(join(dir, 'v1.json'), 'utf8');
     const run = await runGate(dir, policyWith(wrong));
@@ -89,7 +86,7 @@ describe('the contract gate on a version declared as changes', () => {
   });
 
   it('refuses a scale that leaves the decimal an integer: a changed type', async () => {
-    const unscaled = V1_CHANGES.map((change) =>
+    const unscaled = ORDERS_V1_CHANGES.map((change) =>
       change.op === 'scale'
         ? { resource: change.resource, op: 'rename' as const, field: 'total', to: 'total_cents' }
         : change,
@@ -102,7 +99,7 @@ describe('the contract gate on a version declared as changes', () => {
   it('writes the derived document with openapi:update, and then finds nothing left to do', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-derived-'));
     cpSync(join(repoRoot, 'openapi'), dir, { recursive: true });
-    const policy = policyWith(V1_CHANGES);
+    const policy = policyWith(ORDERS_V1_CHANGES);
     expect((await runGate(dir, policy)).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'v1.json'), 'utf8'))).toEqual(
       JSON.parse(readFileSync(join(snapshotsDerivedRight(), 'v1.json'), 'utf8')),

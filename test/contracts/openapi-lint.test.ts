@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../gateway/test/changes/documents.js';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
 import { consumerWithKey, createMemoryConsumerStore } from '../../gateway/test/consumers/memory-store.js';
 import { buildTestGateway, designPolicyFile } from '../../gateway/test/helpers.js';
 import { repoRoot } from '../../scripts/paths.mjs';
@@ -112,7 +112,7 @@ describe('the OpenAPI documents the gateway serves pass both linters', () => {
     backend.documents.set('/v1/openapi.json', JSON.stringify(ordersDocument(2)));
     await serve(
       'v1-derived',
-      { ...designPolicyFile, versions: [{ ...v1, changes: V1_CHANGES }, v2] },
+      { ...designPolicyFile, versions: [{ ...v1, changes: ORDERS_V1_CHANGES }, v2] },
       '/v1/openapi.json',
     );
   }, 60_000);

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { translatedVersions } from '../../gateway/src/changes/derive-document.js';
+import { translatedVersions } from '../../gateway/src/translation/derive-document.js';
 import { readPolicyFile } from '../../gateway/src/versions/policy-file.js';
+import { createVersionPolicy } from '../../gateway/src/versions/policy.js';
 import {
   diffSnapshots,
   describeDiffs,
@@ -39,7 +40,8 @@ function withPresenter(version: number, replacement: OrderPresenter | undefined)
 
 /** The versions ops/versions.json declares as changes: their documents are derived, not generated. */
 const translated = translatedVersions(
-  readPolicyFile(fileURLToPath(new URL('../../ops/versions.json', import.meta.url))).file.versions,
+  createVersionPolicy(readPolicyFile(fileURLToPath(new URL('../../ops/versions.json', import.meta.url))).file)
+    .translations,
 );
 /** Every version the backend serves (only its newest): one document each, committed as openapi/v{n}.json. */
 const served = [...orderPresenters.keys()].sort((a, b) => a - b);

@@ -1,11 +1,15 @@
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
 import { Received, open, type RawResponse } from '../support/raw-http.js';
 import { metricValue, scrape } from '../support/metrics.js';
 import { exchange, expectServes } from './raw.js';
+import { repoRoot } from '../../scripts/paths.mjs';
 
 /**
  * Translated routes against the built processes over TCP (npm run build first): hostile request bodies from a
@@ -301,5 +305,139 @@ describe('hostile answers on translated routes (a scripted backend)', () => {
     expect(served?.status).toBe(200);
     slow.socket.destroy();
     await expectAlive(gateway, gateway.apiUrl);
+  });
+});
+
+/**
+ * What the second edition's operations read from an answer besides its body (a status, a header, the Link header),
+ * and the modules a policy runs: each hostile answer, at each, is refused or passed as the rules say, and the
+ * gateway serves on.
+ */
+describe("hostile answers at the second edition's operations (a scripted backend, a policy with modules)", () => {
+  const changes = [
+    { resource: '/orders/:id', op: 'envelope', field: 'data' },
+    { resource: '/orders/:id', op: 'status', from: 403, to: 401 },
+    { resource: '/orders/:id', op: 'header', name: 'Total-Count', to: 'X-Total-Count' },
+    { resource: '/orders/:id', op: 'link', field: 'next' },
+    { resource: '/orders/:id', op: 'link', field: 'Link' },
+    { resource: '/orders/:id', op: 'rename', field: 'details', to: 'message', on: 'error' },
+    { resource: '/orders/:id', op: 'module', module: 'throws.mjs' },
+    { resource: '/orders/:id', op: 'module', module: 'recurses.mjs' },
+  ];
+  const forbidden = { 'content-type': 'application/json' };
+  const scripted: Record<string, Scripted> = {
+    'deep-403': { status: 403, headers: forbidden, body: `{"error":"forbidden","code":403,"x":${deep()}}` },
+    'huge-403': { status: 403, headers: forbidden, body: `{"error":"${'e'.repeat(2 * ONE_MIB)}","code":403}` },
+    'deep-error': { status: 500, headers: json, body: `{"message":${deep()}}` },
+    'both-headers': { headers: { ...json, 'total-count': '1', 'x-total-count': '2' }, body: '{"data":{}}' },
+    'many-links': {
+      headers: {
+        ...json,
+        link: Array.from({ length: 300 }, (_, i) => `</v2/orders/o-${i}>; rel="item"`).join(', '),
+      },
+      body: '{"data":{}}',
+    },
+    'odd-link': { headers: { ...json, link: '<<<>>>; rel=, <'.repeat(500) }, body: '{"data":{}}' },
+    'deep-data': { headers: json, body: `{"data":${deep()}}` },
+    'exact-data': {
+      headers: json,
+      body: '{"data":{"n":1e400,"id":123456789012345678,"next":"/v2/orders/2"},"meta":1}',
+    },
+    'odd-next': { headers: json, body: `{"data":{"next":{"href":"/v2/x"},"other":"${'/v2/'.repeat(10_000)}"}}` },
+    explode: { headers: json, body: '{"data":{"explode":true}}' },
+    recurse: { headers: json, body: '{"data":{"recurse":true}}' },
+    cycle: { headers: json, body: '{"data":{"cycle":true}}' },
+    'module-huge': { headers: json, body: '{"data":{"huge":true}}' },
+  };
+  let backend: Server;
+  let backendUrl: string;
+  let gateway: ServiceProcess;
+
+  beforeAll(async () => {
+    backend = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const name = /\/v2\/orders\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '';
+        const answer: Scripted = scripted[name] ?? { headers: json, body: V2_ORDER };
+        res.writeHead(answer.status ?? 200, answer.headers).end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'hostile-policy-'));
+    for (const module of ['throws.mjs', 'recurses.mjs'])
+      copyFileSync(join(repoRoot, 'gateway/test/translation/modules', module), join(dir, module));
+    // Deprecated now, whatever today is: its answers carry the successor link the upstream's links follow.
+    const day = 86_400_000;
+    const announced = new Date(Date.now() - day).toISOString();
+    const sunset = new Date(Date.now() + 400 * day).toISOString();
+    const versions = [
+      { version: 1, status: 'deprecated', announced, sunset, successor: 2, changes },
+      { version: 2, status: 'current' },
+    ];
+    writeFileSync(join(dir, 'versions.json'), JSON.stringify({ default_version: 2, versions }));
+    gateway = await startGateway(backendUrl, { API_VERSIONS_FILE: join(dir, 'versions.json') });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    backend?.closeAllConnections();
+    await new Promise<void>((resolve) => backend?.close(() => resolve()));
+  });
+
+  const get = (name: string, headers: Record<string, string> = {}) =>
+    only(gateway.apiUrl, raw('GET', `/v1/orders/${name}`, headers));
+
+  async function failures(reason: string): Promise<number> {
+    const series = `translation_failures_total{version="1",resource="/orders/:id",direction="response",reason="${reason}"}`;
+    const metrics = await scrape(gateway.adminUrl);
+    return metrics.includes(series) ? metricValue(metrics, series) : 0;
+  }
+
+  it.each([
+    ['a 403 whose envelope is nested 10,000 deep (its code follows the status)', 'deep-403', 'depth'],
+    ['a 403 of 2 MiB', 'huge-403', 'too_large'],
+    ['an error envelope nested 10,000 deep', 'deep-error', 'depth'],
+    ['with both names of a renamed header', 'both-headers', 'collision'],
+    ['whose enveloped body is nested 10,000 deep', 'deep-data', 'depth'],
+    ['on which a module throws', 'explode', 'module'],
+    ['on which a module recurses without end', 'recurse', 'module'],
+    ['on which a module returns a cycle', 'cycle', 'depth'],
+    ['on which a module returns 2 MiB', 'module-huge', 'too_large'],
+  ])('an answer %s is the gateway own 502, counted, and the gateway serves on', async (_what, name, reason) => {
+    const before = await failures(reason);
+    const answer = await get(name);
+    expect([answer.status, answer.body]).toEqual([502, '{"error":"bad gateway","code":502}']);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(await failures(reason)).toBe(before + 1);
+    expect(gateway.child.exitCode).toBeNull();
+    await expectServes(gateway.apiUrl, '/v1/orders/ord-1001');
+  });
+
+  it('keeps the text of what no change touches inside an envelope, and rewrites only what names version 2', async () => {
+    expect((await get('exact-data')).body).toBe('{"n":1e400,"id":123456789012345678,"next":"/v1/orders/2"}');
+    expect((await get('odd-next')).body).toBe(`{"next":{"href":"/v2/x"},"other":"${'/v2/'.repeat(10_000)}"}`);
+  });
+
+  it("rewrites a Link of 300 targets and passes one that is no list of targets, after the gateway's own", async () => {
+    const many = await get('many-links');
+    expect(many.status).toBe(200);
+    const links = String(many.headers.link).split(', ');
+    expect(links[0]).toBe('</v2/orders/many-links>; rel="successor-version"');
+    expect(links.slice(1)).toEqual(Array.from({ length: 300 }, (_, i) => `</v1/orders/o-${i}>; rel="item"`));
+    const odd = await get('odd-link');
+    expect(odd.status).toBe(200);
+    expect(String(odd.headers.link).startsWith('</v2/orders/odd-link>; rel="successor-version", <<<>>>')).toBe(true);
+    await expectServes(gateway.apiUrl, '/v1/orders/ord-1001');
+  });
+
+  it('answers 400 to a request that carries both names of a renamed header, before the backend sees it', async () => {
+    const answer = await get('ord-1001', { 'x-total-count': '1', 'total-count': '2' });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({
+      error: 'bad request',
+      code: 400,
+      details: 'the header x-total-count becomes total-count, which is there already',
+    });
+    await expectServes(gateway.apiUrl, '/v1/orders/ord-1001');
   });
 });

@@ -24,7 +24,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { V1_CHANGES } from '../../gateway/test/changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
 import { startProcessStack } from '../e2e/process-stack.js';
 import type { RunningStack } from '../e2e/stack.js';
 import { dashboardExpressions, loadDashboards, loadRules, rulesFile, substituteGrafanaVariables } from './promql.js';
@@ -106,7 +106,7 @@ const POLICY = {
       sunset: '2099-01-01T00:00:00Z',
       successor: 2,
       // As ops/versions.json declares it: the backend serves only version 2, the gateway presents version 1.
-      changes: V1_CHANGES,
+      changes: ORDERS_V1_CHANGES,
     },
     { version: 2, status: 'current' },
   ],

@@ -115,7 +115,10 @@ function pinProblem(
   days: number,
 ): PinProblem | null {
   if (pin === null || pin === undefined) return null;
-  const pinnable = [...listed.values()].filter(({ phase }) => phase !== 'removed').map(({ version }) => version);
+  // What may be pinned instead: listed and not removed, the failing pin itself aside.
+  const pinnable = [...listed.values()]
+    .filter(({ phase, version }) => phase !== 'removed' && version !== pin)
+    .map(({ version }) => version);
   const entry = listed.get(pin);
   if (entry === undefined) return { version: pin, problem: 'unlisted', removedOn: null, brownout: null, pinnable };
   if (entry.phase === 'current' || entry.sunset === null) return null;

@@ -96,8 +96,8 @@ function doneText(result: CheckResult, done: CheckResult['done'][number]): strin
 const pinFailed = (result: CheckResult, pin: PinProblem): string =>
   pin.problem === 'unlisted' || pin.problem === 'removed' || pin.problem === 'browned-out'
     ? `FAILED: ${result.consumer} is pinned to a version that serves no request.`
-    : `FAILED: ${result.consumer} is pinned to a version that serves no request within ` +
-      `${plural(result.days, 'day', 'days')}.`;
+    : `FAILED: ${result.consumer} is pinned to a version that stops serving requests within ` +
+      `${plural(result.days, 'day', 'days')} (a brownout or its sunset).`;
 
 function text(result: CheckResult): string {
   const lines = [

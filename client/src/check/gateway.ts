@@ -37,6 +37,8 @@ export interface DeprecationsAnswer {
   pinned_version?: number | null;
   /** From when the calls are counted (the `since` asked, or the last pin move); absent from older gateways. */
   requests_since?: string;
+  /** The gateway's clock at the report; absent from older gateways. */
+  as_of?: string;
   versions: CalledVersion[];
 }
 
@@ -147,24 +149,25 @@ function isDeprecationsAnswer(body: unknown): body is DeprecationsAnswer {
     isString(body.consumer) &&
     (body.pinned_version === undefined || body.pinned_version === null || isVersion(body.pinned_version)) &&
     (body.requests_since === undefined || isDate(body.requests_since)) &&
+    (body.as_of === undefined || isDate(body.as_of)) &&
     Array.isArray(body.versions) &&
     body.versions.every(isCalledVersion)
   );
 }
 
 /**
- * The consumer's report of its calls since `since`: `GET /deprecations?since=` with its key. A refused key and any
- * answer but 200 are a CheckError.
+ * The consumer's report of its calls since `since` (`GET /deprecations?since=` with its key), or over the gateway's
+ * own default window (30 days back on its clock) without one. A refused key and any answer but 200 are a CheckError.
  */
 export async function readDeprecations(
   fetchFn: typeof fetch,
   base: string,
   apiKey: string,
-  since: Date,
+  since: Date | undefined,
   timeoutMs = TIMEOUT_MS,
 ): Promise<DeprecationsAnswer> {
   const url = `${base}/deprecations`;
-  const query = `?since=${encodeURIComponent(since.toISOString())}`;
+  const query = since === undefined ? '' : `?since=${encodeURIComponent(since.toISOString())}`;
   const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey }, timeoutMs, query);
   if (status === 401) throw new CheckError(`the gateway refused the key in API_KEY (401 ${errorText(body)})`);
   if (status !== 200) throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());

@@ -1,4 +1,4 @@
-import { parseCheckArgs, sinceInstant, USAGE, UsageError } from './args.js';
+import { parseCheckArgs, sinceInstant, USAGE, UsageError, type Since } from './args.js';
 import { judge } from './findings.js';
 import { formatResult } from './format.js';
 import { CheckError, readDeprecations, readUpgradePreview, readVersions, TIMEOUT_MS } from './gateway.js';
@@ -64,12 +64,23 @@ async function check({
     stdout(formatPreview(preview, args.format, args.url));
     return preview.verdict === 'blocked' ? 1 : 0;
   }
-  const at = now();
-  const [answer, versions] = await Promise.all([
-    readDeprecations(fetchFn, args.url, apiKey, sinceInstant(args.since, at), timeoutMs),
+  // Judged on the gateway's clock, not this machine's: a gateway whose clock is moved (a rehearsal) or a machine
+  // whose clock is off would otherwise be told of another day. A span back (30d) is counted from the gateway's
+  // clock too: the first report, over the gateway's own 30-day window, says what that clock reads.
+  const { since } = args;
+  const [first, versions] = await Promise.all([
+    readDeprecations(fetchFn, args.url, apiKey, 'at' in since ? new Date(since.at) : undefined, timeoutMs),
     readVersions(fetchFn, args.url, timeoutMs),
   ]);
+  const at = first.as_of === undefined ? now() : new Date(first.as_of);
+  const answer =
+    'at' in since || (first.as_of !== undefined && isGatewayWindow(since))
+      ? first
+      : await readDeprecations(fetchFn, args.url, apiKey, sinceInstant(since, at), timeoutMs);
   const result = judge(answer, versions, args.url, at, args.days);
   stdout(formatResult(result, args.format));
   return result.failing === 0 ? 0 : 1;
 }
+
+/** The window a report without `?since=` covers: 30 days back on the gateway's clock. */
+const isGatewayWindow = (since: Since): boolean => 'daysBack' in since && since.daysBack === 30;

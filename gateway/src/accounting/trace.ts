@@ -1,8 +1,5 @@
-import type { RequestTrace } from '@version-router/platform/tracing';
-import { translationChain } from '../changes/derive-document.js';
-import type { VersionTranslation } from '../translation/engine.js';
-import type { VersionChange } from '../versions/changes.js';
-import type { VersionEntry } from '../versions/policy-file.js';
+import { AttributeSet, type RequestTrace } from '@version-router/platform/tracing';
+import type { RouteTranslation } from '../translation/compile.js';
 import type { VersionAnswer } from '../versions/policy.js';
 
 /**
@@ -20,11 +17,28 @@ const ATTRIBUTES = {
   changes: 'api.translation.changes',
 } as const;
 
+/**
+ * The attributes of each answer, built on its first traced request: the policy builds its answers once per period
+ * (versions/policy.ts), so the set is too.
+ */
+const answerSets = new WeakMap<VersionAnswer, AttributeSet>();
+
+function answerSetOf(answer: VersionAnswer): AttributeSet {
+  let set = answerSets.get(answer);
+  if (set === undefined) {
+    set = new AttributeSet({
+      [ATTRIBUTES.requested]: answer.labels.version,
+      [ATTRIBUTES.selectedBy]: answer.selectedBy,
+      ...(answer.phase === null ? {} : { [ATTRIBUTES.phase]: answer.phase }),
+    });
+    answerSets.set(answer, set);
+  }
+  return set;
+}
+
 /** The policy's answer for the request: its version (`invalid` when it named none), how chosen, its phase, the consumer. */
 export function traceVersion(trace: RequestTrace, answer: VersionAnswer, consumer: string | null): void {
-  trace.setAttribute(ATTRIBUTES.requested, answer.labels.version);
-  trace.setAttribute(ATTRIBUTES.selectedBy, answer.selectedBy);
-  if (answer.phase !== null) trace.setAttribute(ATTRIBUTES.phase, answer.phase);
+  trace.setAttributes(answerSetOf(answer));
   traceConsumer(trace, consumer);
 }
 
@@ -36,52 +50,32 @@ export function traceConsumer(trace: RequestTrace, consumer: string | null): voi
 /**
  * The version the backend is asked for, set when the request is forwarded: the version itself, or for one declared
  * as changes the version serving it and the changes of this resource between the two (`rename user_id →
- * customer_id`, oldest step first).
+ * customer_id`, oldest step first), described when the policy was compiled.
  */
-export function traceServed(
-  trace: RequestTrace,
-  version: number,
-  translation: VersionTranslation | undefined,
-  versions: readonly VersionEntry[],
-  template: string,
-): void {
-  if (translation === undefined) {
-    trace.setAttribute(ATTRIBUTES.served, String(version));
-    return;
-  }
-  trace.setAttribute(ATTRIBUTES.served, String(translation.served));
-  const changes = describedChanges(translation, versions, version, template);
-  if (changes.length > 0) trace.setAttribute(ATTRIBUTES.changes, changes);
+export function traceServed(trace: RequestTrace, version: number, translation: RouteTranslation | undefined): void {
+  trace.setAttributes(translation === undefined ? servedSetOf(version) : translatedSetOf(translation));
 }
 
-/** By translation (one per policy in force and version), then resource template: described once. */
-const described = new WeakMap<VersionTranslation, Map<string, readonly string[]>>();
+/** A version served as itself, by version. */
+const servedSets = new Map<number, AttributeSet>();
 
-function describedChanges(
-  translation: VersionTranslation,
-  versions: readonly VersionEntry[],
-  version: number,
-  template: string,
-): readonly string[] {
-  let byTemplate = described.get(translation);
-  if (byTemplate === undefined) described.set(translation, (byTemplate = new Map<string, readonly string[]>()));
-  let changes = byTemplate.get(template);
-  if (changes === undefined) {
-    // Steps come newest first; a trace reads them in the order they were declared.
-    const steps = [...translationChain(versions, version).steps].reverse();
-    changes = steps.flatMap((step) => step.changes.filter((change) => change.resource === template).map(describe));
-    byTemplate.set(template, changes);
-  }
-  return changes;
+function servedSetOf(version: number): AttributeSet {
+  let set = servedSets.get(version);
+  if (set === undefined) servedSets.set(version, (set = new AttributeSet({ [ATTRIBUTES.served]: String(version) })));
+  return set;
 }
 
-function describe(change: VersionChange): string {
-  switch (change.op) {
-    case 'rename':
-      return `rename ${change.field} → ${change.to}`;
-    case 'scale':
-      return `scale ${change.field}${change.to === undefined ? '' : ` → ${change.to}`} ×${change.factor}`;
-    default:
-      return `${change.op} ${change.field}`;
+/** By route translation (one per policy activated, version and resource): built on its first traced request. */
+const translatedSets = new WeakMap<RouteTranslation, AttributeSet>();
+
+function translatedSetOf(translation: RouteTranslation): AttributeSet {
+  let set = translatedSets.get(translation);
+  if (set === undefined) {
+    set = new AttributeSet({
+      [ATTRIBUTES.served]: String(translation.served),
+      ...(translation.described.length === 0 ? {} : { [ATTRIBUTES.changes]: translation.described }),
+    });
+    translatedSets.set(translation, set);
   }
+  return set;
 }

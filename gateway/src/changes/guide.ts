@@ -1,16 +1,42 @@
 import { compareDocuments, type ContractChange } from '@version-router/platform/compatibility';
-import type { ChangeOperation, VersionChange } from '../versions/changes.js';
+import {
+  LINK_HEADER_FIELD,
+  fieldOf,
+  successorFieldOf,
+  type ChangeOperation,
+  type VersionChange,
+} from '../translation/changes.js';
+import { compileTranslations } from '../translation/compile.js';
+import {
+  deriveDocument,
+  matchesTemplate,
+  renamedDocumentPath,
+  resourcePattern,
+} from '../translation/derive-document.js';
+import { fieldSegments } from '../translation/field-path.js';
 import type { RequestSchemes } from '../versions/schemes.js';
 import { guideCallForms, type CallOfForm } from '../versions/call-forms.js';
-import { resourcePattern } from './derive-document.js';
-import { fieldSegments, successorField } from '../translation/field-path.js';
+import type { ListedResource } from '../versions/templates.js';
 
 /**
  * One thing a client must (breaking) or may (compatible) change when it moves to the successor: declared in
  * the policy (`declared: true`: renamed, converted, added, removed, mapped), or found between the documents.
  */
 export interface GuideChange {
-  change: 'added' | 'removed' | 'changed' | 'renamed' | 'converted' | 'mapped';
+  change:
+    | 'added'
+    | 'removed'
+    | 'changed'
+    | 'renamed'
+    | 'converted'
+    | 'mapped'
+    | 'moved'
+    | 'wrapped'
+    | 'status changed'
+    | 'header renamed'
+    | 'endpoint renamed'
+    | 'links rewritten'
+    | 'translated by module';
   kind:
     'endpoint' | 'parameter' | 'status' | 'field' | 'header' | 'request body' | 'response' | 'operation' | 'document';
   /** The field (`items[].total`), parameter, status, header or keyword the change is about. */
@@ -28,7 +54,10 @@ export interface GuideChange {
   description: string;
   /** A declared change: the policy says it, so it is listed whether or not the documents show it. */
   declared?: true;
-  /** The field's name in the successor (renamed, converted). */
+  /**
+   * What it is in the successor: the field's name (renamed, converted, moved), the status (status changed), the
+   * header's name (header renamed), the path (endpoint renamed).
+   */
   to?: string;
   /** Successor value = this version's × factor (converted). */
   factor?: number;
@@ -118,10 +147,20 @@ const DECLARED: Readonly<Record<ChangeOperation, GuideChange['change']>> = {
   add: 'added',
   remove: 'removed',
   map: 'mapped',
+  move: 'moved',
+  envelope: 'wrapped',
+  status: 'status changed',
+  header: 'header renamed',
+  path: 'endpoint renamed',
+  link: 'links rewritten',
+  module: 'translated by module',
 };
 
-/** What a declared change says when its declaration has no description of its own. */
-export function plainDescription(change: Pick<GuideChange, 'change' | 'name' | 'to' | 'factor'>): string {
+/** Where in an operation a body change applies: '' for 2xx bodies (and requests), error answers otherwise. */
+const whereOf = (change: VersionChange): string => ('on' in change && change.on === 'error' ? 'error responses' : '');
+
+/** The words of a declared change without the place it applies. */
+function plainWords(change: Pick<GuideChange, 'change' | 'kind' | 'name' | 'to' | 'factor'>): string {
   switch (change.change) {
     case 'renamed':
       return `${change.name} is called ${change.to ?? change.name}.`;
@@ -131,58 +170,110 @@ export function plainDescription(change: Pick<GuideChange, 'change' | 'name' | '
       return `${change.name} is new.`;
     case 'removed':
       return `${change.name} is gone.`;
-    default:
+    case 'moved':
+      return `${change.name} moved to ${change.to ?? change.name}.`;
+    case 'wrapped':
+      return `The successor wraps the body in ${change.name}.`;
+    case 'status changed':
+      return `The successor answers ${change.to ?? change.name} where this version answers ${change.name}.`;
+    case 'header renamed':
+      return `The header ${change.name} is called ${change.to ?? change.name} in the successor.`;
+    case 'endpoint renamed':
+      return `${change.name} is served at ${change.to ?? change.name}.`;
+    case 'links rewritten':
+      return change.kind === 'header'
+        ? "The Link header's links name the successor's paths."
+        : `${change.name} links to the successor's paths.`;
+    case 'translated by module':
+      return `The bodies are translated by ${change.name}.`;
+    case 'mapped':
       return `${change.name} takes other values.`;
+    default:
+      return `${change.name} changed.`;
   }
 }
 
 /**
- * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, removed or converted
- * field and changed enum values break a client; a field added to the successor's responses does not.
+ * What a declared change says when its declaration has no description of its own; a change of error answers says
+ * so ("user_id is called customer_id in error responses.").
  */
-function declaredEntry(change: VersionChange, before: unknown, after: unknown): GuideChange {
+export function plainDescription(
+  change: Pick<GuideChange, 'change' | 'kind' | 'name' | 'to' | 'factor'> & { where?: string },
+): string {
+  const words = plainWords(change);
+  return change.where === undefined || change.where === '' ? words : `${words.replace(/\.$/, '')} in ${change.where}.`;
+}
+
+/**
+ * A declaration as the guide lists it, with `breaking` by SPEC's lists: a renamed, moved, removed or converted
+ * field, changed enum values, a body wrapped, another status, header or path break a client; a field added to the
+ * successor's responses does not, nor links that name the successor (a client follows them as they are). What a
+ * module changes is unknown to the gateway: breaking.
+ */
+function declaredEntry(
+  change: VersionChange,
+  before: unknown,
+  after: unknown,
+  paths: { path: string; successorPath: string },
+): GuideChange {
+  const entry = declaredWords(change, before, after, paths);
+  return { ...entry, description: change.description ?? plainDescription(entry) };
+}
+
+function declaredWords(
+  change: VersionChange,
+  before: unknown,
+  after: unknown,
+  paths: { path: string; successorPath: string },
+): Omit<GuideChange, 'description'> {
   const common = {
     change: DECLARED[change.op],
     kind: 'field' as const,
-    name: change.field,
-    where: '',
+    where: whereOf(change),
     declared: true as const,
   };
   switch (change.op) {
     case 'rename':
-      return {
-        ...common,
-        to: change.to,
-        breaking: true,
-        description: change.description ?? plainDescription({ change: 'renamed', name: change.field, to: change.to }),
-      };
+      return { ...common, name: change.field, to: change.to, breaking: true };
     case 'scale': {
-      const to = successorField(change);
+      const to = successorFieldOf(change) as string;
       const fromType = fieldType(before, change.field);
       const toType = fieldType(after, to);
       return {
         ...common,
+        name: change.field,
         to,
         factor: change.factor,
         ...(fromType === undefined ? {} : { from_type: fromType }),
         ...(toType === undefined ? {} : { to_type: toType }),
         breaking: true,
-        description:
-          change.description ??
-          plainDescription({ change: 'converted', name: change.field, to, factor: change.factor }),
       };
     }
     case 'add':
-      return { ...common, breaking: false, description: change.description ?? plainDescription(common) };
+      return { ...common, name: change.field, breaking: false };
     case 'remove':
-      return { ...common, breaking: true, description: change.description ?? plainDescription(common) };
+      return { ...common, name: change.field, breaking: true };
     case 'map':
+      return { ...common, name: change.field, values: change.values, breaking: true };
+    case 'move':
+      return { ...common, name: change.field, to: change.to, breaking: true };
+    case 'envelope':
+      return { ...common, kind: 'response', name: change.field, breaking: true };
+    case 'status':
+      return { ...common, kind: 'status', name: String(change.to), to: String(change.from), breaking: true };
+    case 'header':
+      return { ...common, kind: 'header', name: change.to, to: change.name, breaking: true };
+    case 'path':
+      return { ...common, kind: 'endpoint', name: paths.path, to: paths.successorPath, breaking: true };
+    case 'link':
       return {
         ...common,
-        values: change.values,
-        breaking: true,
-        description: change.description ?? plainDescription(common),
+        kind: change.field === LINK_HEADER_FIELD ? 'header' : 'field',
+        name: change.field,
+        breaking: false,
       };
+    case 'module':
+      return { ...common, kind: 'operation', name: change.module, breaking: true };
   }
 }
 
@@ -290,6 +381,49 @@ function foldRequired(changes: readonly GuideChange[], fromRequired: ReadonlySet
 }
 
 /**
+ * The fields a declaration explains, as the documents' differences name them: the field in each version, and for a
+ * move the parents it leaves or makes (`money` of `money.currency`).
+ */
+function explainedFields(change: VersionChange): string[] {
+  const names = [fieldOf(change), successorFieldOf(change)].filter((name) => name !== undefined);
+  if (change.op !== 'move') return names;
+  const parents = (path: string) =>
+    path
+      .split('.')
+      .slice(0, -1)
+      .map((_, i, all) => all.slice(0, i + 1).join('.'));
+  return [...names, ...parents(change.field), ...parents(change.to)];
+}
+
+/** The declarations that change an operation's structure rather than its fields. */
+const STRUCTURAL: ReadonlySet<ChangeOperation> = new Set(['path', 'envelope', 'status', 'header']);
+
+/** The successor's document with only the structural declarations read backwards (translation/derive-document.ts). */
+function aligned(
+  after: object,
+  version: number,
+  successor: number,
+  structural: readonly VersionChange[],
+  resources: readonly ListedResource[],
+): Document {
+  // Every resource in both versions, the renamed ones first: the successor's path of one is this version's.
+  const renamed = new Set(structural.flatMap((change) => (change.op === 'path' ? [change.resource] : [])));
+  const listed = [
+    ...new Set([
+      ...resources.map(({ path }) => path),
+      ...structural.flatMap((change) => (change.op === 'path' ? [change.resource, change.to] : [change.resource])),
+    ]),
+  ]
+    .sort((a, b) => Number(renamed.has(b)) - Number(renamed.has(a)))
+    .map((path) => ({ path, versions: undefined }));
+  const compiled = compileTranslations({
+    versions: [{ version, successor, changes: structural }, { version: successor }],
+    resources: listed,
+  });
+  return deriveDocument(after, compiled.chain(version).steps) as Document;
+}
+
+/**
  * What a client of `version` changes to move to `successor`, per operation: first what the policy declares
  * changed on the operation's resource (`declared`), then what the two versions' OpenAPI documents, compared by
  * the classifier the contracts gate uses, differ in that no declaration explains. Prose and examples are left
@@ -301,9 +435,29 @@ export function buildMigrationGuide(
   before: object,
   after: object,
   declared: readonly VersionChange[] = [],
+  resources: readonly ListedResource[] = [],
 ): MigrationGuide {
   const left = withoutVersionInPaths(before as Document, version);
-  const right = withoutVersionInPaths(after as Document, successor);
+  // The successor's document in the structure this version has (endpoints, envelopes, statuses and headers as
+  // declared): what differs from there on is what the fields do.
+  const structural = declared.filter((change) => STRUCTURAL.has(change.op));
+  const right =
+    structural.length === 0
+      ? withoutVersionInPaths(after as Document, successor)
+      : withoutVersionInPaths(aligned(after, version, successor, structural, resources), version);
+  const renames = declared.flatMap((change) =>
+    change.op === 'path' ? [{ from: change.resource, to: change.to }] : [],
+  );
+  /** An operation's path in the successor: the same, or where a `path` change moved its resource. */
+  const successorPathOf = (path: string): string => {
+    const match = /^((?:\/api)?\/v\{version\})(.*)$/.exec(path);
+    const rename = match === null ? undefined : renames.find(({ from }) => matchesTemplate(match[2] as string, from));
+    const there =
+      match === null || rename === undefined
+        ? path
+        : `${match[1]}${renamedDocumentPath(match[2] as string, rename.from, rename.to)}`;
+    return there.replace(VERSION_SEGMENT, `/v${successor}`);
+  };
   const operations = new Map<string, GuideOperation>();
   const otherChanges: GuideChange[] = [];
   const fromRequired = new Set<GuideChange>();
@@ -311,8 +465,8 @@ export function buildMigrationGuide(
     const key = `${method} ${path}`;
     let operation = operations.get(key);
     if (operation === undefined) {
-      const at = (v: number) => path.replace(VERSION_SEGMENT, `/v${v}`);
-      operation = { method, path: at(version), successor_path: at(successor), forms: [], changes: [] };
+      const at = path.replace(VERSION_SEGMENT, `/v${version}`);
+      operation = { method, path: at, successor_path: successorPathOf(path), forms: [], changes: [] };
       operations.set(key, operation);
     }
     return operation;
@@ -327,13 +481,13 @@ export function buildMigrationGuide(
     for (const method of Object.keys(item as object).filter((key) => METHODS.has(key))) {
       const operation = operationOf(method.toUpperCase(), path);
       const successorOperation = valueAt(right, ['paths', path, method]);
+      const paths = { path: operation.path, successorPath: operation.successor_path };
       operation.changes.push(
-        ...own.map((change) => declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation)),
+        ...own.map((change) =>
+          declaredEntry(change, valueAt(left, ['paths', path, method]), successorOperation, paths),
+        ),
       );
-      explained.set(
-        `${method.toUpperCase()} ${path}`,
-        new Set(own.flatMap((change) => [change.field, successorField(change)])),
-      );
+      explained.set(`${method.toUpperCase()} ${path}`, new Set(own.flatMap(explainedFields)));
     }
   }
 
@@ -400,11 +554,19 @@ export function buildMigrationGuide(
 export function withCallForms(
   guide: MigrationGuide,
   schemes: RequestSchemes,
-  resources: readonly string[],
+  resources: readonly ListedResource[],
 ): MigrationGuide {
+  const templates = resources.map(({ path }) => path);
   const operations = guide.operations.map((operation) => ({
     ...operation,
-    forms: guideCallForms(operation.method, operation.path, guide.version, guide.successor, schemes, resources),
+    forms: guideCallForms(
+      operation.method,
+      { path: operation.path, successorPath: operation.successor_path },
+      guide.version,
+      guide.successor,
+      schemes,
+      templates,
+    ),
   }));
   return { ...guide, operations };
 }

@@ -1,8 +1,7 @@
 import type { Pool } from 'undici';
 import type { VersionEntry } from '../versions/policy-file.js';
 import type { VersionPolicy } from '../versions/policy.js';
-import { servedVersions } from '../comparison/declarations.js';
-import { deriveDocument, translationChain } from './derive-document.js';
+import { deriveDocument } from '../translation/derive-document.js';
 import { buildMigrationGuide, withCallForms, type MigrationGuide } from './guide.js';
 import { renderGuidePage } from './page.js';
 
@@ -95,7 +94,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     } catch {
       throw new DocumentUnavailable(502, 'an OpenAPI document is not JSON');
     }
-    return deriveDocument(parsed, translationChain(servedVersions(policy.versions), version).steps);
+    return deriveDocument(parsed, policy.translations.chain(version).steps);
   };
 
   const render = (
@@ -106,7 +105,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
     after: string,
   ): RenderedGuide => {
     const documents = [documentOf(policy, entry.version, before), documentOf(policy, successor, after)] as const;
-    const derived = buildMigrationGuide(entry.version, successor, ...documents, entry.changes);
+    const derived = buildMigrationGuide(entry.version, successor, ...documents, entry.changes, policy.resources);
     const guide = withCallForms(derived, policy.schemes, policy.resources);
     return { guide, json: JSON.stringify(guide), html: renderGuidePage(guide, entry) };
   };
@@ -119,7 +118,7 @@ export function createMigrationGuides(pool: Pool): MigrationGuides {
         return { ok: false, status: 404, reason: `version ${version} has no successor` };
       try {
         // A version declared as changes has no document at the backend: the one its chain ends at is fetched.
-        const served = (listed: number) => translationChain(servedVersions(policy.versions), listed).served;
+        const served = (listed: number) => policy.translations.chain(listed).served;
         const [before, after] = await Promise.all([
           fetchDocument(served(version), requestId),
           fetchDocument(served(successor), requestId),

@@ -7,7 +7,9 @@ import { Pool } from 'undici';
 import type { Clock } from '@version-router/platform/clock';
 import type { UpstreamResponse } from '../proxy/backend.js';
 import { isJsonType } from '../proxy/translated/context.js';
-import type { VersionEntry } from '../versions/policy-file.js';
+import { hasBody } from '../proxy/translated/forwarding.js';
+import type { RouteTranslation } from '../translation/compile.js';
+import type { VersionPolicy } from '../versions/policy.js';
 import { ComparisonRefusal, declaredTranslation, readBody, type DeclaredTranslation } from './declarations.js';
 import { BODY_PATH, STATUS_PATH, differences, type Difference } from './differences.js';
 import {
@@ -84,20 +86,19 @@ export interface Comparisons {
   /**
    * The reply-from options of a request served by its own version's route (a versioned resource, not a document):
    * the same options, or for a sampled request of a compared version options that keep a copy of the answer as it
-   * passes. `successorTarget` names where
-   * a translated route would forward the request for the version serving it.
+   * passes. `successorTarget` names where a translated route (`route`) would forward the request.
    */
   watch(
     request: FastifyRequest,
-    versions: readonly VersionEntry[],
+    policy: VersionPolicy,
     version: number,
     template: string,
     options: FastifyReplyFromHooks,
-    successorTarget: (served: number) => string,
+    successorTarget: (route: RouteTranslation) => string,
   ): FastifyReplyFromHooks;
   readonly records: ComparisonRecords;
   /** The figures of `version` under the policy's declarations; undefined when it has no `compare`. */
-  figures(versions: readonly VersionEntry[], version: number): ReturnType<ComparisonRecords['of']> | undefined;
+  figures(policy: VersionPolicy, version: number): ReturnType<ComparisonRecords['of']> | undefined;
   /** Gives the catch-all route's requests their `comparison` and starts each sampled one's after its answer. */
   register(app: FastifyInstance): void;
   /** Stops comparing: those under way are abandoned, uncounted. */
@@ -107,20 +108,20 @@ export interface Comparisons {
 /** Connections the comparisons hold to the backend at most, whatever the versions' bounds add up to. */
 const POOL_CONNECTIONS = 32;
 
-const setupsByPolicy = new WeakMap<readonly VersionEntry[], ReadonlyMap<number, Setup>>();
+const setupsByPolicy = new WeakMap<VersionPolicy, ReadonlyMap<number, Setup>>();
 
 /** The compared versions of a policy and what each is compared by, built once per policy. */
-function setupsOf(versions: readonly VersionEntry[]): ReadonlyMap<number, Setup> {
-  let setups = setupsByPolicy.get(versions);
+function setupsOf(policy: VersionPolicy): ReadonlyMap<number, Setup> {
+  let setups = setupsByPolicy.get(policy);
   if (setups === undefined) {
     const built = new Map<number, Setup>();
-    for (const entry of versions) {
+    for (const entry of policy.versions) {
       if (entry.compare === undefined) continue;
-      const translation = declaredTranslation(versions, entry.version);
+      const translation = declaredTranslation(policy.declared, entry.version);
       if (translation !== undefined)
         built.set(entry.version, { settings: entry.compare, translation, ignore: new Set(entry.compare.ignore) });
     }
-    setupsByPolicy.set(versions, (setups = built));
+    setupsByPolicy.set(policy, (setups = built));
   }
   return setups;
 }
@@ -152,9 +153,6 @@ class Failed extends Error {
     super(reason);
   }
 }
-
-/** A status whose answer carries a body a translated route translates (2xx but 204 and 205). */
-const translates = (status: number): boolean => status >= 200 && status < 300 && status !== 204 && status !== 205;
 
 /** A status whose answer has no body to compare. */
 const bodiless = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
@@ -245,11 +243,16 @@ export function createComparisons({
   const read = (bytes: Buffer): { value: unknown } | undefined =>
     isUtf8(bytes) ? readBody(bytes.toString('utf8'), maxDepth) : undefined;
 
-  /** The two answers compared: the statuses, then what a translated route would have sent against the own body. */
+  /**
+   * The two answers compared: the own status against the one a translated route would send, then what that route
+   * would have sent (a JSON body translated back where the declarations change it, any other as it came) against
+   * the own body.
+   */
   const judge = (watch: Watch, own: OwnAnswer, successor: SuccessorAnswer): ComparisonOutcome => {
-    if (own.status !== successor.status)
+    const plan = watch.setup.translation.answer(watch.template, successor.status);
+    if (own.status !== plan.status)
       return outcome(watch, 'differ', {
-        differences: [{ path: STATUS_PATH, own: own.status, translated: successor.status }],
+        differences: [{ path: STATUS_PATH, own: own.status, translated: plan.status }],
       });
     if (watch.method === 'HEAD' || bodiless(own.status)) return outcome(watch, 'match');
     const ownBytes = Buffer.concat(own.chunks, own.bytes);
@@ -264,16 +267,21 @@ export function createComparisons({
             ],
           });
     let translated: unknown;
-    if (translates(successor.status)) {
-      // A translated route refuses a typeless 2xx body, passes other types unchanged, and translates JSON.
-      if (successor.type === undefined && successor.body.length > 0)
-        return outcome(watch, 'error', { reason: 'untyped' });
-      if (!successorJson) return asBytes();
+    const success = successor.status >= 200 && successor.status < 300;
+    // A translated route reads the body when the declarations change it: a JSON one, or a 2xx without a type.
+    if (
+      plan.body !== undefined &&
+      hasBody(successor.status) &&
+      (successorJson || (success && successor.type === undefined))
+    ) {
+      // It refuses a typeless 2xx body, and one that is no JSON though its type says so.
+      if (successor.type === undefined)
+        return successor.body.length === 0 ? asBytes() : outcome(watch, 'error', { reason: 'untyped' });
       const parsed = read(successor.body);
       if (parsed === undefined) return outcome(watch, 'error', { reason: 'invalid_json' });
-      translated = watch.setup.translation.backward(watch.template, parsed.value);
+      translated = plan.body(parsed.value);
     } else {
-      // Errors and other answers pass a translated route unchanged: JSON is still compared as JSON.
+      // Any other answer passes a translated route as it came: JSON is still compared as JSON.
       if (!ownJson || !successorJson) return asBytes();
       const parsed = read(successor.body);
       if (parsed === undefined) return asBytes();
@@ -376,18 +384,20 @@ export function createComparisons({
 
   return {
     records,
-    watch(request, versions, version, template, options, successorTarget) {
-      const setup = versions.length === 0 ? undefined : setupsOf(versions).get(version);
+    watch(request, policy, version, template, options, successorTarget) {
+      const setup = policy.declared === policy.translations ? undefined : setupsOf(policy).get(version);
       if (setup === undefined || closed) return options;
       const method = request.method;
       if (method !== 'GET' && method !== 'HEAD') return options;
+      const route = setup.translation.route(template);
+      if (route === undefined) return options;
       if (random() >= setup.settings.sample) return options;
       const watch: Watch = {
         setup,
         version,
         template,
         method,
-        target: successorTarget(setup.translation.served),
+        target: successorTarget(route),
         headers: successorHeaders(request, version),
         request: `${method} ${request.url.split('?', 1)[0] ?? ''}`,
         requestId: request.id,
@@ -402,8 +412,8 @@ export function createComparisons({
       request.comparison = watch;
       return keepAnswer(watch, options);
     },
-    figures(versions, version) {
-      const setup = setupsOf(versions).get(version);
+    figures(policy, version) {
+      const setup = setupsOf(policy).get(version);
       return setup === undefined ? undefined : records.of(version, setup.translation.digest, clock());
     },
     register(app) {

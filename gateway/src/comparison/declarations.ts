@@ -1,7 +1,10 @@
-import { translationsOf } from '../translation/engine.js';
+import { compileTranslations, type CompiledTranslations, type RouteTranslation } from '../translation/compile.js';
+import type { VersionChange } from '../translation/changes.js';
+import type { ChangeModules } from '../translation/modules.js';
+import type { TranslationLimits } from '../translation/module-step.js';
 import { isRawNumber, readJson, unmarkedString } from '../translation/json-text.js';
 import { TranslationRefusal } from '../translation/refusal.js';
-import type { VersionChange } from '../versions/changes.js';
+import type { ListedResource } from '../versions/templates.js';
 import type { CompareSettings } from '../versions/compare.js';
 
 /**
@@ -17,25 +20,38 @@ interface DeclaredEntry {
   readonly compare?: CompareSettings | undefined;
 }
 
-const servedByPolicy = new WeakMap<readonly DeclaredEntry[], readonly DeclaredEntry[]>();
-
 /**
  * The versions as the gateway serves them: a version with `compare` is served by the backend's own route, as before
  * it was declared, so its changes apply to none of its requests; a version declared relative to it is served from
- * it (the chain ends there). The same array for the same policy, so what is compiled per policy stays compiled.
+ * it (the chain ends there).
  */
-export function servedVersions<Entry extends DeclaredEntry>(versions: readonly Entry[]): readonly Entry[] {
-  if (!versions.some((entry) => entry.compare !== undefined)) return versions;
-  let served = servedByPolicy.get(versions) as readonly Entry[] | undefined;
-  if (served === undefined) {
-    served = versions.map((entry) => {
-      if (entry.compare === undefined) return entry;
-      // Its changes still say what it differs in (the guide, the comparison): only the serving ignores them.
-      return { ...entry, changes: undefined };
-    });
-    servedByPolicy.set(versions, served);
+function servedVersions<Entry extends DeclaredEntry>(versions: readonly Entry[]): readonly Entry[] {
+  // Its changes still say what it differs in (the guide, the comparison): only the serving ignores them.
+  return versions.map((entry) => (entry.compare === undefined ? entry : { ...entry, changes: undefined }));
+}
+
+/** A policy's translations: as the gateway serves them, and as declared (what a comparison translates by). */
+export interface PolicyTranslations {
+  /** Its versions declared as changes, a version with `compare` left out: it is served by its own route. */
+  readonly served: CompiledTranslations;
+  /** Every version's declarations as written; `served` itself when no version has `compare`. */
+  readonly declared: CompiledTranslations;
+}
+
+/** Compiles a validated policy's translations (translation/compile.ts), served and declared. */
+export function compilePolicyTranslations(
+  policy: { readonly versions: readonly DeclaredEntry[]; readonly resources: readonly ListedResource[] },
+  modules?: ChangeModules,
+  limits?: TranslationLimits,
+): PolicyTranslations {
+  if (!policy.versions.some((entry) => entry.compare !== undefined)) {
+    const compiled = compileTranslations(policy, modules, limits);
+    return { served: compiled, declared: compiled };
   }
-  return served;
+  return {
+    served: compileTranslations({ ...policy, versions: servedVersions(policy.versions) }, modules, limits),
+    declared: compileTranslations(policy, modules, limits),
+  };
 }
 
 /** How a compared version's successor answers are turned into its own by the declarations. */
@@ -44,8 +60,14 @@ export interface DeclaredTranslation {
   readonly served: number;
   /** Short hash of the declarations: counts start again when they change. */
   readonly digest: string;
-  /** A successor's JSON body of the resource translated back; throws ComparisonRefusal where the gateway would 502. */
-  backward(template: string, body: unknown): unknown;
+  /** The resource as the declarations serve it (its successor's path, its answers); undefined if not listed. */
+  route(template: string): RouteTranslation | undefined;
+  /**
+   * What a translated route makes of the serving version's answer with `status`: this version's status, and the
+   * translation of its body when the declarations change it, which throws ComparisonRefusal where the gateway
+   * would 502.
+   */
+  answer(template: string, status: number): { status: number; body: ((body: unknown) => unknown) | undefined };
 }
 
 /** A successor answer the gateway would refuse to translate (a 502 on a translated route): its reason. */
@@ -55,25 +77,31 @@ export class ComparisonRefusal extends Error {
   }
 }
 
-/** What the declarations of `version` in the policy (`versions`, as written) make of its successor's answers. */
-export function declaredTranslation(
-  versions: readonly DeclaredEntry[],
-  version: number,
-): DeclaredTranslation | undefined {
-  const translation = translationsOf(versions).get(version);
+/** What the declarations of `version` (`declared`: the policy's, as written) make of its successor's answers. */
+export function declaredTranslation(declared: CompiledTranslations, version: number): DeclaredTranslation | undefined {
+  const translation = declared.versions.get(version);
   if (translation === undefined) return undefined;
   return {
     served: translation.served,
     digest: translation.digest,
-    backward(template, body) {
-      const resource = translation.resources.get(template);
-      if (resource === undefined) return body;
-      try {
-        return resource.backward(body);
-      } catch (error) {
-        if (error instanceof TranslationRefusal) throw new ComparisonRefusal(error.reason);
-        throw error;
-      }
+    route: (template) => translation.routes.get(template),
+    answer(template, status) {
+      const route = translation.routes.get(template);
+      if (route === undefined) return { status, body: undefined };
+      const plan = route.answer(status);
+      const apply = plan.body;
+      if (apply === undefined) return { status: plan.status, body: undefined };
+      return {
+        status: plan.status,
+        body(body) {
+          try {
+            return apply(body);
+          } catch (error) {
+            if (error instanceof TranslationRefusal) throw new ComparisonRefusal(error.reason);
+            throw error;
+          }
+        },
+      };
     },
   };
 }

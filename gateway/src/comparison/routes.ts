@@ -29,12 +29,12 @@ export async function comparisonRoutes(
     { config: { handsOutCredentials: true } },
     async (request, reply) => {
       const version = versionInPath(request.params.version);
-      const { versions } = policies.current.policy;
-      const entry = versions.find((listed) => listed.version === version);
+      const { policy } = policies.current;
+      const entry = policy.versions.find((listed) => listed.version === version);
       if (entry === undefined) return sendError(reply, 404, 'not found');
       const settings = entry.compare;
-      const figures = comparisons.figures(versions, entry.version);
-      const translation = declaredTranslation(versions, entry.version);
+      const figures = comparisons.figures(policy, entry.version);
+      const translation = declaredTranslation(policy.declared, entry.version);
       if (settings === undefined || figures === undefined || translation === undefined)
         return sendError(
           reply,

@@ -7,8 +7,7 @@ import {
   apiKeySecurityScheme,
 } from '@version-router/platform/api-document';
 import { sendError } from '@version-router/platform/errors';
-import { deriveDocument, translationChain } from '../changes/derive-document.js';
-import { servedVersions } from '../comparison/declarations.js';
+import { deriveDocument } from '../translation/derive-document.js';
 import { readUpstreamBody, type UpstreamResponse } from '../proxy/backend.js';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 
@@ -167,7 +166,7 @@ function annotate(document: OpenApiDocument, { version, keyRequired, deprecation
  * derived back down the chain. A backend that still serves the version's own document is taken at its word.
  */
 function ownDocument(upstream: OpenApiDocument, version: number, policy: VersionPolicy): OpenApiDocument {
-  const { served, steps } = translationChain(servedVersions(policy.versions), version);
+  const { served, steps } = policy.translations.chain(version);
   if (steps.length === 0 || upstream.info?.version !== String(served)) return upstream;
   return deriveDocument(upstream, steps) as OpenApiDocument;
 }

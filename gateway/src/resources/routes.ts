@@ -15,10 +15,9 @@ import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
 import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
 import { isJsonType } from '../proxy/translated/context.js';
-import { translationsOf } from '../translation/engine.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
 import type { Comparisons } from '../comparison/comparisons.js';
-import { servedVersions } from '../comparison/declarations.js';
+import type { RouteTranslation } from '../translation/compile.js';
 import type { RequestFields } from '../consumers/request-fields.js';
 
 export interface VersionedResourcesOptions {
@@ -58,6 +57,10 @@ const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, r
 const withQuery = (path: string, kept: string): string => (kept === '' ? path : `${path}?${kept}`);
 const documentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
+/** The options a resource is forwarded with: the OpenAPI document's are its own (annotated, derived). */
+export const replyOptionsFor = (template: string): FastifyReplyFromHooks =>
+  template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
+
 /**
  * The query without the version parameter (`kept`, no "?"), given to reply-from as is: it would otherwise
  * put the request's own query back when the target has none, and pass a target's query through URL
@@ -95,12 +98,10 @@ export async function versionedResources(
 ): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
   comparisons.register(app);
-  // Compiled now for the policy at start; a reloaded policy's on its first request.
-  translationsOf(servedVersions(policies.current.policy.versions));
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
-    const { policy, router } = policies.current;
+    const { policy, router, translatedRoutes } = policies.current;
     const url = request.url;
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -125,6 +126,11 @@ export async function versionedResources(
     }
     const check = checkApiKey(request, keys);
     const answer = withPin(policy, named, check, nowMs);
+    if (answer.version !== null && !match.route.servedIn(answer.version)) {
+      // A resource the policy lists for other versions only (`resources`): no path of this one.
+      reply.callNotFound();
+      return;
+    }
     request.apiVersion = answer;
     request.routeLabel = match.route.labels.get(match.versionLabel) ?? null;
     const trace = request.trace;
@@ -137,7 +143,8 @@ export async function versionedResources(
     if (answer.successor !== null) {
       void reply.header(
         'link',
-        `<${successorPath(match, path, answer.successor)}>; rel="successor-version"${answer.extraLinks}`,
+        `<${successorPath(match, path, answer.version as number, answer.successor)}>; rel="successor-version"` +
+          answer.extraLinks,
       );
     }
     if (check === 'invalid') {
@@ -149,41 +156,36 @@ export async function versionedResources(
       return;
     }
     if (refusedByConsumerRules(request, reply, answer, check, ledger)) return;
-    const base = match.route.template === OPENAPI_RESOURCE ? documentReplyOptions : versionedReplyOptions;
-    // A version with `compare` is served by its own route (comparison/declarations.ts).
-    const served = servedVersions(policy.versions);
-    const translations = translationsOf(served);
-    const translation = translations.size === 0 ? undefined : translations.get(answer.version as number);
-    if (trace !== null) traceServed(trace, answer.version as number, translation, served, match.route.template);
+    const translatedRoute =
+      translatedRoutes.size === 0
+        ? undefined
+        : translatedRoutes.get(answer.version as number)?.get(match.route.template);
+    if (trace !== null) traceServed(trace, answer.version as number, translatedRoute?.translation);
     // An authenticated request's JSON body held whole: its field paths, unless its translation reads them.
     const body = request.body;
-    if (
-      request.consumer !== null &&
-      Buffer.isBuffer(body) &&
-      translation?.resources.has(match.route.template) !== true
-    ) {
+    if (request.consumer !== null && Buffer.isBuffer(body) && translatedRoute?.translation.requestBody === undefined) {
       const type = request.raw.headers['content-type'];
       if (type !== undefined && isJsonType(type)) requestFields.sentBytes(request, body);
     }
-    if (translation !== undefined) {
+    if (translatedRoute !== undefined) {
       // A version declared as changes: its serving version answers (docs/behaviour.md#versions-declared-as-changes).
-      const target = servedTarget(match, query === undefined ? url : path, translation.served);
+      const target = servedTarget(match, query === undefined ? url : path, translatedRoute.translation);
       const kept = query === undefined ? undefined : schemes.queryWithoutVersion(url, queryAt);
-      const version = answer.version as number;
-      translated.forward(request, reply, translation, version, match.route.template, base, (options) => {
+      translated.forward(request, reply, translatedRoute, (options) => {
         void reply.from(target, kept === undefined ? options : keepingQuery(options, kept));
       });
       return;
     }
+    const base = replyOptionsFor(match.route.template);
     let options = withRequestBody(request, base);
     if (base === versionedReplyOptions) {
       // Where a translated route would forward the request for the version serving it, the query as kept.
-      const successorTarget = (servedBy: number): string =>
+      const successorTarget = (route: RouteTranslation): string =>
         query === undefined
-          ? servedTarget(match, url, servedBy)
-          : withQuery(servedTarget(match, path, servedBy), schemes.queryWithoutVersion(url, queryAt));
+          ? servedTarget(match, url, route)
+          : withQuery(servedTarget(match, path, route), schemes.queryWithoutVersion(url, queryAt));
       const version = answer.version as number;
-      options = comparisons.watch(request, policy.versions, version, match.route.template, options, successorTarget);
+      options = comparisons.watch(request, policy, version, match.route.template, options, successorTarget);
     }
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.

@@ -13,7 +13,7 @@ const counted = (count: number): string => count.toLocaleString('en-US');
 export function comparisonSection(policy: VersionPolicy, comparisons: Comparisons): Html | string {
   const lines: Html[] = [];
   for (const entry of policy.versions) {
-    const figures = comparisons.figures(policy.versions, entry.version);
+    const figures = comparisons.figures(policy, entry.version);
     if (figures === undefined) continue;
     const others = [
       figures.error > 0 ? `${counted(figures.error)} failed` : '',

@@ -211,7 +211,8 @@ function defaultWarning(
         `410. ${recent}.`
       : `The default version v${version} is deprecated and will be removed on ${sunset}; ${recent} and got v` +
         `${version}.`;
-  return html`<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v${entry.successor ?? '?'} before the sunset: see the runbook's "Move the default".</p>`;
+  const when = phase === 'removed' ? 'now' : 'before the sunset';
+  return html`<p class="note default-warning" id="default-version">${what} Move <code>default_version</code> to v${entry.successor ?? '?'} ${when}: see the runbook's "Move the default".</p>`;
 }
 
 /**

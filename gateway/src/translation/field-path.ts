@@ -1,5 +1,3 @@
-import type { VersionChange } from '../versions/changes.js';
-
 /**
  * The field paths of `changes` declarations (`items[].user_id`), read one way by everything that follows them: the
  * translation engine's walk over bodies, the derived documents' walk over schemas and the migration guide.
@@ -16,11 +14,6 @@ export function fieldSegments(path: string): FieldSegment[] {
   return path
     .split('.')
     .map((part) => (part.endsWith('[]') ? { name: part.slice(0, -2), array: true } : { name: part, array: false }));
-}
-
-/** The name a change's field has in the successor (`to` of a rename or scale, else the field itself). */
-export function successorField(change: VersionChange): string {
-  return (change.op === 'rename' || change.op === 'scale') && change.to !== undefined ? change.to : change.field;
 }
 
 /** The last segment's name (`items[].user_id` → `user_id`). */

@@ -7,8 +7,10 @@ export type RefusalReason =
   | 'depth'
   /** A scaled value that is no finite number. */
   | 'not_finite'
-  /** Two fields that would end up under one name. */
+  /** Two fields that would end up under one name (or two headers). */
   | 'collision'
+  /** A `module` change threw, or returned what is no JSON value. */
+  | 'module'
   /** Declared as JSON, but not JSON (answers only: a request's goes to the backend for its own 400). */
   | 'invalid_json'
   /** Larger than TRANSLATION_MAX_BYTES. */

@@ -25,6 +25,8 @@ export interface BareOperation {
   template: string;
   /** '' or '/api': the path form's prefix (the other forms have none). */
   prefix: string;
+  /** Where the successor serves it, when a `path` change renamed it (`/users/{id}`); else the same template. */
+  successorTemplate?: string;
 }
 
 /**
@@ -67,9 +69,10 @@ function insteadText(
   successor: number,
   schemes: RequestSchemes,
 ): string {
-  if (form !== 'pin' && form !== 'default' && form !== null) return callText(form, operation, successor, schemes);
+  const there = { ...operation, template: operation.successorTemplate ?? operation.template };
+  if (form !== 'pin' && form !== 'default' && form !== null) return callText(form, there, successor, schemes);
   const named: CallForm = schemes.header ? 'header' : schemes.path ? 'path' : schemes.query ? 'query' : 'media_type';
-  const naming = callText(named, operation, successor, schemes);
+  const naming = callText(named, there, successor, schemes);
   return form === 'pin' ? `${naming}, or move your pin: PUT /consumer/version {"version": ${successor}}` : naming;
 }
 
@@ -98,7 +101,7 @@ const unnamed = (template: string): string => template.replace(/:[A-Za-z0-9_]+|\
  */
 export function guideCallForms(
   method: string,
-  path: string,
+  { path, successorPath }: { path: string; successorPath: string },
   version: number,
   successor: number,
   schemes: RequestSchemes,
@@ -106,7 +109,13 @@ export function guideCallForms(
 ): CallOfForm[] {
   const match = new RegExp(`^(/api)?/v${version}(/.*)$`).exec(path);
   if (match === null || method === '*') return [];
-  const operation = { method, template: match[2] as string, prefix: match[1] ?? '' };
+  const there = new RegExp(`^(?:/api)?/v${successor}(/.*)$`).exec(successorPath)?.[1];
+  const operation = {
+    method,
+    template: match[2] as string,
+    prefix: match[1] ?? '',
+    ...(there === undefined || there === match[2] ? {} : { successorTemplate: there }),
+  };
   if (!resources.some((resource) => unnamed(resource) === unnamed(operation.template))) return [];
   const forms: CallForm[] = [];
   if (schemes.path) forms.push('path');

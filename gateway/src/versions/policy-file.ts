@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { parseJsonFile, readFileOf } from '@version-router/platform/config';
-import { DEFAULT_RESOURCES, collisionOf, templateProblem } from './templates.js';
-import { versionChange } from './changes.js';
-import { checkChainsEnd, checkVersionChanges } from './changes-rules.js';
+import { ConfigError, parseJsonFile, readFileOf } from '@version-router/platform/config';
+import { DEFAULT_RESOURCES, collisionOf, templateProblem, type ListedResource } from './templates.js';
+import { versionChange } from '../translation/changes.js';
+import { checkChainsEnd, checkVersionChanges } from '../translation/rules.js';
+import { defaultTranslationLimits } from '../translation/compile.js';
+import type { TranslationLimits } from '../translation/module-step.js';
+import { ModuleProblem, loadChangeModules, type ChangeModules } from '../translation/modules.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
 import { checkCompare, compareSettings } from './compare.js';
 
@@ -61,16 +64,34 @@ const versionEntry = z.strictObject({
   compare: compareSettings.optional(),
 });
 
+/** A template (in every version), or `{"path": template, "versions": [1]}` for the versions that have it. */
+const listedResource = z
+  .union(
+    [
+      z.string(),
+      z.strictObject({
+        path: z.string(),
+        versions: z.array(versionNumber).min(1, 'must list at least one version'),
+      }),
+    ],
+    { error: 'must be a path template or {"path": <template>, "versions": [<version>, …]}' },
+  )
+  .superRefine((listed, ctx) => {
+    const problem = templateProblem(typeof listed === 'string' ? listed : listed.path);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', message: problem, path: typeof listed === 'string' ? [] : ['path'] });
+  })
+  .transform((listed): ListedResource =>
+    typeof listed === 'string'
+      ? { path: listed, versions: undefined }
+      : { path: listed.path, versions: listed.versions },
+  );
+
 /**
  * A scheduled move of default_version (docs/behaviour.md#default-version-changes): from `at` on, a request that names
  * no version gets `to`. From `announced` until `at` the answers that move carry the header announcing it.
  */
 const defaultVersionChange = z.strictObject({ at: instant, to: versionNumber, announced: instant });
-
-const resourceTemplate = z.string().superRefine((template, ctx) => {
-  const problem = templateProblem(template);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-});
 
 export type VersionEntry = z.output<typeof versionEntry>;
 export type PolicyFile = z.output<typeof versionPolicyFileSchema>;
@@ -230,9 +251,9 @@ export const versionPolicyFileSchema = z
     /** `true` (the original header form) or `date` (RFC 9745: `@<epoch seconds>` of the announcement). */
     deprecation_header: z.enum(['true', 'date'], { error: 'must be "true" or "date"' }).default('true'),
     resources: z
-      .array(resourceTemplate)
+      .array(listedResource)
       .min(1, 'must list at least one resource')
-      .default([...DEFAULT_RESOURCES]),
+      .default(() => DEFAULT_RESOURCES.map((path) => ({ path, versions: undefined }))),
     versions: z.array(versionEntry).min(1, 'must list at least one version'),
     /** How requests may name a version (docs/behaviour.md#version-schemes). */
     schemes: z
@@ -268,7 +289,7 @@ export const versionPolicyFileSchema = z
       checkVersionChanges(entry, file.resources, fail);
       checkCompare(entry, fail);
     });
-    checkChainsEnd(file, (index, message) =>
+    checkChainsEnd(file.versions, (index, message) =>
       ctx.addIssue({ code: 'custom', path: ['versions', index, 'changes'], message }),
     );
     file.versions.forEach((entry, index) => {
@@ -297,32 +318,53 @@ export const versionPolicyFileSchema = z
       if (file.schemes.indexOf(scheme) !== index)
         ctx.addIssue({ code: 'custom', path: ['schemes', index], message: `"${scheme}" is listed twice` });
     });
-    file.resources.forEach((resource, index) => {
-      const collision = collisionOf(resource, file.resources.slice(0, index));
+    // An entry refused above has no template to compare.
+    if (file.resources.some((resource) => typeof resource?.path !== 'string')) return;
+    const paths = file.resources.map(({ path }) => path);
+    file.resources.forEach(({ path, versions }, index) => {
+      const collision = collisionOf(path, paths.slice(0, index));
       if (collision !== undefined)
         ctx.addIssue({
           code: 'custom',
           path: ['resources', index],
-          message: `"${resource}" collides with ${collision}`,
+          message: `"${path}" collides with ${collision}`,
         });
+      versions?.forEach((version, at) => {
+        const problem = !listed.has(version)
+          ? `version ${version} is not a listed version`
+          : versions.indexOf(version) !== at
+            ? `version ${version} is listed twice`
+            : undefined;
+        if (problem !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['resources', index, 'versions', at], message: problem });
+      });
     });
   });
 
 /** A validated policy file and which content it came from. */
 export interface PolicySource {
   readonly file: PolicyFile;
-  /** The first 12 hex digits of the SHA-256 of the file's bytes as read: names the policy a replica serves. */
+  /**
+   * The first 12 hex digits of the SHA-256 of the file's bytes as read (and of its modules' bytes, when its changes
+   * name modules): names the policy a replica serves.
+   */
   readonly sha256: string;
+  /** The digest of the file's bytes alone, when its modules make `sha256` another: what the file watch compares. */
+  readonly fileSha256?: string;
+  /** The modules its `module` changes name, loaded and checked (translation/modules.ts); absent: none. */
+  readonly modules?: ChangeModules;
 }
 
 /** The short content hash `api_version_policy_info` and `GET /versions` show; equal bytes, equal hash. */
-export function policyDigest(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+export function policyDigest(bytes: Uint8Array, modules: ChangeModules = new Map()): string {
+  const hash = createHash('sha256').update(bytes);
+  for (const module of modules.values()) hash.update(`\n${module.path}\n${module.sha256}`);
+  return hash.digest('hex').slice(0, 12);
 }
 
 /**
- * Reads API_VERSIONS_FILE, at start and on every reload; throws a ConfigError naming the variable,
- * the file and the JSON path of the problem. The hash is of the very bytes parsed.
+ * Reads API_VERSIONS_FILE without its modules (the policy's dates and versions); throws a ConfigError naming the
+ * variable, the file and the JSON path of the problem. The hash is of the very bytes parsed.
  */
 export function readPolicyFile(path: string): PolicySource {
   const bytes = readFileOf('API_VERSIONS_FILE', path);
@@ -330,4 +372,23 @@ export function readPolicyFile(path: string): PolicySource {
     file: parseJsonFile('API_VERSIONS_FILE', path, bytes, versionPolicyFileSchema),
     sha256: policyDigest(bytes),
   };
+}
+
+/**
+ * Reads API_VERSIONS_FILE and loads the modules its changes name (relative to the file), at start and on every
+ * reload, before the policy is activated; throws a ConfigError naming the variable, the file and the JSON path of
+ * the problem, a module's included. `limits` are the translation's, which a module's round trip is checked under.
+ */
+export async function loadPolicyFile(path: string, limits?: TranslationLimits): Promise<PolicySource> {
+  const bytes = readFileOf('API_VERSIONS_FILE', path);
+  const file = parseJsonFile('API_VERSIONS_FILE', path, bytes, versionPolicyFileSchema);
+  let modules: ChangeModules;
+  try {
+    modules = await loadChangeModules(file.versions, path, limits ?? defaultTranslationLimits());
+  } catch (error) {
+    if (!(error instanceof ModuleProblem)) throw error;
+    throw new ConfigError(`API_VERSIONS_FILE: ${path} is invalid at ${error.path.join('.')}: ${error.message}`);
+  }
+  if (modules.size === 0) return { file, sha256: policyDigest(bytes) };
+  return { file, sha256: policyDigest(bytes, modules), fileSha256: policyDigest(bytes), modules };
 }

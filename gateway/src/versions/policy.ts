@@ -7,6 +7,9 @@ import {
   type VersionEntry,
 } from './policy-file.js';
 import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
+import type { ListedResource } from './templates.js';
+import type { CompiledTranslations } from '../translation/compile.js';
+import { compilePolicyTranslations, type PolicyTranslations } from '../comparison/declarations.js';
 
 /** How the request chose its version (a metric label): a scheme, its consumer's pin, or none (default_version). */
 type SelectedBy = VersionScheme | 'default' | 'pin';
@@ -111,8 +114,19 @@ export interface VersionPolicy {
   upcomingDefaultChange(nowMs: number): UpcomingDefaultChange | undefined;
   /** Listed versions, ascending. */
   readonly versions: readonly VersionEntry[];
-  /** Path templates of the versioned resources (`/orders/:id`). */
-  readonly resources: readonly string[];
+  /** The versioned resources (`/orders/:id`), each with the versions that have it. */
+  readonly resources: readonly ListedResource[];
+  /**
+   * Its versions declared as changes, compiled with the policy (translation/compile.ts): who serves each, and the
+   * translation of each resource's requests, answers and documents. A version with `compare` is not among them: the
+   * backend's own route serves it.
+   */
+  readonly translations: CompiledTranslations;
+  /**
+   * Every version's declarations as written, a version with `compare` included (served by its own route, it is
+   * compared with its successor translated back by them: comparison/): `translations` when none has `compare`.
+   */
+  readonly declared: CompiledTranslations;
   /** The enabled version schemes and how each reads a request. */
   readonly schemes: RequestSchemes;
   /**
@@ -455,10 +469,13 @@ function settle(
 
 /**
  * The version policy: the one place that knows which versions exist, when each is deprecated,
- * browned out or removed, and which status and headers a request gets. Routes ask it and never look
+ * browned out or removed, which status and headers a request gets, and how a version declared as changes is served. Routes ask it and never look
  * at dates themselves; time is always passed in, so tests control the clock.
  */
-export function createVersionPolicy(file: PolicyFile): VersionPolicy {
+export function createVersionPolicy(
+  file: PolicyFile,
+  { served: translations, declared }: PolicyTranslations = compilePolicyTranslations(file),
+): VersionPolicy {
   const versions = [...file.versions].sort((a, b) => a.version - b.version);
   const schemes = createRequestSchemes(file);
   const changes = file.default_version_changes ?? [];
@@ -485,6 +502,8 @@ export function createVersionPolicy(file: PolicyFile): VersionPolicy {
     upcomingDefaultChange: (nowMs) => upcomingChange(file, nowMs),
     versions,
     resources: file.resources,
+    translations,
+    declared,
     schemes,
     resolve(path, header, query, mediaType, nowMs) {
       const period = periodAt(nowMs);

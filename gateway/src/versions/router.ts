@@ -1,7 +1,8 @@
 import FindMyWay from 'find-my-way';
+import { renamedPath } from '../translation/paths.js';
 import type { VersionEntry } from './policy-file.js';
 import type { RequestSchemes } from './schemes.js';
-import { routeFormsOf } from './templates.js';
+import { isListedFor, routeFormsOf, type ListedResource } from './templates.js';
 
 /**
  * How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (the bare path:
@@ -16,6 +17,10 @@ interface ResourceRoute {
    */
   readonly labels: ReadonlyMap<string, string>;
   readonly template: string;
+  /** Whether a version has this resource (`resources` may list it for some versions only). */
+  readonly servedIn: (version: number) => boolean;
+  /** Per version, where its successor serves this resource when a `path` change renamed it there. */
+  readonly renamedIn: ReadonlyMap<number, string>;
 }
 
 export interface ResourceMatch {
@@ -36,22 +41,32 @@ export interface ResourceRouter {
  * where the header, the query parameter, the media type or default_version choose).
  */
 export function createResourceRouter(
-  resources: readonly string[],
+  resources: readonly ListedResource[],
   versions: readonly VersionEntry[],
   schemes: RequestSchemes,
 ): ResourceRouter {
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>();
   const labels = versions.map(({ version }) => String(version));
-  for (const template of resources) {
+  for (const resource of resources) {
+    const template = resource.path;
     const [header, path, apiPath] = routeFormsOf(template) as [string, string, string];
+    const servedIn = (version: number) => isListedFor(resource, version);
+    const renamedIn = new Map(
+      versions.flatMap(({ version, changes }) =>
+        (changes ?? []).flatMap((change) =>
+          change.op === 'path' && change.resource === template ? [[version, change.to] as const] : [],
+        ),
+      ),
+    );
+    const shared = { template, servedIn, renamedIn };
     const routes: [string, ResourceRoute][] = [
-      [header, { form: 'header', prefix: '', template, labels: new Map([['', template]]) }],
+      [header, { form: 'header', prefix: '', ...shared, labels: new Map([['', template]]) }],
       [
         path,
         {
           form: 'path',
           prefix: '',
-          template,
+          ...shared,
           labels: new Map(labels.map((label) => [label, `/v${label}${template}`])),
         },
       ],
@@ -60,7 +75,7 @@ export function createResourceRouter(
         {
           form: 'path',
           prefix: '/api',
-          template,
+          ...shared,
           labels: new Map(labels.map((label) => [label, `/api/v${label}${template}`])),
         },
       ],
@@ -102,12 +117,20 @@ function encodeSegments(path: string): string {
     .join('/');
 }
 
-/**
- * The successor's URL for a request path: the same path with the successor's number, under the
- * request's own prefix; the header form links to the bare path form.
- */
-export function successorPath(match: ResourceMatch, path: string, successor: number): string {
+/** A request path without its version (`/api/v1/orders/x` → `/orders/x`); the header form's as it is. */
+export function pathBelowVersion(match: ResourceMatch, path: string): string {
   const { route, versionLabel } = match;
-  const rest = route.form === 'path' ? path.slice(route.prefix.length + 2 + versionLabel.length) : path;
-  return `${route.prefix}/v${successor}${encodeSegments(rest)}`;
+  return route.form === 'path' ? path.slice(route.prefix.length + 2 + versionLabel.length) : path;
+}
+
+/**
+ * The successor's URL for a request path of `version`: the same path with the successor's number (at the path a
+ * `path` change of the version names, where it renamed the resource), under the request's own prefix; the header
+ * form links to the bare path form.
+ */
+export function successorPath(match: ResourceMatch, path: string, version: number, successor: number): string {
+  const rest = pathBelowVersion(match, path);
+  const renamed = match.route.renamedIn.get(version);
+  const there = renamed === undefined ? rest : (renamedPath(rest, { from: match.route.template, to: renamed }) ?? rest);
+  return `${match.route.prefix}/v${successor}${encodeSegments(there)}`;
 }

@@ -6,6 +6,26 @@
 /** What a resource is served at when the policy file names none. */
 export const DEFAULT_RESOURCES: readonly string[] = ['/orders/:id', '/openapi.json'];
 
+/**
+ * A resource the policy lists: its template, and the versions that have it (`{"path": "/clients/:id", "versions":
+ * [1]}`); a plain string in the file is in every version (docs/behaviour.md#resource-templates).
+ */
+export interface ListedResource {
+  readonly path: string;
+  /** Undefined: every version has it. */
+  readonly versions: readonly number[] | undefined;
+}
+
+export const isListedFor = (resource: ListedResource, version: number): boolean =>
+  resource.versions === undefined || resource.versions.includes(version);
+
+/** A template's parameter names (`/orders/:id` → `id`). */
+export const templateParameters = (template: string): string[] =>
+  template
+    .split('/')
+    .filter((segment) => segment.startsWith(':'))
+    .map((segment) => segment.slice(1));
+
 /** A static segment is URL-safe text; a parameter is `:name`. No wildcards, no empty segments. */
 const STATIC_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 const PARAM_SEGMENT = /^:[A-Za-z_][A-Za-z0-9_]*$/;

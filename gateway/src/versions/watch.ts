@@ -55,6 +55,8 @@ export function watchPolicyFile({
   let lastRefused: string | undefined;
   /** Content a reload would refuse, first read at `since`: refused only if still the same CONFIRM_MS later. */
   let suspect: { digest: string; since: number } | undefined;
+  /** The content being validated or reloaded now (both read modules, asynchronously): a check meanwhile waits. */
+  let deciding: string | undefined;
 
   const check = (): void => {
     let digest: string;
@@ -64,19 +66,28 @@ export function watchPolicyFile({
       // Missing or unreadable for a moment while it is replaced: the next event or periodic check reads it again.
       return;
     }
-    if (digest === policies.current.sha256 || digest === lastRefused) {
+    if (digest === policies.current.fileSha256 || digest === lastRefused) {
       suspect = undefined;
       return;
     }
+    if (digest === deciding) return;
+    deciding = digest;
+    void decide(digest).finally(() => {
+      deciding = undefined;
+    });
+  };
+
+  /** Applies `digest`'s content now when a reload would, else once it has stayed the same for `confirmMs`. */
+  const decide = async (digest: string): Promise<void> => {
     if (suspect?.digest !== digest) {
-      if (!policies.validate().ok) {
+      if (!(await policies.validate()).ok) {
         suspect = { digest, since: Date.now() };
         scheduleConfirm();
         return;
       }
     } else if (Date.now() - suspect.since < confirmMs) return;
     suspect = undefined;
-    lastRefused = policies.reload().ok ? undefined : digest;
+    lastRefused = (await policies.reload()).ok ? undefined : digest;
   };
 
   const scheduleConfirm = (): void => {

@@ -257,7 +257,7 @@ describe('GET /changelog', () => {
       expect(await idsOf(gateway)).toEqual([ID.v1Deprecated]);
 
       gateway.setNextPolicy(lifecyclePolicyFile);
-      expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+      expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
       expect(await idsOf(gateway)).toEqual([ID.v1FirstBrownout, ID.v1Deprecated]);
 
       gateway.setNextPolicy({
@@ -267,7 +267,7 @@ describe('GET /changelog', () => {
           { version: 2, status: 'current' },
         ],
       });
-      expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+      expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
       const { entries, feed } = await readFeed(gateway);
       expect(entries).toEqual([]);
       expect(feed.updated?.toISOString()).toBe('1970-01-01T00:00:00.000Z');
@@ -291,7 +291,7 @@ describe('GET /changelog', () => {
       expect((await fetchFeed(gateway, { 'if-none-match': '"something else"' })).statusCode).toBe(200);
 
       gateway.setNextPolicy(lifecyclePolicyFile);
-      gateway.app.versionPolicies.reload();
+      await gateway.app.versionPolicies.reload();
       const reloaded = await fetchFeed(gateway, { 'if-none-match': etag });
       expect(reloaded.statusCode).toBe(200);
       expect(reloaded.headers.etag).not.toBe(etag);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { deriveDocument } from '../../src/changes/derive-document.js';
+import { deriveDocument } from '../../src/translation/derive-document.js';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
+import { declaredSentence } from '../../src/changes/sentence.js';
+import type { VersionChange } from '../../src/translation/changes.js';
 import { committedDocument, ordersDocument } from './documents.js';
-import { V1_CHANGES } from './v1-changes.js';
+import { ORDERS_V1_CHANGES, stepsOf } from '../translation/orders-v1.js';
 
 type Json = Record<string, unknown>;
 
@@ -128,10 +130,10 @@ describe('the migration guide from two OpenAPI documents', () => {
       'explain',
     () => {
       const after = ordersDocument(2);
-      const before = deriveDocument(after, [{ version: 1, successor: 2, changes: V1_CHANGES }]) as Json;
+      const before = deriveDocument(after, stepsOf(ORDERS_V1_CHANGES)) as Json;
       // One difference no declaration explains: version 1's order path lost its 404.
       delete node(before, 'paths', '/v1/orders/{id}', 'get', 'responses')['404'];
-      const guide = buildMigrationGuide(1, 2, before, after, V1_CHANGES);
+      const guide = buildMigrationGuide(1, 2, before, after, ORDERS_V1_CHANGES);
       const declared = [
         {
           change: 'renamed',
@@ -186,13 +188,7 @@ describe('the migration guide from two OpenAPI documents', () => {
       { resource: '/orders/:id', op: 'map' as const, field: 'state', values: { open: 'pending' } },
       { resource: '/orders/:id', op: 'remove' as const, field: 'legacy' },
     ];
-    const guide = buildMigrationGuide(
-      1,
-      2,
-      deriveDocument(after, [{ version: 1, successor: 2, changes }]),
-      after,
-      changes,
-    );
+    const guide = buildMigrationGuide(1, 2, deriveDocument(after, stepsOf(changes)), after, changes);
     expect(guide.operations[0]?.changes).toEqual([
       {
         change: 'mapped',
@@ -213,6 +209,87 @@ describe('the migration guide from two OpenAPI documents', () => {
         breaking: true,
         description: 'legacy is gone.',
       },
+    ]);
+  });
+
+  it('lists each operation of the second edition in its words, and nothing its structure explains again', () => {
+    const after = ordersDocument(2);
+    const purchases = '/purchases/:id';
+    const changes: VersionChange[] = [
+      { resource: purchases, op: 'path', to: '/orders/:id' },
+      { resource: purchases, op: 'move', field: 'money.currency', to: 'currency' },
+      { resource: purchases, op: 'status', from: 404, to: 410 },
+      { resource: purchases, op: 'rename', field: 'reason', to: 'details', on: 'error' },
+      { resource: purchases, op: 'link', field: 'id' },
+    ];
+    const resources = [
+      { path: purchases, versions: [1] },
+      { path: '/orders/:id', versions: [2] },
+    ];
+    const before = deriveDocument(after, stepsOf(changes, resources)) as Json;
+    const guide = buildMigrationGuide(
+      1,
+      2,
+      before,
+      after,
+      changes,
+      resources.map((resource) => ({ ...resource })),
+    );
+    const [bare, api] = guide.operations;
+    expect([bare?.path, bare?.successor_path, api?.path, api?.successor_path]).toEqual([
+      '/v1/purchases/{id}',
+      '/v2/orders/{id}',
+      '/api/v1/purchases/{id}',
+      '/api/v2/orders/{id}',
+    ]);
+    expect(
+      bare?.changes.map((change) => [change.change, change.kind, change.name, change.to, change.breaking]),
+    ).toEqual([
+      ['endpoint renamed', 'endpoint', '/v1/purchases/{id}', '/v2/orders/{id}', true],
+      ['moved', 'field', 'money.currency', 'currency', true],
+      ['status changed', 'status', '410', '404', true],
+      ['renamed', 'field', 'reason', 'details', true],
+      ['links rewritten', 'field', 'id', undefined, false],
+    ]);
+    expect(bare?.changes.map((change) => declaredSentence(change).toString())).toEqual([
+      'endpoint renamed <code>/v1/purchases/{id}</code> → <code>/v2/orders/{id}</code>',
+      'moved <code>money.currency</code> → <code>currency</code>',
+      'status changed <code>410</code> → <code>404</code>',
+      'renamed <code>reason</code> → <code>details</code> (error responses)',
+      'links rewritten in <code>id</code>',
+    ]);
+    // Nothing the declarations explain shows again as a difference of the documents.
+    expect(guide).toMatchObject({ breaking_changes: 8, compatible_changes: 2, other_changes: [] });
+  });
+
+  it('says what a wrapped body, a renamed header and a module are', () => {
+    const changes: VersionChange[] = [
+      { resource: '/orders/:id', op: 'envelope', field: 'data' },
+      { resource: '/orders/:id', op: 'header', name: 'Total-Count', to: 'X-Total-Count' },
+      { resource: '/orders/:id', op: 'module', module: 'changes/split-name.mjs', description: 'One name, split.' },
+      { resource: '/orders/:id', op: 'link', field: 'Link' },
+    ];
+    const after = ordersDocument(2);
+    const guide = buildMigrationGuide(1, 2, asVersion(after, 2, 1), after, changes);
+    expect(
+      guide.operations[0]?.changes.map((change) => [
+        change.change,
+        declaredSentence(change).toString(),
+        change.description,
+      ]),
+    ).toEqual([
+      ['wrapped', 'wrapped in <code>data</code>', 'The successor wraps the body in data.'],
+      [
+        'header renamed',
+        'header renamed <code>X-Total-Count</code> → <code>Total-Count</code>',
+        'The header X-Total-Count is called Total-Count in the successor.',
+      ],
+      ['translated by module', 'translated by module <code>changes/split-name.mjs</code>', 'One name, split.'],
+      [
+        'links rewritten',
+        'links rewritten in the <code>Link</code> header',
+        "The Link header's links name the successor's paths.",
+      ],
     ]);
   });
 });

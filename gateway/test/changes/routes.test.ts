@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUIDE_PAGE_CSP } from '../../src/changes/page.js';
 import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from './documents.js';
-import { V1_CHANGES } from './v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
 
 const FIELDS_V1_TO_V2 = [
   { change: 'removed', kind: 'field', name: 'user_id', where: 'response 200 (application/json)', breaking: true },
@@ -262,7 +262,7 @@ describe('GET /versions/{n}/changes', () => {
 describe('GET /versions/{n}/changes of a version declared as changes', () => {
   const policy = {
     ...designPolicyFile,
-    versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+    versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
   };
   let declaring: TestGateway;
   beforeEach(async () => {

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
-import { V1_CHANGES } from '../changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
 
 /** SPEC's order in each version, and a widget whose v2 renamed `name` to `label` (v1 declares `title`: wrong). */
 function answer(path: string): { status: number; body: unknown } | 'stall' | undefined {
@@ -77,7 +77,7 @@ const compared = (compare: Record<string, unknown>) => ({
   versions: [
     {
       ...designPolicyFile.versions[0],
-      changes: [...V1_CHANGES, { resource: '/widgets/:id', op: 'rename', field: 'name', to: 'title' }],
+      changes: [...ORDERS_V1_CHANGES, { resource: '/widgets/:id', op: 'rename', field: 'name', to: 'title' }],
       compare: { sample: 1, ignore: ['updated_at'], max_in_flight: 1000, ...compare },
     },
     designPolicyFile.versions[1],

@@ -218,7 +218,7 @@ describe('consumer_key: "required"', () => {
         designPolicyFile.versions[1],
       ],
     });
-    expect(test.app.versionPolicies.reload()).toEqual({
+    expect(await test.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
         'invalid at versions.0.closed_to_new: version 1: closed_to_new needs "consumer_key": "required" from then ' +

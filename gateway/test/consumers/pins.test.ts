@@ -237,7 +237,7 @@ describe.each(kinds)('pins on $name', (kind) => {
         const { app } = await start();
         const { key } = await register('stranded', 1);
         gateway?.setNextPolicy({ default_version: 2, versions: [designPolicyFile.versions[1]] });
-        expect(app.versionPolicies.reload()).toEqual({ ok: true });
+        expect(await app.versionPolicies.reload()).toEqual({ ok: true });
         const res = await api('GET', '/orders/ord-1001', key);
         expect(res.statusCode).toBe(406);
         const details = 'the pinned version is no longer listed; pin one of: 2';

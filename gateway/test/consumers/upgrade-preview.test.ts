@@ -6,13 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../changes/documents.js';
-import { V1_CHANGES } from '../changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
 import { consumerWithKey } from './memory-store.js';
 
 /** v1 declared as what changed to v2: the orders' user_id renamed, total converted, currency added. */
 const DECLARED_POLICY = {
   ...designPolicyFile,
-  versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+  versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
 };
 
 interface Preview {

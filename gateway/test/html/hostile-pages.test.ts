@@ -163,6 +163,7 @@ describe('every page shows hostile texts escaped, its markup intact', () => {
             consumer: texts('consumer id'),
             pinned_version: 1,
             requests_since: new Date(TODAY - 30 * 86_400_000).toISOString(),
+            as_of: new Date(TODAY).toISOString(),
             versions: [report(texts)],
           },
           TODAY,

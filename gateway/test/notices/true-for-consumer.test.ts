@@ -7,7 +7,7 @@ import type { ParsedMail } from 'mailparser';
 import { readableInstant } from '../../src/versions/readable-instant.js';
 import { ROLLBACK_WINDOW_MS } from '../../src/consumers/pins.js';
 import type { MemoryConsumerStore } from '../consumers/memory-store.js';
-import { V1_CHANGES } from '../changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
 import { buildTestGateway, designPolicyFile, policyFrom, type TestGateway } from '../helpers.js';
 import { eventually } from '../../../test/support/eventually.mjs';
 import { DAY, NOW, noticeFixturePerTest, noticeRows, type NoticeFixture } from './fixture.js';
@@ -52,7 +52,7 @@ describe('a deprecation notice', () => {
     const fixture = await newFixture();
     fixture.policy.current = policyFrom({
       ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+      versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
     });
     smtp = await startTestSmtp();
     let secret = '';
@@ -85,7 +85,7 @@ describe('a deprecation notice', () => {
       const fixture = await newFixture();
       fixture.policy.current = policyFrom({
         ...designPolicyFile,
-        versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+        versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
       });
       smtp = await startTestSmtp();
       let secret = '';

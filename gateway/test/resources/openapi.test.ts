@@ -7,7 +7,7 @@ import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../c
 import { consumerWithKey, createMemoryConsumerStore } from '../consumers/memory-store.js';
 import { at, buildTestGateway, designPolicyFile, stubbedGatewayPerTest, type TestGateway } from '../helpers.js';
 import { STUB_OPENAPI } from '../stub-backend.js';
-import { V1_CHANGES } from '../changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
 
 describe('the OpenAPI document of a deprecated version', () => {
   const fixture = stubbedGatewayPerTest();
@@ -257,7 +257,7 @@ describe('the OpenAPI document of a version declared as changes', () => {
   /** The shipped policy with SPEC's version 1 declared as what changed to version 2. */
   const policy = {
     ...designPolicyFile,
-    versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+    versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
   };
 
   let backend: DocumentBackend;

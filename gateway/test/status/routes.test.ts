@@ -265,8 +265,8 @@ describe('GET / on the admin port: the status page', () => {
       gateway.setNow(V1_SUNSET + 1);
       expect(warning(await page())).toBe(
         'The default version v1 was removed on 2027-01-01: every request that names no version is answered 410. 0 ' +
-          'requests in the last 5 minutes named no version. Move default_version to v2 before the sunset: see the ' +
-          'runbook\'s "Move the default".',
+          "requests in the last 5 minutes named no version. Move default_version to v2 now: see the runbook's " +
+          '"Move the default".',
       );
     },
   );
@@ -280,7 +280,7 @@ describe('GET / on the admin port: the status page', () => {
       ],
     };
     gateway.setNextPolicy(restricted);
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(cells(await page(), 1)[1]).toBe(
       'deprecatedAPI key required from 2026-12-01closed to new consumers from 2026-12-15',
     );
@@ -528,7 +528,7 @@ describe("the status page's registered consumers", () => {
         designPolicyFile.versions[1],
       ],
     });
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect((await get('/v1/orders/ord-1001', { 'x-client-id': 'anon-app' })).statusCode).toBe(200);
     const html = (await admin.inject({ url: '/?at=2026-12-20' })).body;
     expect(previewRows(html, 1)).toEqual([

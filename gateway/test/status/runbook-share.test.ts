@@ -47,17 +47,32 @@ describe("the runbook's deprecated-share one-liner", () => {
       gateway = await buildTestGateway(stub.url, { now: announced - 86_400_000 });
       for (let i = 0; i < 3; i++) expect((await gateway.app.inject({ url: '/v1/orders/ord-1' })).statusCode).toBe(200);
       expect(await share(gateway)).toBe(
-        '0.0 % of 3 versioned requests on versions deprecated now (none); 0 named no version\n',
+        '0.0 % of 3 versioned requests on versions deprecated now (none); 0 named no version and got the default\n',
       );
       gateway.setNow(TODAY);
       await gateway.app.inject({ url: '/orders/ord-1' });
       // All traffic so far was v1, which is deprecated now.
       expect(await share(gateway)).toBe(
-        '100.0 % of 4 versioned requests on versions deprecated now (1); 1 named no version\n',
+        '100.0 % of 4 versioned requests on versions deprecated now (1); 1 named no version and got the default\n',
       );
       for (let i = 0; i < 4; i++) await gateway.app.inject({ url: '/v2/orders/ord-1' });
       expect(await share(gateway)).toBe(
-        '50.0 % of 8 versioned requests on versions deprecated now (1); 1 named no version\n',
+        '50.0 % of 8 versioned requests on versions deprecated now (1); 1 named no version and got the default\n',
+      );
+    });
+
+    it("counts a consumer's request that names no version and gets its pin as v1, never as the default's", async () => {
+      stub = await startStubBackend();
+      gateway = await buildTestGateway(stub.url, { now: TODAY });
+      const admin = await gateway.admin();
+      const created = await admin.inject({ method: 'POST', url: '/consumers', payload: { name: 'Acme', version: 1 } });
+      expect(created.statusCode).toBe(201);
+      const { key } = (await admin.inject({ method: 'POST', url: '/consumers/acme/keys' })).json<{ key: string }>();
+      const pinned = await gateway.app.inject({ url: '/orders/ord-1', headers: { 'api-key': key } });
+      expect(pinned.headers['api-version']).toBe('1');
+      await gateway.app.inject({ url: '/orders/ord-1' });
+      expect(await share(gateway)).toBe(
+        '100.0 % of 2 versioned requests on versions deprecated now (1); 1 named no version and got the default\n',
       );
     });
   });

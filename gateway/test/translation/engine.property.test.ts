@@ -4,9 +4,9 @@
 // and a round trip keeps every field no change removes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { VersionChange } from '../../src/versions/changes.js';
-import { checkVersionChanges } from '../../src/versions/changes-rules.js';
-import { compileTranslations, type ResourceTranslation } from '../../src/translation/engine.js';
+import type { VersionChange } from '../../src/translation/changes.js';
+import { checkVersionChanges } from '../../src/translation/rules.js';
+import { compileTranslations } from '../../src/translation/compile.js';
 import { readJson, writeJson } from '../../src/translation/json-text.js';
 import { TranslationRefusal } from '../../src/translation/refusal.js';
 
@@ -144,16 +144,27 @@ function changesOf({ top, o, l }: Declaration): VersionChange[] {
   return changes;
 }
 
+/** A request body forward (this version → successor), a 2xx answer backward. */
+interface ResourceTranslation {
+  forward: (body: unknown) => unknown;
+  backward: (body: unknown) => unknown;
+}
+
 function translationOf(decl: Declaration): ResourceTranslation {
   const changes = changesOf(decl);
-  // Without changes the version is no translated one: nothing to prove.
+  // Without changes nothing is translated: nothing to prove.
   fc.pre(changes.length > 0);
   const problems: string[] = [];
-  checkVersionChanges({ version: 1, successor: 2, changes }, [ORDER], (message) => problems.push(message));
+  const resources = [{ path: ORDER, versions: undefined }];
+  checkVersionChanges({ version: 1, successor: 2, changes }, resources, (message) => problems.push(message));
   expect(problems).toEqual([]);
-  return compileTranslations([{ version: 1, successor: 2, changes }, { version: 2 }])
-    .get(1)
-    ?.resources.get(ORDER) as ResourceTranslation;
+  const route = compileTranslations({ versions: [{ version: 1, successor: 2, changes }, { version: 2 }], resources })
+    .versions.get(1)
+    ?.routes.get(ORDER);
+  return {
+    forward: route?.requestBody ?? ((body) => body),
+    backward: route?.answer(200).body ?? ((body) => body),
+  };
 }
 
 // ---- bodies ----

@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { VersionChange } from '../../src/versions/changes.js';
-import { compileTranslations, type ResourceTranslation } from '../../src/translation/engine.js';
+import type { VersionChange } from '../../src/translation/changes.js';
+import { compileTranslations, type RouteTranslation } from '../../src/translation/compile.js';
 import { readJson, writeJson } from '../../src/translation/json-text.js';
 import { TranslationRefusal } from '../../src/translation/refusal.js';
+import { ORDERS as ORDER, routeOf } from './orders-v1.js';
 
-const ORDER = '/orders/:id';
+type Apply = (body: unknown) => unknown;
+const same: Apply = (body) => body;
+
+/** A route's request bodies forward and its 2xx answers backward. */
+const bodiesOf = (route: RouteTranslation | undefined): { forward: Apply; backward: Apply } => ({
+  forward: route?.requestBody ?? same,
+  backward: route?.answer(200).body ?? same,
+});
 
 /** SPEC's version 1 of an order, declared as changes to version 2. */
 const SPEC_V1: VersionChange[] = [
@@ -13,11 +21,8 @@ const SPEC_V1: VersionChange[] = [
   { resource: ORDER, op: 'add', field: 'currency', default: 'EUR' },
 ];
 
-/** The translation of `resource` for v1 served by v2 under `changes`. */
-function translationOf(changes: VersionChange[], resource = ORDER): ResourceTranslation {
-  const translations = compileTranslations([{ version: 1, successor: 2, changes }, { version: 2 }]);
-  return translations.get(1)?.resources.get(resource) as ResourceTranslation;
-}
+/** The bodies of `resource` for v1 served by v2 under `changes`. */
+const translationOf = (changes: VersionChange[], resource = ORDER) => bodiesOf(routeOf(changes, resource));
 
 /** `body` as `apply` translates it; `body` itself is left as it was. */
 function through(apply: (body: unknown) => unknown, body: unknown): unknown {
@@ -133,26 +138,34 @@ describe('translation engine', () => {
   });
 
   it('goes through a chain: requests v1 → v2 → v3 oldest first, responses v3 → v2 → v1 newest first', () => {
-    const translations = compileTranslations([
-      { version: 1, successor: 2, changes: [{ resource: ORDER, op: 'rename', field: 'user_id', to: 'customer_id' }] },
-      {
-        version: 2,
-        successor: 3,
-        changes: [
-          { resource: ORDER, op: 'rename', field: 'customer_id', to: 'buyer' },
-          { resource: ORDER, op: 'add', field: 'channel', default: 'web' },
-        ],
-      },
-      { version: 3 },
-    ]);
-    expect([...translations.keys()]).toEqual([1, 2]);
-    const v1 = translations.get(1);
+    const translations = compileTranslations({
+      versions: [
+        { version: 1, successor: 2, changes: [{ resource: ORDER, op: 'rename', field: 'user_id', to: 'customer_id' }] },
+        {
+          version: 2,
+          successor: 3,
+          changes: [
+            { resource: ORDER, op: 'rename', field: 'customer_id', to: 'buyer' },
+            { resource: ORDER, op: 'add', field: 'channel', default: 'web' },
+          ],
+        },
+        { version: 3 },
+      ],
+      resources: [
+        { path: ORDER, versions: undefined },
+        { path: '/openapi.json', versions: undefined },
+      ],
+    });
+    expect([...translations.versions.keys()]).toEqual([1, 2]);
+    const v1 = translations.versions.get(1);
     expect(v1?.served).toBe(3);
-    expect(translations.get(2)?.served).toBe(3);
-    const { forward, backward } = v1?.resources.get(ORDER) as ResourceTranslation;
+    expect(translations.versions.get(2)?.served).toBe(3);
+    const { forward, backward } = bodiesOf(v1?.routes.get(ORDER));
     expect(through(forward, { user_id: 'u' })).toEqual({ buyer: 'u', channel: 'web' });
     expect(through(backward, { buyer: 'u', channel: 'web' })).toEqual({ user_id: 'u' });
-    expect(v1?.resources.get('/openapi.json')).toBeUndefined();
+    // A resource without changes of its own is only forwarded.
+    const document = v1?.routes.get('/openapi.json');
+    expect([document?.requestBody, document?.answer(200).body, document?.served]).toEqual([undefined, undefined, 3]);
   });
 
   it('keeps a body key named __proto__ as data when moving keys', () => {

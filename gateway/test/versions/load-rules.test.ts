@@ -82,7 +82,7 @@ describe('a removed default_version', () => {
       'api_version_policy_problems{rule="default_version_removed"} 1',
     );
     gateway.setNextPolicy(withDefault(2));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(await gateway.metricLines('api_version_policy_problems')).toContain(
       'api_version_policy_problems{rule="default_version_removed"} 0',
     );
@@ -92,7 +92,7 @@ describe('a removed default_version', () => {
     gateway = await buildTestGateway('http://127.0.0.1:9', { policy: withDefault(2) });
     gateway.setNow(V1_SUNSET + 1);
     gateway.setNextPolicy(designPolicyFile);
-    expect(gateway.app.versionPolicies.reload()).toEqual({
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
         'API_VERSIONS_FILE is invalid at default_version: default_version 1 was removed on ' +
@@ -124,10 +124,10 @@ describe('a deprecated or removed default_version is said', () => {
       }),
     ]);
     gateway.setNextPolicy({ ...designPolicyFile, deprecation_header: 'date' });
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(warnings(gateway)).toHaveLength(2);
     gateway.setNextPolicy(withDefault(2));
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(warnings(gateway)).toHaveLength(2);
   });
 
@@ -163,7 +163,7 @@ describe('a deprecated or removed default_version is said', () => {
     gateway.setNow(V1_SUNSET);
     expect(await metric()).toBe('api_version_default_info{version="1",phase="removed"} 1');
     gateway.setNextPolicy(withDefault(2));
-    expect(gateway.app.versionPolicies.reload().ok).toBe(true);
+    expect((await gateway.app.versionPolicies.reload()).ok).toBe(true);
     expect(await metric()).toBe('api_version_default_info{version="2",phase="current"} 1');
   });
 });
@@ -174,7 +174,7 @@ describe("a brownout window's notice lead time", () => {
     async () => {
       gateway = await buildTestGateway('http://127.0.0.1:9');
       gateway.setNextPolicy(withWindows([TODAY + 40_000, TODAY + HOUR]));
-      expect(gateway.app.versionPolicies.reload()).toEqual({
+      expect(await gateway.app.versionPolicies.reload()).toEqual({
         ok: false,
         reason:
           'API_VERSIONS_FILE is invalid at versions.0.brownouts.0: version 1: new brownout ' +
@@ -189,13 +189,13 @@ describe("a brownout window's notice lead time", () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
     const start = TODAY + 48 * HOUR;
     gateway.setNextPolicy(withWindows([start, start + HOUR]));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     gateway.setNow(start - HOUR);
     gateway.setNextPolicy({ ...withWindows([start, start + HOUR]), deprecation_header: 'date' });
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     // A window that has already ended harms nobody.
     gateway.setNextPolicy(withWindows([TODAY, TODAY + HOUR], [start, start + HOUR]));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
   });
 
   const noticesWith = (recorded: ReadonlySet<string>): GatewayAppOptions['notices'] => ({
@@ -244,7 +244,7 @@ describe("a brownout window's notice lead time", () => {
     });
     expect(await lateGauge(gateway)).toBe('api_version_policy_problems{rule="brownout_notice_late"} 1');
     gateway.setNextPolicy(designPolicyFile);
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(await lateGauge(gateway)).toBe('api_version_policy_problems{rule="brownout_notice_late"} 0');
   });
 
@@ -288,7 +288,7 @@ describe('an announcement at a reload', () => {
     const backdated = announcing(TODAY - 92 * DAY, TODAY + 92 * DAY);
     const earliestSunset = addCalendarMonths(Date.parse(day(TODAY)), 6);
     gateway.setNextPolicy(backdated);
-    expect(gateway.app.versionPolicies.reload()).toEqual({
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
         `API_VERSIONS_FILE is invalid at versions.0.announced: version 1: announced ${iso(TODAY - 92 * DAY)} is ` +
@@ -299,16 +299,16 @@ describe('an announcement at a reload', () => {
     expect(gateway.app.versionPolicies.current.policy.versions[0]?.status).toBe('current');
     // Today's date (midnight UTC, hours ago) is an announcement made today; so is now.
     gateway.setNextPolicy(announcing(Date.parse(day(TODAY)), earliestSunset));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
   });
 
   it('keeps an announcement already in force, and refuses moving it earlier into the past', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
     // The shipped v1, announced 2026-06-01: a reload that keeps it, or moves its sunset, is accepted.
     gateway.setNextPolicy({ ...designPolicyFile, deprecation_header: 'date' });
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     gateway.setNextPolicy(announcing(Date.parse('2026-05-01'), Date.parse('2027-01-01T00:00:00Z')));
-    expect(gateway.app.versionPolicies.reload()).toMatchObject({
+    expect(await gateway.app.versionPolicies.reload()).toMatchObject({
       ok: false,
       reason: expect.stringContaining(
         'invalid at versions.0.announced: version 1: announced moved from 2026-06-01T00:00:00.000Z to ' +
@@ -335,17 +335,17 @@ describe('a move of the default at a reload', () => {
   it('accepts a move ahead announced today, and keeps it at later reloads once it has passed', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
     gateway.setNextPolicy(withMove(TODAY + 10 * DAY, TODAY));
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     gateway.setNow(TODAY + 11 * DAY);
     gateway.setNextPolicy({ ...withMove(TODAY + 10 * DAY, TODAY), deprecation_header: 'date' });
-    expect(gateway.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await gateway.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(gateway.app.versionPolicies.current.policy.defaultAt(TODAY + 11 * DAY)).toBe(2);
   });
 
   it('refuses a new move due before now, or announced before today, saying when it may be', async () => {
     gateway = await buildTestGateway('http://127.0.0.1:9');
     gateway.setNextPolicy(withMove(TODAY - HOUR, TODAY - 10 * DAY));
-    expect(gateway.app.versionPolicies.reload()).toEqual({
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
         `API_VERSIONS_FILE is invalid at default_version_changes.0.at: default move to v2 at ${iso(TODAY - HOUR)} is ` +
@@ -353,7 +353,7 @@ describe('a move of the default at a reload', () => {
         '(to move the default at once, set default_version)',
     });
     gateway.setNextPolicy(withMove(TODAY + 10 * DAY, TODAY - 10 * DAY));
-    expect(gateway.app.versionPolicies.reload()).toEqual({
+    expect(await gateway.app.versionPolicies.reload()).toEqual({
       ok: false,
       reason:
         `API_VERSIONS_FILE is invalid at default_version_changes.0.announced: default move to v2 at ` +

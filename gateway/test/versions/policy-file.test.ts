@@ -53,7 +53,7 @@ describe('version policy file', () => {
       expect(shipped.versions.find(({ version }) => version === shipped.default_version)?.status).toBe('current');
       if (shipped.resources !== undefined)
         expect(shipped.resources).toEqual(
-          expect.arrayContaining(versionPolicyFileSchema.parse(designPolicyFile).resources),
+          expect.arrayContaining(versionPolicyFileSchema.parse(designPolicyFile).resources.map(({ path }) => path)),
         );
     },
   );
@@ -146,7 +146,10 @@ describe('version policy file', () => {
       '"true"',
     () => {
       const parsed = versionPolicyFileSchema.parse(designPolicyFile);
-      expect(parsed.resources).toEqual(['/orders/:id', '/openapi.json']);
+      expect(parsed.resources).toEqual([
+        { path: '/orders/:id', versions: undefined },
+        { path: '/openapi.json', versions: undefined },
+      ]);
       expect(parsed.deprecation_header).toBe('true');
       expect(
         problem({

@@ -7,7 +7,7 @@ import type { Registry } from 'prom-client';
 import { createRegistry } from '@version-router/platform/metrics';
 import { capturedLog } from '../../../test/support/captured-log.js';
 import { buildApp } from '../../src/app.js';
-import { policyDigest, readPolicyFile } from '../../src/versions/policy-file.js';
+import { loadPolicyFile, policyDigest } from '../../src/versions/policy-file.js';
 import { TODAY, designPolicyFile } from '../helpers.js';
 import { createMemoryConsumerStore } from '../consumers/memory-store.js';
 
@@ -47,8 +47,8 @@ export async function buildWatchedGateway(
   const registry = createRegistry();
   const app = await buildApp({
     config: { backendTimeoutMs: 1_000 },
-    policy: readPolicyFile(path),
-    readPolicy: () => readPolicyFile(path),
+    policy: await loadPolicyFile(path),
+    readPolicy: () => loadPolicyFile(path),
     watchPolicy: watch ? { path, ...(checkIntervalMs === undefined ? {} : { checkIntervalMs }) } : undefined,
     clock: () => TODAY,
     // /versions never reaches the backend.

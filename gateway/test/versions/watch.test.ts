@@ -188,7 +188,7 @@ describe('policy file watch (API_VERSIONS_WATCH)', () => {
     writeFileSync(path, textOf(laterSunsetPolicy));
     await sleep(1_000);
     expect(await watched.servedSha256()).toBe(digestOf(designPolicyFile));
-    expect(watched.app.versionPolicies.reload()).toEqual({ ok: true });
+    expect(await watched.app.versionPolicies.reload()).toEqual({ ok: true });
     expect(await watched.servedSha256()).toBe(digestOf(laterSunsetPolicy));
   });
 });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TracingConfig } from './config.js';
 import type { Tracing } from './types.js';
 
+export { AttributeSet } from './attribute-set.js';
 export { readTracingConfig, type TracingConfig } from './config.js';
 export type { RequestTrace, SpanAttributeValue, Tracing } from './types.js';
 
@@ -11,6 +12,6 @@ export type { RequestTrace, SpanAttributeValue, Tracing } from './types.js';
  */
 export async function startTracing(config: TracingConfig | undefined, logger: Logger): Promise<Tracing | undefined> {
   if (config === undefined) return undefined;
-  const { createTracing } = await import('./sdk.js');
+  const { createTracing } = await import('./tracer.js');
   return createTracing(config, logger);
 }

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AttributeSet } from './attribute-set.js';
 
 /** A span attribute's value, as OpenTelemetry takes it. */
 export type SpanAttributeValue = string | number | boolean | readonly string[];
@@ -16,6 +18,8 @@ export interface RequestTrace {
   readonly sampled: boolean;
   /** Sets an attribute of the server span (the span is only named when the response is complete). */
   setAttribute(name: string, value: SpanAttributeValue): void;
+  /** Adds a set of attributes built once for many requests (a version answer's) to the server span. */
+  setAttributes(set: AttributeSet): void;
   /**
    * Starts the client span of the request's one upstream call and puts its `traceparent` (and the caller's
    * `tracestate`) into the upstream request's headers, replacing whatever the client sent: exactly one of each.
@@ -27,8 +31,8 @@ export interface RequestTrace {
 
 /** A process's tracer, built by startTracing when tracing is on. */
 export interface Tracing {
-  /** The server span of a request that has just arrived (called before any hook runs). */
-  startRequest(request: FastifyRequest): RequestTrace;
+  /** The server span of a request that has just arrived (called before any hook runs, before its logger exists). */
+  startRequest(request: IncomingMessage): RequestTrace;
   /** Sends the spans still held and stops, waiting at most a few seconds for the collector. */
   shutdown(): Promise<void>;
 }

@@ -1,11 +1,13 @@
-import Fastify from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildAdminApp } from '../../src/admin.js';
 import { baseServerOptions, httpFoundation } from '../../src/http-foundation.js';
 import { createLogger } from '../../src/logger.js';
 import { createRegistry, httpMetrics } from '../../src/metrics.js';
 import { readTracingConfig } from '../../src/tracing/config.js';
-import { startTracing, type Tracing } from '../../src/tracing/index.js';
+import { RequestTraces } from '../../src/plugins/request-trace.js';
+import { startTracing, type RequestTrace, type Tracing } from '../../src/tracing/index.js';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../../../test/support/otlp-receiver.js';
 
 /**
@@ -111,4 +113,38 @@ it("puts the span's ids on the request's log line", () => {
   const span = spanOf('/things/t-1');
   const line = lines.find((entry) => entry.reqId === 'id/things/t-1' && entry.msg === 'request completed');
   expect(line).toMatchObject({ trace_id: span.traceId, span_id: span.spanId });
+});
+
+it('gives a request the span its logger was built with, and one of its own to a request whose logger was not', () => {
+  const started: string[] = [];
+  const stub = (traceId: string) => ({ traceId, spanId: `span-${traceId}`, sampled: true }) as unknown as RequestTrace;
+  const tracing = {
+    startRequest: (raw: IncomingMessage) => {
+      started.push(raw.url as string);
+      return stub(raw.url as string);
+    },
+    shutdown: async () => undefined,
+  } as Tracing;
+  const traces = new RequestTraces(tracing);
+  const bindings: Record<string, unknown>[] = [];
+  const parent = {
+    child: (own: Record<string, unknown>) => (bindings.push(own), parent),
+  } as unknown as FastifyBaseLogger;
+  const rawA = { url: '/a' } as IncomingMessage;
+  const rawB = { url: '/b' } as IncomingMessage;
+  traces.childLoggerFactory.call(undefined as never, parent, { reqId: 'a' }, {}, rawA);
+  expect(bindings).toEqual([{ reqId: 'a', trace_id: '/a', span_id: 'span-/a' }]);
+  const requestA = { raw: rawA, trace: null } as unknown as FastifyRequest;
+  traces.attach(requestA);
+  expect(requestA.trace?.traceId).toBe('/a');
+  const set: unknown[] = [];
+  const requestB = {
+    raw: rawB,
+    trace: null,
+    log: { setBindings: (own: unknown) => set.push(own) },
+  } as unknown as FastifyRequest;
+  traces.attach(requestB);
+  expect(requestB.trace?.traceId).toBe('/b');
+  expect(set).toEqual([{ trace_id: '/b', span_id: 'span-/b' }]);
+  expect(started).toEqual(['/a', '/b']);
 });

@@ -52,11 +52,12 @@ export interface TranslatedVersions {
   readonly versions: readonly number[];
   /**
    * Version n's document, from the document of the version the chain ends at (`from`); undefined when that has none.
+   * `problems`: what the version's own declarations claim that the documents do not show (each one breaking).
    */
   derive(
     version: number,
     documentOf: (version: number) => object | undefined,
-  ): { from: number; document: object | undefined };
+  ): { from: number; document: object | undefined; problems?: readonly string[] };
 }
 
 /** How one version's document (generated, or derived for a translated version) differs from its committed snapshot. */
@@ -166,11 +167,15 @@ export async function diffSnapshots(
     let document: object | undefined;
     let derivedFrom: number | undefined;
     let unchanged: boolean;
+    let problems: GateChange[] = [];
+    let same = false;
     if (translatedVersions.has(version) && translated !== undefined) {
       const derived = translated.derive(version, documentOf);
       document = derived.document;
       derivedFrom = derived.from;
-      unchanged = document !== undefined && isDeepStrictEqual(parsed(committed), document);
+      problems = (derived.problems ?? []).map((description) => ({ compatibility: 'breaking', description, path: '' }));
+      same = document !== undefined && isDeepStrictEqual(parsed(committed), document);
+      unchanged = same && problems.length === 0;
     } else {
       document = generated.get(version);
       unchanged = committed === (document === undefined ? undefined : formatDocument(document));
@@ -182,7 +187,7 @@ export async function diffSnapshots(
       generated: text,
       derivedFrom,
       unchanged,
-      changes: unchanged ? [] : classify(version, committed, document, derivedFrom),
+      changes: unchanged ? [] : [...problems, ...(same ? [] : classify(version, committed, document, derivedFrom))],
     };
   });
 }

@@ -72,6 +72,7 @@ export async function deprecationsRoutes(
       consumer: consumerId,
       pinned_version: outcome.pinnedVersion,
       requests_since: new Date(outcome.countedFromMs).toISOString(),
+      as_of: new Date(nowMs).toISOString(),
       versions: outcome.versions,
     };
     if (wantsHtml(request.headers.accept))

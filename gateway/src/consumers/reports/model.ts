@@ -88,16 +88,37 @@ function breakingChangesOf(
  * A ledger operation of `version` as the reports name it: the method and path the requests used, how they named
  * the version, the call in that form, and what to send instead for `successor` in the same form.
  */
-function operationCall(
+export function operationCall(
   operation: string,
   version: number,
   successor: number | null,
   schemes: RequestSchemes,
+  guide: MigrationGuide | null = null,
 ): Pick<OperationReport, 'operation' | 'form' | 'call' | 'instead'> {
   const { method, path, form } = operationParts(operation);
   const own = new RegExp(`^(/api)?/v${version}(?=/|$)`).exec(path);
-  const bare = { method, template: own === null ? path : path.slice(own[0].length), prefix: own?.[1] ?? '' };
+  const template = own === null ? path : path.slice(own[0].length);
+  const successorTemplate = guide === null ? undefined : successorTemplateOf(guide, method, template);
+  const bare = {
+    method,
+    template,
+    prefix: own?.[1] ?? '',
+    ...(successorTemplate === undefined ? {} : { successorTemplate }),
+  };
   return { operation: `${method} ${path}`, ...callOfForm(form, bare, version, successor, schemes) };
+}
+
+/** Where the guide says the successor serves an operation (a renamed endpoint), below its version; else undefined. */
+function successorTemplateOf(guide: MigrationGuide, method: string, template: string): string | undefined {
+  const key = operationKey(method, `/v${guide.version}${template}`, guide.version);
+  const operation = guide.operations.find(
+    (candidate) => operationKey(candidate.method, candidate.path, guide.version) === key,
+  );
+  if (operation === undefined) return undefined;
+  const there = new RegExp(`^(?:/api)?/v${guide.successor}(/.*)$`).exec(operation.successor_path)?.[1];
+  return there === undefined || operationKey(method, there, 0) === operationKey(method, template, 0)
+    ? undefined
+    : there;
 }
 
 /** `GET /deprecations`: one consumer's report as JSON (and the page's content). */
@@ -107,6 +128,8 @@ export interface DeprecationsReport {
   pinned_version: number | null;
   /** From when its calls are counted (RFC 3339): `?since=` (30 days back by default), or its last move when later. */
   requests_since: string;
+  /** The gateway's clock when it made the report (RFC 3339): what a check judges sunsets and windows at. */
+  as_of: string;
   versions: VersionReport[];
 }
 
@@ -132,7 +155,7 @@ function versionReport(
   const operations = [...rows]
     .sort((a, b) => (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : 0))
     .map((row) => {
-      const called = operationCall(row.operation, entry.version, successor, schemes);
+      const called = operationCall(row.operation, entry.version, successor, schemes, guide);
       const space = called.operation.indexOf(' ');
       const [method, path] = [called.operation.slice(0, space), called.operation.slice(space + 1)];
       return {

@@ -4,15 +4,15 @@ import { sendError } from '@version-router/platform/errors';
 import type { UpstreamResponse } from '../backend.js';
 import { BUSY_DETAILS, BUSY_RETRY_AFTER_SECONDS, type RouteLabels, type TranslationContext } from './context.js';
 import { readWhole } from './held-bytes.js';
-import type { ResourceTranslation } from '../../translation/engine.js';
+import type { Apply } from '../../translation/body-plan.js';
 import { readJson, writeJson } from '../../translation/json-text.js';
 import { TranslationRefusal, type RefusalReason } from '../../translation/refusal.js';
 import { POLICY_HEADERS } from '../../versions/headers.js';
 
 /**
- * A translated route's 2xx answer (docs/behaviour.md "Translation that fails closed"): read whole within
- * TRANSLATION_MAX_BYTES and the held-bytes budget, translated backward, and sent with its own length; or replaced
- * by the gateway's own 502 (or 503), never passed on untranslated.
+ * A translated route's answer whose body changes (a 2xx, or an error envelope; docs/behaviour.md "Translation that
+ * fails closed"): read whole within TRANSLATION_MAX_BYTES and the held-bytes budget, translated backward, and sent
+ * with its own length; or replaced by the gateway's own 502 (or 503), never passed on untranslated.
  */
 
 /** Headers a 502 or 503 in place of an upstream answer keeps: the version policy's, and the request id. */
@@ -26,7 +26,7 @@ const UPSTREAM_DIGEST_HEADERS = ['content-digest', 'repr-digest'];
  * The gateway's own 502 or 503 in place of an upstream answer: its headers start from nothing but the version
  * policy's and the request id (none of the upstream's caching, entity or cookie headers), and nothing caches it.
  */
-function answerInstead(request: FastifyRequest, reply: FastifyReply, status: 502 | 503, details = ''): void {
+export function answerInstead(request: FastifyRequest, reply: FastifyReply, status: 502 | 503, details = ''): void {
   for (const name of Object.keys(reply.getHeaders())) if (!GATEWAY_HEADERS.has(name)) reply.removeHeader(name);
   void reply.header('x-request-id', request.id).header('cache-control', 'no-store');
   const vary = request.apiVersion?.vary ?? '';
@@ -73,8 +73,8 @@ function refuseTooLarge(answer: Answer): void {
 }
 
 /**
- * A 2xx answer with a JSON type (`typed`) or none, its headers already on the reply: translated, or refused. An
- * untyped one is read too, as only its end tells whether a chunked answer has a body.
+ * An answer with a JSON type (`typed`) or none, its headers already on the reply: translated by `apply`, or refused.
+ * An untyped one is read too, as only its end tells whether a chunked answer has a body.
  */
 export function translateAnswer(
   context: TranslationContext,
@@ -82,7 +82,7 @@ export function translateAnswer(
   reply: FastifyReply,
   route: RouteLabels,
   res: UpstreamResponse,
-  bodies: ResourceTranslation,
+  apply: Apply,
   typed: boolean,
 ): void {
   const answer: Answer = { context, request, reply, route, res };
@@ -129,7 +129,7 @@ export function translateAnswer(
         else if (!typed) refuseUntyped(answer);
         else {
           context.inTurn(outcome.bytes, () => {
-            sendTranslated(answer, bodies, outcome.bytes);
+            sendTranslated(answer, apply, outcome.bytes);
             hold.release();
           });
         }
@@ -138,7 +138,7 @@ export function translateAnswer(
 }
 
 /** The upstream's body as this version's, or the gateway's 502; nothing here may throw out of the stream's end. */
-function sendTranslated(answer: Answer, bodies: ResourceTranslation, bytes: Buffer): void {
+function sendTranslated(answer: Answer, apply: Apply, bytes: Buffer): void {
   const { context, request, reply } = answer;
   try {
     const read = isUtf8(bytes) ? readJson(bytes.toString('utf8'), context.limits.maxDepth) : undefined;
@@ -146,7 +146,7 @@ function sendTranslated(answer: Answer, bodies: ResourceTranslation, bytes: Buff
       refuse(answer, 'invalid_json', 'the upstream body is not valid JSON, though its Content-Type says so');
       return;
     }
-    const translated = bodies.backward(read.value);
+    const translated = apply(read.value);
     for (const name of UPSTREAM_BYTES_HEADERS) reply.removeHeader(name);
     for (const name of UPSTREAM_DIGEST_HEADERS) if (reply.hasHeader(name)) reply.removeHeader(name);
     // Nothing changed: the upstream's own bytes are this version's. A Buffer keeps the upstream's Content-Type as

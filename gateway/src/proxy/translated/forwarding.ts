@@ -1,8 +1,9 @@
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from '@version-router/platform/errors';
 import type { UpstreamResponse } from '../backend.js';
 import { API_VERSION_REQUESTED_HEADER as VERSION_REQUESTED_HEADER } from '../owned-headers.js';
-import { translateAnswer } from './answers.js';
+import { answerInstead, translateAnswer } from './answers.js';
 import {
   createTranslationContext,
   isJsonType,
@@ -11,30 +12,39 @@ import {
   type TranslationLimits,
 } from './context.js';
 import { forwardBody } from './requests.js';
-import type { ResourceTranslation, VersionTranslation } from '../../translation/engine.js';
-import type { ResourceMatch } from '../../versions/router.js';
+import type { CompiledTranslations, RouteTranslation, VersionTranslation } from '../../translation/compile.js';
+import { TranslationRefusal } from '../../translation/refusal.js';
+import { pathBelowVersion, type ResourceMatch } from '../../versions/router.js';
 
 /**
  * Serving a version declared as changes from the version that serves it (docs/behaviour.md "Versions declared as
- * changes", "Translation that fails closed"): the backend is told which version was asked for; on a resource whose
- * bodies change, JSON request bodies go forward (requests.ts) and 2xx JSON answers go backward (answers.ts), or
- * are refused, never passed on untranslated. The upstream's ETag, encodings, ranges and locations are made to fit
- * the bytes and the version the client gets. Every other answer passes as the base options do.
+ * changes", "Translation that fails closed"): the backend is told which version was asked for, at the path the
+ * serving version has the resource; request headers and JSON request bodies go forward (requests.ts); answers come
+ * back with this version's status, headers and links, their JSON bodies translated backward (answers.ts) or
+ * refused, never passed on untranslated. The upstream's ETag, encodings, ranges and locations are made to fit the
+ * bytes and the version the client gets. Every route's options are built once, when its policy is activated.
  */
 
+/** One version's one resource, served: the labels its failures are counted under, its options, its translation. */
+export interface TranslatedRoute extends RouteLabels {
+  readonly translation: RouteTranslation;
+  readonly options: FastifyReplyFromHooks;
+}
+
+/** By version, then resource template: the routes of a policy's versions declared as changes. */
+export type TranslatedRoutes = ReadonlyMap<number, ReadonlyMap<string, TranslatedRoute>>;
+
 export interface TranslatedForwarding {
+  /** The routes of a policy's translations (called when the policy is activated). */
+  prepare(translations: CompiledTranslations): TranslatedRoutes;
   /**
-   * Forwards a request for `version` (served as `translation` says) on `template`: calls `send` with the reply-from
-   * options to use, the request body translated when the resource's bodies change, or answers the request itself
-   * when its body cannot be translated.
+   * Forwards a request on `route`: calls `send` with the reply-from options to use, the request body translated when
+   * the resource's bodies change, or answers the request itself when it cannot be translated.
    */
   forward(
     request: FastifyRequest,
     reply: FastifyReply,
-    translation: VersionTranslation,
-    version: number,
-    template: string,
-    base: FastifyReplyFromHooks,
+    route: TranslatedRoute,
     send: (options: FastifyReplyFromHooks) => void,
   ): void;
 }
@@ -42,12 +52,14 @@ export interface TranslatedForwarding {
 /**
  * Where the serving version answers a request path (its query kept when given): the path form with the
  * serving version's number under the request's own prefix (`/api/v1/orders/x` → `/api/v2/orders/x`), the
- * bare path in the path form of the serving version.
+ * bare path in the path form of the serving version; where a `path` change moved the resource, at its new path.
  */
-export function servedTarget(match: ResourceMatch, pathAndQuery: string, served: number): string {
-  const { route, versionLabel } = match;
-  if (route.form !== 'path') return `/v${served}${pathAndQuery}`;
-  return `${route.prefix}/v${served}${pathAndQuery.slice(route.prefix.length + 2 + versionLabel.length)}`;
+export function servedTarget(match: ResourceMatch, pathAndQuery: string, translation: RouteTranslation): string {
+  const queryAt = pathAndQuery.indexOf('?');
+  const path = queryAt === -1 ? pathAndQuery : pathAndQuery.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : pathAndQuery.slice(queryAt);
+  const prefix = match.route.form === 'path' ? match.route.prefix : '';
+  return `${prefix}/v${translation.served}${translation.target(pathBelowVersion(match, path))}${query}`;
 }
 
 /** `"abc"` or `W/"abc"` → `abc`; undefined for anything else. */
@@ -73,84 +85,48 @@ function upstreamTags(value: string, prefix: string, others: 'drop' | 'keep'): s
   return tags.length === 0 ? undefined : tags.join(', ');
 }
 
-type ResponseHeaders = Parameters<NonNullable<FastifyReplyFromHooks['rewriteHeaders']>>[0];
-
-/** Location and Content-Location of the serving version named as the requested one (`/v2/…` → `/v1/…`). */
-function locationRewriter(served: number, requested: number): (headers: ResponseHeaders) => void {
-  const servedPath = new RegExp(`^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^/?#]*)?(/api)?/v${served}(?=[/?#]|$)`);
-  const requestedPath = `$1$2/v${requested}`;
-  return (headers) => {
-    for (const name of ['location', 'content-location']) {
-      const value = headers[name];
-      if (typeof value === 'string') headers[name] = value.replace(servedPath, requestedPath);
-    }
-  };
-}
-
-/** A request's 2xx answer that carries a body to translate, pass on, or refuse. */
-const hasTranslatableStatus = (status: number): boolean =>
-  status >= 200 && status < 300 && status !== 204 && status !== 205;
-
-/** What one version's requests on one resource template are forwarded with, built on its first request. */
-interface Route extends RouteLabels {
-  readonly options: FastifyReplyFromHooks;
-  /** Undefined on a resource whose bodies do not change: it is only forwarded. */
-  readonly bodies: ResourceTranslation | undefined;
-}
+/** A status whose answer has a body to translate, pass on, or refuse. */
+export const hasBody = (status: number): boolean => status >= 200 && status !== 204 && status !== 205 && status !== 304;
 
 /**
  * The translation of a version's requests and answers. `limits` are TRANSLATION_MAX_BYTES, TRANSLATION_MAX_DEPTH
- * and the budget of TRANSLATION_MAX_INFLIGHT_BYTES; `countFailure` counts each body not translated.
+ * and the budget of TRANSLATION_MAX_INFLIGHT_BYTES; `countFailure` counts each body not translated; `baseFor` gives
+ * the options a resource is forwarded with when untranslated (the OpenAPI document's are its own).
  */
 export function createTranslatedForwarding({
   limits,
   countFailure,
+  baseFor,
   sentBody,
 }: {
   limits: TranslationLimits;
   countFailure: (failure: TranslationFailure) => void;
+  baseFor: (template: string) => FastifyReplyFromHooks;
   /** Each request body read as JSON before it goes forward (the field paths an authenticated consumer sends). */
   sentBody?: (request: FastifyRequest, body: unknown) => void;
 }): TranslatedForwarding {
   const context = createTranslationContext(limits, countFailure, sentBody);
-  const cache = new WeakMap<VersionTranslation, Map<string, Route>>();
 
-  function build(
-    translation: VersionTranslation,
-    version: number,
-    template: string,
-    base: FastifyReplyFromHooks,
-  ): Route {
-    const requested = String(version);
-    const bodies = translation.resources.get(template);
+  function build(version: VersionTranslation, translation: RouteTranslation): TranslatedRoute {
+    const base = baseFor(translation.template);
+    const requested = String(translation.version);
+    const route: RouteLabels = { version: translation.version, template: translation.template };
+    // Bodies that change are other bytes than the serving version's: they are read as sent, tagged as this version's.
+    const bodies = translation.requestBody !== undefined || translation.answerBodies;
+    const prefix = `v${requested}-${version.digest}-`;
     const baseRequestHeaders = base.rewriteRequestHeaders;
     const baseHeaders = base.rewriteHeaders;
-    const locations = locationRewriter(translation.served, version);
-    if (bodies === undefined) {
-      // Same bytes as the serving version's: the backend is told what was asked for, the client is sent its version.
-      const options: FastifyReplyFromHooks = {
-        ...base,
-        rewriteRequestHeaders(request, headers) {
-          const rewritten = baseRequestHeaders === undefined ? headers : baseRequestHeaders(request, headers);
-          rewritten[VERSION_REQUESTED_HEADER] = requested;
-          return rewritten;
-        },
-        rewriteHeaders(headers, request) {
-          const rewritten = baseHeaders === undefined ? headers : baseHeaders(headers, request);
-          locations(rewritten);
-          return rewritten;
-        },
-      };
-      return { version, template, options, bodies };
-    }
-    const route: RouteLabels = { version, template };
-    const prefix = `v${requested}-${translation.digest}-`;
     const baseOnResponse = base.onResponse;
+    const { requestHeaders, answerHeaders, linkHeader, location } = translation;
+
     const options: FastifyReplyFromHooks = {
       ...base,
       rewriteRequestHeaders(request, headers) {
         const rewritten = baseRequestHeaders === undefined ? headers : baseRequestHeaders(request, headers);
         rewritten[VERSION_REQUESTED_HEADER] = requested;
+        // Checked before the request was sent on (`forward`): no two headers take one name here.
+        if (requestHeaders !== undefined) requestHeaders(rewritten);
+        if (!bodies) return rewritten;
         // Bytes the gateway did not decode cannot be parsed: the upstream sends them as they are.
         rewritten['accept-encoding'] = 'identity';
         // A chunked body read whole and translated goes with the Content-Length reply-from gives it.
@@ -168,6 +144,11 @@ export function createTranslatedForwarding({
       },
       rewriteHeaders(headers, request) {
         const rewritten = baseHeaders === undefined ? headers : baseHeaders(headers, request);
+        for (const name of ['location', 'content-location']) {
+          const value = rewritten[name];
+          if (typeof value === 'string') rewritten[name] = location(value);
+        }
+        if (!bodies) return rewritten;
         if (rewritten.etag !== undefined) {
           // The upstream's tag names its own bytes: this version's are other bytes, made from them by these changes.
           const opaque = typeof rewritten.etag === 'string' ? opaqueOf(rewritten.etag) : undefined;
@@ -175,49 +156,106 @@ export function createTranslatedForwarding({
           else rewritten.etag = `W/"${prefix}${opaque}"`;
         }
         if (rewritten['accept-ranges'] !== undefined) delete rewritten['accept-ranges'];
-        locations(rewritten);
         return rewritten;
       },
       onResponse(request, reply, raw) {
         const res = raw as unknown as UpstreamResponse;
         const ours = reply as FastifyReply;
+        const plan = translation.answer(res.statusCode);
+        try {
+          if (plan.status !== res.statusCode) void ours.code(plan.status);
+          if (answerHeaders !== undefined) renameAnswerHeaders(ours, answerHeaders);
+          const upstreamLink = res.headers.link;
+          if (linkHeader !== undefined && upstreamLink !== undefined) {
+            // The policy's own Link (successor, deprecation) first, then the upstream's links as this version's.
+            const own = ours.getHeader('link');
+            const links = [String(upstreamLink)].map(linkHeader);
+            void ours.header('link', own === undefined ? links.join(', ') : [String(own), ...links].join(', '));
+          }
+        } catch (error) {
+          res.stream.destroy();
+          const reason = error instanceof TranslationRefusal ? error.reason : 'collision';
+          context
+            .refused(request as FastifyRequest, route, 'response', reason)
+            .warn(
+              { version: route.version, resource: route.template, reason, details: (error as Error).message },
+              'translation: the upstream answer cannot be translated',
+            );
+          answerInstead(request as FastifyRequest, ours, 502);
+          return;
+        }
         const type = res.headers['content-type'];
+        const success = res.statusCode >= 200 && res.statusCode < 300;
         if (
           request.method === 'HEAD' ||
-          !hasTranslatableStatus(res.statusCode) ||
+          plan.body === undefined ||
+          !hasBody(res.statusCode) ||
           // Not JSON (text/csv, an image): no change names its fields, so it passes as it came.
-          (type !== undefined && !isJsonType(String(type)))
+          (type !== undefined && !isJsonType(String(type))) ||
+          // An error without a type is no envelope of this API's: it passes as it came.
+          (type === undefined && !success)
         ) {
           // A HEAD's length would be the serving version's body's, which this version's differs from.
-          if (request.method === 'HEAD') ours.removeHeader('content-length');
+          if (request.method === 'HEAD' && bodies) ours.removeHeader('content-length');
           if (baseOnResponse !== undefined) baseOnResponse(request, reply, raw);
           else void ours.send(res.stream);
           return;
         }
-        translateAnswer(context, request as FastifyRequest, ours, route, res, bodies, type !== undefined);
+        translateAnswer(context, request as FastifyRequest, ours, route, res, plan.body, type !== undefined);
       },
     };
-    return { ...route, options, bodies };
+    return { ...route, translation, options };
   }
 
   return {
-    forward(request, reply, translation, version, template, base, send) {
-      let byTemplate = cache.get(translation);
-      if (byTemplate === undefined) cache.set(translation, (byTemplate = new Map<string, Route>()));
-      let route = byTemplate.get(template);
-      if (route === undefined) byTemplate.set(template, (route = build(translation, version, template, base)));
-      const body = request.body;
-      const { bodies } = route;
-      // An empty body is no body: nothing to translate, nothing to refuse.
-      if (bodies === undefined || body === undefined || (Buffer.isBuffer(body) && body.length === 0)) {
-        send(
-          Buffer.isBuffer(body)
-            ? { ...route.options, body, contentType: request.raw.headers['content-type'] }
-            : route.options,
+    prepare(translations) {
+      const routes = new Map<number, Map<string, TranslatedRoute>>();
+      for (const [version, translation] of translations.versions) {
+        routes.set(
+          version,
+          new Map([...translation.routes].map(([template, route]) => [template, build(translation, route)])),
         );
+      }
+      return routes;
+    },
+    forward(request, reply, route, send) {
+      const { translation, options } = route;
+      const clash = translation.requestHeaders === undefined ? undefined : headerClash(request, translation);
+      if (clash !== undefined) {
+        context.refused(request, route, 'request', 'collision');
+        void sendError(reply, 400, 'bad request', clash);
         return;
       }
-      forwardBody(context, request, reply, route, bodies, send);
+      const body = request.body;
+      const apply = translation.requestBody;
+      // An empty body is no body: nothing to translate, nothing to refuse.
+      if (apply === undefined || body === undefined || (Buffer.isBuffer(body) && body.length === 0)) {
+        send(Buffer.isBuffer(body) ? { ...options, body, contentType: request.raw.headers['content-type'] } : options);
+        return;
+      }
+      forwardBody(context, request, reply, route, apply, send);
     },
   };
+}
+
+/** The upstream's headers renamed as this version's on the reply; throws a collision refusal. */
+function renameAnswerHeaders(reply: FastifyReply, rename: NonNullable<RouteTranslation['answerHeaders']>): void {
+  const headers = reply.getHeaders() as Record<string, string | string[] | number | undefined>;
+  const before = new Set(Object.keys(headers));
+  rename(headers);
+  for (const name of before) if (headers[name] === undefined) reply.removeHeader(name);
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !before.has(name)) void reply.header(name, value);
+  }
+}
+
+/** Why a request's headers cannot be renamed as the serving version's (two take one name), or undefined. */
+function headerClash(request: FastifyRequest, translation: RouteTranslation): string | undefined {
+  const headers: Record<string, string | string[] | number | undefined> = { ...request.raw.headers };
+  try {
+    translation.requestHeaders?.(headers);
+    return undefined;
+  } catch (error) {
+    return error instanceof TranslationRefusal ? error.message : String(error);
+  }
 }

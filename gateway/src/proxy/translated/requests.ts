@@ -11,7 +11,7 @@ import {
   type TranslationContext,
 } from './context.js';
 import { discardRest, readWhole, type Hold } from './held-bytes.js';
-import type { ResourceTranslation } from '../../translation/engine.js';
+import type { Apply } from '../../translation/body-plan.js';
 import { readJson, writeJson } from '../../translation/json-text.js';
 import { TranslationRefusal, type RefusalReason } from '../../translation/refusal.js';
 
@@ -92,14 +92,14 @@ function mediaTypeRefusal({ request, route }: Forwarding): string | undefined {
 }
 
 /** The bytes of a request body as the serving version's, handed to reply-from, or the request refused. */
-function translate(forwarding: Forwarding, bodies: ResourceTranslation, bytes: Buffer, hold: Hold): void {
+function translate(forwarding: Forwarding, apply: Apply, bytes: Buffer, hold: Hold): void {
   const { context, request, reply, options, send } = forwarding;
   try {
     const read = isUtf8(bytes) ? readJson(bytes.toString('utf8'), context.limits.maxDepth) : undefined;
     let body: Buffer | string = bytes; // Not JSON: sent as it came, for the backend's own 400.
     if (read !== undefined) {
       context.sentBody(request, read.value);
-      const translated = bodies.forward(read.value);
+      const translated = apply(read.value);
       if (translated !== read.value) body = writeJson(translated);
     }
     // Handed on, the body is no longer the gateway's to hold: the answer's body takes its own share.
@@ -122,7 +122,7 @@ export function forwardBody(
   request: FastifyRequest,
   reply: FastifyReply,
   route: RouteLabels & { readonly options: FastifyReplyFromHooks },
-  bodies: ResourceTranslation,
+  apply: Apply,
   send: (options: FastifyReplyFromHooks) => void,
 ): void {
   const forwarding: Forwarding = { context, request, reply, route, options: route.options, send };
@@ -139,7 +139,7 @@ export function forwardBody(
     // Read whole already (a small body): within TRANSLATION_MAX_BYTES and the budget, or refused.
     if (body.length > maxBytes) refuse(forwarding, 'too_large', 413, tooLarge);
     else if (!hold.take(body.length)) refuseBusy(forwarding);
-    else translate(forwarding, bodies, body, hold);
+    else translate(forwarding, apply, body, hold);
     return;
   }
   const declared = request.raw.headers['content-length'];
@@ -164,7 +164,7 @@ export function forwardBody(
         else refuseBusy(forwarding);
         return;
       case 'body':
-        context.inTurn(outcome.bytes, () => translate(forwarding, bodies, outcome.bytes, hold));
+        context.inTurn(outcome.bytes, () => translate(forwarding, apply, outcome.bytes, hold));
     }
   });
 }

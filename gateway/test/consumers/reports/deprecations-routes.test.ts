@@ -3,7 +3,7 @@ import { buildMigrationGuide } from '../../../src/changes/guide.js';
 import { DEPRECATIONS_PAGE_CSP } from '../../../src/consumers/reports/page.js';
 import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
 import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../changes/documents.js';
-import { V1_CHANGES } from '../../changes/v1-changes.js';
+import { ORDERS_V1_CHANGES } from '../../translation/orders-v1.js';
 import { buildTestGateway, designPolicyFile, TODAY, V1_SUNSET, type TestGateway } from '../../helpers.js';
 
 let backend: DocumentBackend;
@@ -71,6 +71,8 @@ describe('GET /deprecations', () => {
       pinned_version: null,
       // 30 days back, or its registration (which set its pin) when later.
       requests_since: at,
+      // The gateway's clock: what version-router-check judges at.
+      as_of: at,
       versions: [
         {
           version: 1,
@@ -183,6 +185,7 @@ describe('GET /deprecations', () => {
       consumer: 'fresh',
       pinned_version: null,
       requests_since: new Date(TODAY).toISOString(),
+      as_of: new Date(TODAY).toISOString(),
       versions: [],
     });
     await app.inject({ url: '/v2/orders/ord-1', headers: { 'api-key': key } });
@@ -191,6 +194,7 @@ describe('GET /deprecations', () => {
       consumer: 'fresh',
       pinned_version: null,
       requests_since: new Date(TODAY).toISOString(),
+      as_of: new Date(TODAY).toISOString(),
       versions: [],
     });
   });
@@ -277,7 +281,7 @@ describe('GET /deprecations', () => {
   it('names the declared changes of a version declared as changes, in the JSON and on the page', async () => {
     const policy = {
       ...designPolicyFile,
-      versions: [{ ...designPolicyFile.versions[0], changes: V1_CHANGES }, designPolicyFile.versions[1]],
+      versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
     };
     const store = createMemoryConsumerStore();
     const { app, acme } = await acmeAndBeta(store, policy);
@@ -347,6 +351,7 @@ describe('GET /deprecations', () => {
           consumer: 'mover',
           pinned_version: 2,
           requests_since: iso(TODAY - DAY),
+          as_of: iso(TODAY),
           versions: [
             {
               version: 1,

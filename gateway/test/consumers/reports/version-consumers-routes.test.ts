@@ -306,11 +306,13 @@ describe('GET /versions/{n}/consumers: the notices sent to each consumer', () =>
             return {
               policy: current,
               sha256: '',
+              fileSha256: '',
               router: createResourceRouter(current.resources, current.versions, current.schemes),
+              translatedRoutes: new Map(),
             };
           },
-          reload: () => ({ ok: true }),
-          validate: () => ({ ok: true }),
+          reload: () => Promise.resolve({ ok: true }),
+          validate: () => Promise.resolve({ ok: true }),
         },
         reader: opened.opened.store,
         noticesSentFor: (version) => opened.notices.sentOf(version),

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { compareDocuments } from '@version-router/platform/compatibility';
-import { deriveDocument, translationChain, type DerivationStep } from '../../src/changes/derive-document.js';
-import type { VersionChange } from '../../src/versions/changes.js';
-import { committedDocument } from './documents.js';
-import { V1_CHANGES } from './v1-changes.js';
+import type { VersionChange } from '../../src/translation/changes.js';
+import { compileTranslations } from '../../src/translation/compile.js';
+import { deriveDocument } from '../../src/translation/derive-document.js';
+import { committedDocument } from '../changes/documents.js';
+import { ORDERS, ORDERS_V1_CHANGES, stepsOf } from './orders-v1.js';
 
 type Json = Record<string, unknown>;
 
-const step = (version: number, successor: number, changes: VersionChange[]): DerivationStep => ({
-  version,
-  successor,
-  changes,
-});
+/** Version 1's step to version 2 by `changes`, on `resource` (the orders unless a test names its own). */
+const step = (changes: VersionChange[], resource = ORDERS) => stepsOf(changes, [resource, '/openapi.json']);
 
 /** The object at `keys`. */
 function at(document: unknown, ...keys: (string | number)[]): Json {
@@ -31,9 +29,9 @@ const answering = (path: string, media: Json) => ({
   paths: { [path]: { get: { responses: { '200': { description: 'ok', content: { 'application/json': media } } } } } },
 });
 
-describe("deriving a translated version's OpenAPI document from its successor's", () => {
+describe("deriving a translated version's OpenAPI document from its successor's (SPEC's order v1)", () => {
   const v2 = committedDocument(2);
-  const v1 = deriveDocument(v2, [step(1, 2, V1_CHANGES)]) as Json;
+  const v1 = deriveDocument(v2, step(ORDERS_V1_CHANGES)) as Json;
 
   it("moves the version's paths, info.version and prose; unversioned paths stay", () => {
     expect(Object.keys(at(v1, 'paths'))).toEqual(
@@ -84,7 +82,13 @@ describe("deriving a translated version's OpenAPI document from its successor's"
   });
 
   it('follows a chain newest first: v3 → v2 → v1', () => {
-    const v3 = deriveDocument(v2, [step(3, 2, [])]) as Json;
+    const resources = [{ path: ORDERS, versions: undefined }];
+    // v2's order document as version 3's: one step that changes nothing, read the other way round.
+    const asV3 = compileTranslations({
+      versions: [{ version: 3, successor: 2, changes: [] }, { version: 2 }],
+      resources,
+    });
+    const v3 = deriveDocument(v2, asV3.chain(3).steps) as Json;
     // v3 as if its order had renamed customer_id to client_id.
     const renamed = (schema: Json) => {
       const { customer_id, ...rest } = schema.properties as Json;
@@ -92,11 +96,19 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       schema.required = (schema.required as string[]).map((name) => (name === 'customer_id' ? 'client_id' : name));
     };
     for (const path of ['/v3/orders/{id}', '/api/v3/orders/{id}']) renamed(orderSchema(v3, path));
-    const chain = [
-      step(2, 3, [{ resource: '/orders/:id', op: 'rename', field: 'customer_id', to: 'client_id' }]),
-      step(1, 2, V1_CHANGES),
-    ];
-    const derived = deriveDocument(v3, chain) as Json;
+    const compiled = compileTranslations({
+      versions: [
+        { version: 1, successor: 2, changes: ORDERS_V1_CHANGES },
+        {
+          version: 2,
+          successor: 3,
+          changes: [{ resource: ORDERS, op: 'rename', field: 'customer_id', to: 'client_id' }],
+        },
+        { version: 3 },
+      ],
+      resources,
+    });
+    const derived = deriveDocument(v3, compiled.chain(1).steps) as Json;
     expect(Object.keys(orderSchema(derived, '/v1/orders/{id}').properties as Json)).toEqual(['user_id', 'id', 'total']);
     expect(at(derived, 'info').version).toBe('1');
   });
@@ -133,7 +145,7 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       },
       { resource: '/carts/:id', op: 'remove', field: 'items[].legacy', value: false },
     ];
-    const derived = deriveDocument(page, [step(1, 2, changes)]);
+    const derived = deriveDocument(page, step(changes, '/carts/:id'));
     const media = answerMedia(derived, '/v1/carts/{id}');
     expect(at(media, 'schema', 'properties', 'items', 'items')).toEqual({
       type: 'object',
@@ -164,12 +176,16 @@ describe("deriving a translated version's OpenAPI document from its successor's"
         },
       },
     });
-    const derived = deriveDocument(body({ text: { type: 'string' }, lang: { type: 'string' } }, ['text', 'lang']), [
-      step(1, 2, [
-        { resource: '/notes', op: 'add', field: 'lang', default: 'en' },
-        { resource: '/notes', op: 'remove', field: 'pinned' },
-      ]),
-    ]);
+    const derived = deriveDocument(
+      body({ text: { type: 'string' }, lang: { type: 'string' } }, ['text', 'lang']),
+      step(
+        [
+          { resource: '/notes', op: 'add', field: 'lang', default: 'en' },
+          { resource: '/notes', op: 'remove', field: 'pinned' },
+        ],
+        '/notes',
+      ),
+    );
     expect(at(derived, 'paths', '/v1/notes', 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({
       type: 'object',
       properties: { text: { type: 'string' }, pinned: {} },
@@ -179,9 +195,10 @@ describe("deriving a translated version's OpenAPI document from its successor's"
   });
 
   it('in a response: a removed field without a value is back as the null the gateway puts there, required', () => {
-    const derived = deriveDocument(committedDocument(2), [
-      step(1, 2, [{ resource: '/orders/:id', op: 'remove', field: 'fax', description: 'Always null.' }]),
-    ]);
+    const derived = deriveDocument(
+      committedDocument(2),
+      step([{ resource: ORDERS, op: 'remove', field: 'fax', description: 'Always null.' }]),
+    );
     const schema = orderSchema(derived, '/v1/orders/{id}');
     expect((schema.properties as Json).fax).toEqual({ type: 'null', description: 'Always null.' });
     expect(schema.required).toEqual(['id', 'customer_id', 'total_cents', 'currency', 'fax']);
@@ -216,7 +233,7 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       [parent, child],
       [child, parent],
     ]) {
-      const derived = deriveDocument(document, [step(1, 2, changes)]);
+      const derived = deriveDocument(document, step(changes));
       const media = answerMedia(derived, '/v1/orders/{id}');
       expect(media.schema).toEqual({
         type: 'object',
@@ -225,22 +242,6 @@ describe("deriving a translated version's OpenAPI document from its successor's"
       });
       expect(media.example).toEqual({ customer: { name: 'Ada' } });
     }
-  });
-});
-
-describe('the chain of a version', () => {
-  const versions = [
-    { version: 1, successor: 2, changes: V1_CHANGES },
-    { version: 2, successor: 3, changes: [] },
-    { version: 3 },
-    { version: 4, successor: 5 },
-  ];
-
-  it('goes to the first version without changes, steps newest first', () => {
-    expect(translationChain(versions, 1)).toEqual({ served: 3, steps: [step(2, 3, []), step(1, 2, V1_CHANGES)] });
-    expect(translationChain(versions, 3)).toEqual({ served: 3, steps: [] });
-    expect(translationChain(versions, 4)).toEqual({ served: 4, steps: [] });
-    expect(translationChain(versions, 9)).toEqual({ served: 9, steps: [] });
   });
 });
 
@@ -254,7 +255,7 @@ describe('examples read backwards, as the gateway reads answers back', () => {
     });
   /** Every example of the derived v1 order answer, in the order `documented` was given them. */
   function derivedExamples(values: unknown[], changes: VersionChange[]): { example: unknown; each: unknown[] } {
-    const derived = deriveDocument(documented(values), [step(1, 2, changes)]);
+    const derived = deriveDocument(documented(values), step(changes));
     const media = answerMedia(derived, '/v1/orders/{id}');
     const named = Object.values(media.examples as Record<string, { value: unknown }>).map(({ value }) => value);
     expect(at(media, 'schema').examples).toEqual(named);
@@ -264,7 +265,7 @@ describe('examples read backwards, as the gateway reads answers back', () => {
 
   it('keeps a renamed or scaled field in its place among the keys; a value shown in three places, each once', () => {
     const v2 = { id: 'ord-1001', customer_id: 'user-1', total_cents: 1999, currency: 'EUR', status: 'enabled' };
-    const { example, each } = derivedExamples([v2], V1_CHANGES);
+    const { example, each } = derivedExamples([v2], ORDERS_V1_CHANGES);
     expect(JSON.stringify(example)).toBe('{"id":"ord-1001","user_id":"user-1","total":19.99,"status":"enabled"}');
     expect(JSON.stringify(each)).toBe(JSON.stringify([example]));
   });
@@ -290,7 +291,7 @@ describe('examples read backwards, as the gateway reads answers back', () => {
       { resource: order, op: 'remove', field: 'fax' },
     ];
     const input = documented([{ id: 'ord-1' }]);
-    const derived = deriveDocument(input, [step(1, 2, changes)]);
+    const derived = deriveDocument(input, step(changes));
     const media = answerMedia(derived, '/v1/orders/{id}');
     expect(media.example).toEqual({ id: 'ord-1', legacy: { tags: ['a'] }, fax: null });
     (at(media, 'example', 'legacy').tags as string[]).push('changed');

@@ -1,0 +1,2 @@
+export const forward = (body) => body;
+export const backward = (body) => body;
