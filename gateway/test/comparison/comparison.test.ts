@@ -11,6 +11,12 @@ import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
 
 /** SPEC's order in each version, and a widget whose v2 renamed `name` to `label` (v1 declares `title`: wrong). */
 function answer(path: string): { status: number; body: unknown } | 'stall' | undefined {
+  // v2 answers 403 where v1 answered 401: a `status` change declares it.
+  if (path === '/v1/orders/ord-403') return { status: 401, body: { error: 'denied', code: 401 } };
+  if (path === '/v2/orders/ord-403') return { status: 403, body: { error: 'denied', code: 403 } };
+  // v2 serves v1's clients at /users (a `path` change), as they were.
+  const client = /^\/v1\/clients\/(c-[0-9]+)$/.exec(path) ?? /^\/v2\/users\/(c-[0-9]+)$/.exec(path);
+  if (client !== null) return { status: 200, body: { id: client[1], name: 'Ada' } };
   const order = /^\/v([12])\/orders\/(ord-[0-9]+)$/.exec(path);
   if (order !== null) {
     const id = order[2] as string;
@@ -71,13 +77,29 @@ async function startBackend(): Promise<Backend> {
   };
 }
 
+/** Declared beside v1's orders and widgets: a status v2 answers in v1's place, and clients moved to /users. */
+const MORE_CHANGES = [
+  { resource: '/orders/:id', op: 'status', from: 403, to: 401 },
+  { resource: '/clients/:id', op: 'path', to: '/users/:id' },
+];
+
 const compared = (compare: Record<string, unknown>) => ({
   ...designPolicyFile,
-  resources: ['/orders/:id', '/widgets/:id', '/openapi.json'],
+  resources: [
+    '/orders/:id',
+    '/widgets/:id',
+    { path: '/clients/:id', versions: [1] },
+    { path: '/users/:id', versions: [2] },
+    '/openapi.json',
+  ],
   versions: [
     {
       ...designPolicyFile.versions[0],
-      changes: [...ORDERS_V1_CHANGES, { resource: '/widgets/:id', op: 'rename', field: 'name', to: 'title' }],
+      changes: [
+        ...ORDERS_V1_CHANGES,
+        { resource: '/widgets/:id', op: 'rename', field: 'name', to: 'title' },
+        ...MORE_CHANGES,
+      ],
       compare: { sample: 1, ignore: ['updated_at'], max_in_flight: 1000, ...compare },
     },
     designPolicyFile.versions[1],
@@ -230,6 +252,24 @@ describe('compare on a version entry', () => {
     const figures = await until((found) => found.compared >= 1);
     expect(figures).toMatchObject({ compared: 1, match: 1, differ: 0 });
     expect(backend.seen.get('/v2/orders/ord-1001')).toBe(1);
+  });
+
+  it("compares the status a translated route would send: the successor's 403 is v1's 401, its envelope too", async () => {
+    await start();
+    const res = await fetch(`${url}/v1/orders/ord-403`);
+    expect(res.status).toBe(401);
+    await res.arrayBuffer();
+    const figures = await until((found) => found.compared >= 1);
+    expect(figures).toMatchObject({ compared: 1, match: 1, differ: 0 });
+  });
+
+  it('asks the successor at the path a `path` change moved the resource to', async () => {
+    await start();
+    const res = await fetch(`${url}/v1/clients/c-7`);
+    expect(await res.json()).toEqual({ id: 'c-7', name: 'Ada' });
+    const figures = await until((found) => found.compared >= 1);
+    expect(figures.resources).toEqual([expect.objectContaining({ resource: '/clients/:id', compared: 1, match: 1 })]);
+    expect(backend.seen.get('/v2/users/c-7')).toBe(1);
   });
 
   it('compares no request that is not GET or HEAD', async () => {
