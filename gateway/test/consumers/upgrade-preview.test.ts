@@ -102,6 +102,35 @@ describe('GET /consumer/upgrade-preview?to=N', () => {
     );
   });
 
+  it('records the request fields a consumer sends, on a translated route as sent and on its own route', async () => {
+    const key = await consumer('writer');
+    const put = (url: string, body: unknown) =>
+      gateway.app.inject({
+        method: 'PUT',
+        url,
+        headers: { 'api-key': key, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    // v1's request bodies are translated (user_id renamed): its fields are recorded as v1 names them.
+    await put('/v1/orders/ord-1001', { user_id: 'u-2', note: { text: 'x' } });
+    await put('/v2/orders/ord-1001', { customer_id: 'u-2' });
+    // A stop writes what is held.
+    await gateway.app.close();
+    const fields = async (version: number) =>
+      (await gateway.consumerStore.requestFieldsOf(version, 0, 'writer')).map(({ operation, field, requests }) => [
+        operation,
+        field,
+        requests,
+      ]);
+    // Once each: a body the translation reads is recorded there, not also as it arrived.
+    expect(await fields(1)).toEqual([
+      ['PUT /v1/orders/{id}', 'note', 1],
+      ['PUT /v1/orders/{id}', 'note.text', 1],
+      ['PUT /v1/orders/{id}', 'user_id', 1],
+    ]);
+    expect(await fields(2)).toEqual([['PUT /v2/orders/{id}', 'customer_id', 1]]);
+  });
+
   it('gives a consumer that never called the orders `safe`, every change listed as not affecting it', async () => {
     const key = await consumer('bystander');
     const res = await preview(key, '?to=2');
