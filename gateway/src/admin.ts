@@ -6,6 +6,7 @@ import { sendError } from '@version-router/platform/errors';
 import type { Clock } from '@version-router/platform/clock';
 import { changelogRoutes } from './changelog/routes.js';
 import { changesRoutes } from './changes/routes.js';
+import { comparisonRoutes } from './comparison/routes.js';
 import { registryRoutes } from './consumers/registry-routes.js';
 import { adminPinRoutes } from './consumers/self-service-routes.js';
 import { versionConsumersRoutes } from './consumers/reports/version-consumers-routes.js';
@@ -16,7 +17,7 @@ import { statusRoutes } from './status/routes.js';
  * and `GET /consumers` show the versions and who still calls the deprecated ones; `GET
  * /versions/{n}/changes` (the migration guide) and `GET /changelog` are the page's links; the consumer
  * registry registers consumers and issues and revokes their keys; `GET /versions/{n}/consumers` lists whom
- * to reach about a version.
+ * to reach about a version; `GET /versions/{n}/comparison` what comparing a version's declarations found.
  */
 function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock): FastifyPluginAsync {
   return async function gatewayAdminRoutes(admin) {
@@ -32,6 +33,8 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       replica,
       notices: app.noticeStore,
       pinnedConsumers: () => app.consumers.keys.pinnedConsumers(),
+      guides: app.migrationGuides,
+      comparisons: app.comparisons,
     });
     // The status page links each deprecated version's guide on its own port.
     await admin.register(changesRoutes, { policies: app.versionPolicies, guides: app.migrationGuides });
@@ -42,6 +45,7 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       policies: app.versionPolicies,
       ...app.consumers,
       clock,
+      guides: app.migrationGuides,
       notifyPinMoved: app.notifyPinMoved,
     });
     const noticeStore = app.noticeStore;
@@ -52,6 +56,7 @@ function gatewayAdminRoutes(app: FastifyInstance, replica: string, clock: Clock)
       noticesSentFor,
       clock,
     });
+    await admin.register(comparisonRoutes, { policies: app.versionPolicies, comparisons: app.comparisons, replica });
   };
 }
 

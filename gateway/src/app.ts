@@ -16,11 +16,13 @@ import { createMigrationGuides, type MigrationGuides } from './changes/guides.js
 import { createGatewayMetrics } from './accounting/metrics.js';
 import { requestAccounting } from './accounting/request-accounting.js';
 import { createVersionUsage, type VersionUsage } from './accounting/usage.js';
+import { createComparisons, type Comparisons } from './comparison/comparisons.js';
 import { consumerRequest } from './consumers/authenticate.js';
 import { loadKeyCache, type KeyCache } from './consumers/key-cache.js';
 import { createLedger, type Ledger } from './consumers/ledger.js';
 import { deprecationsRoutes } from './consumers/reports/deprecations-routes.js';
 import { refuseKeysInQuery } from './consumers/query-keys.js';
+import { createRequestFields } from './consumers/request-fields.js';
 import { selfServiceRoutes } from './consumers/self-service-routes.js';
 import type { ConsumerRecord, ConsumerStore, PinRecord } from './consumers/store.js';
 import {
@@ -62,6 +64,8 @@ declare module 'fastify' {
     noticeStore: NoticeStore | undefined;
     /** Tells a consumer of a pin the platform team moved; undefined when this app sends no notices. */
     notifyPinMoved: NoticeScheduler['pinMoved'] | undefined;
+    /** What the comparisons of versions with `compare` found on this replica. */
+    comparisons: Comparisons;
   }
 }
 
@@ -97,6 +101,8 @@ export interface GatewayAppOptions {
   consumerStore: ConsumerStore;
   /** The deprecation notices (main.ts: always); absent, none are looked for or sent. */
   notices?: { store: NoticeStore; config: NoticesConfig };
+  /** Draws in [0, 1) that sample the requests of versions with `compare`; Math.random unless a test chooses. */
+  sampling?: () => number;
 }
 
 /** The public gateway, not listening: main.ts listens, tests inject. */
@@ -112,6 +118,7 @@ export async function buildApp({
   tracing,
   consumerStore,
   notices: noticesOptions,
+  sampling,
 }: GatewayAppOptions): Promise<FastifyInstance> {
   const queryKeyParameters = config.queryKeyParameters ?? DEFAULT_QUERY_KEY_PARAMETERS;
   const app = Fastify(baseServerOptions(logger, { queryKeyParameters, tracing }));
@@ -146,6 +153,8 @@ export async function buildApp({
     },
     countFailure: (failure) => metrics.countTranslationFailure(failure),
     baseFor: replyOptionsFor,
+    // The request fields' recorder is made with the consumer store's, below; no request arrives before.
+    sentBody: (request, body) => requestFields.sent(request, body),
   });
   const policies: PolicyInForce = createPolicyInForce({
     initial: policy,
@@ -190,6 +199,12 @@ export async function buildApp({
     logger,
     countDropped: (requests) => metrics.countUsageDropped(requests),
   });
+  const requestFields = createRequestFields({
+    store: consumerStore,
+    logger,
+    clock,
+    countDropped: (count) => metrics.countRequestFieldsDropped(count),
+  });
   const keys = await loadKeyCache({ store: consumerStore, logger, learnFirstUses: (uses) => ledger.learn(uses) });
   app.decorate('consumers', { store: consumerStore, keys, ledger });
   // onClose runs once in-flight requests have finished, so their counts are in the last flush.
@@ -197,6 +212,7 @@ export async function buildApp({
     await notices?.stop();
     keys.stop();
     await ledger.close();
+    await requestFields.close();
     await consumerStore.close();
   });
 
@@ -220,6 +236,7 @@ export async function buildApp({
     keys,
     ledger,
     clock,
+    guides,
     pinChangesPerMinute: config.pinChangesPerMinute ?? DEFAULT_PIN_CHANGES_PER_MINUTE,
   });
   if (noticesOptions !== undefined) {
@@ -248,6 +265,27 @@ export async function buildApp({
   const changelog: ChangelogRoutesOptions = { policies, clock };
   app.decorate('changelog', changelog);
   await app.register(changelogRoutes, changelog);
-  await app.register(versionedResources, { policies, clock, backendUrl, pool, keys, ledger, translated });
+  const comparisons = createComparisons({
+    backendUrl,
+    clock,
+    logger,
+    ...translationLimits,
+    count: (version, resource, result) => metrics.countComparison(version, resource, result),
+    ...(sampling === undefined ? {} : { random: sampling }),
+  });
+  // Comparisons under way are abandoned at a stop: they never delay one.
+  app.addHook('onClose', () => comparisons.close());
+  app.decorate('comparisons', comparisons);
+  await app.register(versionedResources, {
+    policies,
+    clock,
+    backendUrl,
+    pool,
+    keys,
+    ledger,
+    translated,
+    comparisons,
+    requestFields,
+  });
   return app;
 }

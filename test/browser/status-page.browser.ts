@@ -207,4 +207,32 @@ describe('the status page in Chromium, JavaScript off', () => {
     await page.goto(`${stack.gatewayAdminUrl}/`);
     expect((await rows('#versions'))[0]?.[1]).toBe('deprecated');
   });
+
+  // Last: its consumer and requests would change what the tests above count.
+  it("shows a registered consumer's verdict for moving to v2, linking its upgrade preview", async () => {
+    const created = await fetch(`${stack.gatewayAdminUrl}/consumers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'order-reader', name: 'Order Reader', version: 1 }),
+    });
+    expect(created.status).toBe(201);
+    const issued = await fetch(`${stack.gatewayAdminUrl}/consumers/order-reader/keys`, { method: 'POST' });
+    const { key } = (await issued.json()) as { key: string };
+    await sendTimes(2, '/v1/orders/ord-1001', { 'api-key': key });
+    // The ledger is written every few seconds: the page shows the consumer once its calls are.
+    const verdict = page.locator('table.registered[data-version="1"] td.verdict');
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${stack.gatewayAdminUrl}/`);
+          return (await verdict.count()) > 0 ? verdict.first().textContent() : null;
+        },
+        { timeout: 20_000, interval: 1_000 },
+      )
+      .toBe('review');
+    expect(await verdict.first().locator('a').getAttribute('href')).toBe(
+      '/consumers/order-reader/upgrade-preview?to=2',
+    );
+    expect(await page.locator('table.registered[data-version="1"] thead th').last().textContent()).toBe('moving to v2');
+  });
 });

@@ -260,7 +260,7 @@ describe('processes that never change the schema (DATABASE_MIGRATIONS=check)', (
       'gateway',
       GATEWAY_MIGRATE_COMMAND,
       '1764500000000_create-consumers, 1764600000000_create-notices, 1764700000000_add-consumer-pins, ' +
-        '1764800000000_create-refusals',
+        '1764800000000_create-refusals, 1764900000000_create-request-fields',
     ],
   ] as const)(
     'the %s refuses, with one line, a schema still without its migrations once DATABASE_MIGRATION_TIMEOUT_MS passed',

@@ -125,6 +125,55 @@ describe('an API key in the query string', () => {
   });
 });
 
+describe('the upgrade preview and the comparison, from a client over TCP', () => {
+  it('answer malformed, repeated and oversized queries with their exact errors, and keep serving', async () => {
+    const { stack } = targets;
+    const { id, key } = await registerConsumer(stack.gateway, 'previewer');
+    const toError = { error: 'bad request', code: 400, details: 'to must be a version number: ?to=2' };
+    for (const query of [
+      '',
+      '?to=%00',
+      '?to=1e3',
+      '?to=2&to=2',
+      '?to=-1',
+      `?to=${'9'.repeat(5_000)}`,
+      '?to=%E0%A4%A',
+    ]) {
+      for (const [url, headers] of [
+        [`${stack.gatewayUrl}/consumer/upgrade-preview${query}`, { 'api-key': key }],
+        [`${stack.gateway.adminUrl}/consumers/${id}/upgrade-preview${query}`, {}],
+      ] as const) {
+        const res = await fetch(url, { headers });
+        expect(res.status, `${url}`).toBe(400);
+        expect(await res.json()).toEqual(toError);
+      }
+    }
+    const keyless = await fetch(`${stack.gatewayUrl}/consumer/upgrade-preview?to=2`);
+    expect(keyless.status).toBe(401);
+    await keyless.arrayBuffer();
+    const inQuery = await fetch(`${stack.gatewayUrl}/consumer/upgrade-preview?to=2&api_key=${key}`);
+    expect(inQuery.status).toBe(400);
+    expect(((await inQuery.json()) as { error: string }).error).toBe('API key belongs in the API-Key header');
+    const unknown = await fetch(`${stack.gateway.adminUrl}/consumers/nobody-${id}/upgrade-preview?to=2`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'consumer not found', code: 404 });
+    // A path parameter longer than the router takes is the platform's plain 400, as on every admin route.
+    const long = await fetch(`${stack.gateway.adminUrl}/consumers/${'x'.repeat(300)}/upgrade-preview?to=2`);
+    expect(long.status).toBe(400);
+    expect(await long.json()).toEqual({ error: 'bad request', code: 400 });
+    for (const path of ['/versions/1/comparison', '/versions/9/comparison', '/versions/%00/comparison']) {
+      const res = await fetch(`${stack.gateway.adminUrl}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { error: string }).error).toBe('not found');
+    }
+    const previewed = await fetch(`${stack.gatewayUrl}/consumer/upgrade-preview?to=2`, { headers: { 'api-key': key } });
+    expect(previewed.status).toBe(200);
+    expect(((await previewed.json()) as { verdict: string }).verdict).toBe('safe');
+    expect(warnings(stack.gateway)).toEqual([]);
+    await expectServes(stack.gatewayUrl);
+  });
+});
+
 describe('a consumer flipping its pin in a loop', () => {
   it('gets 429 with Retry-After past 10 changes a minute, while other consumers are served', async () => {
     const { stubGateway } = targets;

@@ -12,9 +12,12 @@ export interface CheckArgs {
   days: number;
   since: Since;
   format: Format;
+  /** `--preview <n>`: the upgrade preview to version n instead of the deprecation check; undefined without it. */
+  preview: number | undefined;
 }
 
 export const USAGE = `Usage: version-router-check --url <gateway> [--days 90] [--since 30d] [--format text|markdown|junit]
+       version-router-check --url <gateway> --preview <version> [--format text|markdown|junit]
 
 Reads the gateway's GET /deprecations for the consumer whose key is in the environment variable API_KEY, and fails
 when an operation that consumer still calls is removed, browned out now, or sunsets or is browned out within --days
@@ -26,12 +29,15 @@ within --days days. A version the consumer moved off (its pin is elsewhere, no c
   --since <when>    count the calls made since then: 30d (default), 12h, a date 2026-11-01 or a date-time
                     2026-11-01T09:00:00Z; the gateway counts from the consumer's last pin move when that is later
   --format <f>      text (default), markdown (for a pull request comment) or junit (a CI test report)
+  --preview <n>     instead: what moving the consumer's pin to version n would change for the calls it made in the
+                    last 30 days (GET /consumer/upgrade-preview): safe, review (changes touch them) or blocked (it
+                    calls an operation version n does not have)
   --help            this text
 
 Exit status: 0 nothing to change within --days; 1 an operation called is removed, browned out now, or sunsets or is
 browned out within --days, or the pin serves no request or will not within --days; 2 the check could not run (a bad
 flag, no API_KEY, a refused key, an unreachable gateway, an answer that stalls, breaks off or is no report), with one
-line on stderr.
+line on stderr. With --preview: 0 safe or review; 1 blocked; 2 as above (also a version it cannot move to).
 `;
 
 const SINCE_SPAN = /^([0-9]{1,5})([dh])$/;
@@ -62,7 +68,7 @@ export class UsageError extends Error {}
 
 /** The command line, or 'help'; throws a UsageError naming what is wrong. */
 export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
-  let values: { url?: string; days?: string; since?: string; format?: string; help?: boolean };
+  let values: { url?: string; days?: string; since?: string; format?: string; preview?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -71,6 +77,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
         days: { type: 'string' },
         since: { type: 'string' },
         format: { type: 'string' },
+        preview: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -95,5 +102,14 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   if (!(FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${format}"`);
   const since = parseSince(values.since ?? '30d');
-  return { url: url.href.replace(/\/+$/, ''), days: Number(days), since, format: format as Format };
+  const preview = values.preview;
+  if (preview !== undefined && !/^[1-9][0-9]{0,8}$/.test(preview))
+    throw new UsageError(`--preview must be a version number (2), not "${preview}"`);
+  return {
+    url: url.href.replace(/\/+$/, ''),
+    days: Number(days),
+    since,
+    format: format as Format,
+    preview: preview === undefined ? undefined : Number(preview),
+  };
 }

@@ -69,7 +69,7 @@ const DAY_MS = 86_400_000;
  * A breaking change in words, its fields by name: `user_id is now customer_id`, `total is now total_cents (x100)` for
  * what the policy declares renamed or converted (as the notices say it), else `removed field user_id`.
  */
-function changeText({ change, kind, name, to, factor }: BreakingChange): string {
+export function changeText({ change, kind, name, to, factor }: BreakingChange): string {
   if (change === 'renamed' && to !== undefined) return `${name} is now ${to}`;
   if (change === 'converted' && to !== undefined) return `${name} is now ${to} (x${factor ?? 1})`;
   return [change, kind, name].filter((part) => part !== '').join(' ');

@@ -210,3 +210,104 @@ export async function readVersions(
     throw new CheckError(`GET ${url} answered JSON that is not a version list`);
   return new Map(versions.map((entry) => [entry.version, entry]));
 }
+
+/** One change on the way, as `GET /consumer/upgrade-preview` lists it: what the preview's formats read of it. */
+export interface PreviewChange {
+  change: string;
+  kind: string;
+  name: string;
+  to?: string;
+  factor?: number;
+  breaking: boolean;
+  version: number;
+  successor: number;
+  operation: string;
+  affects: boolean;
+  calls: string[];
+  fields_sent: string[];
+}
+
+/** One operation the consumer called on the version it would leave. */
+export interface PreviewCall {
+  operation: string;
+  call: string;
+  instead: string | null;
+  requests: number;
+  last_seen: string;
+}
+
+export interface UpgradePreviewAnswer {
+  consumer: string;
+  from: number;
+  to: number;
+  calls_since: string;
+  verdict: 'safe' | 'review' | 'blocked';
+  calls: PreviewCall[];
+  changes: PreviewChange[];
+  blocking: string[];
+}
+
+const VERDICTS: readonly unknown[] = ['safe', 'review', 'blocked'];
+
+function isPreviewChange(change: unknown): change is PreviewChange {
+  return (
+    isBreakingChange(change) &&
+    typeof (change as PreviewChange).breaking === 'boolean' &&
+    isVersion((change as PreviewChange).version) &&
+    isVersion((change as PreviewChange).successor) &&
+    isString((change as PreviewChange).operation) &&
+    typeof (change as PreviewChange).affects === 'boolean' &&
+    Array.isArray((change as PreviewChange).calls) &&
+    (change as PreviewChange).calls.every(isString) &&
+    Array.isArray((change as PreviewChange).fields_sent) &&
+    (change as PreviewChange).fields_sent.every(isString)
+  );
+}
+
+function isPreviewCall(call: unknown): call is PreviewCall {
+  return (
+    isObject(call) &&
+    isString(call.operation) &&
+    isString(call.call) &&
+    (call.instead === null || isString(call.instead)) &&
+    Number.isSafeInteger(call.requests) &&
+    isDate(call.last_seen)
+  );
+}
+
+function isUpgradePreview(body: unknown): body is UpgradePreviewAnswer {
+  return (
+    isObject(body) &&
+    isString(body.consumer) &&
+    isVersion(body.from) &&
+    isVersion(body.to) &&
+    isDate(body.calls_since) &&
+    VERDICTS.includes(body.verdict) &&
+    Array.isArray(body.calls) &&
+    body.calls.every(isPreviewCall) &&
+    Array.isArray(body.changes) &&
+    body.changes.every(isPreviewChange) &&
+    Array.isArray(body.blocking) &&
+    body.blocking.every(isString)
+  );
+}
+
+/**
+ * What moving the consumer's pin to `to` would change for its calls: `GET /consumer/upgrade-preview?to=` with its
+ * key. A refused key and any answer but 200 (a version it cannot move to is a 422 naming those it can) are a
+ * CheckError.
+ */
+export async function readUpgradePreview(
+  fetchFn: typeof fetch,
+  base: string,
+  apiKey: string,
+  to: number,
+  timeoutMs = TIMEOUT_MS,
+): Promise<UpgradePreviewAnswer> {
+  const url = `${base}/consumer/upgrade-preview`;
+  const { status, body } = await getJson(fetchFn, url, { 'api-key': apiKey }, timeoutMs, `?to=${to}`);
+  if (status === 401) throw new CheckError(`the gateway refused the key in API_KEY (401 ${errorText(body)})`);
+  if (status !== 200) throw new CheckError(`GET ${url} answered ${status} ${errorText(body)}`.trimEnd());
+  if (!isUpgradePreview(body)) throw new CheckError(`GET ${url} answered JSON that is not an upgrade preview`);
+  return body;
+}

@@ -1,7 +1,8 @@
 import { parseCheckArgs, sinceInstant, USAGE, UsageError, type Since } from './args.js';
 import { judge } from './findings.js';
 import { formatResult } from './format.js';
-import { CheckError, readDeprecations, readVersions, TIMEOUT_MS } from './gateway.js';
+import { CheckError, readDeprecations, readUpgradePreview, readVersions, TIMEOUT_MS } from './gateway.js';
+import { formatPreview } from './preview-format.js';
 
 export interface CheckContext {
   argv: readonly string[];
@@ -17,7 +18,8 @@ export interface CheckContext {
 /**
  * `version-router-check`: reads the consumer's deprecation report and the versions listed (their brownout windows),
  * writes the verdict in the format asked, and answers the exit status (0 nothing due, 1 something due, 2 the check
- * could not be made). It never throws: whatever goes wrong is exit 2 and one line on stderr, never a stack trace.
+ * could not be made); with `--preview <n>`, the consumer's upgrade preview to n instead (0 safe or review, 1 blocked,
+ * 2 it could not be read). It never throws: whatever goes wrong is exit 2 and one line on stderr, never a stack trace.
  */
 export async function runCheck(context: CheckContext): Promise<number> {
   try {
@@ -57,6 +59,11 @@ async function check({
   const apiKey = env.API_KEY;
   if (apiKey === undefined || apiKey === '')
     return refuse('API_KEY is not set: give the consumer key the gateway issued');
+  if (args.preview !== undefined) {
+    const preview = await readUpgradePreview(fetchFn, args.url, apiKey, args.preview, timeoutMs);
+    stdout(formatPreview(preview, args.format, args.url));
+    return preview.verdict === 'blocked' ? 1 : 0;
+  }
   // Judged on the gateway's clock, not this machine's: a gateway whose clock is moved (a rehearsal) or a machine
   // whose clock is off would otherwise be told of another day. A span back (30d) is counted from the gateway's
   // clock too: the first report, over the gateway's own 30-day window, says what that clock reads.

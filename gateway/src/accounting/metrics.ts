@@ -13,6 +13,9 @@ interface TranslationFailureLabels {
   readonly reason: string;
 }
 
+/** A comparison's result as `api_version_comparisons_total` counts it (comparison/records.ts makes them). */
+type ComparisonResult = 'match' | 'differ' | 'error' | 'skipped';
+
 /** Every metric the gateway adds to the shared HTTP ones; the names are an interface that ops/ queries. */
 export interface GatewayMetrics {
   /** One answered request on a versioned resource, under its answer's labels. */
@@ -28,6 +31,10 @@ export interface GatewayMetrics {
   countNotice(milestone: NoticeKind, channel: Channel, result: NoticeResult): void;
   /** One body a version declared as changes did not translate, and why (docs/observability.md#metrics). */
   countTranslationFailure(failure: TranslationFailureLabels): void;
+  /** One comparison of a compared version's answer with its successor's translated back, and its result. */
+  countComparison(version: number, resource: string, result: ComparisonResult): void;
+  /** Request field paths left unrecorded at one of their bounds. */
+  countRequestFieldsDropped(count: number): void;
 }
 
 /** The requests of one `api_version_requests_total` series. */
@@ -203,6 +210,23 @@ export function createGatewayMetrics(
     labelNames: ['version', 'resource', 'direction', 'reason'] as const,
     registers: [registry],
   });
+  // Versions with `compare` and the policy's resource templates; four results.
+  const comparisons = new Counter({
+    name: 'api_version_comparisons_total',
+    help:
+      'Answers of a version with "compare" compared with its successor\'s translated back by its declarations, by ' +
+      "version, resource template and result: match, differ, error (the successor's answer could not be had or " +
+      'translated) or skipped (not compared: too many under way, the answer too large or not sent whole).',
+    labelNames: ['version', 'resource', 'result'] as const,
+    registers: [registry],
+  });
+  const requestFieldsDropped = new Counter({
+    name: 'consumer_request_fields_dropped_total',
+    help:
+      'Field paths of authenticated request bodies left unrecorded at a bound: 64 fields per consumer, version ' +
+      'and operation, 10,000 such sets or 10,000 rows waiting for the store on a replica.',
+    registers: [registry],
+  });
   for (const milestone of NOTICE_KINDS)
     for (const channel of CHANNELS) for (const result of NOTICE_RESULTS) notices.inc({ milestone, channel, result }, 0);
   reloads.inc({ result: 'success' }, 0);
@@ -248,6 +272,12 @@ export function createGatewayMetrics(
     },
     countTranslationFailure({ version, resource, direction, reason }) {
       translationFailures.inc({ version: String(version), resource, direction, reason });
+    },
+    countComparison(version, resource, result) {
+      comparisons.inc({ version: String(version), resource, result });
+    },
+    countRequestFieldsDropped(count) {
+      requestFieldsDropped.inc(count);
     },
   };
 }

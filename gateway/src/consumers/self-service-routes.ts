@@ -10,7 +10,9 @@ import { checkApiKey, refuseKey } from './authenticate.js';
 import type { KeyCache } from './key-cache.js';
 import type { Ledger } from './ledger.js';
 import { ROLLBACK_WINDOW_MS, pinRefusal, pinView, type PinView } from './pins.js';
+import { answerPreview } from './preview/answer.js';
 import type { ConsumerRecord, ConsumerStore, PinRecord } from './store.js';
+import type { MigrationGuides } from '../changes/guides.js';
 
 export interface PinRoutesOptions {
   policies: PolicyInForce;
@@ -18,6 +20,8 @@ export interface PinRoutesOptions {
   keys: KeyCache;
   ledger: Ledger;
   clock: Clock;
+  /** The migration guides an upgrade preview is judged by. */
+  guides: MigrationGuides;
 }
 
 export interface AdminPinRoutesOptions extends PinRoutesOptions {
@@ -145,8 +149,9 @@ async function movePin(
 /**
  * The consumer's own pin on the API port, with its own key (docs/consumers.md#pins): `GET /consumer`, `PUT
  * /consumer/version` and `POST /consumer/version/rollback` (back to the version the last move left, within 72
- * h of it). 401 without a valid key, as a versioned request is refused; 429 past PIN_CHANGES_PER_MINUTE changes
- * of one consumer. Answers are one consumer's: never stored by a cache.
+ * h of it), and `GET /consumer/upgrade-preview?to=N`, what moving to N would change for its calls
+ * (docs/consumers.md#upgrade-preview). 401 without a valid key, as a versioned request is refused; 429 past
+ * PIN_CHANGES_PER_MINUTE changes of one consumer. Answers are one consumer's: never stored by a cache.
  */
 export async function selfServiceRoutes(app: FastifyInstance, options: SelfServiceRoutesOptions): Promise<void> {
   const { policies, store, keys, ledger, clock } = options;
@@ -171,6 +176,13 @@ export async function selfServiceRoutes(app: FastifyInstance, options: SelfServi
     if (consumerId === undefined) return reply;
     const record = await store.pinOf(consumerId);
     return record === undefined ? refuseKey(reply, 'invalid') : pinView(record);
+  });
+
+  app.get('/consumer/upgrade-preview', async (request, reply) => {
+    const consumerId = consumerOf(request, reply);
+    if (consumerId === undefined) return reply;
+    const sources = { policies, reader: store, guides: options.guides, clock };
+    return answerPreview(request, reply, consumerId, sources, () => refuseKey(reply, 'invalid'));
   });
 
   app.put('/consumer/version', limited, async (request, reply) => {
@@ -208,7 +220,8 @@ export async function selfServiceRoutes(app: FastifyInstance, options: SelfServi
 }
 
 /**
- * `PUT /consumers/{id}/version` on the admin port: the platform team moves a consumer's pin, under the same rules
+ * `PUT /consumers/{id}/version` on the admin port: the platform team moves a consumer's pin (and `GET
+ * /consumers/{id}/upgrade-preview?to=N` shows first what the move would change for its calls), under the same rules
  * as the consumer's own move, and the consumer is told (e-mail and webhook, with its rollback window), since its
  * answers change at once. It is kept like the consumer registry (behind ADMIN_TOKEN, else loopback only), so no
  * key holder reaches it, and it is not rate-limited: an operator moving many consumers at once is its use.
@@ -237,5 +250,13 @@ export async function adminPinRoutes(admin: FastifyInstance, options: AdminPinRo
           );
     }
     return moved;
+  });
+
+  // What moving the consumer would change for its calls, before the platform team moves it.
+  admin.get<{ Params: { id: string } }>('/consumers/:id/upgrade-preview', credentials, async (request, reply) => {
+    const { policies, store, guides, clock } = options;
+    return answerPreview(request, reply, request.params.id, { policies, reader: store, guides, clock }, () =>
+      sendError(reply, 404, 'consumer not found'),
+    );
   });
 }

@@ -44,6 +44,31 @@ export interface VersionUse {
   operations: { operation: string; last_seen: string }[];
 }
 
+/** The requests of one operation of a version whose JSON bodies carried a field, as the upgrade preview reads it. */
+export interface RequestFieldRow {
+  consumer_id: string;
+  version: number;
+  operation: string;
+  /** `customer.id`, `lines[].sku`: as the declarations name fields. */
+  field: string;
+  requests: number;
+  last_seen: string;
+}
+
+/** Requests counted in memory for one (consumer, version, operation, field), added by a flush. */
+export interface FieldDelta {
+  consumerId: string;
+  version: number;
+  operation: string;
+  field: string;
+  requests: number;
+  firstSeenMs: number;
+  lastSeenMs: number;
+}
+
+/** At most this many field paths are kept per consumer, version and operation, in memory and in the store. */
+export const MAX_FIELDS_PER_OPERATION = 64;
+
 /** What the consumer reports read (GET /deprecations, GET /versions/{n}/consumers, the status page, the notices). */
 export interface ConsumerUsageReader {
   /**
@@ -63,6 +88,15 @@ export interface ConsumerUsageReader {
    * refusals first, then by id. Refusals are kept apart from uses: none of these is a user of the version.
    */
   refusedOf(version: number): Promise<{ consumer: ConsumerRecord; refused: Refused }[]>;
+}
+
+/** What the upgrade preview reads besides the ledger: the field paths consumers sent. */
+export interface RequestFieldsReader {
+  /**
+   * The field paths sent in request bodies on `version` last seen at or after `sinceMs`: one consumer's, or every
+   * consumer's; by consumer, operation and field.
+   */
+  requestFieldsOf(version: number, sinceMs: number, consumerId?: string): Promise<RequestFieldRow[]>;
 }
 
 /** How often a consumer was refused a version closed to new consumers, and when last (RFC 3339 UTC with ms). */
@@ -128,7 +162,7 @@ export interface UsageDelta {
 }
 
 /** The gateway's consumers, keys and ledger, shared by every replica on one database. */
-export interface ConsumerStore extends ConsumerUsageReader {
+export interface ConsumerStore extends ConsumerUsageReader, RequestFieldsReader {
   /** undefined: the id is taken. */
   createConsumer(consumer: NewConsumer, nowMs: number): Promise<ConsumerRecord | undefined>;
   consumer(id: string): Promise<(ConsumerRecord & { keys: KeyRecord[] }) | undefined>;
@@ -165,6 +199,11 @@ export interface ConsumerStore extends ConsumerUsageReader {
   addUsage(rows: readonly UsageDelta[]): Promise<void>;
   /** Adds counted refusals (closed to new consumers) in one statement, apart from the uses. */
   addRefusals(rows: readonly UsageDelta[]): Promise<void>;
+  /**
+   * Adds counted request field paths in one statement; a field new to a (consumer, version, operation) that already
+   * has MAX_FIELDS_PER_OPERATION is left out.
+   */
+  addRequestFields(rows: readonly FieldDelta[]): Promise<void>;
   /** The consumer's refusals per version it was refused, ascending. */
   refusalsOf(consumerId: string): Promise<({ version: number } & Refused)[]>;
   /** Closes the pool (and the embedded server behind it, if any). */
@@ -392,6 +431,67 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
 
     addUsage: (rows) => addCounts('usage', rows),
     addRefusals: (rows) => addCounts('refusals', rows),
+
+    async addRequestFields(rows) {
+      if (rows.length === 0) return;
+      // Sorted by key, as the ledger's rows: replicas writing the same rows lock them in one order.
+      const sorted = [...rows].sort(
+        (a, b) =>
+          compare(a.consumerId, b.consumerId) ||
+          a.version - b.version ||
+          compare(a.operation, b.operation) ||
+          compare(a.field, b.field),
+      );
+      // A field already stored is counted; a new one only while its operation has room (the new ones numbered in
+      // order after those stored).
+      await database.query(
+        'add_request_fields',
+        `WITH input AS (
+           SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[], ` +
+          `$7::timestamptz[])
+             AS i (consumer_id, version, operation, field, requests, first_seen, last_seen)
+         ), placed AS (
+           SELECT i.*,
+             EXISTS (SELECT 1 FROM gateway.request_fields f WHERE (f.consumer_id, f.version, f.operation, f.field) =
+               (i.consumer_id, i.version, i.operation, i.field)) AS stored,
+             (SELECT count(*) FROM gateway.request_fields f WHERE (f.consumer_id, f.version, f.operation) =
+               (i.consumer_id, i.version, i.operation)) AS fields
+           FROM input i
+         ), numbered AS (
+           SELECT p.*, row_number() OVER (PARTITION BY consumer_id, version, operation, stored ORDER BY field) AS nth
+           FROM placed p
+         )
+         INSERT INTO gateway.request_fields AS r (consumer_id, version, operation, field, requests, first_seen, last_seen)
+         SELECT consumer_id, version, operation, field, requests, first_seen, last_seen FROM numbered
+         WHERE stored OR fields + nth <= $8
+         ORDER BY consumer_id, version, operation, field
+         ON CONFLICT (consumer_id, version, operation, field) DO UPDATE SET
+           requests = r.requests + excluded.requests,
+           first_seen = least(r.first_seen, excluded.first_seen),
+           last_seen = greatest(r.last_seen, excluded.last_seen)`,
+        [
+          sorted.map((row) => row.consumerId),
+          sorted.map((row) => row.version),
+          sorted.map((row) => row.operation),
+          sorted.map((row) => row.field),
+          sorted.map((row) => row.requests),
+          sorted.map((row) => at(row.firstSeenMs)),
+          sorted.map((row) => at(row.lastSeenMs)),
+          MAX_FIELDS_PER_OPERATION,
+        ],
+      );
+    },
+
+    async requestFieldsOf(version, sinceMs, consumerId) {
+      const { rows } = await database.query<RequestFieldRow & { requests: string }>(
+        'request_fields_of',
+        `SELECT consumer_id, version, operation, field, requests, ${iso('last_seen')} AS last_seen
+         FROM gateway.request_fields WHERE version = $1 AND last_seen >= $2 AND ($3::text IS NULL OR consumer_id = $3)
+         ORDER BY consumer_id, operation, field`,
+        [version, at(sinceMs), consumerId ?? null],
+      );
+      return rows.map((row) => ({ ...row, requests: Number(row.requests) }));
+    },
 
     async refusalsOf(consumerId) {
       const { rows } = await database.query<{ version: number; count: string; last_at: string }>(

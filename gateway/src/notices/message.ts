@@ -1,6 +1,7 @@
 import type { GuideChange } from '../changes/guide.js';
 import { changeText, withDescription } from '../changes/sentence.js';
 import type { VersionReport } from '../consumers/reports/model.js';
+import type { UpgradePreview, Verdict } from '../consumers/preview/model.js';
 import { CHANGELOG_PATH } from '../versions/discovery.js';
 import { keysRequiredFrom, type VersionEntry } from '../versions/policy-file.js';
 import { dayCount, daysLeft } from '../versions/days-left.js';
@@ -10,6 +11,8 @@ import type { MilestoneName } from './milestones.js';
 
 /** Where a consumer reads, with its key, everything it still calls on deprecated versions. */
 const DEPRECATIONS_PATH = '/deprecations';
+/** Where it reads, with its key, what a move would change for its calls. */
+const UPGRADE_PREVIEW_PATH = '/consumer/upgrade-preview';
 
 /** A breaking change as a notice says it: the guide's entry, and in plain text what it does to the fields. */
 export type NoticeChange = GuideChange & {
@@ -52,6 +55,20 @@ export interface NoticeData {
     last_seen: string;
     breaking_changes: NoticeChange[];
   }[];
+  /**
+   * What moving to the successor would do to the calls the consumer made (its upgrade preview,
+   * docs/consumers.md#upgrade-preview); null without a successor, or when it could not be judged.
+   */
+  move: {
+    to: number;
+    verdict: Verdict;
+    /** The breaking changes that touch its calls, as `GET /v1/orders/{id}: user_id is now customer_id`. */
+    changes: string[];
+    /** Its calls of operations the successor does not have. */
+    blocking: string[];
+    /** Where it reads the whole preview with its key. */
+    preview: string;
+  } | null;
   links: { migration_guide: string; deprecations: string; changelog: string };
 }
 
@@ -82,6 +99,8 @@ export interface MessageInput {
   report: VersionReport | undefined;
   /** Its pin, and from when the report counted its calls (epoch ms; -Infinity: all of them). */
   pinnedVersion: number | null;
+  /** Its upgrade preview to the successor; undefined when there is none. */
+  preview?: UpgradePreview;
   countedFromMs: number;
   nowMs: number;
   /** PUBLIC_BASE_URL, or '' for links that are paths on the API. */
@@ -96,6 +115,7 @@ export function noticeMessage({
   entry,
   report,
   pinnedVersion,
+  preview,
   countedFromMs,
   nowMs,
   baseUrl,
@@ -130,6 +150,18 @@ export function noticeMessage({
         breaking_changes: breaking_changes.map((change) => ({ ...change, summary: changeText(change) })),
       }),
     ),
+    move:
+      preview === undefined
+        ? null
+        : {
+            to: preview.to,
+            verdict: preview.verdict,
+            changes: preview.changes
+              .filter((change) => change.affects && change.breaking)
+              .map((change) => `${change.operation}: ${withDescription(change)}`),
+            blocking: preview.blocking,
+            preview: `${baseUrl}${UPGRADE_PREVIEW_PATH}?to=${preview.to}`,
+          },
     links: {
       migration_guide: `${baseUrl}${report?.changes ?? `/versions/${entry.version}/changes`}`,
       deprecations: `${baseUrl}${DEPRECATIONS_PATH}`,
@@ -224,6 +256,29 @@ const DEPRECATION_PARTS: readonly ((data: NoticeData) => string[])[] = [
       if (operation.breaking_changes.length === 0) lines.push('    nothing in it breaks in the successor');
       else for (const change of operation.breaking_changes) lines.push(`    breaking: ${withDescription(change)}`);
     }
+    return lines;
+  },
+  function move(data) {
+    const move = data.move;
+    if (move === null || data.phase === 'removed') return [];
+    const lines = [''];
+    switch (move.verdict) {
+      case 'safe':
+        lines.push(
+          `Moving to v${move.to}: safe. No change that breaks touches the calls you made on v${data.version} in the ` +
+            `last 30 days.`,
+        );
+        break;
+      case 'review':
+        lines.push(`Moving to v${move.to}: review. These breaking changes touch the calls you made:`);
+        lines.push(...move.changes.map((change) => `- ${change}`));
+        break;
+      case 'blocked':
+        lines.push(`Moving to v${move.to}: blocked. You call operations v${move.to} does not have:`);
+        lines.push(...move.blocking.map((call) => `- ${call}`));
+        break;
+    }
+    lines.push(`Your whole upgrade preview (with your API key): ${move.preview}`);
     return lines;
   },
   function links(data) {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
 import type { MigrationGuides } from '../changes/guides.js';
 import type { NoticesConfig } from '../config.js';
-import type { ConsumerUsageReader } from '../consumers/store.js';
+import type { ConsumerUsageReader, RequestFieldsReader } from '../consumers/store.js';
 import type { VersionPolicy } from '../versions/policy.js';
 import type { NoticeChannel } from './channel.js';
 import { createEmailChannel } from './email.js';
@@ -18,7 +18,7 @@ import { createWebhookChannel } from './webhook.js';
 export interface NoticesOptions {
   store: NoticeStore;
   config: NoticesConfig;
-  consumers: ConsumerUsageReader;
+  consumers: ConsumerUsageReader & RequestFieldsReader;
   guides: MigrationGuides;
   policy: () => VersionPolicy;
   clock: Clock;

@@ -2,8 +2,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '@version-router/platform/clock';
 import type { MigrationGuides } from '../changes/guides.js';
 import { consumerReports } from '../consumers/reports/model.js';
+import { upgradePreview } from '../consumers/preview/model.js';
 import { ROLLBACK_WINDOW_MS } from '../consumers/pins.js';
-import type { ConsumerUsageReader, PinRecord } from '../consumers/store.js';
+import type { ConsumerUsageReader, PinRecord, RequestFieldsReader } from '../consumers/store.js';
 import { CHANGELOG_PATH } from '../versions/discovery.js';
 import { changesPath } from '../versions/policy.js';
 import type { VersionEntry } from '../versions/policy-file.js';
@@ -26,7 +27,7 @@ export interface NoticeSenderOptions {
   /** This replica's name in the claims (unique per process). */
   sender: string;
   store: NoticeStore;
-  consumers: ConsumerUsageReader;
+  consumers: ConsumerUsageReader & RequestFieldsReader;
   guides: MigrationGuides;
   policy: () => VersionPolicy;
   channels: Partial<Record<Channel, NoticeChannel>>;
@@ -87,11 +88,26 @@ export function createNoticeSender(options: NoticeSenderOptions): NoticeSender {
     if (!reports.ok) throw new Error(`the migration guide could not be read: ${reports.reason}`);
     const report = reports.versions.find((version) => version.version === entry.version);
     if (report === undefined || report.done) return undefined;
+    // What moving on would do to its calls: told when it can be judged, never a reason to hold the notice back.
+    const previewed =
+      entry.successor === undefined || nowMs >= entry.sunset
+        ? undefined
+        : await upgradePreview({
+            consumerId: notice.consumerId,
+            reader: options.consumers,
+            guides: options.guides,
+            policy,
+            from: entry.version,
+            to: entry.successor,
+            nowMs,
+            requestId: `notice-${notice.messageId}`,
+          });
     return noticeMessage({
       notice,
       entry,
       report,
       pinnedVersion: reports.pinnedVersion,
+      ...(previewed?.ok === true ? { preview: previewed.preview } : {}),
       countedFromMs: reports.countedFromMs,
       nowMs,
       baseUrl: options.baseUrl,

@@ -14,7 +14,11 @@ import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
 import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
+import { isJsonType } from '../proxy/translated/context.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
+import type { Comparisons } from '../comparison/comparisons.js';
+import type { RouteTranslation } from '../translation/compile.js';
+import type { RequestFields } from '../consumers/request-fields.js';
 
 export interface VersionedResourcesOptions {
   policies: PolicyInForce;
@@ -28,6 +32,10 @@ export interface VersionedResourcesOptions {
   ledger: Ledger;
   /** How a version declared as changes is served (proxy/translated/forwarding.ts). */
   translated: TranslatedForwarding;
+  /** The comparison of compared versions' answers with their successors' (comparison/comparisons.ts). */
+  comparisons: Comparisons;
+  /** The field paths of authenticated requests' JSON bodies, per consumer and operation. */
+  requestFields: RequestFields;
 }
 
 const BACKEND_HEADERS_NOT_PASSED: ReadonlySet<string> = new Set(POLICY_HEADERS);
@@ -44,6 +52,9 @@ const keepPolicyHeaders: FastifyReplyFromHooks['rewriteHeaders'] = (backendHeade
 };
 
 const versionedReplyOptions: FastifyReplyFromHooks = { ...backendReplyOptions, rewriteHeaders: keepPolicyHeaders };
+
+/** A path with a query (`kept`, no "?"), or the path alone when nothing is kept. */
+const withQuery = (path: string, kept: string): string => (kept === '' ? path : `${path}?${kept}`);
 const documentReplyOptions = openApiReplyOptions(versionedReplyOptions);
 
 /** The options a resource is forwarded with: the OpenAPI document's are its own (annotated, derived). */
@@ -73,9 +84,20 @@ const keepingQuery = (options: FastifyReplyFromHooks, kept: string): FastifyRepl
  */
 export async function versionedResources(
   app: FastifyInstance,
-  { policies, clock, backendUrl, pool, keys, ledger, translated }: VersionedResourcesOptions,
+  {
+    policies,
+    clock,
+    backendUrl,
+    pool,
+    keys,
+    ledger,
+    translated,
+    comparisons,
+    requestFields,
+  }: VersionedResourcesOptions,
 ): Promise<void> {
   await setUpForwarding(app, { backendUrl, pool });
+  comparisons.register(app);
 
   // Synchronous (no promise per request), so it must not return the reply: Fastify would send it.
   app.all('/*', (request: FastifyRequest, reply: FastifyReply): void => {
@@ -139,6 +161,12 @@ export async function versionedResources(
         ? undefined
         : translatedRoutes.get(answer.version as number)?.get(match.route.template);
     if (trace !== null) traceServed(trace, answer.version as number, translatedRoute?.translation);
+    // An authenticated request's JSON body held whole: its field paths, unless its translation reads them.
+    const body = request.body;
+    if (request.consumer !== null && Buffer.isBuffer(body) && translatedRoute?.translation.requestBody === undefined) {
+      const type = request.raw.headers['content-type'];
+      if (type !== undefined && isJsonType(type)) requestFields.sentBytes(request, body);
+    }
     if (translatedRoute !== undefined) {
       // A version declared as changes: its serving version answers (docs/declared-versions.md#versions-declared-as-changes).
       const target = servedTarget(match, query === undefined ? url : path, translatedRoute.translation);
@@ -149,10 +177,19 @@ export async function versionedResources(
       return;
     }
     const base = replyOptionsFor(match.route.template);
+    let options = withRequestBody(request, base);
+    if (base === versionedReplyOptions) {
+      // Where a translated route would forward the request for the version serving it, the query as kept.
+      const successorTarget = (route: RouteTranslation): string =>
+        query === undefined
+          ? servedTarget(match, url, route)
+          : withQuery(servedTarget(match, path, route), schemes.queryWithoutVersion(url, queryAt));
+      const version = answer.version as number;
+      options = comparisons.watch(request, policy, version, match.route.template, options, successorTarget);
+    }
     // The path form goes on as requested (undefined: the request's own path and query), so the
     // backend's `/api` form answers its own text/plain 404; the bare path maps to the path form.
     // A version query parameter is the gateway's: it is taken out, the rest of the query kept as sent.
-    const options = withRequestBody(request, base);
     if (query !== undefined) {
       void reply.from(
         match.route.form === 'path' ? path : `/v${answer.version}${path}`,

@@ -11,6 +11,7 @@ import type { VersionUsage } from '../accounting/usage.js';
 import type { RegisteredConsumers } from './registered.js';
 import type { RefusedConsumer } from '../consumers/reports/version-consumers.js';
 import { previewSection } from './preview.js';
+import type { VersionVerdicts } from './verdicts.js';
 
 /** The page reloads itself this often (a meta refresh: no script). */
 const REFRESH_SECONDS = 10;
@@ -72,12 +73,31 @@ const phaseNote = (phase: Phase | undefined): string => (phase === undefined ? '
 const lastSeenCell = (lastSeen: string, nowMs: number): Html =>
   html`<td><time datetime="${lastSeen}">${span(nowMs - Date.parse(lastSeen))} ago</time></td>`;
 
+/** The cell of a consumer's verdict for moving to the successor, linking its whole preview. */
+function verdictCell(id: string, verdicts: VersionVerdicts | undefined, version: number): Html | string {
+  if (verdicts === undefined) return '';
+  const known = verdicts === 'store unavailable' ? undefined : verdicts.get(version);
+  if (known === undefined) return '';
+  if (!known.ok) return html`<td class="verdict">unknown</td>`;
+  const verdict = known.byConsumer.get(id) ?? 'safe';
+  const preview = `/consumers/${encodeURIComponent(id)}/upgrade-preview?to=${known.successor}`;
+  return html`<td class="verdict verdict-${verdict}"><a href="${preview}">${verdict}</a></td>`;
+}
+
+/** The verdict column's heading, when the page has verdicts of the version. */
+function verdictHeading(verdicts: VersionVerdicts | undefined, version: number): Html | string {
+  const known = verdicts === undefined || verdicts === 'store unavailable' ? undefined : verdicts.get(version);
+  if (known === undefined) return '';
+  return known.ok ? html`<th>moving to v${known.successor}</th>` : html`<th>moving on</th>`;
+}
+
 /** The version's registered consumers, read from the store every replica shares: who they are, not what they claim. */
 function registeredSection(
   version: number,
   phase: Phase | undefined,
   registered: RegisteredConsumers,
   nowMs: number,
+  verdicts?: VersionVerdicts,
 ): Html {
   const heading = html`<h2 id="registered-v${version}">Registered consumers of v${version}${phaseNote(phase)}</h2>`;
   if (registered === 'store unavailable')
@@ -91,17 +111,27 @@ function registeredSection(
   const since = list.requests_since.slice(0, 10);
   const rows = list.consumers.map(
     (row) =>
-      html`<tr${row.done ? html` class="done"` : ''}><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td>${row.pinned_version === null ? 'default' : `v${row.pinned_version}`}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}<td>${row.done ? 'done' : row.active ? 'still calling' : 'no recent call'}</td></tr>`,
+      html`<tr${row.done ? html` class="done"` : ''}><td class="consumer">${row.id}</td><td class="name">${row.name}</td><td>${row.pinned_version === null ? 'default' : `v${row.pinned_version}`}</td><td class="num">${row.requests}</td>${lastSeenCell(row.last_seen, nowMs)}<td>${row.done ? 'done' : row.active ? 'still calling' : 'no recent call'}</td>${verdictCell(row.id, verdicts, version)}</tr>`,
   );
   const contacts = html`Their contacts: <a href="/versions/${version}/consumers">/versions/${version}/consumers</a> (JSON).`;
   return html`${heading}
 <table class="registered" data-version="${version}">
-<thead><tr><th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since ${since}</th><th>last seen</th><th>state</th></tr></thead>
+<thead><tr><th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since ${since}</th><th>last seen</th><th>state</th>${verdictHeading(verdicts, version)}</tr></thead>
 <tbody>
 ${join(rows)}
 </tbody>
 </table>
-<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. "Done": its pin is on another version and it made no call of v${version} since it moved; "still calling": a call in the last 30 days, after its last pin move, that would still get v${version}. ${contacts}</p>${turnedAway}`;
+<p class="note">${list.consumers.length} authenticated by their API keys, counted by every replica, by requests. "Done": its pin is on another version and it made no call of v${version} since it moved; "still calling": a call in the last 30 days, after its last pin move, that would still get v${version}.${verdictNote(verdicts, version)} ${contacts}</p>${turnedAway}`;
+}
+
+/** What the verdicts say, when the page has them. */
+function verdictNote(verdicts: VersionVerdicts | undefined, version: number): Html | string {
+  if (verdicts === undefined) return '';
+  if (verdicts === 'store unavailable') return ' The verdicts of a move could not be read now.';
+  const known = verdicts.get(version);
+  if (known === undefined) return '';
+  if (!known.ok) return " The verdicts of a move are unknown now: the backend's documents could not be read.";
+  return html` "Moving to v${known.successor}": what that move would do to the calls each made in the last 30 days (safe; review: a breaking change touches them; blocked: it calls an operation v${known.successor} does not have).`;
 }
 
 /** The registered consumers the version turned away as closed to new consumers (none of them is one of its users). */
@@ -215,6 +245,10 @@ export interface StatusPageInput {
    * what it does to today's consumers; the traffic and the consumers stay those of `nowMs`.
    */
   atMs?: number;
+  /** Each registered consumer's verdict for moving to its version's successor (status/verdicts.ts); none absent. */
+  verdicts?: VersionVerdicts;
+  /** The comparisons of versions with `compare` (status/comparison.ts), rendered; none absent. */
+  comparisonPart?: Html | string;
 }
 
 interface VersionCounts {
@@ -262,7 +296,7 @@ function versionRow(
  */
 export function renderStatusPage(input: StatusPageInput): string {
   const { policy, usage, replica, registered, nowMs, noticeSections = '', pinned = new Map<number, number>() } = input;
-  const { atMs } = input;
+  const { atMs, verdicts, comparisonPart = '' } = input;
   // The lifecycle's instant: a preview's, else now.
   const lifecycleMs = atMs ?? nowMs;
   const recent = usage.traffic.recent(nowMs);
@@ -283,7 +317,7 @@ export function renderStatusPage(input: StatusPageInput): string {
   const preview = atMs === undefined ? '' : previewSection({ policy, nowMs, atMs, registered, anonymous: reports });
   const consumerSections = reports.map((list) => {
     const phase = phases.get(list.version);
-    const registeredPart = registeredSection(list.version, phase, registered, nowMs);
+    const registeredPart = registeredSection(list.version, phase, registered, nowMs, verdicts);
     const anonymousPart = consumersSection(list, phase, usage.consumers, nowMs);
     return join([registeredPart, pinnedNote(list.version, pinned), anonymousPart]);
   });
@@ -320,6 +354,7 @@ ${join(versionRows)}
 </table>
 </div>
 <p class="note">${versioned} versioned requests in the last ${windowMinutes} minutes${invalid}. "Of them unversioned": requests that named no version and got the default, v${policy.defaultAt(nowMs)}: they change version when <code>default_version</code> moves.</p>
+${comparisonPart}
 ${preview}
 ${join(consumerSections)}
 ${noticeSections}

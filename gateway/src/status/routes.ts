@@ -9,12 +9,17 @@ import type { ConsumerUsageReader } from '../consumers/store.js';
 import type { NoticeStore } from '../notices/store.js';
 import { readRegisteredConsumers } from './registered.js';
 import { noticesSection, readNoticeFigures } from './notices.js';
+import type { MigrationGuides } from '../changes/guides.js';
+import type { Comparisons } from '../comparison/comparisons.js';
+import type { RequestFieldsReader } from '../consumers/store.js';
+import { readVerdicts } from './verdicts.js';
+import { comparisonSection } from './comparison.js';
 
 export interface StatusRoutesOptions {
   policies: PolicyInForce;
   usage: VersionUsage;
-  /** The registered consumers' ledger, shared by every replica. */
-  reader: ConsumerUsageReader;
+  /** The registered consumers' ledger and the request fields they sent, shared by every replica. */
+  reader: ConsumerUsageReader & RequestFieldsReader;
   /** The host name the page names as its replica. */
   replica: string;
   /**
@@ -23,6 +28,10 @@ export interface StatusRoutesOptions {
   notices?: NoticeStore;
   /** Consumers holding a valid key per pinned version, fleet-wide, from memory (the key cache). */
   pinnedConsumers?: () => ReadonlyMap<number, number>;
+  /** The migration guides each registered consumer's verdict for a move is judged by; absent, no verdicts. */
+  guides?: MigrationGuides;
+  /** This replica's comparisons of versions with `compare`; absent, no such part. */
+  comparisons?: Comparisons;
 }
 
 /**
@@ -32,7 +41,7 @@ export interface StatusRoutesOptions {
  */
 export async function statusRoutes(
   admin: FastifyInstance,
-  { policies, usage, reader, replica, notices, pinnedConsumers }: StatusRoutesOptions,
+  { policies, usage, reader, replica, notices, pinnedConsumers, guides, comparisons }: StatusRoutesOptions,
 ): Promise<void> {
   admin.get('/consumers', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
@@ -48,9 +57,10 @@ export async function statusRoutes(
     if (atMs === 'invalid') return sendError(reply, 400, 'invalid date', INVALID_AT);
     const listed = consumerVersions(policy, usage.consumers, atMs ?? nowMs);
     // Both reads at once, each bounded by the page's wait for the store: a slow store holds the page that long at most.
-    const [registered, noticeFigures] = await Promise.all([
+    const [registered, noticeFigures, verdicts] = await Promise.all([
       readRegisteredConsumers(reader, listed, policy.defaultAt(nowMs), nowMs, request.log),
       notices === undefined ? undefined : readNoticeFigures(notices, policy, nowMs, request.log),
+      guides === undefined ? undefined : readVerdicts(reader, guides, policy, listed, nowMs, request),
     ]);
     // It names clients and changes every second: no shared or stale copy.
     void asPage(reply, STATUS_PAGE_CSP).header('cache-control', 'no-store');
@@ -65,6 +75,8 @@ export async function statusRoutes(
       noticeSections,
       pinned: pinnedConsumers?.(),
       atMs,
+      verdicts,
+      comparisonPart: comparisons === undefined ? undefined : comparisonSection(policy, comparisons),
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '@version-router/platform/clock';
 import type { TranslatedRoutes } from '../proxy/translated/forwarding.js';
-import { compileTranslations, defaultTranslationLimits, type CompiledTranslations } from '../translation/compile.js';
+import { compilePolicyTranslations } from '../comparison/declarations.js';
+import { defaultTranslationLimits, type CompiledTranslations } from '../translation/compile.js';
 import type { TranslationLimits } from '../translation/module-step.js';
 import { problemAtReload } from './load-rules.js';
 import type { PolicySource } from './policy-file.js';
@@ -72,12 +73,12 @@ export function createPolicyInForce({
 }: PolicyInForceOptions): PolicyInForce {
   const activate = ({ file, sha256, modules }: PolicySource, fileSha256: string): PolicyInForce['current'] => {
     // Its versions declared as changes are compiled now, once (translation/compile.ts).
-    const translations = compileTranslations(file, modules, limits);
+    const translations = compilePolicyTranslations(file, modules, limits);
     const policy = createVersionPolicy(file, translations);
     return {
       policy,
       router: createResourceRouter(file.resources, policy.versions, policy.schemes),
-      translatedRoutes: prepare === undefined ? NO_ROUTES : prepare(translations),
+      translatedRoutes: prepare === undefined ? NO_ROUTES : prepare(translations.served),
       sha256,
       fileSha256,
     };
@@ -118,7 +119,7 @@ export function createPolicyInForce({
     async validate() {
       try {
         const source = await readValid();
-        compileTranslations(source.file, source.modules, limits);
+        compilePolicyTranslations(source.file, source.modules, limits);
         return { ok: true };
       } catch (err) {
         return refusal(err);

@@ -8,6 +8,7 @@ import { defaultTranslationLimits } from '../translation/compile.js';
 import type { TranslationLimits } from '../translation/module-step.js';
 import { ModuleProblem, loadChangeModules, type ChangeModules } from '../translation/modules.js';
 import { DEFAULT_SCHEMES, VERSION_SCHEMES } from './schemes.js';
+import { checkCompare, compareSettings } from './compare.js';
 
 /** The announcement comes at least this many calendar months before removal. */
 export const MIN_NOTICE_MONTHS = 6;
@@ -59,6 +60,8 @@ const versionEntry = z.strictObject({
   closed_to_new: instant.optional(),
   /** What changed from this version to its successor; a version with changes is presented by the gateway. */
   changes: z.array(versionChange).optional(),
+  /** Served by the backend's own route, a share of its answers compared with the successor's translated by `changes`. */
+  compare: compareSettings.optional(),
 });
 
 /** A template (in every version), or `{"path": template, "versions": [1]}` for the versions that have it. */
@@ -284,6 +287,7 @@ export const versionPolicyFileSchema = z
       listed.add(entry.version);
       checkLifecycle(entry, fail);
       checkVersionChanges(entry, file.resources, fail);
+      checkCompare(entry, fail);
     });
     checkChainsEnd(file.versions, (index, message) =>
       ctx.addIssue({ code: 'custom', path: ['versions', index, 'changes'], message }),

@@ -8,7 +8,8 @@ import {
 } from './policy-file.js';
 import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
 import type { ListedResource } from './templates.js';
-import { compileTranslations, type CompiledTranslations } from '../translation/compile.js';
+import type { CompiledTranslations } from '../translation/compile.js';
+import { compilePolicyTranslations, type PolicyTranslations } from '../comparison/declarations.js';
 
 /** How the request chose its version (a metric label): a scheme, its consumer's pin, or none (default_version). */
 type SelectedBy = VersionScheme | 'default' | 'pin';
@@ -117,9 +118,15 @@ export interface VersionPolicy {
   readonly resources: readonly ListedResource[];
   /**
    * Its versions declared as changes, compiled with the policy (translation/compile.ts): who serves each, and the
-   * translation of each resource's requests, answers and documents.
+   * translation of each resource's requests, answers and documents. A version with `compare` is not among them: the
+   * backend's own route serves it.
    */
   readonly translations: CompiledTranslations;
+  /**
+   * Every version's declarations as written, a version with `compare` included (served by its own route, it is
+   * compared with its successor translated back by them: comparison/): `translations` when none has `compare`.
+   */
+  readonly declared: CompiledTranslations;
   /** The enabled version schemes and how each reads a request. */
   readonly schemes: RequestSchemes;
   /**
@@ -467,7 +474,7 @@ function settle(
  */
 export function createVersionPolicy(
   file: PolicyFile,
-  translations: CompiledTranslations = compileTranslations(file),
+  { served: translations, declared }: PolicyTranslations = compilePolicyTranslations(file),
 ): VersionPolicy {
   const versions = [...file.versions].sort((a, b) => a.version - b.version);
   const schemes = createRequestSchemes(file);
@@ -496,6 +503,7 @@ export function createVersionPolicy(
     versions,
     resources: file.resources,
     translations,
+    declared,
     schemes,
     resolve(path, header, query, mediaType, nowMs) {
       const period = periodAt(nowMs);

@@ -1,9 +1,11 @@
 import { StorageUnavailableError } from '@version-router/platform/postgres';
 import { generateKey } from '../../src/consumers/keys.js';
 import {
+  MAX_FIELDS_PER_OPERATION,
   dayOf,
   type ConsumerRecord,
   type ConsumerStore,
+  type FieldDelta,
   type FirstUse,
   type KeyEntry,
   type KeyRecord,
@@ -78,6 +80,8 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     }
     return summed;
   };
+  /** Request field paths per consumer, version, operation and field, bounded per operation as the SQL store's. */
+  const fields = new Map<string, FieldDelta>();
   const writes: UsageDelta[][] = [];
   const store: MemoryConsumerStore = {
     down: false,
@@ -188,6 +192,46 @@ export function createMemoryConsumerStore(): MemoryConsumerStore {
     async addRefusals(rows) {
       check();
       addTo(refusals, rows);
+    },
+    async addRequestFields(rows) {
+      check();
+      for (const row of rows) {
+        const operation = [row.consumerId, row.version, row.operation].join('\n');
+        const key = `${operation}\n${row.field}`;
+        const known = fields.get(key);
+        if (known !== undefined) {
+          known.requests += row.requests;
+          known.firstSeenMs = Math.min(known.firstSeenMs, row.firstSeenMs);
+          known.lastSeenMs = Math.max(known.lastSeenMs, row.lastSeenMs);
+          continue;
+        }
+        const stored = [...fields.keys()].filter((other) => other.startsWith(`${operation}\n`)).length;
+        if (stored < MAX_FIELDS_PER_OPERATION) fields.set(key, { ...row });
+      }
+    },
+    async requestFieldsOf(version, sinceMs, consumerId) {
+      check();
+      return [...fields.values()]
+        .filter(
+          (row) =>
+            row.version === version &&
+            row.lastSeenMs >= sinceMs &&
+            (consumerId === undefined || row.consumerId === consumerId),
+        )
+        .sort(
+          (a, b) =>
+            a.consumerId.localeCompare(b.consumerId) ||
+            a.operation.localeCompare(b.operation) ||
+            a.field.localeCompare(b.field),
+        )
+        .map((row) => ({
+          consumer_id: row.consumerId,
+          version: row.version,
+          operation: row.operation,
+          field: row.field,
+          requests: row.requests,
+          last_seen: iso(row.lastSeenMs),
+        }));
     },
     async refusalsOf(consumerId) {
       check();

@@ -2,7 +2,8 @@
  * The ledger's refusals (closed to new consumers) on every consumer store the tests and the gateway use: the
  * in-memory one of the app.inject tests, PostgreSQL (DATABASE_URL) and the embedded one (GATEWAY_DATA_DIR), the
  * last two through the same SQL and migrations. A refusal is counted as refused, apart from the uses: the refused
- * consumer never becomes a user of the version (the operators' list, the notices' recipients).
+ * consumer never becomes a user of the version (the operators' list, the notices' recipients). The request field
+ * paths an upgrade preview reads, bounded per consumer, version and operation by the store's one statement.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/consumers/ledger.js';
-import type { ConsumerStore } from '../../src/consumers/store.js';
+import { MAX_FIELDS_PER_OPERATION, type ConsumerStore } from '../../src/consumers/store.js';
 import { openStores } from '../database/open-stores.js';
 import { eventually } from '../../../test/support/eventually.mjs';
 import { startTestPostgres } from '../../../test/support/postgres.js';
@@ -137,5 +138,64 @@ describe.each(kinds)('refusals in the ledger, on $name', (kind) => {
       ['GET /orders/{id} media_type', 4],
       ['GET /v1/orders/{id}', 1],
     ]);
+  });
+});
+
+describe.each(kinds)('request field paths, on $name', (kind) => {
+  let store: ConsumerStore;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, close } = await kind.open());
+    for (const id of ['acme', 'beta']) {
+      const consumer = { id, name: id, contact_email: null, webhook_url: null, webhook_secret: null };
+      await store.createConsumer({ ...consumer, pinned_version: null }, at('2026-09-01T00:00:00Z'));
+    }
+  }, EMBEDDED_START_MS);
+  afterAll(async () => {
+    await close?.();
+  });
+
+  const row = (consumerId: string, field: string, requests: number, atMs: number) => ({
+    consumerId,
+    version: 1,
+    operation: 'POST /v1/orders',
+    field,
+    requests,
+    firstSeenMs: atMs,
+    lastSeenMs: atMs,
+  });
+
+  it(`adds counts to the fields stored, and a new field only while its operation has fewer than ${MAX_FIELDS_PER_OPERATION}`, async () => {
+    await store.addRequestFields([row('acme', 'user_id', 2, NOON - 60_000), row('beta', 'lines[].sku', 1, NOON)]);
+    await store.addRequestFields([row('acme', 'user_id', 3, NOON)]);
+    // One replica's flush fills the set up to the bound; a field past it is left out, the stored ones still count.
+    const many = Array.from({ length: MAX_FIELDS_PER_OPERATION + 5 }, (_, i) =>
+      row('acme', `f${String(i).padStart(3, '0')}`, 1, NOON),
+    );
+    await store.addRequestFields([...many, row('acme', 'user_id', 1, NOON)]);
+    const acme = await store.requestFieldsOf(1, NOON - 3_600_000, 'acme');
+    expect(acme).toHaveLength(MAX_FIELDS_PER_OPERATION);
+    expect(acme.find(({ field }) => field === 'user_id')).toEqual({
+      consumer_id: 'acme',
+      version: 1,
+      operation: 'POST /v1/orders',
+      field: 'user_id',
+      requests: 6,
+      last_seen: '2026-11-22T12:00:00.000Z',
+    });
+    expect((await store.requestFieldsOf(1, NOON - 3_600_000)).filter((r) => r.consumer_id === 'beta')).toEqual([
+      {
+        consumer_id: 'beta',
+        version: 1,
+        operation: 'POST /v1/orders',
+        field: 'lines[].sku',
+        requests: 1,
+        last_seen: '2026-11-22T12:00:00.000Z',
+      },
+    ]);
+    // Seen before `since`: not read.
+    expect(await store.requestFieldsOf(1, NOON + 1, 'beta')).toEqual([]);
+    expect(await store.requestFieldsOf(2, 0)).toEqual([]);
   });
 });

@@ -50,6 +50,7 @@ const message: NoticeMessage = {
     brownouts: [],
     requests_since: '2026-10-23T12:00:00.000Z',
     operations: [],
+    move: null,
     links: { migration_guide: '/versions/1/changes', deprecations: '/deprecations', changelog: '/changelog' },
   },
 };

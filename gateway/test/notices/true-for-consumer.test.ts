@@ -48,6 +48,36 @@ const called = (fixture: NoticeFixture, id: string, atMs: number, operation = 'G
   ]);
 
 describe('a deprecation notice', () => {
+  it("says what moving to the successor would do to the consumer's calls: its upgrade preview's verdict", async () => {
+    const fixture = await newFixture();
+    fixture.policy.current = policyFrom({
+      ...designPolicyFile,
+      versions: [{ ...designPolicyFile.versions[0], changes: ORDERS_V1_CHANGES }, designPolicyFile.versions[1]],
+    });
+    smtp = await startTestSmtp();
+    let secret = '';
+    hooks = await startWebhookReceiver(() => secret);
+    secret = await fixture.consumer('acme', { webhookUrl: hooks.url });
+    await fixture.replica(smtp.url).check();
+    const text = textOf(smtp.messages[0]);
+    expect(text).toContain(
+      '\nMoving to v2: review. These breaking changes touch the calls you made:\n' +
+        '- GET /v1/orders/{id}: user_id is now customer_id: The customer identifier under its old name.\n' +
+        '- GET /v1/orders/{id}: total is now total_cents (x100)\n' +
+        'Your whole upgrade preview (with your API key): https://api.example.com/consumer/upgrade-preview?to=2\n',
+    );
+    expect(hooks.received[0]?.payload.data.move).toEqual({
+      to: 2,
+      verdict: 'review',
+      changes: [
+        'GET /v1/orders/{id}: user_id is now customer_id: The customer identifier under its old name.',
+        'GET /v1/orders/{id}: total is now total_cents (x100)',
+      ],
+      blocking: [],
+      preview: 'https://api.example.com/consumer/upgrade-preview?to=2',
+    });
+  });
+
   it(
     'names each breaking change by its fields, with the description the policy gives beside it, in the e-mail and ' +
       'the webhook',

@@ -402,7 +402,11 @@ describe("the status page's registered consumers", () => {
       new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 10_000).unref()),
     ]);
 
-  /** The rows of the registered table of v`version`: [consumer, name, pin, requests, last seen, state]. */
+  /**
+   * The rows of the registered table of v`version`: [consumer, name, pin, requests, last seen, state, moving to the
+   * successor]. The stub serves one document, naming v1's paths, for every version: to a guide from v1 to v2 the
+   * orders' operation is gone, so a consumer still calling it is `blocked` from moving.
+   */
   function registeredRows(html: string, version: number): string[][] {
     const table =
       new RegExp(`<table class="registered" data-version="${version}">(.*?)</table>`, 's').exec(html)?.[1] ?? '';
@@ -426,18 +430,20 @@ describe("the status page's registered consumers", () => {
       gateway.setNow(TODAY + 120_000);
       const html = await page();
       expect(registeredRows(html, 1)).toEqual([
-        ['beta', 'Beta', 'default', '7', '1 d ago', 'still calling'],
-        ['acme', 'Acme &lt;Billing&gt;', 'default', '3', '2 min ago', 'still calling'],
+        ['beta', 'Beta', 'default', '7', '1 d ago', 'still calling', 'blocked'],
+        ['acme', 'Acme &lt;Billing&gt;', 'default', '3', '2 min ago', 'still calling', 'blocked'],
       ]);
       expect(html).toContain('<h2 id="registered-v1">Registered consumers of v1 (deprecated)</h2>');
       expect(html).toContain(
         '<th>consumer (API-Key)</th><th>name</th><th>pin</th><th class="num">requests since 2026-10-23</th><th>last ' +
-          'seen</th><th>state</th>',
+          'seen</th><th>state</th><th>moving to v2</th>',
       );
       expect(html).toContain(
         '<p class="note">2 authenticated by their API keys, counted by every replica, by requests. "Done": its pin is ' +
           'on another version and it made no call of v1 since it moved; "still calling": a call in the last 30 days, ' +
-          'after its last pin move, that would still get v1. Their contacts: <a ' +
+          'after its last pin move, that would still get v1. "Moving to v2": what that move would do to the calls each ' +
+          'made in the last 30 days (safe; review: a breaking change touches them; blocked: it calls an operation v2 ' +
+          'does not have). Their contacts: <a ' +
           'href="/versions/1/consumers">/versions/1/consumers</a> (JSON).</p>',
       );
       expect(html.indexOf('id="registered-v1"')).toBeLessThan(html.indexOf('id="consumers-v1"'));
@@ -452,7 +458,7 @@ describe("the status page's registered consumers", () => {
     await withConsumers();
     await store.movePin('beta', 2, TODAY - 3_600_000);
     const html = await page();
-    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', 'v2', '7', '1 d ago', 'done']]);
+    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', 'v2', '7', '1 d ago', 'done', 'safe']]);
     expect(html).toContain('<tr class="done"><td class="consumer">beta</td>');
   });
 
@@ -567,7 +573,7 @@ describe("the status page's registered consumers", () => {
       { ...refusal, consumerId: 'acme', requests: 1, firstSeenMs: TODAY - 60_000, lastSeenMs: TODAY - 60_000 },
     ]);
     const html = await page();
-    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', 'default', '7', '1 d ago', 'still calling']]);
+    expect(registeredRows(html, 1)).toEqual([['beta', 'Beta', 'default', '7', '1 d ago', 'still calling', 'blocked']]);
     expect(html).toContain(
       '<p class="note refused">Turned away as closed to new consumers: newcomer (3 requests, last 2 min ago), acme ' +
         '(1 request, last 1 min ago).</p>',

@@ -49,11 +49,14 @@ export interface TranslationContext {
   warnBusy(request: FastifyRequest, route: RouteLabels, direction: TranslationFailure['direction']): void;
   /** Translates a small body at once, a large one in a turn of its own (turns.ts). */
   inTurn(bytes: Buffer, translate: () => void): void;
+  /** A request body read as JSON, before it is translated: its field paths are recorded for an authenticated one. */
+  sentBody(request: FastifyRequest, body: unknown): void;
 }
 
 export function createTranslationContext(
   limits: TranslationLimits,
   countFailure: (failure: TranslationFailure) => void,
+  sentBody: (request: FastifyRequest, body: unknown) => void = () => undefined,
 ): TranslationContext {
   const turns = createTurns();
   const context: TranslationContext = {
@@ -75,6 +78,7 @@ export function createTranslationContext(
       if (bytes.length < TURN_BYTES) translate();
       else turns(translate);
     },
+    sentBody,
   };
   return context;
 }

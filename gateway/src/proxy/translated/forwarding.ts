@@ -86,7 +86,7 @@ function upstreamTags(value: string, prefix: string, others: 'drop' | 'keep'): s
 }
 
 /** A status whose answer has a body to translate, pass on, or refuse. */
-const hasBody = (status: number): boolean => status >= 200 && status !== 204 && status !== 205 && status !== 304;
+export const hasBody = (status: number): boolean => status >= 200 && status !== 204 && status !== 205 && status !== 304;
 
 /**
  * The translation of a version's requests and answers. `limits` are TRANSLATION_MAX_BYTES, TRANSLATION_MAX_DEPTH
@@ -97,12 +97,15 @@ export function createTranslatedForwarding({
   limits,
   countFailure,
   baseFor,
+  sentBody,
 }: {
   limits: TranslationLimits;
   countFailure: (failure: TranslationFailure) => void;
   baseFor: (template: string) => FastifyReplyFromHooks;
+  /** Each request body read as JSON before it goes forward (the field paths an authenticated consumer sends). */
+  sentBody?: (request: FastifyRequest, body: unknown) => void;
 }): TranslatedForwarding {
-  const context = createTranslationContext(limits, countFailure);
+  const context = createTranslationContext(limits, countFailure, sentBody);
 
   function build(version: VersionTranslation, translation: RouteTranslation): TranslatedRoute {
     const base = baseFor(translation.template);

@@ -98,6 +98,7 @@ function translate(forwarding: Forwarding, apply: Apply, bytes: Buffer, hold: Ho
     const read = isUtf8(bytes) ? readJson(bytes.toString('utf8'), context.limits.maxDepth) : undefined;
     let body: Buffer | string = bytes; // Not JSON: sent as it came, for the backend's own 400.
     if (read !== undefined) {
+      context.sentBody(request, read.value);
       const translated = apply(read.value);
       if (translated !== read.value) body = writeJson(translated);
     }

@@ -1,0 +1,136 @@
+import { compileTranslations, type CompiledTranslations, type RouteTranslation } from '../translation/compile.js';
+import type { VersionChange } from '../translation/changes.js';
+import type { ChangeModules } from '../translation/modules.js';
+import type { TranslationLimits } from '../translation/module-step.js';
+import { isRawNumber, readJson, unmarkedString } from '../translation/json-text.js';
+import { TranslationRefusal } from '../translation/refusal.js';
+import type { ListedResource } from '../versions/templates.js';
+import type { CompareSettings } from '../versions/compare.js';
+
+/**
+ * What the comparison needs of the translation engine, in one place: which versions the gateway serves by
+ * translation while a version is compared, and a successor's answer translated back by a version's declarations,
+ * read and compared as the engine reads bodies.
+ */
+
+interface DeclaredEntry {
+  readonly version: number;
+  readonly successor?: number | undefined;
+  readonly changes?: readonly VersionChange[] | undefined;
+  readonly compare?: CompareSettings | undefined;
+}
+
+/**
+ * The versions as the gateway serves them: a version with `compare` is served by the backend's own route, as before
+ * it was declared, so its changes apply to none of its requests; a version declared relative to it is served from
+ * it (the chain ends there).
+ */
+function servedVersions<Entry extends DeclaredEntry>(versions: readonly Entry[]): readonly Entry[] {
+  // Its changes still say what it differs in (the guide, the comparison): only the serving ignores them.
+  return versions.map((entry) => (entry.compare === undefined ? entry : { ...entry, changes: undefined }));
+}
+
+/** A policy's translations: as the gateway serves them, and as declared (what a comparison translates by). */
+export interface PolicyTranslations {
+  /** Its versions declared as changes, a version with `compare` left out: it is served by its own route. */
+  readonly served: CompiledTranslations;
+  /** Every version's declarations as written; `served` itself when no version has `compare`. */
+  readonly declared: CompiledTranslations;
+}
+
+/** Compiles a validated policy's translations (translation/compile.ts), served and declared. */
+export function compilePolicyTranslations(
+  policy: { readonly versions: readonly DeclaredEntry[]; readonly resources: readonly ListedResource[] },
+  modules?: ChangeModules,
+  limits?: TranslationLimits,
+): PolicyTranslations {
+  if (!policy.versions.some((entry) => entry.compare !== undefined)) {
+    const compiled = compileTranslations(policy, modules, limits);
+    return { served: compiled, declared: compiled };
+  }
+  return {
+    served: compileTranslations({ ...policy, versions: servedVersions(policy.versions) }, modules, limits),
+    declared: compileTranslations(policy, modules, limits),
+  };
+}
+
+/** How a compared version's successor answers are turned into its own by the declarations. */
+export interface DeclaredTranslation {
+  /** The version the backend would serve it from without `compare`: its successor, or the end of the chain. */
+  readonly served: number;
+  /** Short hash of the declarations: counts start again when they change. */
+  readonly digest: string;
+  /** The resource as the declarations serve it (its successor's path, its answers); undefined if not listed. */
+  route(template: string): RouteTranslation | undefined;
+  /**
+   * What a translated route makes of the serving version's answer with `status`: this version's status, and the
+   * translation of its body when the declarations change it, which throws ComparisonRefusal where the gateway
+   * would 502.
+   */
+  answer(template: string, status: number): { status: number; body: ((body: unknown) => unknown) | undefined };
+}
+
+/** A successor answer the gateway would refuse to translate (a 502 on a translated route): its reason. */
+export class ComparisonRefusal extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** What the declarations of `version` (`declared`: the policy's, as written) make of its successor's answers. */
+export function declaredTranslation(declared: CompiledTranslations, version: number): DeclaredTranslation | undefined {
+  const translation = declared.versions.get(version);
+  if (translation === undefined) return undefined;
+  return {
+    served: translation.served,
+    digest: translation.digest,
+    route: (template) => translation.routes.get(template),
+    answer(template, status) {
+      const route = translation.routes.get(template);
+      if (route === undefined) return { status, body: undefined };
+      const plan = route.answer(status);
+      const apply = plan.body;
+      if (apply === undefined) return { status: plan.status, body: undefined };
+      return {
+        status: plan.status,
+        body(body) {
+          try {
+            return apply(body);
+          } catch (error) {
+            if (error instanceof TranslationRefusal) throw new ComparisonRefusal(error.reason);
+            throw error;
+          }
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A JSON text read as the engine reads it (numbers it could not write back kept as their text, keys' order kept);
+ * undefined when it is no JSON. Throws ComparisonRefusal('depth') past the depth the gateway translates.
+ */
+export function readBody(text: string, maxDepth: number): { value: unknown } | undefined {
+  try {
+    return readJson(text, maxDepth);
+  } catch (error) {
+    if (error instanceof TranslationRefusal) throw new ComparisonRefusal(error.reason);
+    throw error;
+  }
+}
+
+/** A key or string of a body read by `readBody`, as the body wrote it. */
+export const nameOf = (key: string): string => unmarkedString(key);
+
+const RAW_PREFIX = 2;
+
+/** A number of a body read by `readBody` as its text, or undefined for any other value. */
+export function numberText(value: unknown): string | undefined {
+  if (typeof value === 'number') return String(value);
+  return isRawNumber(value) ? value.slice(RAW_PREFIX) : undefined;
+}
+
+/** A string of a body read by `readBody` as the body wrote it (numbers kept as text are numbers, not strings). */
+export function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' && !isRawNumber(value) ? unmarkedString(value) : undefined;
+}

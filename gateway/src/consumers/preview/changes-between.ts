@@ -1,0 +1,96 @@
+import type { GuideChange } from '../../changes/guide.js';
+import type { MigrationGuides } from '../../changes/guides.js';
+import type { VersionPolicy } from '../../versions/policy.js';
+
+/**
+ * What an upgrade preview reads of the migration guides, in one place: every declared change and every removed
+ * operation on the way from one version to a later one, step by step along the successors, per operation.
+ */
+
+/** One declared change, or one operation the step's successor does not have, on one operation of a step. */
+export interface StepChange {
+  /** The step: from this version to its successor. */
+  readonly from: number;
+  readonly to: number;
+  /** The operation as the step's version names it (`GET /v1/orders/{id}`). */
+  readonly method: string;
+  readonly path: string;
+  /** The operation across versions and forms: `GET /orders/{}` (operationKey). */
+  readonly key: string;
+  readonly change: GuideChange;
+  /** The successor does not have the operation: a consumer calling it cannot move. */
+  readonly removal: boolean;
+}
+
+export type ChangesBetween =
+  | { readonly ok: true; readonly changes: readonly StepChange[] }
+  | { readonly ok: false; readonly status: 502 | 504; readonly reason: string };
+
+/**
+ * An operation across the places that name it: the method, then the path without `/api`, without its version
+ * segment, and with its parameters unnamed (`GET /v1/orders/{id}` and `GET /orders/{orderId}` are `GET /orders/{}`).
+ */
+export function operationKey(method: string, path: string, version: number): string {
+  const rest = path.replace(new RegExp(`^(?:/api)?/v${version}(?=/|$)`), '').replace(/\{[^}]*\}/g, '{}');
+  return `${method} ${rest === '' ? '/' : rest}`;
+}
+
+/**
+ * The versions from `from` to `to` along the successors (`[1, 2, 3]`), or undefined when `to` is not reached from
+ * `from` that way. `[from]` when they are the same.
+ */
+export function stepsBetween(policy: VersionPolicy, from: number, to: number): number[] | undefined {
+  const path = [from];
+  for (let version = from; version !== to;) {
+    const successor = policy.versions.find((entry) => entry.version === version)?.successor;
+    if (successor === undefined || path.includes(successor)) return undefined;
+    path.push(successor);
+    version = successor;
+  }
+  return path;
+}
+
+/**
+ * The declared changes and removed operations of each step of `versions` (stepsBetween's), from the guides of the
+ * policy in force; an operation's `/api` form repeats its bare form's, so each change is listed once per operation.
+ */
+export async function changesBetween(
+  guides: MigrationGuides,
+  policy: VersionPolicy,
+  versions: readonly number[],
+  requestId: string,
+): Promise<ChangesBetween> {
+  const changes: StepChange[] = [];
+  for (let i = 0; i + 1 < versions.length; i++) {
+    const from = versions[i] as number;
+    const outcome = await guides.get(policy, from, requestId);
+    if (!outcome.ok) {
+      // Each step has a successor, so a guide is missing only when the backend's documents are.
+      if (outcome.status === 404) return { ok: false, status: 502, reason: outcome.reason };
+      return { ok: false, status: outcome.status, reason: outcome.reason };
+    }
+    const { guide } = outcome.rendered;
+    const listed = new Set<string>();
+    for (const operation of guide.operations) {
+      if (operation.method === '*') continue;
+      const key = operationKey(operation.method, operation.path, guide.version);
+      for (const change of operation.changes) {
+        const removal = change.kind === 'endpoint' && change.change === 'removed';
+        if (change.declared !== true && !removal) continue;
+        const id = `${key}\n${JSON.stringify(change)}`;
+        if (listed.has(id)) continue;
+        listed.add(id);
+        changes.push({
+          from,
+          to: guide.successor,
+          method: operation.method,
+          path: operation.path,
+          key,
+          change,
+          removal,
+        });
+      }
+    }
+  }
+  return { ok: true, changes };
+}
