@@ -38,7 +38,7 @@ import { createBackendPool } from './proxy/backend.js';
 import { backendAnswers } from './proxy/backend-up.js';
 import { usersProxy } from './proxy/users.js';
 import { replyOptionsFor, versionedResources } from './resources/routes.js';
-import { createTranslatedForwarding } from './proxy/translated/forwarding.js';
+import { createTranslatedForwarding, type TranslatedRoutes } from './proxy/translated/forwarding.js';
 import { HeldBytes } from './proxy/translated/held-bytes.js';
 import { defaultTranslationLimits } from './translation/compile.js';
 import { discoveryRoutes } from './versions/discovery.js';
@@ -51,7 +51,7 @@ import { watchPolicyFile } from './versions/watch.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /** The version policy in force; `reload()` is what SIGHUP and `POST /-/reload` call. */
-    versionPolicies: PolicyInForce;
+    versionPolicies: PolicyInForce<TranslatedRoutes>;
     /** Recent requests per version and the consumers of deprecated ones, for the admin port's page. */
     versionUsage: VersionUsage;
     /** Migration guides between versions, served on the public port and beside the status page. */
@@ -156,7 +156,7 @@ export async function buildApp({
     // The request fields' recorder is made with the consumer store's, below; no request arrives before.
     sentBody: (request, body) => requestFields.sent(request, body),
   });
-  const policies: PolicyInForce = createPolicyInForce({
+  const policies: PolicyInForce<TranslatedRoutes> = createPolicyInForce({
     initial: policy,
     read: readPolicy,
     onReload: (result) => {

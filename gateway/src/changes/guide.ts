@@ -16,7 +16,7 @@ import {
 import { fieldSegments } from '../translation/field-path.js';
 import type { RequestSchemes } from '../versions/schemes.js';
 import { guideCallForms, type CallOfForm } from '../versions/call-forms.js';
-import type { ListedResource } from '../versions/templates.js';
+import type { ListedResource } from '../translation/templates.js';
 
 /**
  * One thing a client must (breaking) or may (compatible) change when it moves to the successor: declared in

@@ -1,58 +1,12 @@
-import { compileTranslations, type CompiledTranslations, type RouteTranslation } from '../translation/compile.js';
-import type { VersionChange } from '../translation/changes.js';
-import type { ChangeModules } from '../translation/modules.js';
-import type { TranslationLimits } from '../translation/module-step.js';
+import type { CompiledTranslations, RouteTranslation } from '../translation/compile.js';
 import { isRawNumber, readJson, unmarkedString } from '../translation/json-text.js';
 import { TranslationRefusal } from '../translation/refusal.js';
-import type { ListedResource } from '../versions/templates.js';
-import type { CompareSettings } from '../versions/compare.js';
 
 /**
  * What the comparison needs of the translation engine, in one place: which versions the gateway serves by
  * translation while a version is compared, and a successor's answer translated back by a version's declarations,
  * read and compared as the engine reads bodies.
  */
-
-interface DeclaredEntry {
-  readonly version: number;
-  readonly successor?: number | undefined;
-  readonly changes?: readonly VersionChange[] | undefined;
-  readonly compare?: CompareSettings | undefined;
-}
-
-/**
- * The versions as the gateway serves them: a version with `compare` is served by the backend's own route, as before
- * it was declared, so its changes apply to none of its requests; a version declared relative to it is served from
- * it (the chain ends there).
- */
-function servedVersions<Entry extends DeclaredEntry>(versions: readonly Entry[]): readonly Entry[] {
-  // Its changes still say what it differs in (the guide, the comparison): only the serving ignores them.
-  return versions.map((entry) => (entry.compare === undefined ? entry : { ...entry, changes: undefined }));
-}
-
-/** A policy's translations: as the gateway serves them, and as declared (what a comparison translates by). */
-export interface PolicyTranslations {
-  /** Its versions declared as changes, a version with `compare` left out: it is served by its own route. */
-  readonly served: CompiledTranslations;
-  /** Every version's declarations as written; `served` itself when no version has `compare`. */
-  readonly declared: CompiledTranslations;
-}
-
-/** Compiles a validated policy's translations (translation/compile.ts), served and declared. */
-export function compilePolicyTranslations(
-  policy: { readonly versions: readonly DeclaredEntry[]; readonly resources: readonly ListedResource[] },
-  modules?: ChangeModules,
-  limits?: TranslationLimits,
-): PolicyTranslations {
-  if (!policy.versions.some((entry) => entry.compare !== undefined)) {
-    const compiled = compileTranslations(policy, modules, limits);
-    return { served: compiled, declared: compiled };
-  }
-  return {
-    served: compileTranslations({ ...policy, versions: servedVersions(policy.versions) }, modules, limits),
-    declared: compileTranslations(policy, modules, limits),
-  };
-}
 
 /** How a compared version's successor answers are turned into its own by the declarations. */
 export interface DeclaredTranslation {

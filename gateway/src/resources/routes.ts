@@ -13,7 +13,7 @@ import { POLICY_HEADERS, VERSION_REQUEST_HEADER } from '../versions/headers.js';
 import { OPENAPI_RESOURCE, openApiReplyOptions } from './openapi.js';
 import type { PolicyInForce } from '../versions/in-force.js';
 import { successorPath } from '../versions/router.js';
-import { servedTarget, type TranslatedForwarding } from '../proxy/translated/forwarding.js';
+import { servedTarget, type TranslatedForwarding, type TranslatedRoutes } from '../proxy/translated/forwarding.js';
 import { isJsonType } from '../proxy/translated/context.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
 import type { Comparisons } from '../comparison/comparisons.js';
@@ -21,7 +21,7 @@ import type { RouteTranslation } from '../translation/compile.js';
 import type { RequestFields } from '../consumers/request-fields.js';
 
 export interface VersionedResourcesOptions {
-  policies: PolicyInForce;
+  policies: PolicyInForce<TranslatedRoutes>;
   /** Injected so tests can stand before, at and after any lifecycle instant. */
   clock: Clock;
   backendUrl: string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_TRANSLATION_MAX_BYTES, DEFAULT_TRANSLATION_MAX_DEPTH } from './limits.js';
-import { isListedFor, type ListedResource } from '../versions/templates.js';
+import { isListedFor, type ListedResource } from './templates.js';
 import { bodyStep, inOrder, isObject, unchanged, type Apply, type BodyStep } from './body-plan.js';
 import {
   BODY_KINDS,

@@ -1,7 +1,7 @@
 import { bodyKindOf, fieldOf, LINK_HEADER_FIELD, type ChangeOperation, type VersionChange } from './changes.js';
 import { loopOf, type ChainEntry } from './chain.js';
 import { fieldSegments } from './field-path.js';
-import { isListedFor, templateParameters, templateProblem, type ListedResource } from '../versions/templates.js';
+import { isListedFor, templateParameters, templateProblem, type ListedResource } from './templates.js';
 
 /** Reports one problem at a JSON path below the version entry (`changes`, 2, `to`). */
 type Fail = (message: string, ...path: (string | number)[]) => void;

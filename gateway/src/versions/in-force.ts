@@ -1,6 +1,5 @@
 import type { Clock } from '@version-router/platform/clock';
-import type { TranslatedRoutes } from '../proxy/translated/forwarding.js';
-import { compilePolicyTranslations } from '../comparison/declarations.js';
+import { compilePolicyTranslations } from '../translation/policy-translations.js';
 import { defaultTranslationLimits, type CompiledTranslations } from '../translation/compile.js';
 import type { TranslationLimits } from '../translation/module-step.js';
 import { problemAtReload } from './load-rules.js';
@@ -16,12 +15,12 @@ export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonl
  * reload. A request
  * reads `current` once, on arrival, so a reload never changes the policy under a request in flight.
  */
-export interface PolicyInForce {
+export interface PolicyInForce<Routes = unknown> {
   readonly current: {
     readonly policy: VersionPolicy;
     readonly router: ResourceRouter;
-    /** The forwarding of those versions' routes (proxy/translated/forwarding.ts), built when activated. */
-    readonly translatedRoutes: TranslatedRoutes;
+    /** The forwarding of those versions' routes (the app's `prepare`: proxy/translated/), built when activated. */
+    readonly translatedRoutes: Routes;
     /** Which content this is (policy-file.ts `policyDigest`): the file's and its modules'. */
     readonly sha256: string;
     /** The file's own bytes' digest, which the file watch compares. */
@@ -41,7 +40,7 @@ export interface PolicyInForce {
   validate(): Promise<ReloadResult>;
 }
 
-export interface PolicyInForceOptions {
+export interface PolicyInForceOptions<Routes> {
   /** The policy main.ts read at start. */
   readonly initial: PolicySource;
   /** Reads and validates the policy file again, its modules loaded; rejects with the reason. */
@@ -51,11 +50,9 @@ export interface PolicyInForceOptions {
   readonly clock: Clock;
   /** TRANSLATION_MAX_DEPTH and TRANSLATION_MAX_BYTES, which a module's results are held to. */
   readonly limits?: TranslationLimits;
-  /** Builds the forwarding of a policy's translated routes (the app's); none without. */
-  readonly prepare?: (translations: CompiledTranslations) => TranslatedRoutes;
+  /** Builds the forwarding of a policy's translated routes (the app's: proxy/translated/forwarding.ts). */
+  readonly prepare: (translations: CompiledTranslations) => Routes;
 }
-
-const NO_ROUTES: TranslatedRoutes = new Map();
 
 const refusal = (err: unknown): ReloadResult => ({
   ok: false,
@@ -63,22 +60,22 @@ const refusal = (err: unknown): ReloadResult => ({
 });
 
 /** Holds the policy in force; each policy is compiled once, when it is activated. */
-export function createPolicyInForce({
+export function createPolicyInForce<Routes>({
   initial,
   read,
   onReload,
   clock,
   limits = defaultTranslationLimits(),
   prepare,
-}: PolicyInForceOptions): PolicyInForce {
-  const activate = ({ file, sha256, modules }: PolicySource, fileSha256: string): PolicyInForce['current'] => {
+}: PolicyInForceOptions<Routes>): PolicyInForce<Routes> {
+  const activate = ({ file, sha256, modules }: PolicySource, fileSha256: string): PolicyInForce<Routes>['current'] => {
     // Its versions declared as changes are compiled now, once (translation/compile.ts).
     const translations = compilePolicyTranslations(file, modules, limits);
     const policy = createVersionPolicy(file, translations);
     return {
       policy,
       router: createResourceRouter(file.resources, policy.versions, policy.schemes),
-      translatedRoutes: prepare === undefined ? NO_ROUTES : prepare(translations.served),
+      translatedRoutes: prepare(translations.served),
       sha256,
       fileSha256,
     };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, parseJsonFile, readFileOf } from '@version-router/platform/config';
-import { DEFAULT_RESOURCES, collisionOf, templateProblem, type ListedResource } from './templates.js';
+import { DEFAULT_RESOURCES, collisionOf, templateProblem, type ListedResource } from '../translation/templates.js';
 import { versionChange } from '../translation/changes.js';
 import { checkChainsEnd, checkVersionChanges } from '../translation/rules.js';
 import { defaultTranslationLimits } from '../translation/compile.js';

@@ -7,9 +7,9 @@ import {
   type VersionEntry,
 } from './policy-file.js';
 import { VERSION_SCHEMES, createRequestSchemes, type RequestSchemes, type VersionScheme } from './schemes.js';
-import type { ListedResource } from './templates.js';
+import type { ListedResource } from '../translation/templates.js';
 import type { CompiledTranslations } from '../translation/compile.js';
-import { compilePolicyTranslations, type PolicyTranslations } from '../comparison/declarations.js';
+import { compilePolicyTranslations, type PolicyTranslations } from '../translation/policy-translations.js';
 
 /** How the request chose its version (a metric label): a scheme, its consumer's pin, or none (default_version). */
 type SelectedBy = VersionScheme | 'default' | 'pin';

@@ -2,7 +2,7 @@ import FindMyWay from 'find-my-way';
 import { renamedPath } from '../translation/paths.js';
 import type { VersionEntry } from './policy-file.js';
 import type { RequestSchemes } from './schemes.js';
-import { isListedFor, routeFormsOf, type ListedResource } from './templates.js';
+import { isListedFor, routeFormsOf, type ListedResource } from '../translation/templates.js';
 
 /**
  * How a matched path names its version: in the path (`/v2/…`, `/api/v2/…`) or not (the bare path:
