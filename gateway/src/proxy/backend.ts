@@ -168,7 +168,7 @@ const CHARSET_PARAMETER = /;\s*charset\s*=/i;
  * bare `application/json` of a 408 the backend's Node writes itself); a Buffer keeps the backend's header
  * as it came. Only a type Fastify leaves alone may go as text.
  */
-function keepsItsTypeAsText(contentType: string): boolean {
+export function keepsItsTypeAsText(contentType: string): boolean {
   return !JSON_MEDIA_TYPE.test(contentType) || CHARSET_PARAMETER.test(contentType);
 }
 

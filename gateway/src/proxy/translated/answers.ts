@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import { sendError } from '@version-router/platform/errors';
-import type { UpstreamResponse } from '../backend.js';
+import { keepsItsTypeAsText, type UpstreamResponse } from '../backend.js';
 import { BUSY_DETAILS, BUSY_RETRY_AFTER_SECONDS, type RouteLabels, type TranslationContext } from './context.js';
 import { readWhole } from './held-bytes.js';
 import type { Apply } from '../../translation/body-plan.js';
@@ -18,9 +18,18 @@ import { POLICY_HEADERS } from '../../versions/headers.js';
 /** Headers a 502 or 503 in place of an upstream answer keeps: the version policy's, and the request id. */
 const GATEWAY_HEADERS: ReadonlySet<string> = new Set<string>([...POLICY_HEADERS, 'x-request-id']);
 
-/** Headers naming the upstream's bytes, not the translated ones. */
-const UPSTREAM_BYTES_HEADERS = ['content-length', 'transfer-encoding', 'content-encoding', 'content-md5', 'digest'];
-const UPSTREAM_DIGEST_HEADERS = ['content-digest', 'repr-digest'];
+/**
+ * Headers naming the upstream's bytes, not the translated ones. Content-Length is not among them: Fastify sets it
+ * to the length of what is sent whenever it differs, and overwriting a header is cheaper than deleting one.
+ */
+const UPSTREAM_BYTES_HEADERS = [
+  'transfer-encoding',
+  'content-encoding',
+  'content-md5',
+  'digest',
+  'content-digest',
+  'repr-digest',
+];
 
 /**
  * The gateway's own 502 or 503 in place of an upstream answer: its headers start from nothing but the version
@@ -147,11 +156,17 @@ function sendTranslated(answer: Answer, apply: Apply, bytes: Buffer): void {
       return;
     }
     const translated = apply(read.value);
-    for (const name of UPSTREAM_BYTES_HEADERS) reply.removeHeader(name);
-    for (const name of UPSTREAM_DIGEST_HEADERS) if (reply.hasHeader(name)) reply.removeHeader(name);
-    // Nothing changed: the upstream's own bytes are this version's. A Buffer keeps the upstream's Content-Type as
-    // it came (a string would get Fastify's charset appended).
-    void reply.send(translated === read.value ? bytes : Buffer.from(writeJson(translated)));
+    for (const name of UPSTREAM_BYTES_HEADERS) if (reply.hasHeader(name)) reply.removeHeader(name);
+    // Nothing changed: the upstream's own bytes are this version's.
+    if (translated === read.value) {
+      void reply.send(bytes);
+      return;
+    }
+    // Node writes a string body and the response head in one write(2), a Buffer beside the head in a writev(2),
+    // the dearer path (bench/README.md). A string is sent as UTF-8 whatever it holds, but gets Fastify's charset
+    // appended to a JSON type that names none: such an answer goes as bytes, its Content-Type as it came.
+    const text = writeJson(translated);
+    void reply.send(keepsItsTypeAsText(String(reply.getHeader('content-type'))) ? text : Buffer.from(text));
   } catch (error) {
     if (error instanceof TranslationRefusal) {
       refuse(answer, error.reason, 'the upstream body cannot be translated', { details: error.details });
