@@ -1,7 +1,7 @@
 // What recording an authenticated request's field paths costs on a translated route: the time of one
 // `sent(request, body)` (gateway/src/consumers/request-fields.ts) for bodies of a few sizes, once the consumer's
 // field tree knows them (every request after its first), against a translated request's gateway CPU per request
-// (bench/README.md "Translated `/v1` against `/v2`": 130–176 µs on this host).
+// (130–176 µs on a busy host: bench/README.md "Translation that fails closed").
 //
 //   npm run build && node bench/request-fields.mjs
 //

@@ -85,6 +85,7 @@ it(
         'notices',
         'pgmigrations',
         'refusals',
+        'request_fields',
         'usage',
       ]);
     } finally {

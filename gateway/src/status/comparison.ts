@@ -8,7 +8,7 @@ const counted = (count: number): string => count.toLocaleString('en-US');
 /**
  * The status page's line per version with `compare`: how many of its answers this replica compared with the
  * successor's translated back, how many differed (and where), since when; the details at `GET
- * /versions/{n}/comparison` (docs/runbook.md "Adding a version 3" cites these figures before a presenter goes).
+ * /versions/{n}/comparison` (docs/architecture.md "Adding a version 3" cites these figures before a presenter goes).
  */
 export function comparisonSection(policy: VersionPolicy, comparisons: Comparisons): Html | string {
   const lines: Html[] = [];
