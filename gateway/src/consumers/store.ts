@@ -246,14 +246,7 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
   /** Adds counted rows to `table` (`usage` or `refusals`, one shape) in one statement. */
   const addCounts = async (table: 'usage' | 'refusals', rows: readonly UsageDelta[]): Promise<void> => {
     if (rows.length === 0) return;
-    // Sorted by key, so replicas flushing the same rows at once lock them in the same order (no deadlock).
-    const sorted = [...rows].sort(
-      (a, b) =>
-        compare(a.consumerId, b.consumerId) ||
-        a.version - b.version ||
-        compare(a.operation, b.operation) ||
-        compare(a.day, b.day),
-    );
+    const sorted = [...rows].sort((a, b) => byOperation(a, b) || compare(a.day, b.day));
     await database.query(
       `add_${table}`,
       `INSERT INTO gateway.${table} AS u (consumer_id, version, operation, day, requests, first_seen, last_seen)
@@ -434,14 +427,7 @@ export function createConsumerStore(database: Database, close: () => Promise<voi
 
     async addRequestFields(rows) {
       if (rows.length === 0) return;
-      // Sorted by key, as the ledger's rows: replicas writing the same rows lock them in one order.
-      const sorted = [...rows].sort(
-        (a, b) =>
-          compare(a.consumerId, b.consumerId) ||
-          a.version - b.version ||
-          compare(a.operation, b.operation) ||
-          compare(a.field, b.field),
-      );
+      const sorted = [...rows].sort((a, b) => byOperation(a, b) || compare(a.field, b.field));
       // A field already stored is counted; a new one only while its operation has room (the new ones numbered in
       // order after those stored).
       await database.query(
@@ -584,6 +570,15 @@ export function versionUses(
 type QueryOnClient = (text: string, values: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }>;
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Rows of a consumer's operation in one order, by consumer, version and operation (then a row kind's own key): replicas
+ * writing the same rows at once lock them in the same order, so none waits on another's lock (no deadlock).
+ */
+const byOperation = (
+  a: { consumerId: string; version: number; operation: string },
+  b: { consumerId: string; version: number; operation: string },
+): number => compare(a.consumerId, b.consumerId) || a.version - b.version || compare(a.operation, b.operation);
 
 /** The UTC calendar day of an instant, as the ledger's `day` keys it. */
 export function dayOf(epochMs: number): string {
