@@ -96,8 +96,12 @@ describe("the runbook's local webhook receiver", () => {
 
     const channel = createWebhookChannel({ timeoutMs: 5_000, clock: Date.now });
     await channel.deliver(message, noticeTo(url, secret));
+    // The receiver answers before its line reaches this process through the pipe.
     const body = JSON.stringify({ type: message.type, data: message.data });
-    expect(output).toContain(`signature ok ${body}\n`);
+    await eventually('the notice is printed', () => output.includes(`signature ok ${body}\n`), {
+      timeoutMs: 5_000,
+      lastSeen: () => output,
+    });
 
     await expect(channel.deliver(message, noticeTo(url, secretOf()))).rejects.toThrow('webhook answered 401');
     await eventually('the refusal is printed', () => output.includes('\nrefused: '), {
