@@ -1,5 +1,5 @@
 import { runMigrationCommand } from '@version-router/platform/postgres';
-import { migrateGatewaySchema } from './database/migrate.js';
+import { gatewaySchema } from './database/migrate.js';
 
-// The gateway's migration command (MIGRATE_COMMAND): its schema up to this build's, then exit.
-await runMigrationCommand('gateway', (database, logger) => migrateGatewaySchema(database, logger));
+// The gateway's migration command (gatewaySchema.migrateCommand): its schema up to this build's, then exit.
+await runMigrationCommand('gateway', (database, logger) => gatewaySchema.apply(database, logger));

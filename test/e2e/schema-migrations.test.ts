@@ -8,8 +8,11 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationEntries, repoRoot } from '../../scripts/paths.mjs';
-import { MIGRATE_COMMAND as GATEWAY_MIGRATE_COMMAND } from '../../gateway/src/database/migrate.js';
-import { MIGRATE_COMMAND as BACKEND_MIGRATE_COMMAND } from '../../services/users-orders/src/users/postgres/migrate.js';
+import { gatewaySchema } from '../../gateway/src/database/migrate.js';
+import { usersSchema } from '../../services/users-orders/src/users/postgres/migrate.js';
+
+const GATEWAY_MIGRATE_COMMAND = gatewaySchema.migrateCommand;
+const BACKEND_MIGRATE_COMMAND = usersSchema.migrateCommand;
 import { consumerWithKey, statusWith } from '../consumers/support.js';
 import { eventually } from '../support/eventually.mjs';
 import { readRepoFile } from '../support/repo-file.js';

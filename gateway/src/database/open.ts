@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DatabaseConfig } from '@version-router/platform/config';
 import { openDatabase, type Database } from '@version-router/platform/postgres';
 import { startEmbeddedServer } from './embedded.js';
-import { APPLICATION_NAME, checkGatewaySchema, migrateGatewaySchema } from './migrate.js';
+import { APPLICATION_NAME, gatewaySchema } from './migrate.js';
 
 /** The embedded store has no other replica to wait for: this only bounds a migration statement that hangs. */
 const EMBEDDED_MIGRATION_TIMEOUT_MS = 600_000;
@@ -46,8 +46,8 @@ export async function openGatewayDatabase(
     await embedded?.close();
   };
   try {
-    if (database?.migrations === 'check') await checkGatewaySchema(pool, { migrationTimeoutMs }, logger);
-    else await migrateGatewaySchema({ url, migrationTimeoutMs }, logger, (text) => pool.redact(text));
+    if (database?.migrations === 'check') await gatewaySchema.check(pool, { migrationTimeoutMs }, logger);
+    else await gatewaySchema.apply({ url, migrationTimeoutMs }, logger, (text) => pool.redact(text));
   } catch (err) {
     await close();
     throw err;

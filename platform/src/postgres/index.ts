@@ -8,5 +8,5 @@ export {
   type DatabaseOptions,
   type StatementTimer,
 } from './database.js';
-export { checkSchema, migrate, type MigrationOptions, type SchemaCheckOptions } from './migrate.js';
 export { loadMigrationCommandConfig, runMigrationCommand } from './migration-command.js';
+export { schemaMigrations, type SchemaDefinition, type SchemaMigrations } from './schema.js';

@@ -1,5 +1,5 @@
 import { runMigrationCommand } from '@version-router/platform/postgres';
-import { migrate } from './users/postgres/migrate.js';
+import { usersSchema } from './users/postgres/migrate.js';
 
-// The backend's migration command (MIGRATE_COMMAND): the users' schema up to this build's, then exit.
-await runMigrationCommand('users-orders', (database, logger) => migrate(database, logger));
+// The backend's migration command (usersSchema.migrateCommand): the users' schema up to this build's, then exit.
+await runMigrationCommand('users-orders', (database, logger) => usersSchema.apply(database, logger));

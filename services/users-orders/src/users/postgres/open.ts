@@ -4,7 +4,7 @@ import type { Clock } from '@version-router/platform/clock';
 import type { DatabaseConfig } from '@version-router/platform/config';
 import { openDatabase } from './database.js';
 import { startKeySweep } from './key-sweep.js';
-import { checkUsersSchema, migrate } from './migrate.js';
+import { usersSchema } from './migrate.js';
 import { PostgresUserStore } from './store.js';
 
 /** The users in PostgreSQL as a process holds them: the store, and what to stop on close. */
@@ -29,8 +29,8 @@ export async function openPostgresUsers(
 ): Promise<PostgresUsers> {
   const database = openDatabase({ url: config.url, poolMax: config.poolMax, logger, registry });
   try {
-    if (config.migrations === 'check') await checkUsersSchema(database, config, logger);
-    else await migrate(config, logger, (text) => database.redact(text));
+    if (config.migrations === 'check') await usersSchema.check(database, config, logger);
+    else await usersSchema.apply(config, logger, (text) => database.redact(text));
   } catch (err) {
     await database.close();
     throw err;
