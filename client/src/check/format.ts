@@ -1,9 +1,9 @@
 import type { Format } from './args.js';
 import { fails, type CheckResult, type Finding, type PinProblem } from './findings.js';
+import { cell, junitReport, plural, xml } from './report-text.js';
 
 const inDays = (days: number): string =>
   days < 1 ? 'in less than a day' : days === 1 ? 'in 1 day' : `in ${days} days`;
-const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 /** What is true of the operation now, in words: `sunsets 2027-01-01T00:00:00.000Z, in 40 days`. */
 function statusText(finding: Finding): string {
@@ -129,7 +129,6 @@ function text(result: CheckResult): string {
 }
 
 /** A table cell: a `|` would end it, a line break would end the table. */
-const cell = (value: string): string => value.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
 function markdown(result: CheckResult): string {
   const lines = [
@@ -158,14 +157,6 @@ function markdown(result: CheckResult): string {
   }
   return `${lines.join('\n')}\n`;
 }
-
-const xml = (value: string): string =>
-  value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
 
 /** A JUnit XML report: a test case per call made, failed when it fails the check. */
 function junit(result: CheckResult): string {
@@ -202,17 +193,13 @@ function junit(result: CheckResult): string {
         `${result.consumer} calls no deprecated or removed ` + `version`,
       )}"/>`,
     );
-  const counts = `tests="${tests}" failures="${result.failing}" errors="0"`;
-  const timestamp = result.now.toISOString();
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="version-router-check" ${counts}>`,
-    `  <testsuite name="${xml(`API deprecations of ${result.consumer}`)}" ${counts} timestamp="${timestamp}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitReport({
+    suite: `API deprecations of ${result.consumer}`,
+    tests,
+    failures: result.failing,
+    timestamp: result.now,
+    cases,
+  });
 }
 
 export const formatResult = (result: CheckResult, format: Format): string =>

@@ -1,14 +1,13 @@
 import type { Format } from './args.js';
 import { changeText } from './findings.js';
 import type { PreviewChange, UpgradePreviewAnswer } from './gateway.js';
+import { cell, junitReport, plural, xml } from './report-text.js';
 
 /**
  * `version-router-check --preview <n>` in its three formats: the verdict of moving the consumer's pin to n, each
  * call it made and each declared change or removed operation on the way that touches one of them; the changes that
  * touch none are counted, not listed (the whole preview is the gateway's `GET /consumer/upgrade-preview`).
  */
-
-const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 /** A change in words, with where it is and what of the consumer's it touches. */
 function changeLine(change: PreviewChange): string {
@@ -49,7 +48,6 @@ function text(preview: UpgradePreviewAnswer, url: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-const cell = (value: string): string => value.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 const ICONS = { safe: '✅', review: '⚠️', blocked: '❌' } as const;
 
 function markdown(preview: UpgradePreviewAnswer, url: string): string {
@@ -74,14 +72,6 @@ function markdown(preview: UpgradePreviewAnswer, url: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-const xml = (value: string): string =>
-  value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-
 /** A JUnit report: a test case per call made, failed when the target lacks its operation. */
 function junit(preview: UpgradePreviewAnswer): string {
   const blocked = new Set(preview.blocking);
@@ -104,16 +94,12 @@ function junit(preview: UpgradePreviewAnswer): string {
       )}"/>`,
     );
   const failures = preview.calls.filter((call) => blocked.has(call.call)).length;
-  const counts = `tests="${cases.length}" failures="${failures}" errors="0"`;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="version-router-check" ${counts}>`,
-    `  <testsuite name="${xml(`Moving ${preview.consumer} to API v${preview.to}: ${preview.verdict}`)}" ${counts}>`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitReport({
+    suite: `Moving ${preview.consumer} to API v${preview.to}: ${preview.verdict}`,
+    tests: cases.length,
+    failures,
+    cases,
+  });
 }
 
 export const formatPreview = (preview: UpgradePreviewAnswer, format: Format, url: string): string =>
