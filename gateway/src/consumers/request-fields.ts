@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { routeLabelOf } from '@version-router/platform/http-foundation';
 import type { Clock } from '@version-router/platform/clock';
+import type { VersionAnswer } from '../versions/policy.js';
 import { operationOf } from './ledger.js';
 import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from './store.js';
 
@@ -9,6 +10,9 @@ import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from '.
  * The field paths each authenticated consumer sends in the JSON bodies of each operation
  * (docs/consumers.md#upgrade-preview): `customer.id`, `lines[].sku`, as the declarations name fields, each with its
  * requests and first and last seen. What an upgrade preview reads to tell whether a change of a request field touches the consumer.
+ *
+ * Recorded only on a version with a successor (`recordsFieldsOf`): a preview moves a consumer from such a version,
+ * never from the latest, so the latest's requests pay for nothing.
  *
  * A body is walked once against a tree of the fields already known for its consumer, version and operation, so a
  * request builds no string for a field seen before and counts each field once. Bounded: 64 fields per consumer,
@@ -44,6 +48,13 @@ const MAX_PENDING_ROWS = 10_000;
 const MAX_TREES = 10_000;
 const MAX_DEPTH = 8;
 const MAX_VISITS = 1_000;
+
+/**
+ * Whether a request's body fields are recorded: only when its version has a successor, something an upgrade preview
+ * can move it to (docs/consumers.md#upgrade-preview). The first check on every path that records, and the cheapest.
+ */
+export const recordsFieldsOf = (answer: VersionAnswer | null): answer is VersionAnswer =>
+  answer !== null && answer.successor !== null;
 
 interface FieldNode {
   readonly path: string;
@@ -150,9 +161,10 @@ export function createRequestFields({
   };
 
   const record = (request: FastifyRequest, body: unknown): void => {
-    const consumerId = request.consumer;
     const answer = request.apiVersion;
-    if (consumerId === null || answer === null || answer.version === null || !isObject(body)) return;
+    if (!recordsFieldsOf(answer)) return;
+    const consumerId = request.consumer;
+    if (consumerId === null || answer.version === null || !isObject(body)) return;
     const tree = treeOf(
       consumerId,
       answer.version,
@@ -228,7 +240,7 @@ export function createRequestFields({
   return {
     sent: record,
     sentBytes(request, bytes) {
-      if (request.consumer === null || bytes.length === 0) return;
+      if (!recordsFieldsOf(request.apiVersion) || request.consumer === null || bytes.length === 0) return;
       let body: unknown;
       try {
         body = JSON.parse(bytes.toString('utf8'));

@@ -9,13 +9,13 @@ import { createMemoryConsumerStore } from './memory-store.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
-/** An authenticated request on v1's orders, as the gateway's router leaves it. */
-const request = (consumer: string | null) =>
+/** An authenticated request on v1's orders (v2 its successor; null: the latest), as the gateway's router leaves it. */
+const request = (consumer: string | null, successor: number | null = 2) =>
   ({
     consumer,
     method: 'POST',
     routeOptions: { url: '/v1/orders/:id' },
-    apiVersion: { version: 1, selectedBy: 'path' },
+    apiVersion: { version: 1, selectedBy: 'path', successor },
   }) as unknown as FastifyRequest;
 
 function fields() {
@@ -60,6 +60,15 @@ describe('the request field paths of authenticated bodies', () => {
     await recorder.close();
     expect(await store.requestFieldsOf(1, NOW - 1, 'acme')).toHaveLength(MAX_FIELDS_PER_OPERATION);
     expect(dropped).toEqual([1]);
+  });
+
+  it('are not recorded on a version without a successor: no preview moves a consumer from it', async () => {
+    const { store, dropped, recorder } = fields();
+    recorder.sentBytes(request('acme', null), Buffer.from('{"user_id":"u-1"}'));
+    recorder.sent(request('acme', null), { user_id: 'u-2' });
+    await recorder.close();
+    expect(await store.requestFieldsOf(1, NOW - 1)).toEqual([]);
+    expect(dropped).toEqual([]);
   });
 
   it('ignore a body that is no JSON object', async () => {
