@@ -16,8 +16,8 @@ import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from '.
  *
  * A body is walked once against a tree of the fields already known for its consumer, version and operation, so a
  * request builds no string for a field seen before and counts each field once. Bounded: 64 fields per consumer,
- * version and operation (the store keeps the same bound), fields 8 levels deep at most, 1,000 values of a body
- * visited at most, 10,000 consumer × operation trees per replica. Counts add up in memory and are written every few
+ * version and operation (the store keeps the same bound), fields 8 levels deep at most, the first 16 items of an
+ * array and 1,000 values of a body visited at most, 10,000 consumer × operation trees per replica. Counts add up in memory and are written every few
  * seconds and at shutdown, as the ledger's; while the store cannot be written at most 10,000 rows wait, and what
  * does not fit is dropped and counted.
  */
@@ -48,6 +48,11 @@ const MAX_PENDING_ROWS = 10_000;
 const MAX_TREES = 10_000;
 const MAX_DEPTH = 8;
 const MAX_VISITS = 1_000;
+/**
+ * A field path names every item of an array alike (`lines[].sku`), and a client's items are built by one piece of
+ * code: the first few show the fields; walking a list of hundreds would cost far more and add none.
+ */
+const MAX_ITEMS = 16;
 
 /**
  * Whether a request's body fields are recorded: only when its version has a successor, something an upgrade preview
@@ -198,8 +203,10 @@ export function createRequestFields({
     const descend = (node: FieldNode, value: unknown, depth: number): void => {
       if (isObject(value)) visit(node.children, node.path, value, depth);
       else if (Array.isArray(value)) {
-        for (const item of value) {
+        const items = Math.min(value.length, MAX_ITEMS);
+        for (let i = 0; i < items; i++) {
           if (visits > MAX_VISITS) return;
+          const item: unknown = value[i];
           if (isObject(item)) visit(node.itemChildren, `${node.path}[]`, item, depth);
         }
       }

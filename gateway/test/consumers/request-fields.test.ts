@@ -71,6 +71,17 @@ describe('the request field paths of authenticated bodies', () => {
     expect(dropped).toEqual([]);
   });
 
+  it("walk an array's first 16 items: a field of a later item alone is not recorded", async () => {
+    const { store, recorder } = fields();
+    const lines: Record<string, unknown>[] = Array.from({ length: 40 }, (_, n) => ({ sku: `sku-${n}` }));
+    lines[15] = { sku: 'sku-15', gift: true };
+    lines[16] = { sku: 'sku-16', coupon: 'c-1' };
+    recorder.sent(request('acme'), { lines });
+    await recorder.close();
+    const rows = await store.requestFieldsOf(1, NOW - 1, 'acme');
+    expect(rows.map(({ field }) => field)).toEqual(['lines', 'lines[].gift', 'lines[].sku']);
+  });
+
   it('ignore a body that is no JSON object', async () => {
     const { store, recorder } = fields();
     recorder.sentBytes(request('acme'), Buffer.from('not json'));
