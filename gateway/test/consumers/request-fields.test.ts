@@ -98,6 +98,8 @@ describe('judging a preview on the fields a consumer sent', () => {
     method: 'POST',
     path: `/v${from}/orders/{id}`,
     key: 'POST /orders/{}',
+    successorPath: `/v${from + 1}/orders/{id}`,
+    successorKey: 'POST /orders/{}',
     change: {
       change: to === undefined ? 'removed' : 'renamed',
       kind: 'field',
