@@ -134,4 +134,61 @@ describe('judging a preview on the fields a consumer sent', () => {
       [true, ['user_id.kind']],
     ]);
   });
+
+  it('gives a HEAD call what reaches a HEAD answer, through an endpoint rename, and no body change', () => {
+    const head = {
+      ...postCall([]),
+      operation: 'HEAD /v1/orders/{id}',
+      call: 'HEAD /v1/orders/{id}',
+    };
+    const on = (from: number, path: string, there: string, change: StepChange['change'], removal = false) => ({
+      from,
+      to: from + 1,
+      method: 'GET',
+      path: `/v${from}${path}`,
+      key: `GET ${path.replace('{id}', '{}')}`,
+      successorPath: `/v${from + 1}${there}`,
+      successorKey: `GET ${there.replace('{id}', '{}')}`,
+      change,
+      removal,
+    });
+    const words = { where: '', breaking: true, description: '' };
+    const judged = judgePreview(
+      1,
+      [
+        on(1, '/orders/{id}', '/purchases/{id}', {
+          ...words,
+          change: 'endpoint renamed',
+          kind: 'endpoint',
+          name: '/v1/orders/{id}',
+          to: '/v2/purchases/{id}',
+        }),
+        on(1, '/orders/{id}', '/purchases/{id}', { ...words, change: 'renamed', kind: 'field', name: 'a', to: 'b' }),
+        on(2, '/purchases/{id}', '/purchases/{id}', {
+          ...words,
+          change: 'header renamed',
+          kind: 'header',
+          name: 'X-Count',
+          to: 'Count',
+        }),
+        on(2, '/purchases/{id}', '/purchases/{id}', {
+          ...words,
+          change: 'status changed',
+          kind: 'status',
+          name: '410',
+          to: '404',
+        }),
+        on(3, '/purchases/{id}', '/purchases/{id}', { ...words, change: 'removed', kind: 'endpoint', name: '' }, true),
+      ],
+      [head],
+    );
+    expect(judged.changes.map(({ change, affects }) => [change, affects])).toEqual([
+      ['endpoint renamed', true],
+      ['renamed', false],
+      ['header renamed', true],
+      ['status changed', true],
+      ['removed', true],
+    ]);
+    expect([judged.verdict, judged.blocking]).toEqual(['blocked', ['HEAD /v1/orders/{id}']]);
+  });
 });

@@ -54,7 +54,10 @@ export type PreviewChange = GuideChange & {
   successor: number;
   /** The operation as that step's version names it: `GET /v1/orders/{id}`. */
   operation: string;
-  /** It touches a call of the consumer: its answers (any call but HEAD), a request field it sent, or the operation gone. */
+  /**
+   * It touches a call of the consumer: its answers (their bodies: any call but HEAD), a request field it sent, or the
+   * operation's path, status or headers (gone included).
+   */
   affects: boolean;
   /** The consumer's calls it touches (as `calls` names them). */
   calls: string[];
@@ -91,6 +94,16 @@ function renamedBy(field: string, changes: readonly StepChange[]): string {
   return field;
 }
 
+/**
+ * A change of bodies, which a HEAD answer has none of: fields, an envelope, what a module translates. Every other
+ * change of an operation (its path, status, headers, parameters) reaches a HEAD call as it reaches GET's.
+ */
+const changesBodies = (change: GuideChange): boolean =>
+  change.kind === 'field' ||
+  change.kind === 'response' ||
+  change.kind === 'request body' ||
+  change.change === 'translated by module';
+
 /** `/v1` or `/api/v1` at the start of a path of `version`. */
 const ownPrefix = (version: number): RegExp => new RegExp(`^(/api)?/v${version}(?=/|$)`);
 
@@ -103,8 +116,9 @@ function operationAtOf(operation: string, version: number): OperationAt {
 /**
  * The preview from the changes on the way and the consumer's calls of `from`: pure, so the status page and the
  * notices judge a consumer exactly as its own preview does. A change touches a call of its operation (a HEAD call
- * also by what happens to GET's): every call by the removal of the operation; a call but HEAD by a change of the
- * answers' fields (its answers carry them); any call that sent a request field the change names.
+ * also by what happens to GET's): every call by the removal of the operation or a change of its path, status or
+ * headers; a call but HEAD by a change of the bodies (its answers carry them); any call that sent a request field the
+ * change names.
  * Calls are followed through the steps to where each step's endpoint renames move their operations (oneStepOn), and
  * their fields under the names each step's renames and conversions give them.
  */
@@ -132,7 +146,7 @@ export function judgePreview(
         if (!changesOperation(stepChange, at.key)) continue;
         const named = [...fields.entries()].filter(([now]) => names(change.name, now)).map(([, own]) => own);
         for (const own of named) sent.add(own);
-        if (stepChange.removal || !head || named.length > 0) touched.push(call.call);
+        if (stepChange.removal || !head || !changesBodies(change) || named.length > 0) touched.push(call.call);
       }
       if (stepChange.removal) for (const call of touched) blocking.add(call);
       previewed.push({
