@@ -3,7 +3,8 @@
 //   node bench/ab.mjs <gateway-a.js> <gateway-b.js> [route] [seconds]
 //
 // route: a GET path (default /v2/orders/ord-1001) or the name of one of `npm run bench`'s routes
-// (e.g. 'POST /api/users', 'GET /orders/ord-1001 (API-Version: 2)'), sent with its method, headers and body.
+// (e.g. 'POST /api/users', 'GET /orders/ord-1001 (API-Version: 2)'), sent with its method, headers and body;
+// else `METHOD /path` (e.g. 'PUT /v1/orders/ord-1001'), sent with BENCH_BODY and BENCH_HEADERS.
 //
 // Both gateways run at the same time on the servers' core, each in front of its own backend (the dist/
 // build), with the backends and two wrk runs (50 connections each) on the load core. The scheduler shares
@@ -27,6 +28,7 @@
 //   BENCH_NODE_A, BENCH_NODE_B                  the same for one build (e.g. A on 20, B on 24).
 //   BENCH_NODE_OPTIONS_A, BENCH_NODE_OPTIONS_B  node flags for one gateway (e.g. --max-semi-space-size=32).
 //   BENCH_HEADERS    request headers added to the route's, as JSON (e.g. '{"Accept":"application/json"}').
+//   BENCH_BODY       the body of a `METHOD /path` route (e.g. '{"user_id":"u-1"}', with a Content-Type header).
 //   BENCH_VERSIONS_FILE_A, BENCH_VERSIONS_FILE_B  the version policy file of one gateway (API_VERSIONS_FILE;
 //                    default ops/versions.json), e.g. one build with the query and media type schemes on.
 //   BENCH_API_KEY_A, BENCH_API_KEY_B  "true": that gateway's requests carry a valid API-Key (a consumer
@@ -66,7 +68,15 @@ import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
 const [gatewayA, gatewayB, path = '/v2/orders/ord-1001', seconds = '5'] = process.argv.slice(2);
-const named = ROUTES.find((route) => route.name === path) ?? { method: 'GET', path, headers: {} };
+// Any other route: a GET path, or `METHOD /path` sent with BENCH_BODY as its body.
+const [, method = 'GET', target = path] = /^([A-Z]+) (\/\S*)$/.exec(path) ?? [];
+const body = process.env.BENCH_BODY;
+const named = ROUTES.find((route) => route.name === path) ?? {
+  method,
+  path: target,
+  headers: {},
+  ...(body === undefined ? {} : { body }),
+};
 const request = { ...named, headers: { ...named.headers, ...JSON.parse(process.env.BENCH_HEADERS ?? '{}') } };
 if (gatewayB === undefined) {
   process.stderr.write('usage: node bench/ab.mjs <gateway-a.js> <gateway-b.js> [route] [seconds]\n');

@@ -22,7 +22,8 @@ const request = {
   consumer: 'acme',
   method: 'POST',
   routeOptions: { url: '/v1/orders/:id' },
-  apiVersion: { version: 1, selectedBy: 'path' },
+  // v1 has a successor (v2): only such a version's requests are recorded.
+  apiVersion: { version: 1, selectedBy: 'path', successor: 2 },
 };
 const bodies = {
   'an order (4 fields)': { user_id: 'user-1', total: 19.99, status: 'paid', note: 'leave at the door' },

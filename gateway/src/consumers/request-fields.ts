@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { routeLabelOf } from '@version-router/platform/http-foundation';
 import type { Clock } from '@version-router/platform/clock';
+import type { VersionAnswer } from '../versions/policy.js';
 import { operationOf } from './ledger.js';
 import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from './store.js';
 
@@ -10,10 +11,13 @@ import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from '.
  * (docs/consumers.md#upgrade-preview): `customer.id`, `lines[].sku`, as the declarations name fields, each with its
  * requests and first and last seen. What an upgrade preview reads to tell whether a change of a request field touches the consumer.
  *
+ * Recorded only on a version with a successor (`recordsFieldsOf`): a preview moves a consumer from such a version,
+ * never from the latest, so the latest's requests pay for nothing.
+ *
  * A body is walked once against a tree of the fields already known for its consumer, version and operation, so a
  * request builds no string for a field seen before and counts each field once. Bounded: 64 fields per consumer,
- * version and operation (the store keeps the same bound), fields 8 levels deep at most, 1,000 values of a body
- * visited at most, 10,000 consumer × operation trees per replica. Counts add up in memory and are written every few
+ * version and operation (the store keeps the same bound), fields 8 levels deep at most, the first 16 items of an
+ * array and 1,000 values of a body visited at most, 10,000 consumer × operation trees per replica. Counts add up in memory and are written every few
  * seconds and at shutdown, as the ledger's; while the store cannot be written at most 10,000 rows wait, and what
  * does not fit is dropped and counted.
  */
@@ -44,6 +48,18 @@ const MAX_PENDING_ROWS = 10_000;
 const MAX_TREES = 10_000;
 const MAX_DEPTH = 8;
 const MAX_VISITS = 1_000;
+/**
+ * A field path names every item of an array alike (`lines[].sku`), and a client's items are built by one piece of
+ * code: the first few show the fields; walking a list of hundreds would cost far more and add none.
+ */
+const MAX_ITEMS = 16;
+
+/**
+ * Whether a request's body fields are recorded: only when its version has a successor, something an upgrade preview
+ * can move it to (docs/consumers.md#upgrade-preview). The first check on every path that records, and the cheapest.
+ */
+export const recordsFieldsOf = (answer: VersionAnswer | null): answer is VersionAnswer =>
+  answer !== null && answer.successor !== null;
 
 interface FieldNode {
   readonly path: string;
@@ -150,9 +166,10 @@ export function createRequestFields({
   };
 
   const record = (request: FastifyRequest, body: unknown): void => {
-    const consumerId = request.consumer;
     const answer = request.apiVersion;
-    if (consumerId === null || answer === null || answer.version === null || !isObject(body)) return;
+    if (!recordsFieldsOf(answer)) return;
+    const consumerId = request.consumer;
+    if (consumerId === null || answer.version === null || !isObject(body)) return;
     const tree = treeOf(
       consumerId,
       answer.version,
@@ -186,8 +203,10 @@ export function createRequestFields({
     const descend = (node: FieldNode, value: unknown, depth: number): void => {
       if (isObject(value)) visit(node.children, node.path, value, depth);
       else if (Array.isArray(value)) {
-        for (const item of value) {
+        const items = Math.min(value.length, MAX_ITEMS);
+        for (let i = 0; i < items; i++) {
           if (visits > MAX_VISITS) return;
+          const item: unknown = value[i];
           if (isObject(item)) visit(node.itemChildren, `${node.path}[]`, item, depth);
         }
       }
@@ -228,7 +247,7 @@ export function createRequestFields({
   return {
     sent: record,
     sentBytes(request, bytes) {
-      if (request.consumer === null || bytes.length === 0) return;
+      if (!recordsFieldsOf(request.apiVersion) || request.consumer === null || bytes.length === 0) return;
       let body: unknown;
       try {
         body = JSON.parse(bytes.toString('utf8'));

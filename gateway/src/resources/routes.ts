@@ -18,7 +18,7 @@ import { isJsonType } from '../proxy/translated/context.js';
 import { traceServed, traceVersion } from '../accounting/trace.js';
 import type { Comparisons } from '../comparison/comparisons.js';
 import type { RouteTranslation } from '../translation/compile.js';
-import type { RequestFields } from '../consumers/request-fields.js';
+import { recordsFieldsOf, type RequestFields } from '../consumers/request-fields.js';
 
 export interface VersionedResourcesOptions {
   policies: PolicyInForce<TranslatedRoutes>;
@@ -161,11 +161,18 @@ export async function versionedResources(
         ? undefined
         : translatedRoutes.get(answer.version as number)?.get(match.route.template);
     if (trace !== null) traceServed(trace, answer.version as number, translatedRoute?.translation);
-    // An authenticated request's JSON body held whole: its field paths, unless its translation reads them.
-    const body = request.body;
-    if (request.consumer !== null && Buffer.isBuffer(body) && translatedRoute?.translation.requestBody === undefined) {
-      const type = request.raw.headers['content-type'];
-      if (type !== undefined && isJsonType(type)) requestFields.sentBytes(request, body);
+    // An authenticated request's JSON body held whole: its field paths, unless its translation reads them. Only on a
+    // version with a successor, checked first: the others pay nothing (docs/consumers.md#upgrade-preview).
+    if (recordsFieldsOf(answer)) {
+      const body = request.body;
+      if (
+        request.consumer !== null &&
+        Buffer.isBuffer(body) &&
+        translatedRoute?.translation.requestBody === undefined
+      ) {
+        const type = request.raw.headers['content-type'];
+        if (type !== undefined && isJsonType(type)) requestFields.sentBytes(request, body);
+      }
     }
     if (translatedRoute !== undefined) {
       // A version declared as changes: its serving version answers (docs/declared-versions.md#versions-declared-as-changes).

@@ -9,13 +9,13 @@ import { createMemoryConsumerStore } from './memory-store.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
-/** An authenticated request on v1's orders, as the gateway's router leaves it. */
-const request = (consumer: string | null) =>
+/** An authenticated request on v1's orders (v2 its successor; null: the latest), as the gateway's router leaves it. */
+const request = (consumer: string | null, successor: number | null = 2) =>
   ({
     consumer,
     method: 'POST',
     routeOptions: { url: '/v1/orders/:id' },
-    apiVersion: { version: 1, selectedBy: 'path' },
+    apiVersion: { version: 1, selectedBy: 'path', successor },
   }) as unknown as FastifyRequest;
 
 function fields() {
@@ -62,6 +62,26 @@ describe('the request field paths of authenticated bodies', () => {
     expect(dropped).toEqual([1]);
   });
 
+  it('are not recorded on a version without a successor: no preview moves a consumer from it', async () => {
+    const { store, dropped, recorder } = fields();
+    recorder.sentBytes(request('acme', null), Buffer.from('{"user_id":"u-1"}'));
+    recorder.sent(request('acme', null), { user_id: 'u-2' });
+    await recorder.close();
+    expect(await store.requestFieldsOf(1, NOW - 1)).toEqual([]);
+    expect(dropped).toEqual([]);
+  });
+
+  it("walk an array's first 16 items: a field of a later item alone is not recorded", async () => {
+    const { store, recorder } = fields();
+    const lines: Record<string, unknown>[] = Array.from({ length: 40 }, (_, n) => ({ sku: `sku-${n}` }));
+    lines[15] = { sku: 'sku-15', gift: true };
+    lines[16] = { sku: 'sku-16', coupon: 'c-1' };
+    recorder.sent(request('acme'), { lines });
+    await recorder.close();
+    const rows = await store.requestFieldsOf(1, NOW - 1, 'acme');
+    expect(rows.map(({ field }) => field)).toEqual(['lines', 'lines[].gift', 'lines[].sku']);
+  });
+
   it('ignore a body that is no JSON object', async () => {
     const { store, recorder } = fields();
     recorder.sentBytes(request('acme'), Buffer.from('not json'));
@@ -78,6 +98,8 @@ describe('judging a preview on the fields a consumer sent', () => {
     method: 'POST',
     path: `/v${from}/orders/{id}`,
     key: 'POST /orders/{}',
+    successorPath: `/v${from + 1}/orders/{id}`,
+    successorKey: 'POST /orders/{}',
     change: {
       change: to === undefined ? 'removed' : 'renamed',
       kind: 'field',
@@ -111,5 +133,62 @@ describe('judging a preview on the fields a consumer sent', () => {
       [true, ['user_id.kind']],
       [true, ['user_id.kind']],
     ]);
+  });
+
+  it('gives a HEAD call what reaches a HEAD answer, through an endpoint rename, and no body change', () => {
+    const head = {
+      ...postCall([]),
+      operation: 'HEAD /v1/orders/{id}',
+      call: 'HEAD /v1/orders/{id}',
+    };
+    const on = (from: number, path: string, there: string, change: StepChange['change'], removal = false) => ({
+      from,
+      to: from + 1,
+      method: 'GET',
+      path: `/v${from}${path}`,
+      key: `GET ${path.replace('{id}', '{}')}`,
+      successorPath: `/v${from + 1}${there}`,
+      successorKey: `GET ${there.replace('{id}', '{}')}`,
+      change,
+      removal,
+    });
+    const words = { where: '', breaking: true, description: '' };
+    const judged = judgePreview(
+      1,
+      [
+        on(1, '/orders/{id}', '/purchases/{id}', {
+          ...words,
+          change: 'endpoint renamed',
+          kind: 'endpoint',
+          name: '/v1/orders/{id}',
+          to: '/v2/purchases/{id}',
+        }),
+        on(1, '/orders/{id}', '/purchases/{id}', { ...words, change: 'renamed', kind: 'field', name: 'a', to: 'b' }),
+        on(2, '/purchases/{id}', '/purchases/{id}', {
+          ...words,
+          change: 'header renamed',
+          kind: 'header',
+          name: 'X-Count',
+          to: 'Count',
+        }),
+        on(2, '/purchases/{id}', '/purchases/{id}', {
+          ...words,
+          change: 'status changed',
+          kind: 'status',
+          name: '410',
+          to: '404',
+        }),
+        on(3, '/purchases/{id}', '/purchases/{id}', { ...words, change: 'removed', kind: 'endpoint', name: '' }, true),
+      ],
+      [head],
+    );
+    expect(judged.changes.map(({ change, affects }) => [change, affects])).toEqual([
+      ['endpoint renamed', true],
+      ['renamed', false],
+      ['header renamed', true],
+      ['status changed', true],
+      ['removed', true],
+    ]);
+    expect([judged.verdict, judged.blocking]).toEqual(['blocked', ['HEAD /v1/orders/{id}']]);
   });
 });

@@ -102,7 +102,7 @@ describe('GET /consumer/upgrade-preview?to=N', () => {
     );
   });
 
-  it('records the request fields a consumer sends, on a translated route as sent and on its own route', async () => {
+  it('records the request fields a consumer sends on a translated route as sent, none on the latest', async () => {
     const key = await consumer('writer');
     const put = (url: string, body: unknown) =>
       gateway.app.inject({
@@ -128,7 +128,8 @@ describe('GET /consumer/upgrade-preview?to=N', () => {
       ['PUT /v1/orders/{id}', 'note.text', 1],
       ['PUT /v1/orders/{id}', 'user_id', 1],
     ]);
-    expect(await fields(2)).toEqual([['PUT /v2/orders/{id}', 'customer_id', 1]]);
+    // v2 is the latest: no preview moves a consumer from it, so its requests record nothing.
+    expect(await fields(2)).toEqual([]);
   });
 
   it('gives a consumer that never called the orders `safe`, every change listed as not affecting it', async () => {
@@ -224,6 +225,58 @@ describe('GET /consumers/{id}/upgrade-preview?to=N (admin port)', () => {
     const admin = await gateway.admin();
     const res = await admin.inject({ url: '/consumers/asker/upgrade-preview?to=2' });
     expect(res.statusCode).toBe(502);
+  });
+});
+
+describe('request fields on a version its own route serves', () => {
+  beforeEach(() => start(designPolicyFile));
+
+  it('are recorded as the body arrived while the version has a successor, none on the latest', async () => {
+    const key = await consumer('writer');
+    const put = (url: string, body: unknown) =>
+      gateway.app.inject({
+        method: 'PUT',
+        url,
+        headers: { 'api-key': key, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    await put('/v1/orders/ord-1001', { user_id: 'u-2' });
+    await put('/v2/orders/ord-1001', { customer_id: 'u-2' });
+    await gateway.app.close();
+    const fields = async (version: number) =>
+      (await gateway.consumerStore.requestFieldsOf(version, 0, 'writer')).map(({ operation, field }) => [
+        operation,
+        field,
+      ]);
+    expect(await fields(1)).toEqual([['PUT /v1/orders/{id}', 'user_id']]);
+    expect(await fields(2)).toEqual([]);
+  });
+});
+
+describe('request fields on a translated version before its deprecation is announced', () => {
+  // Announced later: until then v1 is current, with no successor a request is told of.
+  beforeEach(() =>
+    start({
+      ...DECLARED_POLICY,
+      versions: [
+        { ...DECLARED_POLICY.versions[0], announced: '2026-12-01', sunset: '2027-06-01T00:00:00Z' },
+        DECLARED_POLICY.versions[1],
+      ],
+    }),
+  );
+
+  it('are not recorded, though the translation reads the body', async () => {
+    const key = await consumer('early');
+    const res = await gateway.app.inject({
+      method: 'PUT',
+      url: '/v1/orders/ord-1001',
+      headers: { 'api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ user_id: 'u-2' }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(backend.seen.at(-1)?.url).toBe('/v2/orders/ord-1001');
+    await gateway.app.close();
+    expect(await gateway.consumerStore.requestFieldsOf(1, 0, 'early')).toEqual([]);
   });
 });
 

@@ -17,6 +17,9 @@ export interface StepChange {
   readonly path: string;
   /** The operation across versions and forms: `GET /orders/{}` (operationKey). */
   readonly key: string;
+  /** Where the step's successor serves it (`/v2/purchases/{id}` after an endpoint rename), and under which key. */
+  readonly successorPath: string;
+  readonly successorKey: string;
   readonly change: GuideChange;
   /** The successor does not have the operation: a consumer calling it cannot move. */
   readonly removal: boolean;
@@ -33,6 +36,44 @@ export type ChangesBetween =
 export function operationKey(method: string, path: string, version: number): string {
   const rest = path.replace(new RegExp(`^(?:/api)?/v${version}(?=/|$)`), '').replace(/\{[^}]*\}/g, '{}');
   return `${method} ${rest === '' ? '/' : rest}`;
+}
+
+/** An operation as one step's version has it: its key (operationKey) and its path below the version (`/orders/{id}`). */
+export interface OperationAt {
+  readonly key: string;
+  readonly template: string;
+}
+
+/** A change of the operation `key` names, or of its GET when it is a HEAD: a HEAD answers as its GET does. */
+export const changesOperation = (change: StepChange, key: string): boolean =>
+  change.key === key || (change.method === 'GET' && key === `HEAD${change.key.slice('GET'.length)}`);
+
+/**
+ * Where the step's successor has an operation of the step's version: where the step's endpoint rename of it (of its
+ * GET, for a HEAD) moves it, else where it was. The one rule that follows a consumer's call through the steps, both
+ * to the changes each later step declares on it and to what it sends for the target version.
+ */
+export function oneStepOn(ofStep: readonly StepChange[], at: OperationAt): OperationAt {
+  for (const change of ofStep) {
+    if (change.successorKey === change.key || !changesOperation(change, at.key)) continue;
+    const method = at.key.slice(0, at.key.indexOf(' '));
+    const own = new RegExp(`^(?:/api)?/v${change.to}(?=/|$)`);
+    return {
+      key: `${method}${change.successorKey.slice(change.method.length)}`,
+      template: change.successorPath.replace(own, ''),
+    };
+  }
+  return at;
+}
+
+/** An operation of the first step's version followed through every step of `changes` (oneStepOn). */
+export function followedOperation(changes: readonly StepChange[], at: OperationAt): OperationAt {
+  for (const step of new Set(changes.map((change) => change.from)))
+    at = oneStepOn(
+      changes.filter((change) => change.from === step),
+      at,
+    );
+  return at;
 }
 
 /**
@@ -77,7 +118,9 @@ export async function changesBetween(
       for (const change of operation.changes) {
         const removal = change.kind === 'endpoint' && change.change === 'removed';
         if (change.declared !== true && !removal) continue;
-        const id = `${key}\n${JSON.stringify(change)}`;
+        const successorKey = operationKey(operation.method, operation.successor_path, guide.successor);
+        // An endpoint rename names the form's own paths: the same rename of the operation in each form.
+        const id = `${key}\n${change.change === 'endpoint renamed' ? successorKey : JSON.stringify(change)}`;
         if (listed.has(id)) continue;
         listed.add(id);
         changes.push({
@@ -86,6 +129,8 @@ export async function changesBetween(
           method: operation.method,
           path: operation.path,
           key,
+          successorPath: operation.successor_path,
+          successorKey,
           change,
           removal,
         });

@@ -6,7 +6,16 @@ import { operationParts } from '../ledger.js';
 import type { ConsumerUsageReader, RequestFieldRow, RequestFieldsReader, UsageRow } from '../store.js';
 import { countedFrom, stillCallsVersion, unversionedVersion } from '../reports/activity.js';
 import { ACTIVE_WINDOW_MS } from '../reports/version-consumers.js';
-import { changesBetween, operationKey, stepsBetween, type StepChange } from './changes-between.js';
+import {
+  changesBetween,
+  changesOperation,
+  followedOperation,
+  oneStepOn,
+  operationKey,
+  stepsBetween,
+  type OperationAt,
+  type StepChange,
+} from './changes-between.js';
 
 /**
  * What moving from one version to a later one would change for one consumer, judged on the calls it made
@@ -45,7 +54,10 @@ export type PreviewChange = GuideChange & {
   successor: number;
   /** The operation as that step's version names it: `GET /v1/orders/{id}`. */
   operation: string;
-  /** It touches a call of the consumer: its answers (any call but HEAD), a request field it sent, or the operation gone. */
+  /**
+   * It touches a call of the consumer: its answers (their bodies: any call but HEAD), a request field it sent, or the
+   * operation's path, status or headers (gone included).
+   */
   affects: boolean;
   /** The consumer's calls it touches (as `calls` names them). */
   calls: string[];
@@ -82,46 +94,59 @@ function renamedBy(field: string, changes: readonly StepChange[]): string {
   return field;
 }
 
-/** The operation a call is of, across versions and forms. */
-const keyOf = (operation: string, version: number): string => {
+/**
+ * A change of bodies, which a HEAD answer has none of: fields, an envelope, what a module translates. Every other
+ * change of an operation (its path, status, headers, parameters) reaches a HEAD call as it reaches GET's.
+ */
+const changesBodies = (change: GuideChange): boolean =>
+  change.kind === 'field' ||
+  change.kind === 'response' ||
+  change.kind === 'request body' ||
+  change.change === 'translated by module';
+
+/** `/v1` or `/api/v1` at the start of a path of `version`. */
+const ownPrefix = (version: number): RegExp => new RegExp(`^(/api)?/v${version}(?=/|$)`);
+
+/** The operation a call of `version` is of: its key across versions and forms, and its path below the version. */
+function operationAtOf(operation: string, version: number): OperationAt {
   const { method, path } = operationParts(operation);
-  return operationKey(method, path, version);
-};
+  return { key: operationKey(method, path, version), template: path.replace(ownPrefix(version), '') };
+}
 
 /**
  * The preview from the changes on the way and the consumer's calls of `from`: pure, so the status page and the
  * notices judge a consumer exactly as its own preview does. A change touches a call of its operation (a HEAD call
- * also by what happens to GET's): every call by the removal of the operation; a call but HEAD by a change of the
- * answers' fields (its answers carry them); any call that sent a request field the change names. Fields are
- * followed through the steps under the names each step's renames and conversions give them.
+ * also by what happens to GET's): every call by the removal of the operation or a change of its path, status or
+ * headers; a call but HEAD by a change of the bodies (its answers carry them); any call that sent a request field the
+ * change names.
+ * Calls are followed through the steps to where each step's endpoint renames move their operations (oneStepOn), and
+ * their fields under the names each step's renames and conversions give them.
  */
 export function judgePreview(
   from: number,
   changes: readonly StepChange[],
   calls: readonly PreviewCall[],
 ): Pick<UpgradePreview, 'verdict' | 'changes' | 'blocking'> {
-  /** Per operation, each call with its sent fields by the name the current step gives them → their own name. */
-  const byKey = new Map<string, { call: PreviewCall; head: boolean; fields: Map<string, string> }[]>();
-  for (const call of calls) {
-    const key = keyOf(call.operation, from);
-    const head = operationParts(call.operation).method === 'HEAD';
-    const fields = new Map(call.fields_sent.map(({ field }) => [field, field]));
-    byKey.set(key, [...(byKey.get(key) ?? []), { call, head, fields }]);
-  }
+  /** Each call, with its operation as the current step names it and its sent fields by that step's name → own. */
+  const followed = calls.map((call) => ({
+    call,
+    head: operationParts(call.operation).method === 'HEAD',
+    at: operationAtOf(call.operation, from),
+    fields: new Map(call.fields_sent.map(({ field }) => [field, field])),
+  }));
   const previewed: PreviewChange[] = [];
   const blocking = new Set<string>();
   for (const step of [...new Set(changes.map((change) => change.from))]) {
     const ofStep = changes.filter((change) => change.from === step);
     for (const stepChange of ofStep) {
-      const { change, key, method } = stepChange;
-      const headKey = method === 'GET' ? `HEAD${key.slice('GET'.length)}` : undefined;
-      const called = [...(byKey.get(key) ?? []), ...(headKey === undefined ? [] : (byKey.get(headKey) ?? []))];
+      const { change, method } = stepChange;
       const touched: string[] = [];
       const sent = new Set<string>();
-      for (const { call, head, fields } of called) {
+      for (const { call, head, at, fields } of followed) {
+        if (!changesOperation(stepChange, at.key)) continue;
         const named = [...fields.entries()].filter(([now]) => names(change.name, now)).map(([, own]) => own);
         for (const own of named) sent.add(own);
-        if (stepChange.removal || !head || named.length > 0) touched.push(call.call);
+        if (stepChange.removal || !head || !changesBodies(change) || named.length > 0) touched.push(call.call);
       }
       if (stepChange.removal) for (const call of touched) blocking.add(call);
       previewed.push({
@@ -134,16 +159,16 @@ export function judgePreview(
         fields_sent: [...sent].sort(),
       });
     }
-    // The next step names the fields as this step's successor does.
-    for (const [key, called] of byKey) {
-      const renames = ofStep.filter((change) => change.key === key || `HEAD${change.key.slice(3)}` === key);
-      for (const { fields } of called)
-        for (const [now, own] of [...fields]) {
-          const next = renamedBy(now, renames);
-          if (next === now) continue;
-          fields.delete(now);
-          fields.set(next, own);
-        }
+    // The next step names the operations and fields as this step's successor does.
+    for (const one of followed) {
+      const own = ofStep.filter((change) => changesOperation(change, one.at.key));
+      for (const [now, name] of [...one.fields]) {
+        const next = renamedBy(now, own);
+        if (next === now) continue;
+        one.fields.delete(now);
+        one.fields.set(next, name);
+      }
+      one.at = oneStepOn(own, one.at);
     }
   }
   const breaking = previewed.some((change) => change.affects && change.breaking);
@@ -157,6 +182,7 @@ function previewCalls(
   fields: readonly RequestFieldRow[],
   version: number,
   to: number,
+  changes: readonly StepChange[],
   unversioned: number,
   policy: VersionPolicy,
 ): PreviewCall[] {
@@ -165,8 +191,16 @@ function previewCalls(
     .sort((a, b) => (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : 0))
     .map((row) => {
       const { method, path, form } = operationParts(row.operation);
-      const own = new RegExp(`^(/api)?/v${version}(?=/|$)`).exec(path);
-      const bare = { method, template: own === null ? path : path.slice(own[0].length), prefix: own?.[1] ?? '' };
+      const own = ownPrefix(version).exec(path);
+      const template = own === null ? path : path.slice(own[0].length);
+      // Where `to` serves it: moved by the endpoint renames on the way, as the changes are followed.
+      const there = followedOperation(changes, operationAtOf(row.operation, version)).template;
+      const bare = {
+        method,
+        template,
+        prefix: own?.[1] ?? '',
+        ...(there === template ? {} : { successorTemplate: there }),
+      };
       const called = callOfForm(form, bare, version, to === version ? null : to, policy.schemes);
       return {
         operation: row.operation,
@@ -247,7 +281,7 @@ export async function upgradePreview({
     reader.usageOf(consumerId, sinceMs),
     reader.requestFieldsOf(from, sinceMs, consumerId),
   ]);
-  const calls = previewCalls(rows, fields, from, to, unversioned, policy);
+  const calls = previewCalls(rows, fields, from, to, between.changes, unversioned, policy);
   const judged =
     from === to ? { verdict: 'safe' as const, changes: [], blocking: [] } : judgePreview(from, between.changes, calls);
   return {
