@@ -1,6 +1,6 @@
 // Where a gateway's CPU goes, by layer, from a V8 CPU profile (node --cpu-prof).
 //
-//   node bench/profile-summary.mjs <file.cpuprofile> [window-end-s] [window-length-s]
+//   node bench/profile-summary.mjs [--functions=N] <file.cpuprofile> [window-end-s] [window-length-s]
 //
 // Counts the profile's busy samples (not idle) in a window of the run, by default the whole profile, else the
 // `window-length-s` seconds that end `window-end-s` seconds before the profile's end (e.g. `1 8`: the last
@@ -8,12 +8,19 @@
 // Each sample goes to the layer of the innermost frame that belongs to a package or to our code: a socket
 // write that Fastify's reply makes counts as Fastify, one that undici makes as undici. Samples with only
 // Node's own frames go to Node's HTTP server or its sockets and streams; V8's garbage collector and
-// "(program)" (native code V8 cannot attribute) stand apart.
+// "(program)" (native code V8 cannot attribute) stand apart. With --functions=N it then lists the N functions
+// with the most self time (the innermost frame of each sample, native builtins included), each with its layer:
+// what to read when two profiles' layers differ.
 import { readFileSync } from 'node:fs';
 
-const [file, endArg, lengthArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const functionsFlag = args.find((arg) => arg.startsWith('--functions='));
+const topFunctions = functionsFlag === undefined ? 0 : Number(functionsFlag.slice('--functions='.length));
+const [file, endArg, lengthArg] = args.filter((arg) => arg !== functionsFlag);
 if (file === undefined) {
-  process.stderr.write('usage: node bench/profile-summary.mjs <file.cpuprofile> [window-end-s] [window-length-s]\n');
+  process.stderr.write(
+    'usage: node bench/profile-summary.mjs [--functions=N] <file.cpuprofile> [window-end-s] [window-length-s]\n',
+  );
   process.exit(2);
 }
 
@@ -59,6 +66,16 @@ const layerOf = (sampleId) => {
 };
 
 const counts = new Map();
+const functionCounts = new Map();
+/** A sample's innermost frame, named by function, file and line. */
+const functionOf = (sampleId) => {
+  const { functionName, url, lineNumber } = nodes.get(sampleId).callFrame;
+  const where =
+    url === ''
+      ? ''
+      : ` ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(gateway|platform)\/dist\//, '$1/')}:${lineNumber + 1}`;
+  return `${functionName === '' ? '(anonymous)' : functionName}${where}`;
+};
 let busy = 0;
 let time = profile.startTime;
 profile.samples.forEach((sampleId, i) => {
@@ -67,6 +84,10 @@ profile.samples.forEach((sampleId, i) => {
   busy += 1;
   const layer = layerOf(sampleId);
   counts.set(layer, (counts.get(layer) ?? 0) + 1);
+  if (topFunctions > 0) {
+    const key = `${functionOf(sampleId)}  [${layer}]`;
+    functionCounts.set(key, (functionCounts.get(key) ?? 0) + 1);
+  }
 });
 
 process.stdout.write(
@@ -75,4 +96,10 @@ process.stdout.write(
 );
 for (const [layer, count] of [...counts].sort((a, b) => b[1] - a[1])) {
   process.stdout.write(`${((count / busy) * 100).toFixed(1).padStart(5)} %  ${layer}\n`);
+}
+if (topFunctions > 0) {
+  process.stdout.write(`self time, the ${topFunctions} largest functions:\n`);
+  for (const [name, count] of [...functionCounts].sort((a, b) => b[1] - a[1]).slice(0, topFunctions)) {
+    process.stdout.write(`${((count / busy) * 100).toFixed(1).padStart(5)} %  ${name}\n`);
+  }
 }

@@ -82,8 +82,8 @@ const CREDENTIAL_PATHS = [
   'headers.authorization',
 ];
 
-/** The most JSON lines' bytes held before they are written: a request's line is about 250 bytes. */
-const LOG_BATCH_BYTES = 8 * 1024;
+/** The most JSON lines' characters held before they are written: a request's line is about 250. */
+const LOG_BATCH_CHARS = 8 * 1024;
 /** The longest an info line waits for its write. */
 const LOG_FLUSH_INTERVAL_MS = 100;
 
@@ -91,24 +91,58 @@ const LOG_FLUSH_INTERVAL_MS = 100;
  * One batched stdout per process, whichever loggers write to it: two buffers on one descriptor would let one
  * logger's lines overtake the other's, and each would add a timer and an exit hook.
  */
-let sharedStdout: ReturnType<typeof pino.destination> | undefined;
+let sharedStdout: LineBatches | undefined;
 
 /**
- * stdout for JSON lines, written in batches: once LOG_BATCH_BYTES have gathered, every LOG_FLUSH_INTERVAL_MS
- * (sonic-boom's periodic flush), after any line at warn or above (the logMethod hook) and when the process
- * exits, a crash included. One write(2) per line cost every request measurable CPU
- * (bench/README.md#tuning-history-before--after); a busy moment's batch holds tens of lines. The cost: a process
- * killed outright (SIGKILL, the kernel's out-of-memory killer) loses the info lines of its last 100 ms. Still
- * synchronous: a stdout that stops draining stalls the process rather than growing its memory.
+ * JSON lines gathered in an array and handed to sonic-boom (pino's synchronous destination) as one string per
+ * batch, which it writes at once, retrying a full pipe or a short write as it does for any write. Not sonic-boom's
+ * own batching (`minLength`): it appends each line to the string it holds and measures that string's UTF-8
+ * length on every write, so a batch of n lines cost a scan of n²/2 lines (bench/README.md, "Profile and levers,
+ * 2026-11-28 (second pass)"); here each batch is joined and measured once.
  */
-function batchedStdout(): ReturnType<typeof pino.destination> {
+class LineBatches implements pino.DestinationStream {
+  private lines: string[] = [];
+  private held = 0;
+
+  constructor(private readonly out: ReturnType<typeof pino.destination>) {}
+
+  write(line: string): void {
+    this.lines.push(line);
+    this.held += line.length;
+    if (this.held >= LOG_BATCH_CHARS) this.flush();
+  }
+
+  /** Writes what is held now; `done` as pino's logger.flush(done) passes it, called once it is written. */
+  flush(done?: (error?: Error) => void): void {
+    const { lines } = this;
+    if (lines.length > 0) {
+      this.lines = [];
+      this.held = 0;
+      this.out.write(lines.length === 1 ? (lines[0] as string) : lines.join(''));
+    }
+    done?.();
+  }
+
+  /** Writes what is held and waits for the descriptor (the exit hook). */
+  flushSync(): void {
+    this.flush();
+    this.out.flushSync();
+  }
+}
+
+/**
+ * stdout for JSON lines, written in batches: once LOG_BATCH_CHARS have gathered, every LOG_FLUSH_INTERVAL_MS,
+ * after any line at warn or above (the logMethod hook) and when the process exits, a crash included. One
+ * write(2) per line cost every request measurable CPU (bench/README.md#tuning-history-before--after); a busy
+ * moment's batch holds tens of lines. The cost: a process killed outright (SIGKILL, the kernel's out-of-memory
+ * killer) loses the info lines of its last 100 ms. Still synchronous: a stdout that stops draining stalls the
+ * process rather than growing its memory.
+ */
+function batchedStdout(): LineBatches {
   if (sharedStdout === undefined) {
-    const stdout = pino.destination({
-      dest: 1,
-      sync: true,
-      minLength: LOG_BATCH_BYTES,
-      periodicFlush: LOG_FLUSH_INTERVAL_MS,
-    });
+    const stdout = new LineBatches(pino.destination({ dest: 1, sync: true }));
+    // Unreferenced, as sonic-boom's own periodic flush: a timer alone keeps no process alive.
+    setInterval(() => stdout.flush(), LOG_FLUSH_INTERVAL_MS).unref();
     process.on('exit', () => stdout.flushSync());
     sharedStdout = stdout;
   }
