@@ -18,7 +18,8 @@ export const tools = Object.freeze({
   jq: {
     binaries: ['jq'],
     debianPackage: 'jq',
-    neededBy: "the runbook's deprecated-share one-liner, run as written (gateway/test/status/runbook-share.test.ts)",
+    neededBy:
+      "the runbook's deprecated-share one-liner, run as written (gateway/test/status/runbook-share.process.test.ts)",
   },
   kubectl: {
     binaries: ['kubectl'],
