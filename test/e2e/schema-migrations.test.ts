@@ -11,10 +11,11 @@ import { migrationEntries, repoRoot } from '../../scripts/paths.mjs';
 import { MIGRATE_COMMAND as GATEWAY_MIGRATE_COMMAND } from '../../gateway/src/database/migrate.js';
 import { MIGRATE_COMMAND as BACKEND_MIGRATE_COMMAND } from '../../services/users-orders/src/users/postgres/migrate.js';
 import { consumerWithKey, statusWith } from '../consumers/support.js';
-import { eventually } from '../support/eventually.mjs';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { readRepoFile } from '../support/repo-file.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startGateway, startService, type ServiceProcess } from './process-stack.js';
+import { startTestPostgres, type TestPostgres } from '../../platform/test/support/postgres.js';
+import { startGateway } from './process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
 
 const ROLES_HEADING = '#### The database and its two roles';
 const DATABASE = 'router';

@@ -194,7 +194,7 @@ describe('test/tools/test-ops.mjs without promtool', () => {
   });
 });
 
-describe('toolStatus, what test/support/tools.ts asks before a suite that needs a tool', () => {
+describe('toolStatus, what platform/test/support/tools.ts asks before a suite that needs a tool', () => {
   it('finds a tool whose executables are all on PATH', () => {
     writeFileSync(join(bin, 'kubectl'), fakeKubectl(), { mode: 0o755 });
     expect(toolStatus('kubectl', { PATH: bin })).toEqual({ available: true });

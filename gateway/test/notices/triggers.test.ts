@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NoticeStore } from '../../src/notices/store.js';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { eventually } from '../../../test/support/eventually.mjs';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
 import { idleNoticeStore } from './idle-store.js';
 
 let gateway: TestGateway | undefined;

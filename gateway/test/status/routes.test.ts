@@ -10,9 +10,9 @@ import {
   designPolicyFile,
   lifecyclePolicyFile,
   type TestGateway,
-} from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
+} from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../support/memory-store.js';
 import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
 import { idleNoticeStore } from '../notices/idle-store.js';
 

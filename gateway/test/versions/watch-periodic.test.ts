@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { designPolicyFile } from '../helpers.js';
+import { designPolicyFile } from '../support/helpers.js';
 import {
   buildWatchedGateway,
   digestOf,

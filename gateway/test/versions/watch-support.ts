@@ -5,11 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { createRegistry } from '@version-router/platform/metrics';
-import { capturedLog } from '../../../test/support/captured-log.js';
+import { capturedLog } from '../../../platform/test/support/captured-log.js';
 import { buildApp } from '../../src/app.js';
 import { loadPolicyFile, policyDigest } from '../../src/versions/policy-file.js';
-import { TODAY, designPolicyFile } from '../helpers.js';
-import { createMemoryConsumerStore } from '../consumers/memory-store.js';
+import { TODAY, designPolicyFile } from '../support/helpers.js';
+import { createMemoryConsumerStore } from '../support/memory-store.js';
 
 /** The shipped policy with v1's sunset moved: a different, valid content. */
 export const laterSunsetPolicy = {
