@@ -45,6 +45,10 @@ export default defineConfig({
             name,
             include: [`${dir}/test/**/*.test.ts`],
             exclude: [`${dir}/${PROCESS_TESTS}`],
+            // The files of a worker share one module graph: loading Fastify and the sources once per worker, not
+            // once per file, is most of the suite's time saved. So a fast test leaves no state behind: no
+            // vi.mock, stubbed global or timers left faked (docs/testing.md#fast-suites-and-process-suites).
+            isolate: false,
             sequence: { groupOrder: 0 },
           },
         },
