@@ -22,18 +22,41 @@ const COPY_AND_BUILD = [
 /** The workspace packages, whose tests live beside their sources (<dir>/test); a project each, named as the folder. */
 const WORKSPACE_PACKAGES = rootPackage.workspaces.map((dir) => ({ name: basename(dir), dir }));
 
+/**
+ * A package's test file that starts a process (a child process, an embedded PostgreSQL, the embedded store's
+ * programs, npm or tsc) or waits on real time for seconds is named `*.process.test.ts`: it runs in the package's
+ * `<name>-processes` project, so that the package's own suite (`npm test -w <package>`) stays fast
+ * (docs/testing.md#fast-suites-and-process-suites).
+ */
+const PROCESS_TESTS = 'test/**/*.process.test.ts';
+
 export default defineConfig({
   ...platformFromSource,
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      // One project per workspace package, so `npm test -w <package>` (vitest run --project <name>) runs its tests
-      // alone.
-      ...WORKSPACE_PACKAGES.map(({ name, dir }) => ({
-        extends: true as const,
-        test: { name, include: [`${dir}/test/**/*.test.ts`], sequence: { groupOrder: 0 } },
-      })),
+      // Two projects per workspace package: its fast tests, which `npm test -w <package>` (vitest run --project
+      // <name>) runs alone, and its tests that start processes (`--project <name>-processes`).
+      ...WORKSPACE_PACKAGES.flatMap(({ name, dir }) => [
+        {
+          extends: true as const,
+          test: {
+            name,
+            include: [`${dir}/test/**/*.test.ts`],
+            exclude: [`${dir}/${PROCESS_TESTS}`],
+            // The files of a worker share one module graph: loading Fastify and the sources once per worker, not
+            // once per file, is most of the suite's time saved. So a fast test leaves no state behind: no
+            // vi.mock, stubbed global or timers left faked (docs/testing.md#fast-suites-and-process-suites).
+            isolate: false,
+            sequence: { groupOrder: 0 },
+          },
+        },
+        {
+          extends: true as const,
+          test: { name: `${name}-processes`, include: [`${dir}/${PROCESS_TESTS}`], sequence: { groupOrder: 0 } },
+        },
+      ]),
       {
         extends: true,
         test: {

@@ -38,7 +38,7 @@ import {
 import { need, shell } from './harness.mjs';
 import { fillUsers } from './postgres.mjs';
 import { repoRoot } from '../scripts/paths.mjs';
-import { eventually } from '../test/support/eventually.mjs';
+import { eventually } from '../platform/test/support/eventually.mjs';
 
 const execFileAsync = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);

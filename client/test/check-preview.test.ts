@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ordersDocument } from '../../gateway/test/changes/documents.js';
-import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
-import { designPolicyFile, TODAY } from '../../gateway/test/helpers.js';
+import { ordersDocument } from '../../gateway/test/support/documents.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
+import { designPolicyFile, TODAY } from '../../gateway/test/support/helpers.js';
 import { runCheck } from '../src/check/run.js';
 import { startLiveGateway, type LiveGateway } from './live-gateway.js';
 

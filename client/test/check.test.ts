@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumerWithKey } from '../../gateway/test/consumers/memory-store.js';
-import { BROWNOUT_START, lifecyclePolicyFile, TODAY, V1_SUNSET } from '../../gateway/test/helpers.js';
+import { consumerWithKey } from '../../gateway/test/support/memory-store.js';
+import { BROWNOUT_START, lifecyclePolicyFile, TODAY, V1_SUNSET } from '../../gateway/test/support/helpers.js';
 import { judge } from '../src/check/findings.js';
 import { formatResult } from '../src/check/format.js';
 import { runCheck } from '../src/check/run.js';

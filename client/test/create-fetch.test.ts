@@ -93,7 +93,7 @@ describe('createFetch against the gateway', () => {
   );
 
   it("reports a brownout's 410, the gateway's own answer, with the version the path names", async () => {
-    const { lifecyclePolicyFile, BROWNOUT_START } = await import('../../gateway/test/helpers.js');
+    const { lifecyclePolicyFile, BROWNOUT_START } = await import('../../gateway/test/support/helpers.js');
     const brownout = await startLiveGateway({ policy: lifecyclePolicyFile, now: BROWNOUT_START });
     try {
       const { reports, onDeprecation } = collect();
@@ -167,7 +167,7 @@ describe('createFetch against the gateway', () => {
 
 describe('createFetch and a removed version', () => {
   it('reports the 410 of a removed version, which carries Sunset but no Deprecation, as removed, once', async () => {
-    const { designPolicyFile, V1_SUNSET } = await import('../../gateway/test/helpers.js');
+    const { designPolicyFile, V1_SUNSET } = await import('../../gateway/test/support/helpers.js');
     const removed = await startLiveGateway({ policy: designPolicyFile, now: V1_SUNSET });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
@@ -235,8 +235,8 @@ describe('createFetch and redirects', () => {
 
   let setup: Redirecting;
   beforeAll(async () => {
-    const { buildTestGateway } = await import('../../gateway/test/helpers.js');
-    const { consumerWithKey, createMemoryConsumerStore } = await import('../../gateway/test/consumers/memory-store.js');
+    const { buildTestGateway } = await import('../../gateway/test/support/helpers.js');
+    const { consumerWithKey, createMemoryConsumerStore } = await import('../../gateway/test/support/memory-store.js');
     const [backend, elsewhere] = [await startRecorder(), await startRecorder()];
     const store = createMemoryConsumerStore();
     const { key } = await consumerWithKey(store, 'acme');

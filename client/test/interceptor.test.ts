@@ -2,7 +2,12 @@ import { createServer } from 'node:net';
 import { Agent, fetch as undiciFetch, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deprecationInterceptor, type DeprecationReport } from '../src/undici.js';
-import { BROWNOUT_START, designPolicyFile, lifecyclePolicyFile, V1_SUNSET } from '../../gateway/test/helpers.js';
+import {
+  BROWNOUT_START,
+  designPolicyFile,
+  lifecyclePolicyFile,
+  V1_SUNSET,
+} from '../../gateway/test/support/helpers.js';
 import { requestsTo, startLiveGateway, type LiveGateway } from './live-gateway.js';
 
 let live: LiveGateway;

@@ -1,6 +1,6 @@
-import { startDocumentBackend, type DocumentBackend } from '../../gateway/test/changes/documents.js';
-import { consumerWithKey, createMemoryConsumerStore } from '../../gateway/test/consumers/memory-store.js';
-import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../../gateway/test/helpers.js';
+import { startDocumentBackend, type DocumentBackend } from '../../gateway/test/support/documents.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../../gateway/test/support/memory-store.js';
+import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../../gateway/test/support/helpers.js';
 
 /** The real gateway listening on loopback in front of a backend that publishes the orders' OpenAPI documents. */
 export interface LiveGateway {

@@ -46,7 +46,7 @@ import { watchDefaultVersion } from './versions/default-watch.js';
 import { createPolicyInForce, type PolicyInForce } from './versions/in-force.js';
 import { createPolicyProblems } from './versions/policy-problems.js';
 import type { PolicySource } from './versions/policy-file.js';
-import { watchPolicyFile } from './versions/watch.js';
+import { watchPolicyFile, type PolicyWatchOptions } from './versions/watch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,7 +87,7 @@ export interface GatewayAppOptions {
   /** Reads and validates the policy file again, its modules loaded (a reload); rejects with the reason. */
   readPolicy: () => Promise<PolicySource>;
   /** Watch this policy file and reload it when its content changes (API_VERSIONS_WATCH); stopped on close. */
-  watchPolicy?: { path: string; checkIntervalMs?: number };
+  watchPolicy?: Omit<PolicyWatchOptions, 'policies'>;
   clock: Clock;
   backendUrl: string;
   logger: Logger;

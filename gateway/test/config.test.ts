@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { configErrorOf } from './helpers.js';
+import { configErrorOf } from './support/helpers.js';
 
 const errorOf = (env: NodeJS.ProcessEnv): string => configErrorOf(() => loadConfig(env));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capturedLog } from '../../test/support/captured-log.js';
+import { capturedLog } from './support/captured-log.js';
 import { createLogger } from '../src/logger.js';
 
 const KEY = 'vr_AAAAAAAAAAAA_secret-part-of-the-key-that-must-not-be-logged';

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { capturedLog } from '../../test/support/captured-log.js';
+import { capturedLog } from './support/captured-log.js';
 import { baseServerOptions, httpFoundation } from '../src/http-foundation.js';
 import { DEFAULT_QUERY_KEY_PARAMETERS, queryKeyNames, queryKeyParameter, redactQueryKeys } from '../src/query-keys.js';
 

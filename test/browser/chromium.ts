@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
 
 /**
  * Debian's Chromium (`apt-get install -y chromium`), headless, driven by playwright-core, which downloads

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
 import { DAY_MS, dateOf, daysFromToday, launchWithoutJavaScript, saveScreenshot } from './chromium.js';
 

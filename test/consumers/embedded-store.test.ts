@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
-import { startService, type ServiceProcess } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
 import { deprecatedAroundNow } from '../support/dates.js';
 import { consumerWithKey, statusWith } from './support.js';
 

@@ -5,9 +5,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { eventually } from '../support/eventually.mjs';
+import { startTestPostgres, type TestPostgres } from '../../platform/test/support/postgres.js';
+import { startGateway } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { consumerWithKey, consumersCli, statusWith } from './support.js';
 
 let postgres: TestPostgres;

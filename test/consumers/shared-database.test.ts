@@ -8,8 +8,9 @@ import { basename, extname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
+import { startTestPostgres, type TestPostgres } from '../../platform/test/support/postgres.js';
+import { startGateway } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
 import { consumerWithKey } from './support.js';
 
 let postgres: TestPostgres;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
-import type { ServiceProcess } from '../e2e/process-stack.js';
+import type { ServiceProcess } from '../../platform/test/support/service-process.js';
 
 /** Registers a consumer on a gateway's admin listener and issues it a key; answers the key. */
 export async function consumerWithKey(

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { eventually } from '../support/eventually.mjs';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import type { StackEndpoints } from '../e2e/stack.js';
 
 const execFileAsync = promisify(execFile);

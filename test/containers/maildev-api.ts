@@ -2,7 +2,7 @@
  * MailDev's REST API (`GET /email`: every e-mail it caught, oldest first), for the container tests that
  * check what the stack sent: a message sent by hand now, the gateway's deprecation notices later.
  */
-import { eventually } from '../support/eventually.mjs';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 
 export interface MaildevAddress {
   address: string;

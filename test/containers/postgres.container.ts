@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { eventually } from '../support/eventually.mjs';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { ComposeProject, healthy, inspect, waitForContainer } from './docker.js';
 import { findEngine } from './engine.js';
 

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenarios } from '../e2e/scenarios.js';
 import type { StackEndpoints } from '../e2e/stack.js';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { eventually } from '../support/eventually.mjs';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { readmeCurlProblems } from '../support/readme-curls.js';
 import { ComposeProject, bash, docker, healthy, inspect, waitForContainer } from './docker.js';
 import { STANDIN_NODE_IMAGE, findEngine } from './engine.js';

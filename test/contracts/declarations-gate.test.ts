@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTranslations } from '../../gateway/src/translation/compile.js';
 import { deriveDocument } from '../../gateway/src/translation/derive-document.js';
 import { loadPolicyFile } from '../../gateway/src/versions/policy-file.js';
-import { ORDERS, ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
+import { ORDERS, ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 
 // The contract gate on each operation of the second edition (docs/client-documents.md#contract-guard): with the committed

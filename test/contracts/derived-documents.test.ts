@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { VersionChange } from '../../gateway/src/translation/changes.js';
 import { deriveDocument } from '../../gateway/src/translation/derive-document.js';
-import { ORDERS_V1_CHANGES, stepsOf } from '../../gateway/test/translation/orders-v1.js';
+import { ORDERS_V1_CHANGES, stepsOf } from '../../gateway/test/support/orders-v1.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 
 // The contract gate for versions declared as changes (docs/client-documents.md#contract-guard): their committed

@@ -3,10 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../gateway/test/changes/documents.js';
-import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
-import { consumerWithKey, createMemoryConsumerStore } from '../../gateway/test/consumers/memory-store.js';
-import { buildTestGateway, designPolicyFile } from '../../gateway/test/helpers.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../gateway/test/support/documents.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../../gateway/test/support/memory-store.js';
+import { buildTestGateway, designPolicyFile } from '../../gateway/test/support/helpers.js';
 import { repoRoot } from '../../scripts/paths.mjs';
 
 // Spectral (`spectral:oas`, .spectral.yaml) and Redocly CLI (`recommended`, redocly.yaml) on the committed documents

@@ -5,8 +5,14 @@ import type formatsPlugin from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TODAY, V1_SUNSET, buildTestGateway, designPolicyFile, type TestGateway } from '../../gateway/test/helpers.js';
-import { startStubBackend, type StubBackend } from '../../gateway/test/stub-backend.js';
+import {
+  TODAY,
+  V1_SUNSET,
+  buildTestGateway,
+  designPolicyFile,
+  type TestGateway,
+} from '../../gateway/test/support/helpers.js';
+import { startStubBackend, type StubBackend } from '../../gateway/test/support/stub-backend.js';
 
 // The consumer's pin operations (docs/consumers.md#pins) as the committed documents describe them, and every answer
 // the gateway gives them, refusals included, held against that description: its status is one the operation lists,

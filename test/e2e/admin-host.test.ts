@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startService, type ServiceProcess } from './process-stack.js';
+import { startGateway } from './process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
 
 /**
  * The admin listeners are unauthenticated (metrics, consumers, reload), so by default they bind

@@ -3,8 +3,8 @@
  * group of its own, until the launcher's banner: what the tests of the README's commands share.
  */
 import { spawn } from 'node:child_process';
-import { eventually } from '../support/eventually.mjs';
-import { freeLoopbackPort } from '../support/free-port.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { freeLoopbackPort } from '../../platform/test/support/free-port.js';
 
 /** The launcher's last banner line (scripts/start.mjs). */
 export const BANNER = 'Press Ctrl-C to stop.';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entries, nodeFlags, repoRoot } from '../../scripts/paths.mjs';
-import { eventually } from '../support/eventually.mjs';
-import { freeLoopbackPort } from '../support/free-port.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { freeLoopbackPort } from '../../platform/test/support/free-port.js';
 import { sharedGatewayStore } from '../support/gateway-store.js';
 
 /**

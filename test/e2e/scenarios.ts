@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { describe, expect, it } from 'vitest';
-import { postExpectingContinue } from '../support/expect-continue.js';
+import { postExpectingContinue } from '../../platform/test/support/expect-continue.js';
 import type { StackEndpoints } from './stack.js';
 
 /**

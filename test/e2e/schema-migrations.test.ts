@@ -14,10 +14,11 @@ import { usersSchema } from '../../services/users-orders/src/users/postgres/migr
 const GATEWAY_MIGRATE_COMMAND = gatewaySchema.migrateCommand;
 const BACKEND_MIGRATE_COMMAND = usersSchema.migrateCommand;
 import { consumerWithKey, statusWith } from '../consumers/support.js';
-import { eventually } from '../support/eventually.mjs';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { readRepoFile } from '../support/repo-file.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startGateway, startService, type ServiceProcess } from './process-stack.js';
+import { startTestPostgres, type TestPostgres } from '../../platform/test/support/postgres.js';
+import { startGateway } from './process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
 
 const ROLES_HEADING = '#### The database and its two roles';
 const DATABASE = 'router';

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/eventually.mjs';
-import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from './process-stack.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { startGateway, startProcessStack, type ProcessStack } from './process-stack.js';
+import { type ServiceProcess } from '../../platform/test/support/service-process.js';
 import { registerScenarios } from './scenarios.js';
 
 /**

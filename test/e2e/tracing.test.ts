@@ -10,11 +10,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type ServiceProcess } from './process-stack.js';
-import { eventually } from '../support/eventually.mjs';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import {
+  SPAN_KIND,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../../platform/test/support/otlp-receiver.js';
 import { sharedGatewayStore } from '../support/gateway-store.js';
-import { describeWithTool } from '../support/tools.js';
+import { describeWithTool } from '../../platform/test/support/tools.js';
 import { query, startPrometheus } from '../ops/prometheus-process.js';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

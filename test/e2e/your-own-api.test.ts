@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { eventually } from '../support/eventually.mjs';
-import { freeLoopbackPort } from '../support/free-port.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { freeLoopbackPort } from '../../platform/test/support/free-port.js';
 import { sharedGatewayStore } from '../support/gateway-store.js';
 import { npmUntilBanner, type NpmRun } from './npm-banner.js';
 

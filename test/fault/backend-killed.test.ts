@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startProcessStack, startService, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { eventually } from '../support/eventually.mjs';
+import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { FAULT_POLL_MS, startLoad, type Outcome } from './load.js';
 
 /**

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type ServiceProcess } from '../e2e/process-stack.js';
-import { eventually } from '../support/eventually.mjs';
+import { startGateway } from '../e2e/process-stack.js';
+import { type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { FAULT_POLL_MS, startLoad } from './load.js';
 
 /**

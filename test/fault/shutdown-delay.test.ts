@@ -1,8 +1,9 @@
 import { Agent, createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { eventually } from '../support/eventually.mjs';
+import { startGateway } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
 import { FAULT_POLL_MS } from './load.js';
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp as buildBackend } from '../../services/users-orders/src/app.js';
 import { seedRecords } from '../../services/users-orders/src/resources/seeds.js';
-import { buildTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
+import { buildTestGateway, type TestGateway } from '../../gateway/test/support/helpers.js';
 
 // Whatever the API-Version header and the path, the gateway (in front of the real backend, on
 // a loopback port) never answers 5xx and stays within the statuses its routes define. Fixed seeds keep CI

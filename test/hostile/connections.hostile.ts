@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
-import { Received, open, type RawResponse } from '../support/raw-http.js';
+import { Received, open, type RawResponse } from '../../platform/test/support/raw-http.js';
 import { exchange, expectServes, warnings } from './raw.js';
 import { metricValue, scrape } from '../support/metrics.js';
 

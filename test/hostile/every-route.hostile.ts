@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { open } from '../support/raw-http.js';
+import { startGateway } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { open } from '../../platform/test/support/raw-http.js';
 import { expectServes, useTargets, warnings } from './raw.js';
 
 /**

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { RawResponse } from '../support/raw-http.js';
+import type { RawResponse } from '../../platform/test/support/raw-http.js';
 import { exchange, expectServes, useTargets } from './raw.js';
 
 /**

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
-import { startGateway, startProcessStack, type ProcessStack, type ServiceProcess } from '../e2e/process-stack.js';
-import { Received, open, type RawResponse } from '../support/raw-http.js';
-import { startStubBackend, type StubBackend } from '../../gateway/test/stub-backend.js';
+import { startGateway, startProcessStack, type ProcessStack } from '../e2e/process-stack.js';
+import { type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { Received, open, type RawResponse } from '../../platform/test/support/raw-http.js';
+import { startStubBackend, type StubBackend } from '../../gateway/test/support/stub-backend.js';
 
 /** Sends `request` on a fresh connection and returns the answers and when the server closed it. */
 export async function exchange(

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { Received, open } from '../support/raw-http.js';
-import { eventually } from '../support/eventually.mjs';
-import { EARLY_ANSWER_PATH } from '../../gateway/test/stub-backend.js';
+import { Received, open } from '../../platform/test/support/raw-http.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { EARLY_ANSWER_PATH } from '../../gateway/test/support/stub-backend.js';
 import { expectServes, warnings, useTargets } from './raw.js';
 
 /**

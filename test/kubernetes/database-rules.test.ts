@@ -6,7 +6,7 @@ import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job, type IJob } from 'kubernetes-models/batch/v1';
 import { expect, it } from 'vitest';
-import { describeWithTool } from '../support/tools.js';
+import { describeWithTool } from '../../platform/test/support/tools.js';
 import {
   DEFAULT_MAX_CONNECTIONS,
   backendScaleViolations,

@@ -65,7 +65,7 @@ import {
 } from './operator-rules.js';
 import { drainMs, migrationCommands, processes, MIGRATION_CONNECTIONS, type ProcessFacts } from './processes.js';
 import { ofKind, schemaViolations } from './schemas.js';
-import { describeWithTool } from '../support/tools.js';
+import { describeWithTool } from '../../platform/test/support/tools.js';
 import { readRepoFile } from '../support/repo-file.js';
 
 const NAMESPACE = 'version-router';

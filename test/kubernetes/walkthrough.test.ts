@@ -12,7 +12,7 @@ import { repoRoot } from '../../scripts/paths.mjs';
 import { manifests, objectsIn } from './fixtures.js';
 import { SMTP_PORT } from './network-access.js';
 import { podSpec } from './pod-rules.js';
-import { describeWithTool } from '../support/tools.js';
+import { describeWithTool } from '../../platform/test/support/tools.js';
 import { render } from './kubectl.js';
 import {
   commandsOf,

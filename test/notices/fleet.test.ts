@@ -6,10 +6,11 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startGateway, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { eventually } from '../support/eventually.mjs';
-import { startTestSmtp, type TestSmtp } from '../../gateway/test/notices/receivers.js';
+import { startTestPostgres, type TestPostgres } from '../../platform/test/support/postgres.js';
+import { startGateway } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { startTestSmtp, type TestSmtp } from '../../gateway/test/support/receivers.js';
 
 const DAY_MS = 86_400_000;
 

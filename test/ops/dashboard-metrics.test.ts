@@ -4,8 +4,9 @@
  * or that a recording rule of rules.yml produces. A renamed metric breaks this test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProcessStack, startService, type ServiceProcess } from '../e2e/process-stack.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { startProcessStack } from '../e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../platform/test/support/service-process.js';
+import { startTestPostgres, type TestPostgres } from '../../platform/test/support/postgres.js';
 import type { RunningStack } from '../e2e/stack.js';
 import {
   dashboardExpressions,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/paths.mjs';
-import { describeWithTool } from '../support/tools.js';
+import { describeWithTool } from '../../platform/test/support/tools.js';
 
 const FLEET_CONFIG = 'ops/prometheus/prometheus.fleet.yml';
 

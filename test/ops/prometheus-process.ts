@@ -6,8 +6,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '../support/eventually.mjs';
-import { freeLoopbackPort } from '../support/free-port.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { freeLoopbackPort } from '../../platform/test/support/free-port.js';
 
 const INSTALL_HINT =
   'the `prometheus` binary is required for this test but was not found on PATH. Install it with ' +

@@ -24,12 +24,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ORDERS_V1_CHANGES } from '../../gateway/test/translation/orders-v1.js';
+import { ORDERS_V1_CHANGES } from '../../gateway/test/support/orders-v1.js';
 import { startProcessStack } from '../e2e/process-stack.js';
 import type { RunningStack } from '../e2e/stack.js';
 import { dashboardExpressions, loadDashboards, loadRules, rulesFile, substituteGrafanaVariables } from './promql.js';
-import { eventually } from '../support/eventually.mjs';
-import { describeWithTool } from '../support/tools.js';
+import { eventually } from '../../platform/test/support/eventually.mjs';
+import { describeWithTool } from '../../platform/test/support/tools.js';
 import { query, ruleStates, startPrometheus, type RunningPrometheus } from './prometheus-process.js';
 import { scrapeJobs } from './scrape-jobs.js';
 

@@ -1,7 +1,7 @@
 /**
  * Dates for the policies of tests that run real processes, which read the machine's clock: computed from now, so
  * no such test fails on a day of the calendar (docs/testing.md#two-years-ahead). Tests of an app built in the test
- * inject a clock instead (gateway/test/helpers.ts `TODAY`).
+ * inject a clock instead (gateway/test/support/helpers.ts `TODAY`).
  */
 const DAY_MS = 86_400_000;
 

@@ -6,7 +6,7 @@
  */
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { startTestPostgres } from './postgres.js';
+import { startTestPostgres } from '../../platform/test/support/postgres.js';
 
 declare module 'vitest' {
   interface ProvidedContext {

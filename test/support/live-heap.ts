@@ -1,4 +1,4 @@
-import type { ServiceProcess } from '../e2e/process-stack.js';
+import type { ServiceProcess } from '../../platform/test/support/service-process.js';
 import { metricValue } from './metrics.js';
 
 /**

@@ -115,7 +115,7 @@ describe('test/tools/test-tools.mjs', () => {
         "real-Prometheus test (test/ops/prometheus.test.ts), install Debian's prometheus (`sudo apt-get install " +
         '-y --no-install-recommends prometheus`) or run `npm test` as root, which installs it',
       "test tools: jq (jq): skipped (not root): jq not found on PATH; to run the runbook's deprecated-share " +
-        "one-liner, run as written (gateway/test/status/runbook-share.test.ts), install Debian's jq (`sudo apt-get " +
+        "one-liner, run as written (gateway/test/status/runbook-share.process.test.ts), install Debian's jq (`sudo apt-get " +
         'install -y --no-install-recommends jq`) or run `npm test` as root, which installs it',
       'test tools: kubectl (kubectl): skipped (not root): kubectl not found on PATH; to run the Kubernetes manifest ' +
         "checks (kubectl kustomize), install Debian's kubernetes-client (`sudo apt-get install -y " +
@@ -194,7 +194,7 @@ describe('test/tools/test-ops.mjs without promtool', () => {
   });
 });
 
-describe('toolStatus, what test/support/tools.ts asks before a suite that needs a tool', () => {
+describe('toolStatus, what platform/test/support/tools.ts asks before a suite that needs a tool', () => {
   it('finds a tool whose executables are all on PATH', () => {
     writeFileSync(join(bin, 'kubectl'), fakeKubectl(), { mode: 0o755 });
     expect(toolStatus('kubectl', { PATH: bin })).toEqual({ available: true });

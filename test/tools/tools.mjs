@@ -1,6 +1,6 @@
 // The tools the tests run that npm cannot install, and how to tell whether one is there. Read by
 // test/tools/test-tools.mjs (which `npm test` runs first, to install or report them), test/tools/test-ops.mjs and
-// test/support/tools.ts (the vitest files that need one). What it means for a user:
+// platform/test/support/tools.ts (the vitest files that need one). What it means for a user:
 // docs/testing.md#the-tools-npm-test-installs.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -18,7 +18,8 @@ export const tools = Object.freeze({
   jq: {
     binaries: ['jq'],
     debianPackage: 'jq',
-    neededBy: "the runbook's deprecated-share one-liner, run as written (gateway/test/status/runbook-share.test.ts)",
+    neededBy:
+      "the runbook's deprecated-share one-liner, run as written (gateway/test/status/runbook-share.process.test.ts)",
   },
   kubectl: {
     binaries: ['kubectl'],

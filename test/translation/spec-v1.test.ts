@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@version-router/platform/logger';
 import { buildApp as buildBackend } from '../../services/users-orders/src/app.js';
 import { seedRecords } from '../../services/users-orders/src/resources/seeds.js';
-import { buildTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
+import { buildTestGateway, type TestGateway } from '../../gateway/test/support/helpers.js';
 
 // SPEC's order version 1 is declared in ops/versions.json as changes to version 2; the gateway presents it from the
 // backend's version 2. Here, in every form a client can name it, through the gateway in front of the real backend:

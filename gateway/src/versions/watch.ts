@@ -25,7 +25,13 @@ export interface PolicyWatchOptions {
   checkIntervalMs?: number;
   /** Injected so a test can tell a refusal from a file still being written; CONFIRM_MS by default. */
   confirmMs?: number;
+  /** Injected so a test can stand for a file system that reports no events; fs.watch by default. */
+  watchDirectory?: (directory: string, onEvent: () => void) => FSWatcher;
 }
+
+// persistent: false, so the watch alone never keeps the process alive.
+const watchDirectoryEvents = (directory: string, onEvent: () => void): FSWatcher =>
+  watch(directory, { persistent: false }, onEvent);
 
 export interface PolicyWatch {
   close(): void;
@@ -46,6 +52,7 @@ export function watchPolicyFile({
   policies,
   checkIntervalMs = CHECK_INTERVAL_MS,
   confirmMs = CONFIRM_MS,
+  watchDirectory = watchDirectoryEvents,
 }: PolicyWatchOptions): PolicyWatch {
   const directory = dirname(path);
   let watcher: FSWatcher | undefined;
@@ -124,8 +131,7 @@ export function watchPolicyFile({
     if (watcher !== undefined && inode === watchedInode) return;
     disarm();
     try {
-      // persistent: false, so the watch alone never keeps the process alive.
-      watcher = watch(directory, { persistent: false }, scheduleCheck);
+      watcher = watchDirectory(directory, scheduleCheck);
       watcher.on('error', disarm);
       watchedInode = inode;
     } catch {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { TODAY, V1_SUNSET, stubbedGatewayPerTest } from '../helpers.js';
+import { TODAY, V1_SUNSET, stubbedGatewayPerTest } from '../support/helpers.js';
 
 const fixture = stubbedGatewayPerTest();
 

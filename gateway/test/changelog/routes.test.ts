@@ -1,6 +1,6 @@
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Received, open } from '../../../test/support/raw-http.js';
+import { Received, open } from '../../../platform/test/support/raw-http.js';
 import {
   TEST_REPLICA,
   TODAY,
@@ -10,7 +10,7 @@ import {
   designPolicyFile,
   lifecyclePolicyFile,
   type TestGateway,
-} from '../helpers.js';
+} from '../support/helpers.js';
 
 /** No request reaches the backend: the changelog is the gateway's own. */
 const NO_BACKEND = 'http://127.0.0.1:9';

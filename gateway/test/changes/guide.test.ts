@@ -3,8 +3,8 @@ import { deriveDocument } from '../../src/translation/derive-document.js';
 import { buildMigrationGuide } from '../../src/changes/guide.js';
 import { declaredSentence } from '../../src/changes/sentence.js';
 import type { VersionChange } from '../../src/translation/changes.js';
-import { committedDocument, ordersDocument } from './documents.js';
-import { ORDERS_V1_CHANGES, stepsOf } from '../translation/orders-v1.js';
+import { committedDocument, ordersDocument } from '../support/documents.js';
+import { ORDERS_V1_CHANGES, stepsOf } from '../support/orders-v1.js';
 
 type Json = Record<string, unknown>;
 

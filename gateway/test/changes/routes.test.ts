@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUIDE_PAGE_CSP } from '../../src/changes/page.js';
-import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
-import { ordersDocument, startDocumentBackend, type DocumentBackend } from './documents.js';
-import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
+import { buildTestGateway, designPolicyFile, type TestGateway } from '../support/helpers.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../support/documents.js';
+import { ORDERS_V1_CHANGES } from '../support/orders-v1.js';
 
 const FIELDS_V1_TO_V2 = [
   { change: 'removed', kind: 'field', name: 'user_id', where: 'response 200 (application/json)', breaking: true },

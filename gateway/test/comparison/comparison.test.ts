@@ -6,8 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
-import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
+import { buildTestGateway, designPolicyFile, type TestGateway } from '../support/helpers.js';
+import { ORDERS_V1_CHANGES } from '../support/orders-v1.js';
 
 /** SPEC's order in each version, and a widget whose v2 renamed `name` to `label` (v1 declares `title`: wrong). */
 function answer(path: string): { status: number; body: unknown } | 'stall' | undefined {

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateKey } from '../../src/consumers/keys.js';
-import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
-import { at, buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../support/memory-store.js';
+import { at, buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
 
 let stub: StubBackend;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/consumers/keys.js';
 import { loadKeyCache, type KeyCache } from '../../src/consumers/key-cache.js';
-import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
+import { createMemoryConsumerStore, type MemoryConsumerStore } from '../support/memory-store.js';
 
 /** A store with one consumer and two keys of it, and a cache loaded from it that polls only when told to. */
 async function twoKeys(): Promise<{

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLedger, MAX_PENDING_ROWS, operationOf } from '../../src/consumers/ledger.js';
-import { at } from '../helpers.js';
-import { createMemoryConsumerStore } from './memory-store.js';
+import { at } from '../support/helpers.js';
+import { createMemoryConsumerStore } from '../support/memory-store.js';
 
 function ledgerOn(store = createMemoryConsumerStore(), flushIntervalMs = 60_000) {
   let dropped = 0;

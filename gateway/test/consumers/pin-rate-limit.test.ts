@@ -3,9 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/consumers/keys.js';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../support/memory-store.js';
 
 let stub: StubBackend;
 beforeAll(async () => {

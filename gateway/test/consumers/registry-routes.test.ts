@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {

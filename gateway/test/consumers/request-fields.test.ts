@@ -5,7 +5,7 @@ import { judgePreview } from '../../src/consumers/preview/model.js';
 import { createRequestFields } from '../../src/consumers/request-fields.js';
 import { MAX_FIELDS_PER_OPERATION } from '../../src/consumers/store.js';
 import type { StepChange } from '../../src/consumers/preview/changes-between.js';
-import { createMemoryConsumerStore } from './memory-store.js';
+import { createMemoryConsumerStore } from '../support/memory-store.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 

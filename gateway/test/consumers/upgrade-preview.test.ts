@@ -4,10 +4,10 @@
  * the preview is read with the consumer's key and on the admin port.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
-import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../changes/documents.js';
-import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
-import { consumerWithKey } from './memory-store.js';
+import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../support/helpers.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../support/documents.js';
+import { ORDERS_V1_CHANGES } from '../support/orders-v1.js';
+import { consumerWithKey } from '../support/memory-store.js';
 
 /** v1 declared as what changed to v2: the orders' user_id renamed, total converted, currency added. */
 const DECLARED_POLICY = {

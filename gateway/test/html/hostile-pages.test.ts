@@ -8,7 +8,7 @@ import type { ConsumersOfVersion } from '../../src/consumers/reports/version-con
 import type { VersionNotices } from '../../src/notices/store.js';
 import { noticesSection } from '../../src/status/notices.js';
 import { renderStatusPage } from '../../src/status/page.js';
-import { lifecyclePolicyFile, policyFrom, TODAY } from '../helpers.js';
+import { lifecyclePolicyFile, policyFrom, TODAY } from '../support/helpers.js';
 
 /**
  * Every page the gateway serves, each text that reaches it from outside the code (what clients send, the consumer

@@ -7,7 +7,7 @@ import {
   type Recipient,
 } from '../../src/notices/due.js';
 import { milestonesOf } from '../../src/notices/milestones.js';
-import { at, designPolicyFile, lifecyclePolicyFile, policyFrom } from '../helpers.js';
+import { at, designPolicyFile, lifecyclePolicyFile, policyFrom } from '../support/helpers.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NoticesConfig } from '../../src/config.js';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
 import { idleNoticeStore } from './idle-store.js';
 
 const config = (email: NoticesConfig['email']): NoticesConfig => ({

@@ -18,9 +18,9 @@ import { createNoticeStore, type NoticeStore } from '../../src/notices/store.js'
 import type { NoticeScheduler } from '../../src/notices/scheduler.js';
 import type { VersionPolicy } from '../../src/versions/policy.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { ordersDocument } from '../changes/documents.js';
-import { at, designPolicyFile, policyFrom } from '../helpers.js';
+import { startTestPostgres, type TestPostgres } from '../../../platform/test/support/postgres.js';
+import { ordersDocument } from '../support/documents.js';
+import { at, designPolicyFile, policyFrom } from '../support/helpers.js';
 
 export const DAY = 86_400_000;
 /** sunset_in_90_days of the shipped v1 (sunset 2027-01-01) is due 2026-10-03: it is the current milestone then. */

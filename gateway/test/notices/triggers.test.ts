@@ -1,11 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NoticeStore } from '../../src/notices/store.js';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { eventually } from '../../../test/support/eventually.mjs';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
 import { idleNoticeStore } from './idle-store.js';
 
 let gateway: TestGateway | undefined;
-afterEach(() => gateway?.app.close());
+afterEach(async () => {
+  vi.useRealTimers();
+  await gateway?.app.close();
+});
 
 /**
  * A notice store that only counts the checks (each check of a policy with a deprecated version reads what is recorded).
@@ -27,6 +31,8 @@ describe('when the gateway looks for due notices', () => {
   it(
     'at start (once ready), after each successful policy reload, every NOTICES_INTERVAL_MS, and never after ' + 'close',
     async () => {
+      // The interval's clock is the test's: only the checks the test asks for happen, at once.
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const store = countingStore();
       gateway = await buildTestGateway('http://127.0.0.1:1', {
         notices: {
@@ -48,10 +54,16 @@ describe('when the gateway looks for due notices', () => {
       expect(store.checks, 'no check for a refused policy').toBe(afterReload);
 
       const counted = store.checks;
-      await eventually('two checks on the interval', () => store.checks >= counted + 2, { timeoutMs: 5_000 });
+      await sleep(100);
+      expect(store.checks, 'no check before the interval has passed').toBe(counted);
+      vi.advanceTimersByTime(1_000);
+      await eventually('a check on the interval', () => store.checks >= counted + 1, { timeoutMs: 2_000 });
+      vi.advanceTimersByTime(1_000);
+      await eventually('two checks on the interval', () => store.checks >= counted + 2, { timeoutMs: 2_000 });
       await gateway.app.close();
       const closed = store.checks;
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      vi.advanceTimersByTime(2_500);
+      await sleep(100);
       expect(store.checks).toBe(closed);
       gateway = undefined;
     },

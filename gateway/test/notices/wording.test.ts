@@ -5,9 +5,9 @@ import { withDescription } from '../../src/changes/sentence.js';
 import { noticeMessage, textOf, type MessageInput } from '../../src/notices/message.js';
 import type { VersionChange } from '../../src/translation/changes.js';
 import { deriveDocument } from '../../src/translation/derive-document.js';
-import { ordersDocument } from '../changes/documents.js';
-import { at, policyFrom } from '../helpers.js';
-import { stepsOf } from '../translation/orders-v1.js';
+import { ordersDocument } from '../support/documents.js';
+import { at, policyFrom } from '../support/helpers.js';
+import { stepsOf } from '../support/orders-v1.js';
 
 // What a notice says of the second edition's changes: each by its fields, the call to make instead at the path the
 // successor serves it.

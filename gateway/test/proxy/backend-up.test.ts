@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildTestGateway } from '../helpers.js';
-import { startStubBackend } from '../stub-backend.js';
+import { buildTestGateway } from '../support/helpers.js';
+import { startStubBackend } from '../support/stub-backend.js';
 
 const backendUp = async (registry: { metrics(): Promise<string> }): Promise<string | undefined> =>
   /^backend_up (\S+)$/m.exec(await registry.metrics())?.[1];

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { request, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { postExpectingContinue } from '../../../test/support/expect-continue.js';
-import { buildTestGateway, stubbedGatewayPerTest } from '../helpers.js';
-import { ACCENTED_BODY } from '../stub-backend.js';
+import { postExpectingContinue } from '../../../platform/test/support/expect-continue.js';
+import { buildTestGateway, stubbedGatewayPerTest } from '../support/helpers.js';
+import { ACCENTED_BODY } from '../support/stub-backend.js';
 
 const fixture = stubbedGatewayPerTest();
 let port: number;

@@ -2,7 +2,7 @@
 // never as a client sent them; Forwarded and X-Real-IP the hop the gateway saw, like X-Forwarded-*.
 import { describe, expect, it } from 'vitest';
 import { forwardedElement, forwardedHeader, hopElement } from '../../src/proxy/owned-headers.js';
-import { buildTestGateway, stubbedGatewayPerTest } from '../helpers.js';
+import { buildTestGateway, stubbedGatewayPerTest } from '../support/helpers.js';
 
 const fixture = stubbedGatewayPerTest();
 

@@ -1,6 +1,6 @@
 // /api/users and /api/users/*: forwarded with no version logic.
 import { describe, expect, it } from 'vitest';
-import { stubbedGatewayPerTest } from '../helpers.js';
+import { stubbedGatewayPerTest } from '../support/helpers.js';
 
 const fixture = stubbedGatewayPerTest();
 const get = (url: string, headers: Record<string, string> = {}) =>

@@ -3,11 +3,11 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../changes/documents.js';
-import { consumerWithKey, createMemoryConsumerStore } from '../consumers/memory-store.js';
-import { at, buildTestGateway, designPolicyFile, stubbedGatewayPerTest, type TestGateway } from '../helpers.js';
-import { STUB_OPENAPI } from '../stub-backend.js';
-import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../support/documents.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../support/memory-store.js';
+import { at, buildTestGateway, designPolicyFile, stubbedGatewayPerTest, type TestGateway } from '../support/helpers.js';
+import { STUB_OPENAPI } from '../support/stub-backend.js';
+import { ORDERS_V1_CHANGES } from '../support/orders-v1.js';
 
 describe('the OpenAPI document of a deprecated version', () => {
   const fixture = stubbedGatewayPerTest();

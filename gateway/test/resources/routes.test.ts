@@ -7,7 +7,7 @@ import {
   buildTestGateway,
   lifecyclePolicyFile,
   stubbedGatewayPerTest,
-} from '../helpers.js';
+} from '../support/helpers.js';
 
 const fixture = stubbedGatewayPerTest();
 

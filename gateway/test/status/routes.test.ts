@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setImmediate as macrotask, setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   TEST_REPLICA,
   TODAY,
@@ -10,9 +11,9 @@ import {
   designPolicyFile,
   lifecyclePolicyFile,
   type TestGateway,
-} from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../consumers/memory-store.js';
+} from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../support/memory-store.js';
 import type { NoticeStore, VersionNotices } from '../../src/notices/store.js';
 import { idleNoticeStore } from '../notices/idle-store.js';
 
@@ -31,6 +32,7 @@ beforeEach(async () => {
   admin = await gateway.admin();
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await gateway.app.close();
   await stub.close();
 });
@@ -605,13 +607,18 @@ describe("the status page's registered consumers", () => {
     const hanging = createMemoryConsumerStore();
     hanging.consumersOf = () => new Promise(() => undefined);
     await withConsumers(hanging);
-    const started = Date.now();
-    const res = await admin.inject({ url: '/' });
-    const tookMs = Date.now() - started;
+    // The page's wait on the test's clock: it answers when 2 s have passed, not a moment before.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let answered = false;
+    const page = admin.inject({ url: '/' }).finally(() => (answered = true));
+    await vi.advanceTimersByTimeAsync(1_999);
+    await macrotask();
+    expect(answered, 'answered before 2 s').toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const res = await Promise.race([page, sleep(5_000).then(() => 'held at 2 s' as const)]);
+    if (res === 'held at 2 s') throw new Error('the status page was still waiting 2 s on');
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('The consumer store could not be read');
-    expect(tookMs).toBeGreaterThanOrEqual(1_900);
-    expect(tookMs).toBeLessThan(6_000);
   });
 
   it(
@@ -621,7 +628,11 @@ describe("the status page's registered consumers", () => {
         createMemoryConsumerStore(),
         noticeStore(() => new Promise(() => undefined)),
       );
-      const res = await pageWithin10s();
+      // The page's 2 s wait on the test's clock; a page still held 5 s after it is held by the notice store.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const page = admin.inject({ url: '/' });
+      await vi.advanceTimersByTimeAsync(2_000);
+      const res = await Promise.race([page, sleep(5_000).then(() => 'held' as const)]);
       if (res === 'held') throw new Error('the status page was held by the notice store');
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain(

@@ -6,9 +6,9 @@ import { chainOf } from '../../src/translation/chain.js';
 import { compileTranslations } from '../../src/translation/compile.js';
 import { translatedVersions } from '../../src/translation/derive-document.js';
 import { versionPolicyFileSchema } from '../../src/versions/policy-file.js';
-import { startDocumentBackend, ordersDocument, type DocumentBackend } from '../changes/documents.js';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { ORDERS, ORDERS_V1_CHANGES } from './orders-v1.js';
+import { startDocumentBackend, ordersDocument, type DocumentBackend } from '../support/documents.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { ORDERS, ORDERS_V1_CHANGES } from '../support/orders-v1.js';
 
 const v1 = { version: 1, status: 'deprecated', announced: '2026-06-01', sunset: '2027-01-01T00:00:00Z', successor: 2 };
 /** Version 1 declared as nothing changed: the same representation as version 2's. */

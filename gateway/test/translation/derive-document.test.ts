@@ -3,8 +3,8 @@ import { compareDocuments } from '@version-router/platform/compatibility';
 import type { VersionChange } from '../../src/translation/changes.js';
 import { compileTranslations } from '../../src/translation/compile.js';
 import { deriveDocument } from '../../src/translation/derive-document.js';
-import { ordersDocument } from '../changes/documents.js';
-import { ORDERS, ORDERS_V1_CHANGES, stepsOf } from './orders-v1.js';
+import { ordersDocument } from '../support/documents.js';
+import { ORDERS, ORDERS_V1_CHANGES, stepsOf } from '../support/orders-v1.js';
 
 type Json = Record<string, unknown>;
 

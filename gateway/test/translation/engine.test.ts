@@ -3,7 +3,7 @@ import type { VersionChange } from '../../src/translation/changes.js';
 import { compileTranslations, type RouteTranslation } from '../../src/translation/compile.js';
 import { readJson, writeJson } from '../../src/translation/json-text.js';
 import { TranslationRefusal } from '../../src/translation/refusal.js';
-import { ORDERS as ORDER, routeOf } from './orders-v1.js';
+import { ORDERS as ORDER, routeOf } from '../support/orders-v1.js';
 
 type Apply = (body: unknown) => unknown;
 const same: Apply = (body) => body;

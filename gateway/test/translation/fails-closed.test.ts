@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
 
 const ORDER = '/orders/:id';
 const policy = {

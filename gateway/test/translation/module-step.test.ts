@@ -5,7 +5,7 @@ import { readJson, writeJson } from '../../src/translation/json-text.js';
 import { moduleStep, type ChangeModule } from '../../src/translation/module-step.js';
 import { loadChangeModules, ModuleProblem, type ChangeModules } from '../../src/translation/modules.js';
 import { TranslationRefusal } from '../../src/translation/refusal.js';
-import { ORDERS } from './orders-v1.js';
+import { ORDERS } from '../support/orders-v1.js';
 
 const LIMITS = { maxDepth: 64, maxBytes: 1024 * 1024 };
 /** A policy file beside the test modules: the paths its changes name are relative to it. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPolicyFile } from '../../src/versions/policy-file.js';
-import { buildTestGateway, configErrorOf, type TestGateway } from '../helpers.js';
+import { buildTestGateway, configErrorOf, type TestGateway } from '../support/helpers.js';
 
 const ORDERS = '/orders/:id';
 const CLIENTS = '/clients/:id';

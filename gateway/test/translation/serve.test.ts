@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { request as undiciRequest } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
 
 /** SPEC's v1, declared as changes to v2 (and a default for the added currency, for request bodies). */
 const SPEC_V1_CHANGES = [

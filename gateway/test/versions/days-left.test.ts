@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dayCount, daysLeft } from '../../src/versions/days-left.js';
 import { noticeMessage, subjectOf, textOf } from '../../src/notices/message.js';
 import type { MessageInput } from '../../src/notices/message.js';
-import { at } from '../helpers.js';
+import { at } from '../support/helpers.js';
 
 const SUNSET = at('2027-01-01T00:00:00Z');
 const HOUR = 3_600_000;

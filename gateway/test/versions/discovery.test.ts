@@ -9,7 +9,7 @@ import {
   buildTestGateway,
   lifecyclePolicyFile,
   stubbedGatewayPerTest,
-} from '../helpers.js';
+} from '../support/helpers.js';
 
 const fixture = stubbedGatewayPerTest((stubUrl) => buildTestGateway(stubUrl, { policy: lifecyclePolicyFile }));
 const get = (url: string, headers: Record<string, string> = {}) =>

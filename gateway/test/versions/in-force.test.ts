@@ -1,7 +1,7 @@
 // The policy in force swapped by a reload (POST /-/reload here; SIGHUP and the file watch take the same path):
 // what a reload adds is served at once, an invalid file changes nothing.
 import { describe, expect, it } from 'vitest';
-import { at, designPolicyFile, stubbedGatewayPerTest } from '../helpers.js';
+import { at, designPolicyFile, stubbedGatewayPerTest } from '../support/helpers.js';
 
 const fixture = stubbedGatewayPerTest();
 const request = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>

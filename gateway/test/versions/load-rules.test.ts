@@ -3,8 +3,8 @@ import type { GatewayAppOptions } from '../../src/app.js';
 import { problemAtReload } from '../../src/versions/load-rules.js';
 import { addCalendarMonths, versionPolicyFileSchema } from '../../src/versions/policy-file.js';
 import { idleNoticeStore } from '../notices/idle-store.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import { TODAY, V1_SUNSET, buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import { TODAY, V1_SUNSET, buildTestGateway, designPolicyFile, type TestGateway } from '../support/helpers.js';
 
 const HOUR = 3_600_000;
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addCalendarMonths, readPolicyFile, versionPolicyFileSchema } from '../../src/versions/policy-file.js';
-import { configErrorOf, designPolicyFile } from '../helpers.js';
+import { configErrorOf, designPolicyFile } from '../support/helpers.js';
 
 /** The first issue's message (path and rule), as the gateway prints it at start. */
 function problem(file: unknown): string {

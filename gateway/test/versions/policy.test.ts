@@ -11,7 +11,7 @@ import {
   lifecyclePolicyFile,
   policyFrom,
   stubbedGatewayPerTest,
-} from '../helpers.js';
+} from '../support/helpers.js';
 
 const policy = policyFrom(designPolicyFile);
 const V1_SUNSET_HTTP = 'Fri, 01 Jan 2027 00:00:00 GMT';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createResourceRouter, successorPath } from '../../src/versions/router.js';
-import { policyFrom } from '../helpers.js';
+import { policyFrom } from '../support/helpers.js';
 
 // The resources of a policy matched by path, with the versions that have each, and the successor Link of a
 // resource a `path` change renamed.

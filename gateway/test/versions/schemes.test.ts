@@ -7,8 +7,8 @@ import {
   designPolicyFile,
   lifecyclePolicyFile,
   type TestGateway,
-} from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
+} from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
 
 /** The lifecycle policy (brownouts, RFC 9745 date form, a second resource) with every scheme on. */
 const everyScheme = { ...lifecyclePolicyFile, schemes: ['path', 'header', 'query', 'media_type'] };

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { designPolicyFile } from '../helpers.js';
+import { writeFileSync, type FSWatcher } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { designPolicyFile } from '../support/helpers.js';
 import {
   buildWatchedGateway,
   digestOf,
@@ -10,13 +10,15 @@ import {
   type WatchedGateway,
 } from './watch-support.js';
 
-// A file system that never reports an event (some network file systems, a lost inotify event): fs.watch
-// hands back a watcher that stays silent.
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const silentWatch = () => Object.assign(new EventEmitter(), { close: () => undefined });
-  return { ...fs, default: { ...fs, watch: silentWatch }, watch: silentWatch };
-});
+/**
+ * A file system that never reports an event (some network file systems, a lost inotify event): the watch on the
+ * directory stays silent.
+ */
+const silentlyWatched: string[] = [];
+const silentWatch = (directory: string): FSWatcher => {
+  silentlyWatched.push(directory);
+  return Object.assign(new EventEmitter(), { close: () => undefined }) as FSWatcher;
+};
 
 let gateway: WatchedGateway | undefined;
 afterEach(async () => {
@@ -25,8 +27,9 @@ afterEach(async () => {
 
 describe('policy file watch without file events', () => {
   it('applies a change at the periodic content check', async () => {
-    const { path } = policyDirectory();
-    gateway = await buildWatchedGateway(path, { checkIntervalMs: 400 });
+    const { dir, path } = policyDirectory();
+    gateway = await buildWatchedGateway(path, { checkIntervalMs: 400, watchDirectory: silentWatch });
+    expect(silentlyWatched).toEqual([dir]);
     expect(await gateway.servedSha256()).toBe(digestOf(designPolicyFile));
     writeFileSync(path, `${JSON.stringify(laterSunsetPolicy, null, 2)}\n`);
     await expect.poll(() => gateway!.servedSha256(), { timeout: 5_000 }).toBe(digestOf(laterSunsetPolicy));

@@ -5,11 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { createRegistry } from '@version-router/platform/metrics';
-import { capturedLog } from '../../../test/support/captured-log.js';
+import { capturedLog } from '../../../platform/test/support/captured-log.js';
 import { buildApp } from '../../src/app.js';
 import { loadPolicyFile, policyDigest } from '../../src/versions/policy-file.js';
-import { TODAY, designPolicyFile } from '../helpers.js';
-import { createMemoryConsumerStore } from '../consumers/memory-store.js';
+import type { PolicyWatchOptions } from '../../src/versions/watch.js';
+import { TODAY, designPolicyFile } from '../support/helpers.js';
+import { createMemoryConsumerStore } from '../support/memory-store.js';
 
 /** The shipped policy with v1's sunset moved: a different, valid content. */
 export const laterSunsetPolicy = {
@@ -41,7 +42,11 @@ export function policyDirectory(): { dir: string; path: string } {
 /** The gateway app as main.ts builds it: the policy read from `path`, watched unless `watch` is false. */
 export async function buildWatchedGateway(
   path: string,
-  { watch = true, checkIntervalMs }: { watch?: boolean; checkIntervalMs?: number } = {},
+  {
+    watch = true,
+    checkIntervalMs,
+    watchDirectory,
+  }: { watch?: boolean; checkIntervalMs?: number; watchDirectory?: PolicyWatchOptions['watchDirectory'] } = {},
 ): Promise<WatchedGateway> {
   const { destination, lines: logs } = capturedLog();
   const registry = createRegistry();
@@ -49,7 +54,13 @@ export async function buildWatchedGateway(
     config: { backendTimeoutMs: 1_000 },
     policy: await loadPolicyFile(path),
     readPolicy: () => loadPolicyFile(path),
-    watchPolicy: watch ? { path, ...(checkIntervalMs === undefined ? {} : { checkIntervalMs }) } : undefined,
+    watchPolicy: watch
+      ? {
+          path,
+          ...(checkIntervalMs === undefined ? {} : { checkIntervalMs }),
+          ...(watchDirectory === undefined ? {} : { watchDirectory }),
+        }
+      : undefined,
     clock: () => TODAY,
     // /versions never reaches the backend.
     backendUrl: 'http://127.0.0.1:9',

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { capturedLog } from '../../../test/support/captured-log.js';
+import { capturedLog } from '../support/captured-log.js';
 import { cutResponse } from '../../src/http-foundation.js';
 import { createRegistry, httpMetrics } from '../../src/metrics.js';
 import { buildFoundationApp } from '../helpers.js';

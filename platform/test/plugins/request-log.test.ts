@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { capturedLog } from '../../../test/support/captured-log.js';
+import { capturedLog } from '../support/captured-log.js';
 import { buildFoundationApp } from '../helpers.js';
 
 describe('request log', () => {

@@ -1,7 +1,7 @@
 import { request, type ClientRequest } from 'node:http';
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { capturedLog } from '../../../test/support/captured-log.js';
+import { capturedLog } from '../support/captured-log.js';
 import { serverLimits } from '../../src/server-limits.js';
 import { buildFoundationApp } from '../helpers.js';
 

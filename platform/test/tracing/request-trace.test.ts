@@ -8,7 +8,7 @@ import { createRegistry, httpMetrics } from '../../src/metrics.js';
 import { readTracingConfig } from '../../src/tracing/config.js';
 import { RequestTraces } from '../../src/plugins/request-trace.js';
 import { startTracing, type RequestTrace, type Tracing } from '../../src/tracing/index.js';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../../../test/support/otlp-receiver.js';
+import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
 /**
  * The server span every request gets in a process that traces (the foundation's log controller starts and ends it),

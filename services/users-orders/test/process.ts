@@ -1,5 +1,5 @@
 import { entries } from '../../../scripts/paths.mjs';
-import { startService, type ServiceProcess } from '../../../test/e2e/process-stack.js';
+import { startService, type ServiceProcess } from '../../../platform/test/support/service-process.js';
 
 export const builtMain = entries.backend;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { createLogger } from '@version-router/platform/logger';
 import { createRegistry } from '@version-router/platform/metrics';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { startTestPostgres, type TestPostgres } from '../../../platform/test/support/postgres.js';
 import { openPostgresUsers } from '../src/users/postgres/open.js';
 import { MemoryUserStore, type UserStore } from '../src/users/store.js';
 

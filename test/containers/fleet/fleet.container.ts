@@ -27,7 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../scripts/paths.mjs';
-import { eventually } from '../../support/eventually.mjs';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
 import { ComposeProject, docker, healthy, inspect, waitForContainer } from '../docker.js';
 import { findEngine } from '../engine.js';
 import { scrapeJobs } from '../../ops/scrape-jobs.js';

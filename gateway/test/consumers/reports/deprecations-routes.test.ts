@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildMigrationGuide } from '../../../src/changes/guide.js';
 import { DEPRECATIONS_PAGE_CSP } from '../../../src/consumers/reports/page.js';
-import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
-import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../changes/documents.js';
-import { ORDERS_V1_CHANGES } from '../../translation/orders-v1.js';
-import { buildTestGateway, designPolicyFile, TODAY, V1_SUNSET, type TestGateway } from '../../helpers.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../../support/memory-store.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../../support/documents.js';
+import { ORDERS_V1_CHANGES } from '../../support/orders-v1.js';
+import { buildTestGateway, designPolicyFile, TODAY, V1_SUNSET, type TestGateway } from '../../support/helpers.js';
 
 let backend: DocumentBackend;
 beforeAll(async () => {

@@ -3,8 +3,8 @@ import { buildMigrationGuide, type GuideChange, type MigrationGuide } from '../.
 import type { GuideOutcome, MigrationGuides } from '../../../src/changes/guides.js';
 import { consumerReports } from '../../../src/consumers/reports/model.js';
 import type { ConsumerUsageReader, UsageRow } from '../../../src/consumers/store.js';
-import { ordersDocument } from '../../changes/documents.js';
-import { at, designPolicyFile, policyFrom, TODAY, V1_SUNSET } from '../../helpers.js';
+import { ordersDocument } from '../../support/documents.js';
+import { at, designPolicyFile, policyFrom, TODAY, V1_SUNSET } from '../../support/helpers.js';
 
 const V1_TO_V2 = buildMigrationGuide(1, 2, ordersDocument(1), ordersDocument(2));
 /** The breaking changes of v1 → v2's order operation: user_id and total removed from the 200. */

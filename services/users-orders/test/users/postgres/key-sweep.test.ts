@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { pino } from 'pino';
-import { capturedLog } from '../../../../../test/support/captured-log.js';
-import { eventually } from '../../../../../test/support/eventually.mjs';
+import { capturedLog } from '../../../../../platform/test/support/captured-log.js';
+import { eventually } from '../../../../../platform/test/support/eventually.mjs';
 import { startKeySweep } from '../../../src/users/postgres/key-sweep.js';
 
 /** A store whose expired keys are a number; each call deletes up to `limit` of them, or fails while `failing`. */

@@ -1,7 +1,7 @@
 /** What the users' PostgreSQL tests share: a test file's server, and a client of one of its databases. */
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
-import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
+import { startTestPostgres, type TestPostgres } from '../../../../../platform/test/support/postgres.js';
 
 /** Starts the file's server before its tests and stops it after; the answer gives the running server. */
 export function useTestPostgres(): () => TestPostgres {

@@ -3,8 +3,8 @@
  * (docs/backend.md#users-in-postgresql): ids, visibility, cursors, updates and deletes across replicas.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
-import type { ServiceProcess } from '../../../../../test/e2e/process-stack.js';
+import { startTestPostgres, type TestPostgres } from '../../../../../platform/test/support/postgres.js';
+import type { ServiceProcess } from '../../../../../platform/test/support/service-process.js';
 import type { User } from '../../../src/users/store.js';
 import { startBackend } from '../../process.js';
 

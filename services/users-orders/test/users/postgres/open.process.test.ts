@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
+import { startTestPostgres, type TestPostgres } from '../../../../../platform/test/support/postgres.js';
 import { builtMain, startBackend } from '../../process.js';
 
 let postgres: TestPostgres;

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { designPolicyFile } from '../helpers.js';
+import { designPolicyFile } from '../support/helpers.js';
 import {
   buildWatchedGateway,
   digestOf,

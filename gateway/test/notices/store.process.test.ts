@@ -12,8 +12,8 @@ import type { StoreLocation } from '../../src/database/open.js';
 import { openStores, type OpenStores } from '../database/open-stores.js';
 import type { DueNotice } from '../../src/notices/due.js';
 import { createNoticeStore, type NoticeOutcome, type NoticeStore } from '../../src/notices/store.js';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { at } from '../helpers.js';
+import { startTestPostgres, type TestPostgres } from '../../../platform/test/support/postgres.js';
+import { at } from '../support/helpers.js';
 
 /** The embedded store's first start creates its database: tens of seconds of CPU on a loaded machine. */
 const EMBEDDED_START_MS = 180_000;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../scripts/paths.mjs';
-import { TODAY, buildTestGateway, designPolicyFile, type TestGateway } from '../helpers.js';
-import { consumerWithKey, createMemoryConsumerStore } from './memory-store.js';
+import { TODAY, buildTestGateway, designPolicyFile, type TestGateway } from '../support/helpers.js';
+import { consumerWithKey, createMemoryConsumerStore } from '../support/memory-store.js';
 
 const CLI = 'gateway/dist/src/consumers/cli.js';
 const TOKEN = 'a-sixteen-char-token-x';

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { startTestPostgres, type TestPostgres } from '../../../platform/test/support/postgres.js';
 import { messageIdOf } from '../../src/notices/store.js';
 import {
   DAY,
@@ -12,7 +12,7 @@ import {
   SEND_TIMEOUT_MS,
   type NoticeFixture,
 } from './fixture.js';
-import { startTestSmtp, startWebhookReceiver, type TestSmtp, type TestWebhookReceiver } from './receivers.js';
+import { startTestSmtp, startWebhookReceiver, type TestSmtp, type TestWebhookReceiver } from '../support/receivers.js';
 
 let postgres: TestPostgres;
 let fixture: NoticeFixture;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entries, repoRoot } from '../../scripts/paths.mjs';
-import { designPolicyFile } from './helpers.js';
+import { designPolicyFile } from './support/helpers.js';
 
 describe('the built gateway with a bad configuration', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));

@@ -4,8 +4,8 @@ import { versionConsumersRoutes } from '../../../src/consumers/reports/version-c
 import type { UsageDelta } from '../../../src/consumers/store.js';
 import { createResourceRouter } from '../../../src/versions/router.js';
 import type { NoticeStore, SentNotice } from '../../../src/notices/store.js';
-import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../memory-store.js';
-import { at, buildTestGateway, TODAY, type TestGateway } from '../../helpers.js';
+import { consumerWithKey, createMemoryConsumerStore, type MemoryConsumerStore } from '../../support/memory-store.js';
+import { at, buildTestGateway, TODAY, type TestGateway } from '../../support/helpers.js';
 import { DAY, NOW, noticeFixturePerTest, type NoticeFixture } from '../../notices/fixture.js';
 import { idleNoticeStore } from '../../notices/idle-store.js';
 

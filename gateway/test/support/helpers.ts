@@ -4,19 +4,19 @@ import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { ConfigError } from '@version-router/platform/config';
 import { createRegistry } from '@version-router/platform/metrics';
-import { capturedLog } from '../../test/support/captured-log.js';
-import { buildGatewayAdmin } from '../src/admin.js';
-import { buildApp, type GatewayAppOptions } from '../src/app.js';
+import { capturedLog } from '../../../platform/test/support/captured-log.js';
+import { buildGatewayAdmin } from '../../src/admin.js';
+import { buildApp, type GatewayAppOptions } from '../../src/app.js';
 import {
   loadPolicyFile,
   policyDigest,
   versionPolicyFileSchema,
   type PolicyFile,
   type PolicySource,
-} from '../src/versions/policy-file.js';
-import { createVersionPolicy, type VersionPolicy } from '../src/versions/policy.js';
-import { defaultTranslationLimits } from '../src/translation/compile.js';
-import { createMemoryConsumerStore, type MemoryConsumerStore } from './consumers/memory-store.js';
+} from '../../src/versions/policy-file.js';
+import { createVersionPolicy, type VersionPolicy } from '../../src/versions/policy.js';
+import { defaultTranslationLimits } from '../../src/translation/compile.js';
+import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
 import { startStubBackend, type StubBackend } from './stub-backend.js';
 
 /**

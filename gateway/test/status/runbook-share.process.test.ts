@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import { describeWithTool } from '../../../test/support/tools.js';
+import { buildTestGateway, designPolicyFile, TODAY, type TestGateway } from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import { describeWithTool } from '../../../platform/test/support/tools.js';
 
 const runbook = readFileSync(new URL('../../../docs/runbook.md', import.meta.url), 'utf8');
 const oneLiner = /```sh\n(deprecated=\$\(curl -s localhost:8080\/versions[^]*?)\n# /.exec(runbook)?.[1];

@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ParsedMail } from 'mailparser';
 import { readableInstant } from '../../src/versions/readable-instant.js';
 import { ROLLBACK_WINDOW_MS } from '../../src/consumers/pins.js';
-import type { MemoryConsumerStore } from '../consumers/memory-store.js';
-import { ORDERS_V1_CHANGES } from '../translation/orders-v1.js';
-import { buildTestGateway, designPolicyFile, policyFrom, type TestGateway } from '../helpers.js';
-import { eventually } from '../../../test/support/eventually.mjs';
+import type { MemoryConsumerStore } from '../support/memory-store.js';
+import { ORDERS_V1_CHANGES } from '../support/orders-v1.js';
+import { buildTestGateway, designPolicyFile, policyFrom, type TestGateway } from '../support/helpers.js';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
 import { DAY, NOW, noticeFixturePerTest, noticeRows, type NoticeFixture } from './fixture.js';
-import { startTestSmtp, startWebhookReceiver, type TestSmtp, type TestWebhookReceiver } from './receivers.js';
+import { startTestSmtp, startWebhookReceiver, type TestSmtp, type TestWebhookReceiver } from '../support/receivers.js';
 
 const HOUR = 3_600_000;
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { loadKeyCache } from '../../src/consumers/key-cache.js';
 import type { ConsumerStore } from '../../src/consumers/store.js';
 import { openStores } from '../database/open-stores.js';
-import { startTestPostgres } from '../../../test/support/postgres.js';
+import { startTestPostgres } from '../../../platform/test/support/postgres.js';
 import {
   BROWNOUT_START,
   TODAY,
@@ -24,9 +24,9 @@ import {
   designPolicyFile,
   lifecyclePolicyFile,
   type TestGateway,
-} from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import { createMemoryConsumerStore, type MemoryConsumerStore } from './memory-store.js';
+} from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import { createMemoryConsumerStore, type MemoryConsumerStore } from '../support/memory-store.js';
 
 /** The embedded store's first start creates its database: tens of seconds of CPU on a loaded machine. */
 const EMBEDDED_START_MS = 180_000;

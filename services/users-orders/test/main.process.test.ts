@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../test/support/eventually.mjs';
-import { Received, open } from '../../../test/support/raw-http.js';
-import type { ServiceProcess } from '../../../test/e2e/process-stack.js';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
+import { Received, open } from '../../../platform/test/support/raw-http.js';
+import type { ServiceProcess } from '../../../platform/test/support/service-process.js';
 import { builtMain, startBackend } from './process.js';
 
 // The built process (npm run build first): real sockets for timeouts, keep-alive and shutdown, which only exist

@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../src/consumers/ledger.js';
 import { MAX_FIELDS_PER_OPERATION, type ConsumerStore } from '../../src/consumers/store.js';
 import { openStores } from '../database/open-stores.js';
-import { eventually } from '../../../test/support/eventually.mjs';
-import { startTestPostgres } from '../../../test/support/postgres.js';
-import { at } from '../helpers.js';
-import { createMemoryConsumerStore } from './memory-store.js';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
+import { startTestPostgres } from '../../../platform/test/support/postgres.js';
+import { at } from '../support/helpers.js';
+import { createMemoryConsumerStore } from '../support/memory-store.js';
 
 /** The embedded store's first start creates its database: tens of seconds of CPU on a loaded machine. */
 const EMBEDDED_START_MS = 180_000;

@@ -6,9 +6,9 @@ import { createConnection, createServer, type AddressInfo, type Server, type Soc
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { eventually } from '../../../../../test/support/eventually.mjs';
-import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
-import type { ServiceProcess } from '../../../../../test/e2e/process-stack.js';
+import { eventually } from '../../../../../platform/test/support/eventually.mjs';
+import { startTestPostgres, type TestPostgres } from '../../../../../platform/test/support/postgres.js';
+import type { ServiceProcess } from '../../../../../platform/test/support/service-process.js';
 import { readTimeoutMs } from '../../../src/users/postgres/database.js';
 import type { User } from '../../../src/users/store.js';
 import { startBackend } from '../../process.js';

@@ -7,11 +7,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsumerStore } from '../../src/consumers/store.js';
 import { openStores } from '../database/open-stores.js';
-import { startTestPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { startStubBackend, type StubBackend } from '../stub-backend.js';
-import type { MemoryConsumerStore } from './memory-store.js';
-import { eventually } from '../../../test/support/eventually.mjs';
+import { startTestPostgres, type TestPostgres } from '../../../platform/test/support/postgres.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { startStubBackend, type StubBackend } from '../support/stub-backend.js';
+import type { MemoryConsumerStore } from '../support/memory-store.js';
+import { eventually } from '../../../platform/test/support/eventually.mjs';
 
 /** A replica's own pool on the shared database, typed as the test gateway takes a store (no outage switch here). */
 const replicaStore = (store: ConsumerStore): MemoryConsumerStore => ({ ...store, down: false, writes: [] });

@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../../../test/support/eventually.mjs';
-import { startTestPostgres, type TestPostgres } from '../../../../../test/support/postgres.js';
+import { eventually } from '../../../../../platform/test/support/eventually.mjs';
+import { startTestPostgres, type TestPostgres } from '../../../../../platform/test/support/postgres.js';
 import { builtMain, startBackend } from '../../process.js';
 
 let postgres: TestPostgres;

@@ -9,7 +9,7 @@
  * works like `describe(title, body)` when the tool's executables are on PATH.
  */
 import { describe } from 'vitest';
-import { toolStatus, type ToolName } from '../tools/tools.mjs';
+import { toolStatus, type ToolName } from '../../../test/tools/tools.mjs';
 
 export function describeWithTool(tool: ToolName, title: string, body: () => void): void {
   const status = toolStatus(tool);
