@@ -4,9 +4,9 @@
  * step's endpoint rename, as its request fields are followed through renames.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestGateway, type TestGateway } from '../helpers.js';
-import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../changes/documents.js';
-import { consumerWithKey } from './memory-store.js';
+import { buildTestGateway, type TestGateway } from '../support/helpers.js';
+import { ordersDocument, startDocumentBackend, type DocumentBackend } from '../support/documents.js';
+import { consumerWithKey } from '../support/memory-store.js';
 
 type Json = Record<string, unknown>;
 
