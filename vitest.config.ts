@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import rootPackage from './package.json' with { type: 'json' };
@@ -35,6 +36,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // One worker more than the cores (vitest's default is one a core): the process suites spend much of their time
+    // waiting on the processes and PostgreSQL servers they started, which left a 2-core machine's CPU partly idle
+    // (docs/testing.md#npm-test-timed).
+    maxWorkers: availableParallelism() + 1,
     projects: [
       // Two projects per workspace package: its fast tests, which `npm test -w <package>` (vitest run --project
       // <name>) runs alone, and its tests that start processes (`--project <name>-processes`).
