@@ -5,8 +5,11 @@
 // backend serves only v2 (the gateway presents v1 from it): a peer forwards v1 to /v2 and cannot translate
 // the body, so on v1 it does less work than the gateway (bench/README.md, "Versions declared as changes").
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
-export const SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
+/** v1's Sunset as the gateway sends it: the shipped policy's date, which moves (ops/versions.json). */
+const shipped = JSON.parse(readFileSync(new URL('../../ops/versions.json', import.meta.url), 'utf8'));
+export const SUNSET = new Date(shipped.versions.find(({ version }) => version === 1).sunset).toUTCString();
 const V1 = /^\/v1\/orders\/([^/?]+)$/;
 const V2 = /^\/v2\/orders\/[^/?]+$/;
 const HEADER_FORM = /^\/orders\/([^/?]+)$/;
