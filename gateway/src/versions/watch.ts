@@ -92,17 +92,26 @@ export function watchPolicyFile({
         scheduleConfirm();
         return;
       }
-    } else if (Date.now() - suspect.since < confirmMs) return;
+    } else {
+      // Not yet CONFIRM_MS by Date.now(): an event meanwhile, or the confirm timer itself, which may fire a
+      // little early by this clock (a timer counts from the event loop's cached time). Wait for the rest, not
+      // for the next periodic check.
+      const left = suspect.since + confirmMs - Date.now();
+      if (left > 0) {
+        scheduleConfirm(left);
+        return;
+      }
+    }
     suspect = undefined;
     lastRefused = (await policies.reload()).ok ? undefined : digest;
   };
 
-  const scheduleConfirm = (): void => {
+  const scheduleConfirm = (delayMs = confirmMs): void => {
     if (confirmTimer !== undefined) clearTimeout(confirmTimer);
     confirmTimer = setTimeout(() => {
       confirmTimer = undefined;
       check();
-    }, confirmMs);
+    }, delayMs);
     confirmTimer.unref();
   };
 
