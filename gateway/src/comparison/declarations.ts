@@ -73,9 +73,6 @@ export function readBody(text: string, maxDepth: number): { value: unknown } | u
   }
 }
 
-/** A key or string of a body read by `readBody`, as the body wrote it. */
-export const nameOf = (key: string): string => unmarkedString(key);
-
 const RAW_PREFIX = 2;
 
 /** A number of a body read by `readBody` as its text, or undefined for any other value. */

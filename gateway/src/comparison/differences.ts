@@ -1,4 +1,6 @@
-import { nameOf, numberText, stringOf } from './declarations.js';
+import { isObject } from '../translation/body-plan.js';
+import { unmarkedString } from '../translation/json-text.js';
+import { numberText, stringOf } from './declarations.js';
 
 /**
  * Where two JSON bodies (read by `readBody`) differ: the backend's own answer of the compared version and its
@@ -22,10 +24,6 @@ export const STATUS_PATH = '(status)';
 
 /** Past this many differences in one pair of bodies the walk stops: one answer's paths are enough to go on. */
 const MAX_DIFFERENCES = 20;
-
-type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const INTEGER = /^-?\d+$/;
 
@@ -59,13 +57,13 @@ export function differences(own: unknown, translated: unknown, ignore: ReadonlyS
     if (found.length >= MAX_DIFFERENCES) return;
     if (isObject(ownValue) && isObject(translatedValue)) {
       for (const key of Object.keys(ownValue)) {
-        const at = child(path, nameOf(key));
+        const at = child(path, unmarkedString(key));
         if (ignore.has(at)) continue;
         if (!Object.hasOwn(translatedValue, key)) differ(at, ownValue[key], ABSENT);
         else walk(at, ownValue[key], translatedValue[key]);
       }
       for (const key of Object.keys(translatedValue)) {
-        const at = child(path, nameOf(key));
+        const at = child(path, unmarkedString(key));
         if (!Object.hasOwn(ownValue, key) && !ignore.has(at)) differ(at, ABSENT, translatedValue[key]);
       }
       return;
@@ -123,7 +121,7 @@ export function shownValue(value: unknown): string {
     } else if (isObject(item)) {
       text += '{';
       Object.keys(item).forEach((key, i) => {
-        text += `${i > 0 ? ',' : ''}${JSON.stringify(nameOf(key))}:`;
+        text += `${i > 0 ? ',' : ''}${JSON.stringify(unmarkedString(key))}:`;
         write(item[key]);
       });
       text += '}';

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { routeLabelOf } from '@version-router/platform/http-foundation';
 import type { Clock } from '@version-router/platform/clock';
+import { isObject } from '../translation/body-plan.js';
+import { unmarkedString } from '../translation/json-text.js';
 import type { VersionAnswer } from '../versions/policy.js';
 import { operationOf } from './ledger.js';
 import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from './store.js';
@@ -91,12 +93,6 @@ const newNode = (path: string): FieldNode => ({
   row: undefined,
   generation: -1,
 });
-
-/** A key of a body read by the translation's reader carries a NUL mark to keep its order: the name is after it. */
-const nameOf = (key: string): string => (key.charCodeAt(0) === 0 ? key.slice(1) : key);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function createRequestFields({
   store,
@@ -192,7 +188,7 @@ export function createRequestFields({
             truncated = true;
             continue;
           }
-          node = newNode(parent === '' ? nameOf(key) : `${parent}.${nameOf(key)}`);
+          node = newNode(parent === '' ? unmarkedString(key) : `${parent}.${unmarkedString(key)}`);
           level.set(key, node);
           tree.size += 1;
         }

@@ -191,7 +191,9 @@ export function writeJson(value: unknown): string {
 
 /** A string as a body read by readJson holds it: one that starts with NUL marked. */
 export const markedString = (value: string): string => (value.startsWith('\0') ? `\0${value}` : value);
-/** A string of a body read by readJson as the text says it (not a number kept as text). */
+/** A key as a body read by readJson holds it: an integer-like key, or one that starts with NUL, marked. */
+export const markedKey = (key: string): string => (INTEGER_LIKE.test(key) || key.startsWith('\0') ? `\0${key}` : key);
+/** A string or key of a body read by readJson as the text says it (not a number kept as text). */
 export const unmarkedString = (value: string): string => (value.startsWith('\0') ? value.slice(1) : value);
 
 /** A declared value's copy with its strings and keys that start with NUL marked, frozen. */

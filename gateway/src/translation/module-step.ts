@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import vm from 'node:vm';
 import type { Apply, BodyStep } from './body-plan.js';
-import { declaredJson, isRawNumber, markedString, numericValue, unmarkedString, writeJson } from './json-text.js';
+import {
+  declaredJson,
+  isRawNumber,
+  markedKey,
+  markedString,
+  numericValue,
+  unmarkedString,
+  writeJson,
+} from './json-text.js';
 import { TranslationRefusal } from './refusal.js';
 
 /**
@@ -36,12 +44,6 @@ export interface TranslationLimits {
 
 type JsonObject = Record<string, unknown>;
 
-/** A body's key as readJson marks it: an integer-like key or one that starts with NUL gets a NUL in front. */
-const bodyKey = (key: string): string => (/^\d+$/.test(key) || key.startsWith('\0') ? `\0${key}` : key);
-
-/** A body's key as the text has it. */
-const plainKey = (key: string): string => (key.startsWith('\0') ? key.slice(1) : key);
-
 function setOwn(object: JsonObject, key: string, value: unknown): void {
   if (key !== '__proto__') object[key] = value;
   else Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
@@ -55,7 +57,7 @@ function toView(value: unknown, originals: Map<object, unknown>): unknown {
   if (Array.isArray(value)) view = value.map((item) => toView(item, originals));
   else {
     const copy: JsonObject = {};
-    for (const key in value) setOwn(copy, plainKey(key), toView((value as JsonObject)[key], originals));
+    for (const key in value) setOwn(copy, unmarkedString(key), toView((value as JsonObject)[key], originals));
     view = copy;
   }
   originals.set(Object.freeze(view), value);
@@ -131,7 +133,7 @@ class Reading {
       const item = (value as JsonObject)[key];
       if (item === undefined) continue;
       this.count(key.length + 4);
-      setOwn(out, markedString(key), this.read(item, was[bodyKey(key)], depth + 1));
+      setOwn(out, markedString(key), this.read(item, was[markedKey(key)], depth + 1));
     }
     return out;
   }
