@@ -61,6 +61,7 @@ import {
   nodeBinary,
   nodeVersion,
   pinning,
+  startGateway,
   startNode,
   wrkScript,
 } from './harness.mjs';
@@ -160,22 +161,12 @@ async function runPair(order) {
         { cpu: LOAD_CPU, node: build.node },
       );
       children.push(backend.child);
-      const gateway = await startNode(
-        dir,
-        `${build.name}-gateway`,
-        resolve(build.entry),
-        {
-          GATEWAY_HOST: '127.0.0.1',
-          GATEWAY_PORT: '0',
-          GATEWAY_ADMIN_PORT: '0',
-          BACKEND_URL: backend.url,
-          DATABASE_URL: '',
-          GATEWAY_DATA_DIR: join(dir, `${build.name}-gateway-data`),
-          ...(build.policy === undefined ? {} : { API_VERSIONS_FILE: resolve(build.policy) }),
-          ...tracing,
-        },
-        { node: build.node, nodeOptions: build.nodeOptions },
-      );
+      const gateway = await startGateway(dir, `${build.name}-gateway`, backend.url, {
+        entry: resolve(build.entry),
+        env: { ...(build.policy === undefined ? {} : { API_VERSIONS_FILE: resolve(build.policy) }), ...tracing },
+        node: build.node,
+        nodeOptions: build.nodeOptions,
+      });
       children.push(gateway.child);
       const headers = build.apiKey
         ? { ...request.headers, 'API-Key': await issueKey(gateway.adminUrl, `bench ${build.name}`) }

@@ -15,8 +15,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { entries } from '../scripts/paths.mjs';
-import { LOAD_CPU, load, median, need, nodeBinary, nodeVersion, pinning, startNode, wrkScript } from './harness.mjs';
+import {
+  LOAD_CPU,
+  load,
+  median,
+  need,
+  nodeBinary,
+  nodeVersion,
+  pinning,
+  startGateway,
+  startNode,
+  wrkScript,
+} from './harness.mjs';
 
 const [seconds = '5', share = '1'] = process.argv.slice(2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -62,21 +72,7 @@ try {
   for (const [name, policy] of Object.entries(policies)) {
     const file = join(dir, `versions-${name}.json`);
     writeFileSync(file, JSON.stringify(policy));
-    const gateway = await startNode(
-      dir,
-      `gateway-${name}`,
-      entries.gateway,
-      {
-        GATEWAY_HOST: '127.0.0.1',
-        GATEWAY_PORT: '0',
-        GATEWAY_ADMIN_PORT: '0',
-        BACKEND_URL: backend.url,
-        DATABASE_URL: '',
-        GATEWAY_DATA_DIR: join(dir, `gateway-data-${name}`),
-        API_VERSIONS_FILE: file,
-      },
-      { node },
-    );
+    const gateway = await startGateway(dir, `gateway-${name}`, backend.url, { env: { API_VERSIONS_FILE: file }, node });
     children.push(gateway.child);
     gateways[name] = gateway;
   }

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WRK_DONE, issueKey, load, need, nodeBinary, nodeVersion, startNode } from './harness.mjs';
+import { WRK_DONE, issueKey, load, need, nodeBinary, nodeVersion, startGateway, startNode } from './harness.mjs';
 import { startBenchPostgres } from './postgres.mjs';
 import { entries } from '../scripts/paths.mjs';
 
@@ -74,25 +74,16 @@ async function measure(store) {
       { node },
     );
     children.push(backend.child);
-    const startGateway = async (name) => {
-      const started = await startNode(
-        dir,
-        name,
-        entries.gateway,
-        {
-          GATEWAY_HOST: '127.0.0.1',
-          GATEWAY_PORT: '0',
-          GATEWAY_ADMIN_PORT: '0',
-          BACKEND_URL: backend.url,
-          DATABASE_URL: postgres?.url ?? '',
-          GATEWAY_DATA_DIR: join(dir, 'gateway-data'),
-        },
-        { node },
-      );
+    // Every start on the one consumer store, in the database when there is one.
+    const startStoreGateway = async (name) => {
+      const started = await startGateway(dir, name, backend.url, {
+        env: { DATABASE_URL: postgres?.url ?? '', GATEWAY_DATA_DIR: join(dir, 'gateway-data') },
+        node,
+      });
       children.push(started.child);
       return started;
     };
-    const gateway = await startGateway('gateway');
+    const gateway = await startStoreGateway('gateway');
     await sleep(2_000);
     const started = memoryOf(gateway.child.pid);
     const keys = [];
@@ -113,7 +104,7 @@ async function measure(store) {
     if (store === 'embedded') {
       gateway.child.kill('SIGTERM');
       await new Promise((resolve) => gateway.child.once('exit', resolve));
-      const again = await startGateway('gateway-again');
+      const again = await startStoreGateway('gateway-again');
       await sleep(2_000);
       restarted = memoryOf(again.child.pid);
     }

@@ -203,22 +203,32 @@ export async function startGatewayStack(dir, children, { node, backendCpu = SERV
     { cpu: backendCpu, node },
   );
   children.push(backend.child);
-  const gateway = await startNode(
+  const gateway = await startGateway(dir, 'gateway', backend.url, { node, nodeOptions: gatewayNodeOptions });
+  children.push(gateway.child);
+  return { backend, gateway };
+}
+
+/**
+ * A built gateway (`entry`, by default this checkout's) on loopback ports in front of `backendUrl`, without a
+ * database: its consumer store the embedded one, in `<dir>/<name>-data`. `env` adds to that or overrides it;
+ * the rest are startNode's options.
+ */
+export function startGateway(dir, name, backendUrl, { entry = entries.gateway, env = {}, ...options } = {}) {
+  return startNode(
     dir,
-    'gateway',
-    entries.gateway,
+    name,
+    entry,
     {
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: '0',
       GATEWAY_ADMIN_PORT: '0',
-      BACKEND_URL: backend.url,
+      BACKEND_URL: backendUrl,
       DATABASE_URL: '',
-      GATEWAY_DATA_DIR: join(dir, 'gateway-data'),
+      GATEWAY_DATA_DIR: join(dir, `${name}-data`),
+      ...env,
     },
-    { node, nodeOptions: gatewayNodeOptions },
+    options,
   );
-  children.push(gateway.child);
-  return { backend, gateway };
 }
 
 /** Registers a consumer on a gateway's admin listener (loopback, no token) and answers a key of it. */

@@ -12,7 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { entries } from '../scripts/paths.mjs';
-import { LOAD_CPU, load, median, need, nodeBinary, nodeVersion, startNode, wrkScript } from './harness.mjs';
+import {
+  LOAD_CPU,
+  load,
+  median,
+  need,
+  nodeBinary,
+  nodeVersion,
+  startGateway,
+  startNode,
+  wrkScript,
+} from './harness.mjs';
 import { fillUsers, freePort, startBenchPostgres } from './postgres.mjs';
 
 const USERS = 1_000_000;
@@ -39,20 +49,7 @@ async function stack(name, env) {
     { node },
   );
   // Each gateway its own consumer store (the default directory is one per checkout) and no database.
-  const gateway = await startNode(
-    dir,
-    `gateway-${name}`,
-    entries.gateway,
-    {
-      GATEWAY_HOST: '127.0.0.1',
-      GATEWAY_PORT: '0',
-      GATEWAY_ADMIN_PORT: '0',
-      BACKEND_URL: backend.url,
-      DATABASE_URL: '',
-      GATEWAY_DATA_DIR: join(dir, `gateway-${name}-data`),
-    },
-    { node },
-  );
+  const gateway = await startGateway(dir, `gateway-${name}`, backend.url, { node });
   started.push(backend.child, gateway.child);
   return { name, backend, gateway, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
