@@ -1,7 +1,8 @@
 // Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx, logging
 // every request as an operator would run it), next to the Node proxies a Node user would pick (stock
 // @fastify/http-proxy without and with Fastify's request logging, a bare node:http + undici proxy,
-// http-proxy), and the backend alone. Runs the built JavaScript (`npm run bench` builds first) on the Node
+// http-proxy), and the backend alone; and the gateway again in a second stack where gateway and backend trace
+// every request (`gateway-traced`: tracing's cost, docs/tracing.md#cost). Runs the built JavaScript (`npm run bench` builds first) on the Node
 // the Docker image ships. Everything listens on 127.0.0.1 only. The servers share core 0 (as backend and
 // proxy would on a small host); wrk runs on core 1 so the load generator does not steal the servers' CPU
 // (bench/harness.mjs). Targets are loaded in turn, A B C A B C, so a slow drift of the machine (other jobs,
@@ -34,11 +35,12 @@ import {
   pinning,
   processTreeCpuMicros,
   shell,
+  startGateway,
   startGatewayStack,
   startNode,
   wrkScript,
 } from './harness.mjs';
-import { repoRoot } from '../scripts/paths.mjs';
+import { entries, repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,7 +55,12 @@ const PEERS = [
   { name: 'node-http-undici', entry: 'bench/reference/bare-proxy.mjs' },
   { name: 'http-proxy', entry: 'bench/peers/http-proxy.mjs' },
 ];
-const PROXIES = ['gateway', 'nginx', ...PEERS.map((peer) => peer.name)];
+const PROXIES = ['gateway', 'gateway-traced', 'nginx', ...PEERS.map((peer) => peer.name)];
+/**
+ * Tracing every request (docs/tracing.md): what `gateway-traced` runs with, gateway and backend alike, exporting
+ * OTLP http/protobuf to a sink on the load core that discards what it gets (a collector runs elsewhere).
+ */
+const TRACE_EVERY_REQUEST = { OTEL_TRACES_SAMPLER: 'always_on', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
 
 /**
  * Direct has no header-form route and no v1 (the backend serves only v2; the gateway presents v1 from it): it gets
@@ -201,6 +208,28 @@ async function checkAnswers(targets) {
   }
 }
 
+/**
+ * A second stack, gateway and backend both tracing every request, on the servers' core like the first: its req/s
+ * against the untraced gateway's is tracing's cost end to end, both processes' spans included. Answers the traced
+ * gateway's address and the pid whose CPU is read (the gateway's, as for the untraced one).
+ */
+async function startTracedStack(dir, children, node) {
+  const sink = await startNode(dir, 'otlp-sink', 'bench/otlp-sink.mjs', {}, { cpu: LOAD_CPU });
+  children.push(sink.child);
+  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...TRACE_EVERY_REQUEST };
+  const backend = await startNode(
+    dir,
+    'traced-backend',
+    entries.backend,
+    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...tracing },
+    { node },
+  );
+  children.push(backend.child);
+  const gateway = await startGateway(dir, 'traced-gateway', backend.url, { node, env: tracing });
+  children.push(gateway.child);
+  return { url: gateway.url, pid: gateway.child.pid };
+}
+
 /** http-proxy lives in bench/peers/package.json, out of the project's dependencies; installed on first use. */
 function installPeers() {
   if (existsSync(join(repoRoot, 'bench/peers/node_modules/http-proxy'))) return;
@@ -230,9 +259,11 @@ try {
   });
   const nginx = await startNginx(dir, backend.url);
   children.push(nginx.child);
+  const traced = await startTracedStack(dir, children, node);
   const targets = [
     { name: 'direct', url: backend.url, pid: backend.child.pid },
     { name: 'gateway', url: gateway.url, pid: gateway.child.pid },
+    { name: 'gateway-traced', url: traced.url, pid: traced.pid },
     { name: 'nginx', url: nginx.url, pid: nginx.child.pid },
   ];
   for (const peer of PEERS) {
@@ -251,6 +282,9 @@ try {
     throw new Error('nginx wrote no access-log line');
   if (!readFileSync(join(dir, 'fastify-http-proxy-log.log'), 'utf8').includes('"msg":"request completed"'))
     throw new Error('fastify-http-proxy-log wrote no request line');
+  for (const name of ['traced-gateway', 'traced-backend'])
+    if (!readFileSync(join(dir, `${name}.log`), 'utf8').includes('"msg":"tracing on"'))
+      throw new Error(`${name} is not tracing`);
 
   const runs = [];
   for (const route of ROUTES) {
@@ -302,6 +336,8 @@ try {
     }
     row.perNginx = Object.fromEntries(PROXIES.map((name) => [name, row[name].rps / row.nginx.rps]));
     row.gatewayCpuPerStock = row.gateway.cpuUs / row['fastify-http-proxy'].cpuUs;
+    row.tracedPerGateway = row['gateway-traced'].rps / row.gateway.rps;
+    row.tracedCpuPerGateway = row['gateway-traced'].cpuUs / row.gateway.cpuUs;
     row.gatewayPerNginx = row.gateway.rps / row.nginx.rps;
     row.gatewayPerDirect = row.gateway.rps / row.direct.rps;
     row.addedP50MsOverNginx = row.gateway.singleP50Ms - row.nginx.singleP50Ms;
@@ -367,25 +403,28 @@ function refreshReadme({ date, command, machine, settings, summary }) {
       );
     }
   }
-  const peers = PROXIES.filter((name) => name !== 'gateway' && name !== 'nginx');
+  const peers = PROXIES.filter((name) => !name.startsWith('gateway') && name !== 'nginx');
   lines.push(
     '',
     `| route | gateway/nginx req/s | ${peers.map((name) => `${name}/nginx`).join(' | ')} | gateway/direct req/s | ` +
-      `gateway CPU/req ÷ fastify-http-proxy's | gateway p50 − nginx p50 at 1 conn (ms) |`,
-    `|---|---:|${peers.map(() => '---:|').join('')}---:|---:|---:|`,
+      `gateway CPU/req ÷ fastify-http-proxy's | gateway p50 − nginx p50 at 1 conn (ms) | ` +
+      `gateway-traced/gateway req/s | gateway-traced/gateway CPU/req |`,
+    `|---|---:|${peers.map(() => '---:|').join('')}---:|---:|---:|---:|---:|`,
   );
   for (const row of summary) {
     const peerCells = peers.map((name) => `${f2(row.perNginx[name])}×`).join(' | ');
     lines.push(
       `| ${row.route} | ${f2(row.gatewayPerNginx)}× | ${peerCells} | ${f2(row.gatewayPerDirect)}× | ` +
-        `${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} |`,
+        `${f2(row.gatewayCpuPerStock)} | ${row.addedP50MsOverNginx.toFixed(3)} | ${f2(row.tracedPerGateway)}× | ` +
+        `${f2(row.tracedCpuPerGateway)}× |`,
     );
   }
   const geo = (pick) => Math.exp(summary.reduce((sum, row) => sum + Math.log(pick(row)), 0) / summary.length);
   const peerMeans = peers.map((name) => `${f2(geo((row) => row.perNginx[name]))}×`).join(' | ');
   lines.push(
     `| geometric mean | ${f2(geo((row) => row.gatewayPerNginx))}× | ${peerMeans} | ` +
-      `${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | |`,
+      `${f2(geo((row) => row.gatewayPerDirect))}× | ${f2(geo((row) => row.gatewayCpuPerStock))} | | ` +
+      `${f2(geo((row) => row.tracedPerGateway))}× | ${f2(geo((row) => row.tracedCpuPerGateway))}× |`,
   );
 
   const readmePath = join(repoRoot, 'bench/README.md');
