@@ -7,7 +7,8 @@ import {
   apiKeySecurityScheme,
 } from '@version-router/platform/api-document';
 import { sendError } from '@version-router/platform/errors';
-import { deriveDocument } from '../translation/derive-document.js';
+import { isObject } from '../translation/body-plan.js';
+import { OPERATION_METHODS, deriveDocument } from '../translation/derive-document.js';
 import { readUpstreamBody, type UpstreamResponse } from '../proxy/backend.js';
 import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
 
@@ -19,17 +20,12 @@ import type { VersionAnswer, VersionPolicy } from '../versions/policy.js';
  */
 export const OPENAPI_RESOURCE = '/openapi.json';
 
-const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 type Json = Record<string, unknown>;
 type OpenApiDocument = Json & {
   info?: Json;
   paths?: Record<string, unknown>;
   components?: Json & { securitySchemes?: Json; headers?: Json; responses?: Json };
 };
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The name of the 410 in `components.responses`. */
 const GONE_RESPONSE = 'VersionGone';

@@ -1,4 +1,4 @@
-import type { BodyStep } from './body-plan.js';
+import { isObject, type BodyStep } from './body-plan.js';
 import {
   bodyKindOf,
   fieldOf,
@@ -22,10 +22,8 @@ import { mappedBack, scaledBack } from './values.js';
  */
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** The HTTP methods an OpenAPI path item names operations by. */
+export const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** Keys whose values are data a client sends or gets, never prose: their text is not reworded. */
 const DATA_KEYS: ReadonlySet<string> = new Set(['example', 'examples', 'default', 'const', 'enum', 'pattern']);
 /** Numeric keywords a scaled field's bounds are given in. */
@@ -595,7 +593,7 @@ function deriveStep(document: Json, step: CompiledStep): Json {
     let derived = item;
     if (isObject(item) && resource.changes.length > 0) {
       const operations: Json = { ...item };
-      for (const method of METHODS)
+      for (const method of OPERATION_METHODS)
         if (isObject(item[method])) operations[method] = operationBackward(item[method], resource, step);
       derived = operations;
     }
@@ -639,7 +637,7 @@ function bodiesOf(
   };
   for (const [path, item] of Object.entries(paths)) {
     if (!pattern.test(path) || !isObject(item)) continue;
-    for (const method of METHODS) {
+    for (const method of OPERATION_METHODS) {
       const operation = item[method];
       if (!isObject(operation)) continue;
       if (kind === 'success' && isObject(operation.requestBody)) collect(operation.requestBody.content);
@@ -657,7 +655,7 @@ function operationsOf(document: unknown, template: string, version: number): Jso
   const paths = isObject(document) && isObject(document.paths) ? document.paths : {};
   return Object.entries(paths)
     .filter(([path, item]) => pattern.test(path) && isObject(item))
-    .flatMap(([, item]) => METHODS.map((method) => (item as Json)[method]).filter(isObject));
+    .flatMap(([, item]) => OPERATION_METHODS.map((method) => (item as Json)[method]).filter(isObject));
 }
 
 /**
