@@ -1,15 +1,15 @@
-// Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx, logging
-// every request as an operator would run it), next to the Node proxies a Node user would pick (stock
-// @fastify/http-proxy without and with Fastify's request logging, a bare node:http + undici proxy,
-// http-proxy), and the backend alone; and the gateway again in a second stack where gateway and backend trace
-// every request (`gateway-traced`: tracing's cost, docs/tracing.md#cost). Runs the built JavaScript (`npm run bench` builds first) on the Node
-// the Docker image ships. Everything listens on 127.0.0.1 only. The servers share core 0 (as backend and
-// proxy would on a small host); wrk runs on core 1 so the load generator does not steal the servers' CPU
-// (bench/harness.mjs). Targets are loaded in turn, A B C A B C, so a slow drift of the machine (other jobs,
+// Throughput and latency of the gateway next to the proxy users would otherwise deploy (nginx, logging every
+// request as an operator would run it), next to the Node proxies a Node user would pick (stock
+// @fastify/http-proxy without and with Fastify's request logging, a bare node:http + undici proxy, http-proxy),
+// and the backend alone; and the gateway again in a second stack where gateway and backend trace every request
+// (`gateway-traced`: tracing's cost, docs/tracing.md#cost). Runs the built JavaScript (`npm run bench` builds
+// first) on the Node the Docker image ships. Everything listens on 127.0.0.1 only. The servers share core 0 (as
+// backend and proxy would on a small host); wrk runs on core 1 so the load generator does not steal the servers'
+// CPU (bench/harness.mjs). Targets are loaded in turn, A B C A B C, so a slow drift of the machine (other jobs,
 // thermal) spreads over all of them instead of biasing one. Each 50-connection run also reads the target's CPU
 // time (utime + stime of its processes, nginx's worker included) and divides it by the requests served: what a
-// request costs the proxy itself, which the host's other tenants move less than req/s, since time they take
-// from the servers' core is not counted (bench/ab.mjs compares two builds that way, side by side).
+// request costs the proxy itself, which the host's other tenants move less than req/s, since time they take from
+// the servers' core is not counted (bench/ab.mjs compares two builds that way, side by side).
 //
 // Environment: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
 // BENCH_GATEWAY_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to see where the gateway's time goes),
