@@ -53,6 +53,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   LOAD_CPU,
   ROUTES,
+  UNTRACED,
   cpuMicros,
   issueKey,
   load,
@@ -146,18 +147,13 @@ async function runPair(order) {
       children.push(sink.child);
     }
     const start = async (build) => {
-      const untraced = {
-        OTEL_EXPORTER_OTLP_ENDPOINT: '',
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-        OTEL_TRACES_EXPORTER: '',
-      };
       const tracing =
-        build.tracing === undefined ? untraced : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...build.tracing.env };
+        build.tracing === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...build.tracing.env };
       const backend = await startNode(
         dir,
         `${build.name}-backend`,
         entries.backend,
-        { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...untraced },
+        { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...UNTRACED },
         { cpu: LOAD_CPU, node: build.node },
       );
       children.push(backend.child);

@@ -191,15 +191,25 @@ let tickUs;
 const tickMicros = () => (tickUs ??= 1e6 / Number(shell('getconf CLK_TCK')));
 
 /**
- * The built backend and the built gateway in front of it, logging at info as in production; the gateway's
- * consumer store is the embedded one, in `dir`. `children` collects both processes for the caller to stop.
+ * What a process started here traces unless the bench says otherwise: nothing, whatever OTEL_* variables the shell
+ * running the bench has. An empty OTEL_* variable counts as unset, so these name no endpoint and no exporter.
+ */
+export const UNTRACED = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+  OTEL_TRACES_EXPORTER: '',
+};
+
+/**
+ * The built backend and the built gateway in front of it, logging at info as in production, neither tracing; the
+ * gateway's consumer store is the embedded one, in `dir`. `children` collects both processes for the caller to stop.
  */
 export async function startGatewayStack(dir, children, { node, backendCpu = SERVER_CPU, gatewayNodeOptions = '' }) {
   const backend = await startNode(
     dir,
     'backend',
     entries.backend,
-    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
+    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...UNTRACED },
     { cpu: backendCpu, node },
   );
   children.push(backend.child);
@@ -209,7 +219,7 @@ export async function startGatewayStack(dir, children, { node, backendCpu = SERV
 }
 
 /**
- * A built gateway (`entry`, by default this checkout's) on loopback ports in front of `backendUrl`, without a
+ * A built gateway (`entry`, by default this checkout's) on loopback ports in front of `backendUrl`, untraced, without a
  * database: its consumer store the embedded one, in `<dir>/<name>-data`. `env` adds to that or overrides it;
  * the rest are startNode's options.
  */
@@ -219,6 +229,7 @@ export function startGateway(dir, name, backendUrl, { entry = entries.gateway, e
     name,
     entry,
     {
+      ...UNTRACED,
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: '0',
       GATEWAY_ADMIN_PORT: '0',
