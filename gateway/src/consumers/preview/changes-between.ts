@@ -29,16 +29,22 @@ export type ChangesBetween =
   | { readonly ok: true; readonly changes: readonly StepChange[] }
   | { readonly ok: false; readonly status: 502 | 504; readonly reason: string };
 
+/** `/v1` or `/api/v1` at the start of a path of `version`, the `/api` captured. */
+export const ownPrefix = (version: number): RegExp => new RegExp(`^(/api)?/v${version}(?=/|$)`);
+
 /**
  * An operation across the places that name it: the method, then the path without `/api`, without its version
  * segment, and with its parameters unnamed (`GET /v1/orders/{id}` and `GET /orders/{orderId}` are `GET /orders/{}`).
  */
 export function operationKey(method: string, path: string, version: number): string {
-  const rest = path.replace(new RegExp(`^(?:/api)?/v${version}(?=/|$)`), '').replace(/\{[^}]*\}/g, '{}');
+  const rest = path.replace(ownPrefix(version), '').replace(/\{[^}]*\}/g, '{}');
   return `${method} ${rest === '' ? '/' : rest}`;
 }
 
-/** An operation as one step's version has it: its key (operationKey) and its path below the version (`/orders/{id}`). */
+/**
+ * An operation as one step's version has it: its key (operationKey) and its path below the version
+ * (`/orders/{id}`).
+ */
 export interface OperationAt {
   readonly key: string;
   readonly template: string;
@@ -57,10 +63,9 @@ export function oneStepOn(ofStep: readonly StepChange[], at: OperationAt): Opera
   for (const change of ofStep) {
     if (change.successorKey === change.key || !changesOperation(change, at.key)) continue;
     const method = at.key.slice(0, at.key.indexOf(' '));
-    const own = new RegExp(`^(?:/api)?/v${change.to}(?=/|$)`);
     return {
       key: `${method}${change.successorKey.slice(change.method.length)}`,
-      template: change.successorPath.replace(own, ''),
+      template: change.successorPath.replace(ownPrefix(change.to), ''),
     };
   }
   return at;

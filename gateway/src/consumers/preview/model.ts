@@ -12,6 +12,7 @@ import {
   followedOperation,
   oneStepOn,
   operationKey,
+  ownPrefix,
   stepsBetween,
   type OperationAt,
   type StepChange,
@@ -103,9 +104,6 @@ const changesBodies = (change: GuideChange): boolean =>
   change.kind === 'response' ||
   change.kind === 'request body' ||
   change.change === 'translated by module';
-
-/** `/v1` or `/api/v1` at the start of a path of `version`. */
-const ownPrefix = (version: number): RegExp => new RegExp(`^(/api)?/v${version}(?=/|$)`);
 
 /** The operation a call of `version` is of: its key across versions and forms, and its path below the version. */
 function operationAtOf(operation: string, version: number): OperationAt {
