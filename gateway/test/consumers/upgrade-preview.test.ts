@@ -52,6 +52,14 @@ async function consumer(id: string): Promise<string> {
 const call = (key: string, url: string, headers: Record<string, string> = {}) =>
   gateway.app.inject({ url, headers: { 'api-key': key, ...headers } });
 
+/** A JSON PUT with `key`. */
+const put = (key: string, url: string, body: unknown) =>
+  gateway.app.inject({
+    method: 'PUT',
+    url,
+    headers: { 'api-key': key, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 const preview = (key: string | undefined, query: string) =>
   gateway.app.inject({
     url: `/consumer/upgrade-preview${query}`,
@@ -104,16 +112,9 @@ describe('GET /consumer/upgrade-preview?to=N', () => {
 
   it('records the request fields a consumer sends on a translated route as sent, none on the latest', async () => {
     const key = await consumer('writer');
-    const put = (url: string, body: unknown) =>
-      gateway.app.inject({
-        method: 'PUT',
-        url,
-        headers: { 'api-key': key, 'content-type': 'application/json' },
-        payload: JSON.stringify(body),
-      });
     // v1's request bodies are translated (user_id renamed): its fields are recorded as v1 names them.
-    await put('/v1/orders/ord-1001', { user_id: 'u-2', note: { text: 'x' } });
-    await put('/v2/orders/ord-1001', { customer_id: 'u-2' });
+    await put(key, '/v1/orders/ord-1001', { user_id: 'u-2', note: { text: 'x' } });
+    await put(key, '/v2/orders/ord-1001', { customer_id: 'u-2' });
     // A stop writes what is held.
     await gateway.app.close();
     const fields = async (version: number) =>
@@ -233,15 +234,8 @@ describe('request fields on a version its own route serves', () => {
 
   it('are recorded as the body arrived while the version has a successor, none on the latest', async () => {
     const key = await consumer('writer');
-    const put = (url: string, body: unknown) =>
-      gateway.app.inject({
-        method: 'PUT',
-        url,
-        headers: { 'api-key': key, 'content-type': 'application/json' },
-        payload: JSON.stringify(body),
-      });
-    await put('/v1/orders/ord-1001', { user_id: 'u-2' });
-    await put('/v2/orders/ord-1001', { customer_id: 'u-2' });
+    await put(key, '/v1/orders/ord-1001', { user_id: 'u-2' });
+    await put(key, '/v2/orders/ord-1001', { customer_id: 'u-2' });
     await gateway.app.close();
     const fields = async (version: number) =>
       (await gateway.consumerStore.requestFieldsOf(version, 0, 'writer')).map(({ operation, field }) => [
