@@ -53,7 +53,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   LOAD_CPU,
   ROUTES,
-  UNTRACED,
   cpuMicros,
   issueKey,
   load,
@@ -62,11 +61,11 @@ import {
   nodeBinary,
   nodeVersion,
   pinning,
+  startBackend,
   startGateway,
-  startNode,
+  startOtlpSink,
   wrkScript,
 } from './harness.mjs';
-import { entries } from '../scripts/paths.mjs';
 
 const CONNECTIONS = 50;
 const [gatewayA, gatewayB, path = '/v2/orders/ord-1001', seconds = '5'] = process.argv.slice(2);
@@ -143,19 +142,13 @@ async function runPair(order) {
   try {
     let sink;
     if (builds.some((build) => build.tracing !== undefined)) {
-      sink = await startNode(dir, 'otlp-sink', 'bench/otlp-sink.mjs', {}, { cpu: LOAD_CPU });
+      sink = await startOtlpSink(dir);
       children.push(sink.child);
     }
     const start = async (build) => {
       const tracing =
         build.tracing === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...build.tracing.env };
-      const backend = await startNode(
-        dir,
-        `${build.name}-backend`,
-        entries.backend,
-        { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...UNTRACED },
-        { cpu: LOAD_CPU, node: build.node },
-      );
+      const backend = await startBackend(dir, `${build.name}-backend`, { cpu: LOAD_CPU, node: build.node });
       children.push(backend.child);
       const gateway = await startGateway(dir, `${build.name}-gateway`, backend.url, {
         entry: resolve(build.entry),

@@ -14,9 +14,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WRK_DONE, issueKey, load, need, nodeBinary, nodeVersion, startGateway, startNode } from './harness.mjs';
+import { WRK_DONE, issueKey, load, need, nodeBinary, nodeVersion, startBackend, startGateway } from './harness.mjs';
 import { startBenchPostgres } from './postgres.mjs';
-import { entries } from '../scripts/paths.mjs';
 
 const CONSUMERS = 1_000;
 const REQUESTS = 100_000;
@@ -66,13 +65,7 @@ async function measure(store) {
   const postgres = store.startsWith('postgres') ? await startBenchPostgres() : undefined;
   const keyed = store !== 'postgres-without-keys';
   try {
-    const backend = await startNode(
-      dir,
-      'backend',
-      entries.backend,
-      { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0' },
-      { node },
-    );
+    const backend = await startBackend(dir, 'backend', { node });
     children.push(backend.child);
     // Every start on the one consumer store, in the database when there is one.
     const startStoreGateway = async (name) => {

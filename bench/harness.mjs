@@ -205,13 +205,7 @@ export const UNTRACED = {
  * gateway's consumer store is the embedded one, in `dir`. `children` collects both processes for the caller to stop.
  */
 export async function startGatewayStack(dir, children, { node, backendCpu = SERVER_CPU, gatewayNodeOptions = '' }) {
-  const backend = await startNode(
-    dir,
-    'backend',
-    entries.backend,
-    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...UNTRACED },
-    { cpu: backendCpu, node },
-  );
+  const backend = await startBackend(dir, 'backend', { cpu: backendCpu, node });
   children.push(backend.child);
   const gateway = await startGateway(dir, 'gateway', backend.url, { node, nodeOptions: gatewayNodeOptions });
   children.push(gateway.child);
@@ -241,6 +235,23 @@ export function startGateway(dir, name, backendUrl, { entry = entries.gateway, e
     options,
   );
 }
+
+/**
+ * The built backend on loopback ports, its admin listener too, untraced: `env` adds to that or overrides it; the
+ * rest are startNode's options.
+ */
+export function startBackend(dir, name, { env = {}, ...options } = {}) {
+  return startNode(
+    dir,
+    name,
+    entries.backend,
+    { ...UNTRACED, BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...env },
+    options,
+  );
+}
+
+/** An OTLP/HTTP sink on the load core that discards what it gets (bench/otlp-sink.mjs), for traced processes. */
+export const startOtlpSink = (dir) => startNode(dir, 'otlp-sink', 'bench/otlp-sink.mjs', {}, { cpu: LOAD_CPU });
 
 /** Registers a consumer on a gateway's admin listener (loopback, no token) and answers a key of it. */
 export async function issueKey(adminUrl, name) {

@@ -35,12 +35,14 @@ import {
   pinning,
   processTreeCpuMicros,
   shell,
+  startBackend,
   startGateway,
   startGatewayStack,
   startNode,
+  startOtlpSink,
   wrkScript,
 } from './harness.mjs';
-import { entries, repoRoot } from '../scripts/paths.mjs';
+import { repoRoot } from '../scripts/paths.mjs';
 import { SUNSET } from './peers/versioning.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -214,16 +216,10 @@ async function checkAnswers(targets) {
  * gateway's address and the pid whose CPU is read (the gateway's, as for the untraced one).
  */
 async function startTracedStack(dir, children, node) {
-  const sink = await startNode(dir, 'otlp-sink', 'bench/otlp-sink.mjs', {}, { cpu: LOAD_CPU });
+  const sink = await startOtlpSink(dir);
   children.push(sink.child);
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...TRACE_EVERY_REQUEST };
-  const backend = await startNode(
-    dir,
-    'traced-backend',
-    entries.backend,
-    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: '0', ...tracing },
-    { node },
-  );
+  const backend = await startBackend(dir, 'traced-backend', { env: tracing, node });
   children.push(backend.child);
   const gateway = await startGateway(dir, 'traced-gateway', backend.url, { node, env: tracing });
   children.push(gateway.child);

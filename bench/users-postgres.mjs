@@ -11,7 +11,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { entries } from '../scripts/paths.mjs';
 import {
   LOAD_CPU,
   load,
@@ -19,8 +18,8 @@ import {
   need,
   nodeBinary,
   nodeVersion,
+  startBackend,
   startGateway,
-  startNode,
   wrkScript,
 } from './harness.mjs';
 import { fillUsers, freePort, startBenchPostgres } from './postgres.mjs';
@@ -41,13 +40,10 @@ const started = [];
 
 async function stack(name, env) {
   const adminPort = await freePort();
-  const backend = await startNode(
-    dir,
-    `backend-${name}`,
-    entries.backend,
-    { BACKEND_HOST: '127.0.0.1', BACKEND_PORT: '0', BACKEND_ADMIN_PORT: String(adminPort), ...env },
-    { node },
-  );
+  const backend = await startBackend(dir, `backend-${name}`, {
+    env: { BACKEND_ADMIN_PORT: String(adminPort), ...env },
+    node,
+  });
   // Each gateway its own consumer store (the default directory is one per checkout) and no database.
   const gateway = await startGateway(dir, `gateway-${name}`, backend.url, { node });
   started.push(backend.child, gateway.child);
