@@ -13,7 +13,8 @@ export const entries = Object.freeze({
 
 /**
  * The built migration commands (each process's src/migrate.ts), relative to repoRoot and to the images' working
- * directory: what the Kubernetes migration Job runs, and what a process's `migrateCommand` (platform/src/postgres/schema.ts) names.
+ * directory: what the Kubernetes migration Job runs, and what a process's `migrateCommand`
+ * (platform/src/postgres/schema.ts) names.
  */
 export const migrationEntries = Object.freeze({
   backend: 'services/users-orders/dist/src/migrate.js',

@@ -11,7 +11,8 @@ import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from '.
 /**
  * The field paths each authenticated consumer sends in the JSON bodies of each operation
  * (docs/consumers.md#upgrade-preview): `customer.id`, `lines[].sku`, as the declarations name fields, each with its
- * requests and first and last seen. What an upgrade preview reads to tell whether a change of a request field touches the consumer.
+ * requests and first and last seen. What an upgrade preview reads to tell whether a change of a request field
+ * touches the consumer.
  *
  * Recorded only on a version with a successor (`recordsFieldsOf`): a preview moves a consumer from such a version,
  * never from the latest, so the latest's requests pay for nothing.
@@ -19,9 +20,9 @@ import { MAX_FIELDS_PER_OPERATION, type ConsumerStore, type FieldDelta } from '.
  * A body is walked once against a tree of the fields already known for its consumer, version and operation, so a
  * request builds no string for a field seen before and counts each field once. Bounded: 64 fields per consumer,
  * version and operation (the store keeps the same bound), fields 8 levels deep at most, the first 16 items of an
- * array and 1,000 values of a body visited at most, 10,000 consumer × operation trees per replica. Counts add up in memory and are written every few
- * seconds and at shutdown, as the ledger's; while the store cannot be written at most 10,000 rows wait, and what
- * does not fit is dropped and counted.
+ * array and 1,000 values of a body visited at most, 10,000 consumer × operation trees per replica. Counts add up in
+ * memory and are written every few seconds and at shutdown, as the ledger's; while the store cannot be written at
+ * most 10,000 rows wait, and what does not fit is dropped and counted.
  */
 
 export interface RequestFields {
